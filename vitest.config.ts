@@ -1,0 +1,9 @@
+import { defineConfig } from "vitest/config";
+
+// One vitest run covers every package; each project keeps its own config
+// (the server's starts the embedded database once for all its files).
+export default defineConfig({
+  test: {
+    projects: ["packages/*/vitest.config.ts", "apps/*/vitest.config.ts", "test/vitest.config.ts"],
+  },
+});
