@@ -1,0 +1,181 @@
+// Runtime-neutral pieces shared by the node:crypto and the WebCrypto implementations. Nothing here
+// may import a node module: the `/web` and `/fetch` entries are built from it.
+import { WebhookVerificationError } from "./errors.js";
+
+/** The raw request body exactly as received: a string, a Buffer or any Uint8Array. */
+export type WebhookPayload = string | Uint8Array;
+
+/**
+ * One signing secret (`whsec_…`), or several during a rotation: a header passes when any of its
+ * `v1` signatures matches any of the secrets. The whole string, prefix included, is the HMAC key.
+ */
+export type WebhookSecret = string | readonly string[];
+
+/** Options of {@link verifySignature}, {@link constructEvent} and their async twins. */
+export interface VerifyOptions {
+  /**
+   * Largest accepted distance, in seconds, between `now` and the header's `t`, in the past or in
+   * the future. Default 300 (seed §6.3). `Infinity` turns the check off, e.g. to replay a stored
+   * delivery in a test.
+   */
+  toleranceSeconds?: number;
+  /**
+   * The current time, for tests: a `Date`, or a number of **Unix seconds** (not milliseconds).
+   * Default: the system clock.
+   */
+  now?: Date | number;
+}
+
+/** Header values longer than this are refused before any splitting, so a hostile header costs O(1). */
+export const MAX_HEADER_LENGTH = 8192;
+/** More `v1` items than this is no rotation the server would ever produce. */
+export const MAX_SIGNATURES = 16;
+/** Default of {@link VerifyOptions.toleranceSeconds}. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+export interface ParsedHeader {
+  /** The `t` value exactly as sent: the signed string starts with it, never a re-rendering. */
+  timestampText: string;
+  timestamp: number;
+  /** `v1` values, each checked to be 64 hex digits. */
+  signatures: string[];
+}
+
+const TIMESTAMP = /^[0-9]{1,15}$/;
+const SIGNATURE = /^[0-9a-fA-F]{64}$/;
+
+export function secretList(secret: WebhookSecret): readonly string[] {
+  const list = typeof secret === "string" ? [secret] : secret;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new WebhookVerificationError("missing_secret", "No webhook signing secret was configured");
+  }
+  for (const s of list) {
+    // An empty key makes the HMAC computable by anyone, so it is refused rather than "tried".
+    if (typeof s !== "string" || s.length === 0) {
+      throw new WebhookVerificationError(
+        "missing_secret",
+        "A webhook signing secret is empty or not a string",
+      );
+    }
+  }
+  return list;
+}
+
+export function checkPayload(payload: unknown): asserts payload is WebhookPayload {
+  if (typeof payload !== "string" && !(payload instanceof Uint8Array)) {
+    throw new WebhookVerificationError(
+      "invalid_payload_type",
+      "The payload must be the raw request body (string, Buffer or Uint8Array); was a JSON body parser run before verification?",
+    );
+  }
+}
+
+export function parseSignatureHeader(header: unknown): ParsedHeader {
+  if (header === undefined || header === null) {
+    throw new WebhookVerificationError("missing_header", "The Service-Signature header is missing");
+  }
+  if (typeof header !== "string") {
+    throw new WebhookVerificationError("malformed_header", "The Service-Signature header is not a string");
+  }
+  if (header.length > MAX_HEADER_LENGTH) {
+    throw new WebhookVerificationError(
+      "malformed_header",
+      `The Service-Signature header is longer than ${MAX_HEADER_LENGTH} characters`,
+    );
+  }
+  let timestampText: string | undefined;
+  const signatures: string[] = [];
+  let start = 0;
+  let sawItem = false;
+  while (start <= header.length) {
+    let end = header.indexOf(",", start);
+    if (end === -1) end = header.length;
+    const item = header.slice(start, end);
+    start = end + 1;
+    const eq = item.indexOf("=");
+    if (eq === -1) {
+      // Tolerate empty items ("a=1,,b=2", a trailing comma); anything else without "=" is garbage.
+      if (item.trim() === "") continue;
+      throw new WebhookVerificationError("malformed_header", "A Service-Signature item is not key=value");
+    }
+    const key = item.slice(0, eq).trim();
+    if (key === "") {
+      throw new WebhookVerificationError("malformed_header", "A Service-Signature item has an empty key");
+    }
+    sawItem = true;
+    if (key === "t") {
+      if (timestampText !== undefined) {
+        throw new WebhookVerificationError(
+          "malformed_header",
+          "The Service-Signature header has several t items",
+        );
+      }
+      timestampText = item.slice(eq + 1).trim();
+    } else if (key === "v1") {
+      if (signatures.length === MAX_SIGNATURES) {
+        throw new WebhookVerificationError(
+          "too_many_signatures",
+          `The Service-Signature header has more than ${MAX_SIGNATURES} v1 signatures`,
+        );
+      }
+      signatures.push(item.slice(eq + 1).trim());
+    }
+    // Unknown keys (v0, future schemes) are ignored on purpose: the sender may add schemes.
+  }
+  if (!sawItem) {
+    throw new WebhookVerificationError("missing_header", "The Service-Signature header is empty");
+  }
+  if (timestampText === undefined) {
+    throw new WebhookVerificationError("missing_timestamp", "The Service-Signature header has no t item");
+  }
+  if (!TIMESTAMP.test(timestampText)) {
+    throw new WebhookVerificationError(
+      "invalid_timestamp",
+      "The Service-Signature timestamp is not a decimal integer of Unix seconds",
+    );
+  }
+  if (signatures.length === 0) {
+    throw new WebhookVerificationError(
+      "missing_signature",
+      "The Service-Signature header has no v1 signature",
+    );
+  }
+  for (const sig of signatures) {
+    if (!SIGNATURE.test(sig)) {
+      throw new WebhookVerificationError(
+        "invalid_signature_format",
+        "A v1 signature is not 64 hexadecimal digits (HMAC-SHA256)",
+      );
+    }
+  }
+  return { timestampText, timestamp: Number(timestampText), signatures };
+}
+
+export function checkTolerance(timestamp: number, options: VerifyOptions | undefined): number {
+  const tolerance = options?.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (typeof tolerance !== "number" || Number.isNaN(tolerance) || tolerance < 0) {
+    throw new TypeError("toleranceSeconds must be a non-negative number of seconds");
+  }
+  const now = options?.now;
+  const nowSeconds =
+    now === undefined
+      ? Math.floor(Date.now() / 1000)
+      : now instanceof Date
+        ? Math.floor(now.getTime() / 1000)
+        : Math.floor(now);
+  if (Number.isNaN(nowSeconds)) throw new TypeError("now must be a valid Date or a number of Unix seconds");
+  if (Math.abs(nowSeconds - timestamp) > tolerance) {
+    throw new WebhookVerificationError(
+      "timestamp_out_of_tolerance",
+      `The Service-Signature timestamp is more than ${tolerance} seconds ${timestamp < nowSeconds ? "old" : "in the future"}`,
+    );
+  }
+  return timestamp;
+}
+
+export function mismatch(): WebhookVerificationError {
+  return new WebhookVerificationError(
+    "signature_mismatch",
+    "No v1 signature matches the payload and secret; is the body the raw, unmodified request body?",
+  );
+}

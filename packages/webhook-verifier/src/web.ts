@@ -1,0 +1,17 @@
+// `@deskline/webhook-verifier/web`: the WebCrypto API alone, with no node import anywhere, for
+// Deno, Bun, Cloudflare Workers and other edge runtimes.
+export type { VerifyOptions, WebhookPayload, WebhookSecret } from "./core.js";
+export { WebhookVerificationError, type WebhookVerificationErrorCode } from "./errors.js";
+export type {
+  ContactCreatedEvent,
+  ContactUpdatedEvent,
+  ConversationAssignedEvent,
+  DesklineEvent,
+  DesklineEventType,
+  EventData,
+  MessageReceivedEvent,
+  TicketCreatedEvent,
+  TicketUpdatedEvent,
+} from "./event.js";
+export type { SignOptions } from "./sign-options.js";
+export { constructEventAsync, signPayloadAsync, verifySignatureAsync } from "./webcrypto.js";
