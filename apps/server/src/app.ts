@@ -1,0 +1,65 @@
+import { Router } from "@koa/router";
+import Koa from "koa";
+import type { Config } from "./config.js";
+import type { Store } from "./db/store.js";
+import { AppError, errorMiddleware } from "./errors.js";
+import type { OpenApi } from "./http/openapi.js";
+import { requestId } from "./http/request-id.js";
+import type { Logger } from "./logger.js";
+import { adminRoutes } from "./routes/admin.js";
+import { contactRoutes } from "./routes/contacts.js";
+import { createRouteKit } from "./routes/kit.js";
+import { opsRoutes } from "./routes/ops.js";
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  openapi: OpenApi;
+  logger: Logger;
+}
+
+/** Builds the Koa app from its dependencies; no I/O happens here (main.ts does the wiring). */
+export function createApp({ config, store, openapi, logger }: AppDeps): Koa {
+  const app = new Koa({ proxy: false });
+  const router = new Router();
+  const kit = createRouteKit(router, store, config, openapi);
+  opsRoutes(router, kit);
+  adminRoutes(kit);
+  contactRoutes(kit);
+
+  app.use(requestId);
+  app.use(accessLog(logger));
+  app.use(errorMiddleware(logger));
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () =>
+        new AppError(405, "method_not_allowed", "This method is not allowed on this path."),
+      notImplemented: () => new AppError(405, "method_not_allowed", "This method is not supported."),
+    }),
+  );
+  // Errors are answered by errorMiddleware; Koa's own handler would only log them twice.
+  app.silent = true;
+  return app;
+}
+
+function accessLog(logger: Logger): Koa.Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      logger.info(
+        {
+          requestId: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        "request",
+      );
+    }
+  };
+}

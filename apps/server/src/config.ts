@@ -1,0 +1,54 @@
+/** Typed configuration read once from the environment; nothing else reads process.env. */
+export interface Config {
+  port: number;
+  host: string;
+  /** A real MongoDB deployment; unset starts the embedded database (db/embedded.ts). */
+  mongodbUri: string | undefined;
+  databaseName: string;
+  /** Bearer token of the admin API; unset turns the admin API off. */
+  adminToken: string | undefined;
+  logLevel: string;
+  /** Token bucket per API key; 0 turns rate limiting off. */
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  /** How long an idempotency key is remembered (DESIGN.md §3: at least 24 h). */
+  idempotencyTtlMs: number;
+  /** The largest request body accepted (DESIGN.md §3: 1 MiB). */
+  bodyLimitBytes: number;
+  /** How long graceful shutdown waits for in-flight requests. */
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+function text(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw ? raw : undefined;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const rateLimitPerSecond = integer(env, "RATE_LIMIT_PER_SECOND", 100);
+  return {
+    port: integer(env, "PORT", 3000),
+    host: text(env, "HOST") ?? "127.0.0.1",
+    mongodbUri: text(env, "MONGODB_URI"),
+    databaseName: text(env, "MONGODB_DATABASE") ?? "deskline",
+    adminToken: text(env, "ADMIN_TOKEN"),
+    logLevel: text(env, "LOG_LEVEL") ?? "info",
+    rateLimitPerSecond,
+    rateLimitBurst: integer(env, "RATE_LIMIT_BURST", rateLimitPerSecond * 2),
+    idempotencyTtlMs: integer(env, "IDEMPOTENCY_TTL_HOURS", 24, 24) * 3_600_000,
+    bodyLimitBytes: 1024 * 1024,
+    shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000),
+  };
+}

@@ -1,0 +1,102 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Collection, Db } from "mongodb";
+import { newId } from "../domain/ids.js";
+
+export const SCOPES = [
+  "contacts:read",
+  "contacts:write",
+  "tickets:read",
+  "tickets:write",
+  "conversations:read",
+  "messages:write",
+  "webhooks:manage",
+] as const;
+
+export interface ApiKeyDoc {
+  _id: string;
+  workspace_id: string;
+  name: string;
+  scopes: string[];
+  /** SHA-256 of the plaintext key, hex; the plaintext is shown once and never stored. */
+  hash: string;
+  key_prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export function toApiKey(doc: ApiKeyDoc) {
+  return {
+    id: doc._id,
+    object: "api_key" as const,
+    workspace_id: doc.workspace_id,
+    name: doc.name,
+    scopes: doc.scopes,
+    key_prefix: doc.key_prefix,
+    created_at: doc.created_at.toISOString(),
+    last_used_at: doc.last_used_at?.toISOString() ?? null,
+    revoked_at: doc.revoked_at?.toISOString() ?? null,
+  };
+}
+
+const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
+
+// Recording every use would turn each read into a write; once a minute is enough to tell
+// whether a key is still in use.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export class ApiKeys {
+  private readonly collection: Collection<ApiKeyDoc>;
+  constructor(db: Db) {
+    this.collection = db.collection<ApiKeyDoc>("api_keys");
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ hash: 1 }, { unique: true, name: "hash_unique" });
+    await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
+  }
+
+  /** Issues a key: `dk_` + 32 random bytes (base64url). Returns the plaintext once. */
+  async create(
+    workspaceId: string,
+    name: string,
+    scopes: string[],
+  ): Promise<{ doc: ApiKeyDoc; key: string }> {
+    const key = `dk_${randomBytes(32).toString("base64url")}`;
+    const doc: ApiKeyDoc = {
+      _id: newId("key"),
+      workspace_id: workspaceId,
+      name,
+      scopes: [...new Set(scopes)],
+      hash: hashKey(key),
+      key_prefix: key.slice(3, 11),
+      created_at: new Date(),
+      last_used_at: null,
+      revoked_at: null,
+    };
+    await this.collection.insertOne(doc);
+    return { doc, key };
+  }
+
+  /** The live (not revoked) key with this plaintext, if any. */
+  async authenticate(key: string): Promise<ApiKeyDoc | null> {
+    const doc = await this.collection.findOne({ hash: hashKey(key) });
+    if (!doc || doc.revoked_at) return null;
+    const now = new Date();
+    if (!doc.last_used_at || now.getTime() - doc.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+      // Fire and forget: a failed bookkeeping write must not fail the request.
+      this.collection.updateOne({ _id: doc._id }, { $set: { last_used_at: now } }).catch(() => {});
+    }
+    return doc;
+  }
+
+  async list(workspaceId: string): Promise<ApiKeyDoc[]> {
+    return this.collection.find({ workspace_id: workspaceId }).sort({ _id: -1 }).limit(1000).toArray();
+  }
+
+  /** Revokes at once; revoking again keeps the first revocation time. */
+  async revoke(id: string): Promise<ApiKeyDoc | null> {
+    await this.collection.updateOne({ _id: id, revoked_at: null }, { $set: { revoked_at: new Date() } });
+    return this.collection.findOne({ _id: id });
+  }
+}

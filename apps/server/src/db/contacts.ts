@@ -1,0 +1,266 @@
+import { isDeepStrictEqual } from "node:util";
+import type { Collection, Db, Filter } from "mongodb";
+import { newId } from "../domain/ids.js";
+import { AppError } from "../errors.js";
+import { UniqueClaims, type UniqueKey } from "./unique-claims.js";
+
+/** The contact fields a client sets (seed §2.1); the response lists all of them, null when unset. */
+export const CONTACT_FIELDS = [
+  "name",
+  "email",
+  "phone",
+  "avatar",
+  "website",
+  "source",
+  "status",
+  "group",
+  "gender",
+  "birthday",
+  "address",
+  "company",
+  "tags",
+  "segments",
+  "lifecycle_stage",
+  "preferred_channel",
+  "preferred_language",
+  "timezone",
+  "do_not_contact",
+  "marketing_consent",
+  "custom_fields",
+  "external_ids",
+] as const;
+
+type ContactField = (typeof CONTACT_FIELDS)[number];
+type Scalar = string | number | boolean | null;
+export type ContactInput = Partial<Record<ContactField, unknown>>;
+
+export interface ContactDoc extends Record<ContactField, unknown> {
+  _id: string;
+  workspace_id: string;
+  name: string;
+  email: string | null;
+  tags: string[];
+  segments: string[];
+  custom_fields: Record<string, Scalar>;
+  external_ids: Record<string, string>;
+  /** Lower-cased email: equality filter and uniqueness are case-insensitive. */
+  email_lc: string | null;
+  /** Optimistic-concurrency version: a PATCH applies only to the version it read. */
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Fields whose "unset" is not null: arrays clear to [], flags to false, maps to {}. */
+const EMPTY: Partial<Record<ContactField, unknown>> = {
+  tags: [],
+  segments: [],
+  do_not_contact: false,
+  marketing_consent: false,
+  custom_fields: {},
+  external_ids: {},
+};
+/** Maps merged per key (RFC 7396): a null value removes that key. */
+const MERGED = new Set<ContactField>(["custom_fields", "external_ids"]);
+const DEDUPED = new Set<ContactField>(["tags", "segments"]);
+
+export function toContact(doc: ContactDoc) {
+  const out: Record<string, unknown> = { id: doc._id, object: "contact" };
+  for (const field of CONTACT_FIELDS) out[field] = doc[field] ?? EMPTY[field] ?? null;
+  out.created_at = doc.created_at.toISOString();
+  out.updated_at = doc.updated_at.toISOString();
+  return out;
+}
+
+function normalize(field: ContactField, value: unknown): unknown {
+  if (value === null || value === undefined) return EMPTY[field] ?? null;
+  if (DEDUPED.has(field)) return [...new Set(value as string[])];
+  return value;
+}
+
+function merge(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = value;
+  }
+  return out;
+}
+
+export interface ContactFilters {
+  email?: string;
+  phone?: string;
+  search?: string;
+  tag?: string[];
+  segment?: string[];
+  lifecycle_stage?: string;
+}
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The unique keys a contact holds: its email and each external id, per workspace. */
+function uniqueKeysOf(workspaceId: string, doc: Pick<ContactDoc, "email_lc" | "external_ids">): UniqueKey[] {
+  const keys: UniqueKey[] = [];
+  if (doc.email_lc) {
+    keys.push({ key: `${workspaceId}:email:${doc.email_lc}`, code: "email_taken", param: "email" });
+  }
+  for (const [system, value] of Object.entries(doc.external_ids ?? {})) {
+    keys.push({
+      key: `${workspaceId}:external_id:${system}:${value}`,
+      code: "external_id_taken",
+      param: `external_ids.${system}`,
+    });
+  }
+  return keys;
+}
+
+const MAX_PATCH_ATTEMPTS = 5;
+
+export class Contacts {
+  private readonly collection: Collection<ContactDoc>;
+  private readonly claims: UniqueClaims;
+
+  constructor(db: Db) {
+    this.collection = db.collection<ContactDoc>("contacts");
+    this.claims = new UniqueClaims(db.collection("contact_unique_keys"), "contact", (id) =>
+      this.collection.countDocuments({ _id: id }, { limit: 1 }).then((n) => n > 0),
+    );
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
+    await this.collection.createIndex({ workspace_id: 1, email_lc: 1 }, { name: "workspace_email" });
+    await this.collection.createIndex({ workspace_id: 1, phone: 1 }, { name: "workspace_phone" });
+    await this.collection.createIndex({ workspace_id: 1, tags: 1 }, { name: "workspace_tags" });
+    await this.collection.createIndex(
+      { workspace_id: 1, lifecycle_stage: 1 },
+      { name: "workspace_lifecycle" },
+    );
+  }
+
+  async create(workspaceId: string, input: ContactInput): Promise<ContactDoc> {
+    const now = new Date();
+    const doc = { _id: newId("con"), workspace_id: workspaceId } as ContactDoc;
+    for (const field of CONTACT_FIELDS)
+      (doc as unknown as Record<string, unknown>)[field] = normalize(field, input[field]);
+    doc.email_lc = doc.email ? doc.email.toLowerCase() : null;
+    doc.version = 1;
+    doc.created_at = now;
+    doc.updated_at = now;
+
+    const keys = uniqueKeysOf(workspaceId, doc);
+    await this.claims.claim(keys, doc._id);
+    try {
+      await this.collection.insertOne(doc);
+    } catch (error) {
+      await this.claims.release(keys, doc._id);
+      throw error;
+    }
+    return doc;
+  }
+
+  async get(workspaceId: string, id: string): Promise<ContactDoc> {
+    const doc = await this.collection.findOne({ _id: id, workspace_id: workspaceId });
+    if (!doc) throw notFound(id);
+    return doc;
+  }
+
+  /**
+   * Applies a PATCH: only the fields sent change, null clears, maps merge per key, arrays are
+   * replaced. Returns the contact and the old values of what changed (empty: nothing changed,
+   * nothing was written).
+   */
+  async update(
+    workspaceId: string,
+    id: string,
+    patch: ContactInput,
+  ): Promise<{ doc: ContactDoc; previous: Partial<Record<ContactField, unknown>> }> {
+    // Keys this call inserted; on a lost race they may belong to nobody, so they are reconciled
+    // against the version that ends up stored rather than released blindly.
+    const claimed: UniqueKey[] = [];
+    const releaseUnheld = (held: UniqueKey[]) =>
+      this.claims.release(
+        claimed.filter((k) => !held.some((h) => h.key === k.key)),
+        id,
+      );
+    for (let attempt = 0; attempt < MAX_PATCH_ATTEMPTS; attempt++) {
+      const current = await this.get(workspaceId, id);
+      const changes: Record<string, unknown> = {};
+      const previous: Partial<Record<ContactField, unknown>> = {};
+      for (const field of CONTACT_FIELDS) {
+        if (!(field in patch)) continue;
+        const value = MERGED.has(field)
+          ? merge(
+              (current[field] as Record<string, unknown>) ?? {},
+              (patch[field] as Record<string, unknown>) ?? {},
+            )
+          : normalize(field, patch[field]);
+        const old = current[field] ?? EMPTY[field] ?? null;
+        if (isDeepStrictEqual(value, old)) continue;
+        changes[field] = value;
+        previous[field] = old;
+      }
+      const before = uniqueKeysOf(workspaceId, current);
+      if (Object.keys(changes).length === 0) {
+        await releaseUnheld(before);
+        return { doc: current, previous };
+      }
+
+      const next = { ...current, ...changes } as ContactDoc;
+      next.email_lc = next.email ? next.email.toLowerCase() : null;
+      next.version = current.version + 1;
+      next.updated_at = new Date();
+
+      const after = uniqueKeysOf(workspaceId, next);
+      const added = after.filter((k) => !before.some((b) => b.key === k.key));
+      const removed = before.filter((k) => !after.some((a) => a.key === k.key));
+      claimed.push(...(await this.claims.claim(added, id)));
+      const { matchedCount } = await this.collection.updateOne(
+        { _id: id, workspace_id: workspaceId, version: current.version },
+        {
+          $set: {
+            ...changes,
+            email_lc: next.email_lc,
+            version: next.version,
+            updated_at: next.updated_at,
+          } as Partial<ContactDoc>,
+        },
+      );
+      // Someone else changed (or deleted) it since we read it: read again and re-apply.
+      if (matchedCount === 0) continue;
+      await this.claims.release(removed, id);
+      await releaseUnheld(after);
+      return { doc: next, previous };
+    }
+    throw new AppError(409, "concurrent_update", "The contact is being changed by other requests; retry.");
+  }
+
+  async delete(workspaceId: string, id: string): Promise<void> {
+    const doc = await this.collection.findOneAndDelete({ _id: id, workspace_id: workspaceId });
+    if (!doc) throw notFound(id);
+    await this.claims.release(uniqueKeysOf(workspaceId, doc), id);
+  }
+
+  async list(workspaceId: string, base: Filter<ContactDoc>, filters: ContactFilters, limit: number) {
+    const and: Filter<ContactDoc>[] = [{ workspace_id: workspaceId }, base];
+    if (filters.email !== undefined) and.push({ email_lc: filters.email.toLowerCase() });
+    if (filters.phone !== undefined) and.push({ phone: filters.phone });
+    if (filters.lifecycle_stage !== undefined) and.push({ lifecycle_stage: filters.lifecycle_stage });
+    // Equality on an array field matches an element; one clause a value makes "all must match".
+    for (const tag of filters.tag ?? []) and.push({ tags: tag });
+    for (const segment of filters.segment ?? []) and.push({ segments: segment });
+    if (filters.search !== undefined && filters.search !== "") {
+      const pattern = { $regex: escapeRegex(filters.search), $options: "i" };
+      and.push({ $or: [{ name: pattern }, { email: pattern }, { phone: pattern }] });
+    }
+    return this.collection
+      .find({ $and: and })
+      .sort({ _id: -1 })
+      .limit(limit + 1)
+      .toArray();
+  }
+}
+
+function notFound(id: string): AppError {
+  return new AppError(404, "resource_missing", `No such contact: '${id}'.`, "id");
+}

@@ -1,0 +1,101 @@
+import type { Context, Next } from "koa";
+import type { Logger } from "./logger.js";
+
+export type ErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "permission_error"
+  | "rate_limit_error"
+  | "api_error";
+
+const typeByStatus = (status: number): ErrorType => {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "api_error";
+  return "invalid_request_error";
+};
+
+/**
+ * The one way code reports a client-visible failure. The error middleware turns it into
+ * DESIGN.md §3's body; `code` is stable and documented in the spec, `message` is for people.
+ */
+export class AppError extends Error {
+  readonly type: ErrorType;
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.type = typeByStatus(status);
+  }
+}
+
+/** Raised by the database layer when MongoDB cannot be reached; answered with 503. */
+export class DatabaseUnavailableError extends Error {}
+
+const DRIVER_UNAVAILABLE = new Set([
+  "MongoServerSelectionError",
+  "MongoNetworkError",
+  "MongoNetworkTimeoutError",
+  "MongoNotConnectedError",
+  "MongoTopologyClosedError",
+  "PoolClearedError",
+  "MongoPoolClearedError",
+]);
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
+  return error instanceof Error && DRIVER_UNAVAILABLE.has(error.name);
+}
+
+export function errorBody(error: AppError, requestId: string) {
+  return {
+    error: {
+      type: error.type,
+      code: error.code,
+      message: error.message,
+      ...(error.param === undefined ? {} : { param: error.param }),
+      request_id: requestId,
+    },
+  };
+}
+
+/**
+ * First in the chain: nothing else writes error responses. Unknown errors are logged with their
+ * stack and answered as a bare 500 so no driver message or trace reaches a client.
+ */
+export function errorMiddleware(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new AppError(404, "route_not_found", `No route for ${ctx.method} ${ctx.path}.`);
+      }
+    } catch (caught) {
+      const error = toAppError(caught, ctx, logger);
+      ctx.status = error.status;
+      ctx.set(error.headers);
+      ctx.body = errorBody(error, ctx.state.requestId as string);
+    }
+  };
+}
+
+function toAppError(caught: unknown, ctx: Context, logger: Logger): AppError {
+  if (caught instanceof AppError) return caught;
+  if (isDatabaseUnavailable(caught)) {
+    logger.warn({ err: caught, requestId: ctx.state.requestId }, "database unavailable");
+    return new AppError(
+      503,
+      "database_unavailable",
+      "The database is unreachable right now; retry with backoff.",
+      undefined,
+      { "Retry-After": "5" },
+    );
+  }
+  logger.error({ err: caught, requestId: ctx.state.requestId }, "unhandled error");
+  return new AppError(500, "internal_error", "Something went wrong on our side; retry later.");
+}

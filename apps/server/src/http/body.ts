@@ -1,0 +1,43 @@
+import type { Context } from "koa";
+import getRawBody from "raw-body";
+import { AppError } from "../errors.js";
+
+/**
+ * Reads a JSON request body: JSON only (415), at most `limit` bytes (413), well-formed (400).
+ * An empty body on an operation that takes one is read as `{}` so validation names what is missing.
+ */
+export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+  const length = ctx.request.length;
+  const hasBody = (length !== undefined && length > 0) || ctx.get("Transfer-Encoding") !== "";
+  if (!hasBody) return {};
+  if (!ctx.is("application/json")) {
+    throw new AppError(
+      415,
+      "unsupported_media_type",
+      "Send the request body as JSON with `Content-Type: application/json`.",
+    );
+  }
+  const charset = ctx.request.charset;
+  if (charset && charset.toLowerCase() !== "utf-8" && charset.toLowerCase() !== "utf8") {
+    throw new AppError(415, "unsupported_media_type", "JSON bodies must be UTF-8.");
+  }
+  let raw: string;
+  try {
+    raw = await getRawBody(ctx.req, { limit, length, encoding: "utf8" });
+  } catch (error) {
+    if ((error as { type?: string }).type === "entity.too.large") {
+      throw new AppError(413, "body_too_large", `The request body exceeds ${limit} bytes.`);
+    }
+    throw new AppError(400, "invalid_body", "The request body could not be read completely.");
+  }
+  if (raw.trim() === "") return {};
+  try {
+    return JSON.parse(raw);
+  } catch (error) {
+    throw new AppError(
+      400,
+      "invalid_json",
+      `The request body is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+}

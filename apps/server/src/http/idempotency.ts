@@ -1,0 +1,89 @@
+import { createHash } from "node:crypto";
+import type { Context, Next } from "koa";
+import type { IdempotencyKeys } from "../db/idempotency.js";
+import { AppError, errorBody } from "../errors.js";
+
+const MAX_KEY_LENGTH = 255;
+
+/** The IETF draft's quoted form `"abc"` and the bare form `abc` are the same key. */
+export function parseIdempotencyKey(header: string): string {
+  const unquoted = /^"(.*)"$/s.exec(header)?.[1] ?? header;
+  if (unquoted.length < 1 || unquoted.length > MAX_KEY_LENGTH || /[^\x20-\x7e]/.test(unquoted)) {
+    throw new AppError(
+      400,
+      "parameter_invalid",
+      `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters.`,
+      "Idempotency-Key",
+    );
+  }
+  return unquoted;
+}
+
+/** Key order must not make two equal bodies look different. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * `Idempotency-Key` on every POST (DESIGN.md §3, Stripe's semantics): the same key and request
+ * replays the first response with `Idempotent-Replayed: true` and no second side effect; the same
+ * key with another request is 422; while the first still runs, 409. 5xx answers are not kept,
+ * so the client can retry them. Runs after validation: a request rejected as malformed did not
+ * start, and keeps no key.
+ */
+export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) => string) {
+  return async (ctx: Context, next: Next) => {
+    const header = ctx.get("Idempotency-Key");
+    if (!header) return next();
+    const id = `${workspaceOf(ctx)}:${parseIdempotencyKey(header)}`;
+    const fingerprint = createHash("sha256")
+      .update(`${ctx.method}\n${ctx.path}\n${canonical(ctx.state.body ?? null)}`)
+      .digest("hex");
+
+    const claim = await keys.claim(id, fingerprint);
+    if (claim.outcome === "mismatch") {
+      throw new AppError(
+        422,
+        "idempotency_key_reused",
+        "This Idempotency-Key was used with a different request; use a new key for a new request.",
+        "Idempotency-Key",
+      );
+    }
+    if (claim.outcome === "in_flight") {
+      throw new AppError(
+        409,
+        "idempotency_key_in_flight",
+        "A request with this Idempotency-Key is still being processed; retry in a moment.",
+        "Idempotency-Key",
+        { "Retry-After": "1" },
+      );
+    }
+    if (claim.outcome === "replay") {
+      ctx.status = claim.response.status;
+      ctx.body = claim.response.body;
+      ctx.set("Idempotent-Replayed", "true");
+      return;
+    }
+
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof AppError && error.status < 500) {
+        await keys.complete(id, {
+          status: error.status,
+          body: errorBody(error, ctx.state.requestId as string),
+        });
+      } else {
+        await keys.release(id).catch(() => {});
+      }
+      throw error;
+    }
+    await keys.complete(id, { status: ctx.status, body: ctx.body });
+    ctx.set("Idempotent-Replayed", "false");
+  };
+}

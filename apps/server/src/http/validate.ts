@@ -1,0 +1,59 @@
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { AppError } from "../errors.js";
+
+/** `address.city`, `tags[2]` — the field a client has to fix. */
+function paramOf(error: ErrorObject): string | undefined {
+  const segments = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
+  if (error.keyword === "required") segments.push(String(error.params.missingProperty));
+  if (error.keyword === "additionalProperties") segments.push(String(error.params.additionalProperty));
+  if (error.keyword === "propertyNames" && error.params.propertyName)
+    segments.push(String(error.params.propertyName));
+  let out = "";
+  for (const segment of segments)
+    out += /^\d+$/.test(segment) ? `[${segment}]` : out ? `.${segment}` : segment;
+  return out || undefined;
+}
+
+function describe(error: ErrorObject, param: string | undefined, where: string): string {
+  const subject = param ? `\`${param}\`` : `The ${where}`;
+  switch (error.keyword) {
+    case "required":
+      return `${subject} is required.`;
+    case "additionalProperties":
+      return `${subject} is not a known ${where === "query" ? "query parameter" : "field"}; check the spelling against the API reference.`;
+    case "enum":
+      return `${subject} must be one of: ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}.`;
+    case "const":
+      return `${subject} must be ${JSON.stringify(error.params.allowedValue)}.`;
+    case "type":
+      return `${subject} must be of type ${String(error.params.type).replace(",", " or ")}.`;
+    case "format":
+      return `${subject} must be a valid ${error.params.format}.`;
+    default:
+      return `${subject} ${error.message ?? "is invalid"}.`;
+  }
+}
+
+/**
+ * Runs a validator compiled from the spec and turns its first error into a 400 with a stable
+ * code: `parameter_missing`, `parameter_unknown` or `parameter_invalid`, naming the `param`.
+ */
+export function assertValid(validate: ValidateFunction, data: unknown, where: "body" | "query"): void {
+  if (validate(data)) return;
+  const errors = validate.errors ?? [];
+  // Prefer the error a person can act on: a missing or unknown name before a type mismatch.
+  const error =
+    errors.find((e) => e.keyword === "required" || e.keyword === "additionalProperties") ?? errors[0];
+  if (!error) throw new AppError(400, "parameter_invalid", `The ${where} is invalid.`);
+  const param = paramOf(error);
+  const code =
+    error.keyword === "required"
+      ? "parameter_missing"
+      : error.keyword === "additionalProperties"
+        ? "parameter_unknown"
+        : "parameter_invalid";
+  throw new AppError(400, code, describe(error, param, where), param);
+}

@@ -1,0 +1,26 @@
+import type { Router } from "@koa/router";
+import { ping } from "../db/client.js";
+import type { RouteKit } from "./kit.js";
+
+/**
+ * Operations endpoints (no auth): /healthz says the process is up, /readyz that the database
+ * answers; load balancers route on /readyz. The two spec documents are served from the same file
+ * the server validates with.
+ */
+export function opsRoutes(router: Router, { op, store, openapi }: RouteKit): void {
+  router.get("/healthz", (ctx) => {
+    ctx.body = { status: "ok" };
+  });
+  router.get("/readyz", async (ctx) => {
+    const ready = await ping(store.db);
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? "ready" : "database_unavailable" };
+  });
+
+  const { text, json } = openapi.documents.public;
+  op("getOpenApiYaml", async ({ ctx }) => {
+    ctx.type = "application/yaml";
+    return { status: 200, body: text };
+  });
+  op("getOpenApiJson", async () => ({ status: 200, body: json }));
+}
