@@ -32,7 +32,8 @@ async function readBody(request: Request, max: number): Promise<Uint8Array> {
     if (done) break;
     size += value.byteLength;
     if (size > max) {
-      await reader.cancel();
+      // Not awaited: some runtimes settle a cancel only once the peer stops sending.
+      reader.cancel().catch(() => {});
       throw tooLarge(max);
     }
     chunks.push(value);

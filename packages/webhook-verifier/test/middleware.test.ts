@@ -1,0 +1,254 @@
+import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signPayload } from "../src/index.js";
+import { withWebhookVerification } from "../src/middleware/fetch.js";
+import { type KoaWebhookContext, koaWebhookMiddleware } from "../src/middleware/koa.js";
+import type { SetupOf } from "./servers.js";
+import { eventReply, fetchServer, listen, nodeHandlerServer, nodeNextServer, readAll } from "./servers.js";
+import { eventError, NOW, optionsOf, payloadBytes, vectors } from "./vectors.js";
+
+// Koa is not a dependency of this package (zero dependencies, and tests must not add one); the
+// reference server depends on it, so the real Koa is loaded from there. When the server stops
+// depending on koa the Koa suites are skipped with a visible reason rather than faked.
+type KoaApp = {
+  use(mw: (ctx: KoaWebhookContext, next: () => Promise<unknown>) => unknown): KoaApp;
+  callback(): Parameters<typeof createServer>[1];
+};
+let Koa: (new () => KoaApp) | undefined;
+try {
+  Koa = createRequire(new URL("../../../apps/server/package.json", import.meta.url))(
+    "koa",
+  ) as new () => KoaApp;
+} catch {
+  Koa = undefined;
+}
+
+const setupOf: SetupOf = (req) => {
+  const v = vectors[Number(req.headers["x-vector"] ?? -1)];
+  if (!v)
+    return {
+      secret: "whsec_test",
+      options: { now: NOW, maxBodyBytes: Number(req.headers["x-max"] ?? 1024 * 1024) },
+    };
+  return { secret: v.secret, options: optionsOf(v) };
+};
+
+function koaServer(mode: "next" | "handler" | "raw-body-string"): Server {
+  if (!Koa) throw new Error("koa unavailable");
+  const app = new Koa();
+  if (mode === "raw-body-string") {
+    // What koa-bodyparser leaves: the stream consumed, the text on ctx.request.rawBody.
+    app.use(async (ctx, next) => {
+      ctx.request.rawBody = (await readAll(ctx.req)).toString("utf8");
+      await next();
+    });
+  }
+  app.use(async (ctx, next) => {
+    const { secret, options } = setupOf(ctx.req);
+    const mw = koaWebhookMiddleware(
+      secret,
+      mode === "handler"
+        ? {
+            ...options,
+            handler: (event, c) => {
+              c.state.handled = event.id;
+            },
+          }
+        : options,
+    );
+    await mw(ctx, next);
+    if (mode === "handler" && ctx.status === 200)
+      ctx.body = { id: ctx.state.handled, type: ctx.state.webhookEvent.type, received: ctx.body };
+  });
+  app.use((ctx) => {
+    ctx.body = eventReply(ctx.state.webhookEvent);
+  });
+  return createServer(app.callback());
+}
+
+const kinds: { name: string; make: () => Server; koa?: boolean }[] = [
+  { name: "node http listener with handler", make: () => nodeHandlerServer(setupOf) },
+  { name: "connect/express style with next", make: () => nodeNextServer(setupOf) },
+  { name: "express.raw() Buffer req.body", make: () => nodeNextServer(setupOf, "buffer-body") },
+  { name: "req.rawBody string", make: () => nodeNextServer(setupOf, "raw-body-string") },
+  { name: "fetch handler behind an http adapter", make: () => fetchServer(setupOf) },
+  { name: "koa with next", make: () => koaServer("next"), koa: true },
+  { name: "koa with handler option", make: () => koaServer("handler"), koa: true },
+  {
+    name: "koa after a body parser (ctx.request.rawBody)",
+    make: () => koaServer("raw-body-string"),
+    koa: true,
+  },
+];
+
+describe.each(kinds)("$name", ({ make, koa, name }) => {
+  const skip = koa && !Koa;
+  let server: { url: string; close: () => Promise<void> };
+  beforeAll(async () => {
+    if (!skip) server = await listen(make());
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it.skipIf(skip).each(vectors.map((v, i) => ({ ...v, i })))("vector: $name", async (v) => {
+    if (v.bytesOnly && name.includes("rawBody")) return; // a string rawBody cannot hold non-UTF-8 bytes
+    const headers: Record<string, string> = { "content-type": "application/json", "x-vector": String(v.i) };
+    if (v.header !== null) headers["Service-Signature"] = v.header;
+    const res = await fetch(server.url, { method: "POST", headers, body: payloadBytes(v.payload) });
+    const body = (await res.json()) as {
+      error?: { type: string; code: string; message: string };
+      type?: string;
+    };
+    const code = eventError(v);
+    if (code === undefined) {
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(body.type).toBe((v.event as { type: string }).type);
+    } else {
+      expect(res.status).toBe(400);
+      expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+      expect(body.error).toMatchObject({ type: "webhook_verification_error", code });
+      expect(body.error?.message).toEqual(expect.any(String));
+    }
+  });
+
+  it.skipIf(skip)("answers 413 to a declared body over 1 MiB without reading it", async () => {
+    const big = Buffer.alloc(1024 * 1024 + 1, "a");
+    const res = await fetch(server.url, {
+      method: "POST",
+      headers: { "service-signature": signPayload(big, "whsec_test", { timestamp: NOW }) },
+      body: big,
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: { code: "payload_too_large" } });
+  });
+
+  it.skipIf(skip)(
+    "answers 413 to a chunked body over maxBodyBytes, and the 1 MiB limit is inclusive",
+    async () => {
+      const body = "x".repeat(64);
+      const header = signPayload(body, "whsec_test", { timestamp: NOW });
+      const chunked = (max: number) =>
+        fetch(server.url, {
+          method: "POST",
+          headers: { "service-signature": header, "x-max": String(max) },
+          body: new ReadableStream({
+            start(c) {
+              c.enqueue(new TextEncoder().encode(body.slice(0, 32)));
+              c.enqueue(new TextEncoder().encode(body.slice(32)));
+              c.close();
+            },
+          }),
+          duplex: "half",
+        } as RequestInit);
+      const over = await chunked(63);
+      expect(over.status).toBe(413);
+      expect(await over.json()).toMatchObject({ error: { code: "payload_too_large" } });
+      const exact = await chunked(64);
+      // Exactly at the cap the body is read and verified: not an event, so invalid_payload.
+      expect(exact.status).toBe(400);
+      expect(await exact.json()).toMatchObject({ error: { code: "invalid_payload" } });
+    },
+  );
+});
+
+describe("fetch handler, called directly", () => {
+  const event = {
+    id: "evt_direct",
+    object: "event",
+    type: "conversation.assigned",
+    created: NOW,
+    data: { id: "conv_1", object: "conversation", assignees: [] },
+  };
+  const body = JSON.stringify(event);
+
+  it("reads the header case-insensitively and passes extra arguments through", async () => {
+    const handle = withWebhookVerification(
+      ["whsec_old", "whsec_new"],
+      (e, _request, env: { name: string }) => Response.json({ id: e.id, env: env.name }),
+      { now: NOW },
+    );
+    const request = new Request("http://x/hook", {
+      method: "POST",
+      headers: { "SERVICE-SIGNATURE": signPayload(body, "whsec_new", { timestamp: NOW }) },
+      body,
+    });
+    const res = await handle(request, { name: "worker" });
+    expect(await res.json()).toEqual({ id: "evt_direct", env: "worker" });
+  });
+
+  it("does not call the handler when verification fails", async () => {
+    let called = false;
+    const handle = withWebhookVerification("whsec_x", () => {
+      called = true;
+      return new Response(null);
+    });
+    const res = await handle(new Request("http://x/hook", { method: "POST", body }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: "missing_header" } });
+    expect(called).toBe(false);
+  });
+});
+
+describe("node middleware errors that are not verification failures", () => {
+  it("hands a consumed body with no raw copy to next(error)", async () => {
+    const { nodeWebhookMiddleware } = await import("../src/middleware/node.js");
+    const server = await listen(
+      createServer(async (req, res) => {
+        await readAll(req); // a JSON parser ran and kept only the parsed object
+        (req as { body?: unknown }).body = {};
+        await nodeWebhookMiddleware("whsec_x")(req, res, (error) => {
+          res.writeHead(500).end(String(error));
+        });
+      }),
+    );
+    try {
+      const res = await fetch(server.url, {
+        method: "POST",
+        headers: { "service-signature": "t=1,v1=00" },
+        body: "{}",
+      });
+      expect(res.status).toBe(500);
+      expect(await res.text()).toContain("express.raw");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("answers 500 and reports through onError when a handler throws and there is no next", async () => {
+    const { nodeWebhookMiddleware } = await import("../src/middleware/node.js");
+    const reported: unknown[] = [];
+    const server = await listen(
+      createServer(
+        nodeWebhookMiddleware("whsec_x", {
+          now: NOW,
+          handler: () => {
+            throw new Error("boom");
+          },
+          onError: (error) => reported.push(error),
+        }),
+      ),
+    );
+    try {
+      const body = JSON.stringify({
+        id: "evt_1",
+        object: "event",
+        type: "contact.updated",
+        created: 1,
+        data: { id: "con_1", object: "contact" },
+        previous_attributes: { name: "A" },
+      });
+      const res = await fetch(server.url, {
+        method: "POST",
+        headers: { "service-signature": signPayload(body, "whsec_x", { timestamp: NOW }) },
+        body,
+      });
+      expect(res.status).toBe(500);
+      expect(await res.json()).toMatchObject({ error: { type: "api_error" } });
+      expect(String(reported[0])).toContain("boom");
+    } finally {
+      await server.close();
+    }
+  });
+});

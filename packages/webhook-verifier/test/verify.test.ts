@@ -1,0 +1,183 @@
+import { describe, expect, it } from "vitest";
+import {
+  constructEvent,
+  constructEventAsync,
+  signPayload,
+  signPayloadAsync,
+  verifySignature,
+  verifySignatureAsync,
+  WebhookVerificationError,
+} from "../src/index.js";
+import { eventError, NOW, optionsOf, payloadForms, payloadText, signCases, vectors } from "./vectors.js";
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    return (error as WebhookVerificationError).code;
+  }
+  return undefined;
+}
+
+async function codeOfAsync(fn: () => Promise<unknown>): Promise<string | undefined> {
+  try {
+    await fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    return (error as WebhookVerificationError).code;
+  }
+  return undefined;
+}
+
+describe.each(vectors)("vector: $name", (v) => {
+  const options = optionsOf(v);
+  const expectedEventError = eventError(v);
+
+  it.each(payloadForms(v))("verifySignature, $kind body", ({ payload }) => {
+    if ("ok" in v.expected) {
+      expect(verifySignature(payload, v.header, v.secret, options)).toBe(v.expected.timestamp);
+    } else {
+      expect(codeOf(() => verifySignature(payload, v.header, v.secret, options))).toBe(v.expected.error);
+    }
+  });
+
+  it.each(payloadForms(v))("verifySignatureAsync, $kind body", async ({ payload }) => {
+    if ("ok" in v.expected) {
+      await expect(verifySignatureAsync(payload, v.header, v.secret, options)).resolves.toBe(
+        v.expected.timestamp,
+      );
+    } else {
+      expect(await codeOfAsync(() => verifySignatureAsync(payload, v.header, v.secret, options))).toBe(
+        v.expected.error,
+      );
+    }
+  });
+
+  it.each(payloadForms(v))("constructEvent and constructEventAsync, $kind body", async ({ payload }) => {
+    if (expectedEventError === undefined) {
+      const type = (v.event as { type: string }).type;
+      expect(constructEvent(payload, v.header, v.secret, options).type).toBe(type);
+      expect((await constructEventAsync(payload, v.header, v.secret, options)).type).toBe(type);
+    } else {
+      expect(codeOf(() => constructEvent(payload, v.header, v.secret, options))).toBe(expectedEventError);
+      expect(await codeOfAsync(() => constructEventAsync(payload, v.header, v.secret, options))).toBe(
+        expectedEventError,
+      );
+    }
+  });
+});
+
+describe("signPayload", () => {
+  it.each(signCases.flatMap((c) => payloadForms(c).map((f) => ({ ...c, ...f }))))(
+    "matches the Python-made header ($kind body, t=$timestamp)",
+    async ({ payload, secret, timestamp, header }) => {
+      expect(signPayload(payload, secret, { timestamp })).toBe(header);
+      expect(await signPayloadAsync(payload, secret, { timestamp })).toBe(header);
+      expect(signPayload(payload, secret, { timestamp: new Date(timestamp * 1000 + 999) })).toBe(header);
+    },
+  );
+
+  it("round-trips through every verifier with the real clock", async () => {
+    const body = JSON.stringify({
+      id: "evt_1",
+      object: "event",
+      type: "ticket.created",
+      created: 1,
+      data: { id: "tkt_1", object: "ticket" },
+    });
+    const header = signPayload(body, "whsec_round");
+    const event = constructEvent(body, header, "whsec_round");
+    expect(event.type).toBe("ticket.created");
+    expect(
+      (await constructEventAsync(body, await signPayloadAsync(body, "whsec_round"), "whsec_round")).id,
+    ).toBe("evt_1");
+    expect(verifySignature(Buffer.from(body), header, ["whsec_other", "whsec_round"])).toBe(
+      Number(header.slice(2, header.indexOf(","))),
+    );
+  });
+
+  it("signs with every secret of a rotation", () => {
+    const header = signPayload("x", ["whsec_a", "whsec_b"], { timestamp: NOW });
+    expect(header.split(",")).toHaveLength(3);
+    expect(verifySignature("x", header, "whsec_a", { now: NOW })).toBe(NOW);
+    expect(verifySignature("x", header, "whsec_b", { now: NOW })).toBe(NOW);
+  });
+
+  it("refuses a bad timestamp or secret", () => {
+    expect(() => signPayload("x", "whsec_a", { timestamp: -1 })).toThrow(TypeError);
+    expect(() => signPayload("x", "whsec_a", { timestamp: Number.NaN })).toThrow(TypeError);
+    expect(codeOf(() => signPayload("x", ""))).toBe("missing_secret");
+  });
+});
+
+describe("options and errors", () => {
+  const v = vectors.find((x) => x.name === "valid");
+  if (!v) throw new Error("no valid vector");
+  const body = payloadText(v.payload);
+
+  it("takes now as a Date or as Unix seconds", () => {
+    expect(verifySignature(body, v.header, v.secret, { now: new Date(NOW * 1000) })).toBe(NOW);
+    expect(verifySignature(body, v.header, v.secret, { now: NOW + 300.9 })).toBe(NOW);
+    expect(
+      codeOf(() => verifySignature(body, v.header, v.secret, { now: new Date((NOW + 301) * 1000) })),
+    ).toBe("timestamp_out_of_tolerance");
+  });
+
+  it("uses the system clock and a 300 s tolerance by default", () => {
+    expect(codeOf(() => verifySignature(body, v.header, v.secret))).toBe("timestamp_out_of_tolerance");
+    expect(verifySignature(body, v.header, v.secret, { toleranceSeconds: Number.POSITIVE_INFINITY })).toBe(
+      NOW,
+    );
+  });
+
+  it("rejects a nonsensical tolerance as a programming error", () => {
+    expect(() => verifySignature(body, v.header, v.secret, { toleranceSeconds: -1 })).toThrow(TypeError);
+  });
+
+  it("says when the body was parsed before verification", async () => {
+    const parsed = JSON.parse(body) as never;
+    expect(codeOf(() => verifySignature(parsed, v.header, v.secret, { now: NOW }))).toBe(
+      "invalid_payload_type",
+    );
+    expect(await codeOfAsync(() => verifySignatureAsync(parsed, v.header, v.secret, { now: NOW }))).toBe(
+      "invalid_payload_type",
+    );
+  });
+
+  it("treats a non-string header as malformed", () => {
+    expect(codeOf(() => verifySignature(body, ["t=1"] as never, v.secret))).toBe("malformed_header");
+  });
+
+  it("builds an Error with a stable name, code and message", () => {
+    try {
+      verifySignature(body, "t=1,v1=00", v.secret);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(Error);
+      expect(error).toMatchObject({ name: "WebhookVerificationError", code: "invalid_signature_format" });
+      expect((error as Error).message).not.toContain(v.secret as string);
+    }
+  });
+
+  it("keeps the JSON parse failure as the cause of invalid_payload", () => {
+    const header = signPayload("{", "whsec_x", { timestamp: NOW });
+    try {
+      constructEvent("{", header, "whsec_x", { now: NOW });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as WebhookVerificationError).code).toBe("invalid_payload");
+      expect((error as Error).cause).toBeInstanceOf(SyntaxError);
+    }
+  });
+
+  it("narrows the event by type", () => {
+    const event = constructEvent(body, v.header, v.secret, { now: NOW });
+    if (event.type === "contact.created") {
+      const kind: "contact" = event.data.object;
+      expect(kind).toBe("contact");
+    } else {
+      expect.unreachable();
+    }
+  });
+});
