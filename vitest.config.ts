@@ -4,6 +4,6 @@ import { defineConfig } from "vitest/config";
 // (the server's starts the embedded database once for all its files).
 export default defineConfig({
   test: {
-    projects: ["packages/*/vitest.config.ts", "apps/*/vitest.config.ts", "test/vitest.config.ts"],
+    projects: ["packages/*/vitest.config.ts", "apps/*/vitest.config.ts"],
   },
 });

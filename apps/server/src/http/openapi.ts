@@ -24,8 +24,6 @@ export interface Operation {
   hasBody: boolean;
   validateQuery: ValidateFunction;
   validateBody: ValidateFunction | undefined;
-  /** Names of query parameters declared as arrays (they may repeat). */
-  arrayParams: Set<string>;
 }
 
 export interface SpecDocument {
@@ -88,24 +86,28 @@ function readSpec(file: string): SpecDocument {
   return { text, json: parse(text) as Json };
 }
 
-function resolveRef(doc: Json, node: unknown): Json {
+/** Follows `$ref`s, local (`#/…`) or into the other spec file (`./openapi.yaml#/…`). */
+function resolveRef(docs: Map<string, Json>, docId: string, node: unknown): { node: Json; docId: string } {
   const ref = (node as Json | undefined)?.$ref;
-  if (typeof ref !== "string" || !ref.startsWith("#/")) return node as Json;
+  if (typeof ref !== "string") return { node: node as Json, docId };
+  const target = new URL(ref, docId);
+  const pointer = target.hash.slice(1);
+  target.hash = "";
+  const doc = docs.get(target.href);
+  if (!doc) throw new Error(`spec $ref to an unknown document: ${ref}`);
   let cursor: unknown = doc;
-  for (const part of ref.slice(2).split("/")) cursor = (cursor as Json)[part];
-  return resolveRef(doc, cursor);
+  for (const part of pointer.split("/").slice(1)) cursor = (cursor as Json)[decodeURIComponent(part)];
+  return resolveRef(docs, target.href, cursor);
 }
 
-/** Rewrites local `#/…` refs so a schema taken out of its document still resolves against it. */
+/** Makes every `$ref` absolute, so a schema taken out of its document still resolves. */
 function anchored(schema: unknown, docId: string): unknown {
   if (Array.isArray(schema)) return schema.map((item) => anchored(item, docId));
   if (schema === null || typeof schema !== "object") return schema;
   const out: Json = {};
   for (const [key, value] of Object.entries(schema)) {
     out[key] =
-      key === "$ref" && typeof value === "string" && value.startsWith("#")
-        ? docId + value
-        : anchored(value, docId);
+      key === "$ref" && typeof value === "string" ? new URL(value, docId).href : anchored(value, docId);
   }
   return out;
 }
@@ -119,8 +121,12 @@ export function loadOpenApi(): OpenApi {
     ajv.addSchema({ ...documents.admin.json, $id: ADMIN_ID });
   }
 
+  const docs = new Map<string, Json>([
+    [PUBLIC_ID, documents.public.json],
+    [ADMIN_ID, documents.admin.json],
+  ]);
   const operations = new Map<string, Operation>();
-  const operationDocs = new Map<string, { doc: Json; docId: string; op: Json }>();
+  const operationDocs = new Map<string, { docId: string; op: Json }>();
   for (const [doc, docId] of [
     [documents.public.json, PUBLIC_ID],
     [documents.admin.json, ADMIN_ID],
@@ -132,17 +138,19 @@ export function loadOpenApi(): OpenApi {
         const operationId = op.operationId as string;
         const security = (op.security ?? doc.security ?? []) as Record<string, string[]>[];
         const params = [...((pathItem.parameters ?? []) as Json[]), ...((op.parameters ?? []) as Json[])].map(
-          (param) => resolveRef(doc, param),
+          (param) => resolveRef(docs, docId, param),
         );
-        const query = params.filter((param) => param.in === "query");
+        const query = params.filter(({ node }) => node.in === "query");
         const querySchema = {
           type: "object",
-          properties: Object.fromEntries(query.map((param) => [param.name, anchored(param.schema, docId)])),
-          required: query.filter((param) => param.required).map((param) => param.name),
+          properties: Object.fromEntries(
+            query.map(({ node, docId: from }) => [node.name, anchored(node.schema, from)]),
+          ),
+          required: query.filter(({ node }) => node.required).map(({ node }) => node.name),
           additionalProperties: false,
         };
-        const body = resolveRef(doc, op.requestBody);
-        const bodySchema = (body?.content as Json | undefined)?.["application/json"] as Json | undefined;
+        const body = resolveRef(docs, docId, op.requestBody);
+        const bodySchema = (body.node?.content as Json | undefined)?.["application/json"] as Json | undefined;
         operations.set(operationId, {
           operationId,
           method: method.toUpperCase(),
@@ -151,14 +159,11 @@ export function loadOpenApi(): OpenApi {
           authenticated: security.length > 0,
           hasBody: Boolean(bodySchema),
           validateQuery: queryAjv.compile(querySchema),
-          validateBody: bodySchema ? bodyAjv.compile(anchored(bodySchema.schema, docId) as Json) : undefined,
-          arrayParams: new Set(
-            query
-              .filter((param) => (param.schema as Json | undefined)?.type === "array")
-              .map((p) => p.name as string),
-          ),
+          validateBody: bodySchema
+            ? bodyAjv.compile(anchored(bodySchema.schema, body.docId) as Json)
+            : undefined,
         });
-        operationDocs.set(operationId, { doc, docId, op });
+        operationDocs.set(operationId, { docId, op });
       }
     }
   }
@@ -175,12 +180,12 @@ export function loadOpenApi(): OpenApi {
         const responses = entry.op.responses as Json;
         const declared = responses[String(status)] ?? responses.default;
         if (!declared) throw new Error(`${operationId} does not document status ${status}`);
-        const response = resolveRef(entry.doc, declared);
-        const schema = ((response?.content as Json | undefined)?.["application/json"] as Json | undefined)
-          ?.schema;
+        const response = resolveRef(docs, entry.docId, declared);
+        const content = response.node?.content as Record<string, Json> | undefined;
+        const schema = content?.["application/json"]?.schema;
         responseValidators.set(
           cacheKey,
-          schema ? bodyAjv.compile(anchored(schema, entry.docId) as Json) : undefined,
+          schema ? bodyAjv.compile(anchored(schema, response.docId) as Json) : undefined,
         );
       }
       return responseValidators.get(cacheKey);

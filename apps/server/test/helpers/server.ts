@@ -1,0 +1,54 @@
+import type { AddressInfo } from "node:net";
+import { createApp } from "../../src/app.js";
+import { type Config, loadConfig } from "../../src/config.js";
+import { createMongoClient } from "../../src/db/client.js";
+import { startEmbeddedDatabase } from "../../src/db/embedded.js";
+import { createStore, ensureIndexes } from "../../src/db/store.js";
+import { loadOpenApi } from "../../src/http/openapi.js";
+import { createLogger } from "../../src/logger.js";
+
+export interface TestServer {
+  baseUrl: string;
+  adminToken: string;
+  mongodbUri: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real server on a real database over real HTTP. `mongodbUri` reuses a running database (a
+ * second server with other settings, e.g. a tight rate limit); without it, the embedded one.
+ */
+export async function startTestServer(
+  options: { mongodbUri?: string; config?: Partial<Config>; databaseName?: string } = {},
+): Promise<TestServer> {
+  const logger = createLogger(process.env.TEST_LOG_LEVEL ?? "warn");
+  const external = options.mongodbUri ?? process.env.MONGODB_URI;
+  const embedded = external ? undefined : await startEmbeddedDatabase(logger);
+  const mongodbUri = external ?? (embedded?.uri as string);
+  const adminToken = "test-admin-token";
+  const config: Config = {
+    ...loadConfig({}),
+    adminToken,
+    rateLimitPerSecond: 0,
+    databaseName: options.databaseName ?? `deskline_test_${process.pid}`,
+    ...options.config,
+  };
+  const client = createMongoClient(mongodbUri);
+  const store = createStore(client.db(config.databaseName), { idempotencyTtlMs: config.idempotencyTtlMs });
+  await ensureIndexes(store);
+  const app = createApp({ config, store, openapi: loadOpenApi(), logger });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise<void>((done) => server.once("listening", done));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    adminToken,
+    mongodbUri,
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
+      await client.close();
+      await embedded?.stop();
+    },
+  };
+}
