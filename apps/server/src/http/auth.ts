@@ -57,9 +57,15 @@ export function requireAdmin(adminToken: string | undefined) {
     }
     const given = Buffer.from(bearerToken(ctx));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new AppError(401, "invalid_admin_token", "The admin token is wrong.", undefined, {
-        "WWW-Authenticate": 'Bearer realm="deskline-admin", error="invalid_token"',
-      });
+      throw new AppError(
+        401,
+        "invalid_api_key",
+        "The admin token is wrong; send `Authorization: Bearer $ADMIN_TOKEN`.",
+        undefined,
+        {
+          "WWW-Authenticate": 'Bearer realm="deskline-admin", error="invalid_token"',
+        },
+      );
     }
     await next();
   };

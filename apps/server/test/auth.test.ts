@@ -1,0 +1,142 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { ALL_SCOPES, admin, api, newKey, newWorkspace } from "./helpers/api.js";
+
+let workspaceId: string;
+let key: string;
+let contactId: string;
+beforeAll(async () => {
+  ({ workspaceId, key } = await newWorkspace());
+  contactId = (await api.post("/open/v1/contacts", { key, body: { name: "Auth" } })).body.id;
+});
+
+const contactOperations = () =>
+  [
+    { scope: "contacts:read", call: (k?: string) => api.get("/open/v1/contacts", { key: k }) },
+    { scope: "contacts:read", call: (k?: string) => api.get(`/open/v1/contacts/${contactId}`, { key: k }) },
+    {
+      scope: "contacts:write",
+      call: (k?: string) => api.post("/open/v1/contacts", { key: k, body: { name: "X" } }),
+    },
+    {
+      scope: "contacts:write",
+      call: (k?: string) => api.patch(`/open/v1/contacts/${contactId}`, { key: k, body: { name: "Y" } }),
+    },
+    {
+      scope: "contacts:write",
+      call: (k?: string) => api.delete(`/open/v1/contacts/con_missing`, { key: k }),
+    },
+  ] as const;
+
+describe("authentication", () => {
+  it("no Authorization header is 401 missing_api_key with WWW-Authenticate", async () => {
+    for (const { call } of contactOperations()) {
+      const response = await call();
+      expect(response.status).toBe(401);
+      expect(response.body.error).toMatchObject({ type: "authentication_error", code: "missing_api_key" });
+      expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    }
+  });
+
+  it.each(["Basic dXNlcjpwYXNz", "Bearer", "Bearer  ", key, "Token abc"])(
+    "a malformed Authorization header (%s) is 401 missing_api_key",
+    async (header) => {
+      const response = await api.get("/open/v1/contacts", { headers: { Authorization: header } });
+      expect(response.status).toBe(401);
+      expect(response.body.error.code).toBe("missing_api_key");
+    },
+  );
+
+  it("an unknown key is 401 invalid_api_key", async () => {
+    const response = await api.get("/open/v1/contacts", { key: "dk_thisKeyDoesNotExist" });
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe("invalid_api_key");
+  });
+
+  it("the scheme is case-insensitive", async () => {
+    const response = await api.get("/open/v1/contacts", { headers: { Authorization: `bearer ${key}` } });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe("scopes", () => {
+  it("each contact operation needs its scope: 403 insufficient_scope naming it", async () => {
+    for (const { scope, call } of contactOperations()) {
+      const lacking = await newKey(
+        workspaceId,
+        ALL_SCOPES.filter((s) => s !== scope),
+      );
+      const response = await call(lacking);
+      expect(response.status, scope).toBe(403);
+      expect(response.body.error).toMatchObject({ type: "permission_error", code: "insufficient_scope" });
+      expect(response.body.error.message).toContain(scope);
+
+      const only = await newKey(workspaceId, [scope]);
+      expect((await call(only)).status, scope).not.toBe(403);
+    }
+  });
+
+  it("a write scope alone does not grant reads", async () => {
+    const writeOnly = await newKey(workspaceId, ["contacts:write"]);
+    expect((await api.get("/open/v1/contacts", { key: writeOnly, query: { email: "a@b.c" } })).status).toBe(
+      403,
+    );
+  });
+});
+
+describe("admin API", () => {
+  it("issues keys once, lists them without the secret, and revocation stops a key at once", async () => {
+    const created = await admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, {
+      name: "to revoke",
+      scopes: ["contacts:read"],
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^dk_[A-Za-z0-9_-]{43}$/);
+    expect(created.body.key.slice(3, 11)).toBe(created.body.key_prefix);
+    const plaintext = created.body.key;
+    expect((await api.get("/open/v1/contacts", { key: plaintext })).status).toBe(200);
+
+    const listed = await admin("GET", `/admin/v1/workspaces/${workspaceId}/api-keys`);
+    expect(listed.status).toBe(200);
+    const entry = listed.body.data.find((k: { id: string }) => k.id === created.body.id);
+    expect(entry).toBeDefined();
+    expect(JSON.stringify(listed.body)).not.toContain(plaintext);
+
+    const revoked = await admin("DELETE", `/admin/v1/api-keys/${created.body.id}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revoked_at).not.toBeNull();
+    const after = await api.get("/open/v1/contacts", { key: plaintext });
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe("invalid_api_key");
+
+    const again = await admin("DELETE", `/admin/v1/api-keys/${created.body.id}`);
+    expect(again.status).toBe(200);
+    expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
+  });
+
+  it("rejects unknown scopes, unknown workspaces and a wrong admin token", async () => {
+    const badScope = await admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, {
+      name: "x",
+      scopes: ["contacts:admin"],
+    });
+    expect(badScope.status).toBe(400);
+    expect(badScope.body.error.param).toBe("scopes[0]");
+    const missing = await admin("POST", "/admin/v1/workspaces/ws_0000000000000000000000/api-keys", {
+      name: "x",
+      scopes: ["contacts:read"],
+    });
+    expect(missing.status).toBe(404);
+    expect((await admin("DELETE", "/admin/v1/api-keys/key_0000000000000000000000")).status).toBe(404);
+    const wrong = await api.post("/admin/v1/workspaces", {
+      body: { name: "x" },
+      headers: { Authorization: "Bearer not-the-token" },
+    });
+    expect(wrong.status).toBe(401);
+    const none = await api.post("/admin/v1/workspaces", { body: { name: "x" } });
+    expect(none.status).toBe(401);
+  });
+
+  it("an API key cannot call the admin API", async () => {
+    const response = await api.post("/admin/v1/workspaces", { key, body: { name: "x" } });
+    expect(response.status).toBe(401);
+  });
+});

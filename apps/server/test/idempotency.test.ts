@@ -1,0 +1,146 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, newWorkspace } from "./helpers/api.js";
+
+let key: string;
+beforeAll(async () => {
+  ({ key } = await newWorkspace());
+});
+
+const unique = () => `idem-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+const countByName = async (name: string) =>
+  (await api.get("/open/v1/contacts", { key, query: { search: name, limit: 100 } })).body.data.length;
+
+describe("Idempotency-Key", () => {
+  it("replays the first response with Idempotent-Replayed and creates once", async () => {
+    const idem = unique();
+    const name = unique();
+    const first = await api.post("/open/v1/contacts", {
+      key,
+      body: { name },
+      headers: { "Idempotency-Key": idem },
+    });
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBe("false");
+    const second = await api.post("/open/v1/contacts", {
+      key,
+      body: { name },
+      headers: { "Idempotency-Key": idem },
+    });
+    expect(second.status).toBe(201);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(second.body).toEqual(first.body);
+    expect(await countByName(name)).toBe(1);
+  });
+
+  it("the quoted form of a key is the same key", async () => {
+    const idem = unique();
+    const name = unique();
+    const first = await api.post("/open/v1/contacts", {
+      key,
+      body: { name },
+      headers: { "Idempotency-Key": idem },
+    });
+    const quoted = await api.post("/open/v1/contacts", {
+      key,
+      body: { name },
+      headers: { "Idempotency-Key": `"${idem}"` },
+    });
+    expect(quoted.headers.get("idempotent-replayed")).toBe("true");
+    expect(quoted.body.id).toBe(first.body.id);
+  });
+
+  it("key order in the body does not make another request", async () => {
+    const idem = unique();
+    const name = unique();
+    await api.post("/open/v1/contacts", {
+      key,
+      body: { name, source: "a" },
+      headers: { "Idempotency-Key": idem },
+    });
+    const reordered = await api.post("/open/v1/contacts", {
+      key,
+      rawBody: JSON.stringify({ source: "a", name }),
+      headers: { "Idempotency-Key": idem, "Content-Type": "application/json" },
+    });
+    expect(reordered.headers.get("idempotent-replayed")).toBe("true");
+  });
+
+  it("the same key with another body is 422 idempotency_key_reused", async () => {
+    const idem = unique();
+    await api.post("/open/v1/contacts", { key, body: { name: "One" }, headers: { "Idempotency-Key": idem } });
+    const reused = await api.post("/open/v1/contacts", {
+      key,
+      body: { name: "Two" },
+      headers: { "Idempotency-Key": idem },
+    });
+    expect(reused.status).toBe(422);
+    expect(reused.body.error).toMatchObject({ code: "idempotency_key_reused", param: "Idempotency-Key" });
+  });
+
+  it("replays a stored 4xx answer too (the request ran and failed)", async () => {
+    const email = `${unique()}@example.com`;
+    await api.post("/open/v1/contacts", { key, body: { name: "Owner", email } });
+    const idem = unique();
+    const first = await api.post("/open/v1/contacts", {
+      key,
+      body: { name: "Clash", email },
+      headers: { "Idempotency-Key": idem },
+    });
+    expect(first.status).toBe(409);
+    const second = await api.post("/open/v1/contacts", {
+      key,
+      body: { name: "Clash", email },
+      headers: { "Idempotency-Key": idem },
+    });
+    expect(second.status).toBe(409);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(second.body).toEqual(first.body);
+  });
+
+  it("a request rejected by validation keeps no key", async () => {
+    const idem = unique();
+    const invalid = await api.post("/open/v1/contacts", {
+      key,
+      body: {},
+      headers: { "Idempotency-Key": idem },
+    });
+    expect(invalid.status).toBe(400);
+    const valid = await api.post("/open/v1/contacts", {
+      key,
+      body: { name: unique() },
+      headers: { "Idempotency-Key": idem },
+    });
+    expect(valid.status).toBe(201);
+    expect(valid.headers.get("idempotent-replayed")).toBe("false");
+  });
+
+  it("8 concurrent requests with one key create exactly one contact", async () => {
+    const idem = unique();
+    const name = unique();
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        api.post("/open/v1/contacts", { key, body: { name }, headers: { "Idempotency-Key": idem } }),
+      ),
+    );
+    for (const result of results) expect([201, 409]).toContain(result.status);
+    const created = results.filter((r) => r.status === 201);
+    expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
+    for (const r of results.filter((r) => r.status === 409)) {
+      expect(r.body.error.code).toBe("idempotency_key_in_flight");
+    }
+    expect(await countByName(name)).toBe(1);
+  });
+
+  it.each([
+    ["too long", "k".repeat(256)],
+    ["empty quoted", '""'],
+  ])("an invalid key (%s) is 400", async (_label, header) => {
+    const response = await api.post("/open/v1/contacts", {
+      key,
+      body: { name: "x" },
+      headers: { "Idempotency-Key": header },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.param).toBe("Idempotency-Key");
+  });
+});

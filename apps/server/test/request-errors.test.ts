@@ -1,0 +1,174 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, newWorkspace } from "./helpers/api.js";
+
+let key: string;
+beforeAll(async () => {
+  ({ key } = await newWorkspace());
+});
+
+const expectError = (
+  response: { status: number; body: any },
+  status: number,
+  code: string,
+  param?: string,
+): void => {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  expect(response.body.error.code).toBe(code);
+  expect(response.body.error.request_id).toMatch(/^req_/);
+  if (param !== undefined) expect(response.body.error.param).toBe(param);
+};
+
+describe("bodies", () => {
+  it("broken JSON is 400 invalid_json", async () => {
+    const response = await api.post("/open/v1/contacts", {
+      key,
+      rawBody: '{"name": "Ada",',
+      headers: { "Content-Type": "application/json" },
+    });
+    expectError(response, 400, "invalid_json");
+  });
+
+  it.each([
+    ["an array", "[]"],
+    ["a string", '"Ada"'],
+    ["null", "null"],
+    ["a number", "42"],
+  ])("a JSON body that is %s is 400", async (_label, rawBody) => {
+    const response = await api.post("/open/v1/contacts", {
+      key,
+      rawBody,
+      headers: { "Content-Type": "application/json" },
+    });
+    expectError(response, 400, "parameter_invalid");
+  });
+
+  it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml"])(
+    "Content-Type %s is 415",
+    async (type) => {
+      const response = await api.post("/open/v1/contacts", {
+        key,
+        rawBody: '{"name":"Ada"}',
+        headers: { "Content-Type": type },
+      });
+      expectError(response, 415, "unsupported_media_type");
+    },
+  );
+
+  it("a body without Content-Type is 415", async () => {
+    const response = await api.post("/open/v1/contacts", {
+      key,
+      rawBody: new TextEncoder().encode('{"name":"A"}'),
+    });
+    expectError(response, 415, "unsupported_media_type");
+  });
+
+  it("a body over 1 MiB is 413 and creates nothing", async () => {
+    const name = `big-${Date.now()}`;
+    const rawBody = JSON.stringify({ name, notes: "x".repeat(1024 * 1024) });
+    const response = await api.post("/open/v1/contacts", {
+      key,
+      rawBody,
+      headers: { "Content-Type": "application/json" },
+    });
+    expectError(response, 413, "body_too_large");
+    const list = await api.get("/open/v1/contacts", { key, query: { search: name } });
+    expect(list.body.data).toHaveLength(0);
+  });
+
+  it("an empty body is read as {} and names the missing field", async () => {
+    const response = await api.post("/open/v1/contacts", {
+      key,
+      headers: { "Content-Type": "application/json" },
+    });
+    expectError(response, 400, "parameter_missing", "name");
+  });
+
+  it("application/json with a charset parameter is accepted", async () => {
+    const response = await api.post("/open/v1/contacts", {
+      key,
+      rawBody: '{"name":"Charset"}',
+      headers: { "Content-Type": "application/json; charset=utf-8" },
+    });
+    expect(response.status).toBe(201);
+  });
+});
+
+describe("contact fields", () => {
+  it.each([
+    ["missing name", {}, "parameter_missing", "name"],
+    ["empty name", { name: "" }, "parameter_invalid", "name"],
+    ["null name", { name: null }, "parameter_invalid", "name"],
+    ["name too long", { name: "x".repeat(201) }, "parameter_invalid", "name"],
+    ["name of the wrong type", { name: 42 }, "parameter_invalid", "name"],
+    ["unknown field", { name: "A", nickname: "Al" }, "parameter_unknown", "nickname"],
+    ["server-set field", { name: "A", id: "con_x" }, "parameter_unknown", "id"],
+    ["invalid email", { name: "A", email: "not-an-email" }, "parameter_invalid", "email"],
+    ["invalid website", { name: "A", website: "not a url" }, "parameter_invalid", "website"],
+    ["invalid birthday", { name: "A", birthday: "1990-02-30" }, "parameter_invalid", "birthday"],
+    ["birthday not a date", { name: "A", birthday: "10/12/1815" }, "parameter_invalid", "birthday"],
+    ["unknown timezone", { name: "A", timezone: "Mars/Olympus" }, "parameter_invalid", "timezone"],
+    [
+      "invalid language",
+      { name: "A", preferred_language: "english please" },
+      "parameter_invalid",
+      "preferred_language",
+    ],
+    ["tags not an array", { name: "A", tags: "vip" }, "parameter_invalid", "tags"],
+    ["tag not a string", { name: "A", tags: ["ok", 3] }, "parameter_invalid", "tags[1]"],
+    ["empty tag", { name: "A", tags: [""] }, "parameter_invalid", "tags[0]"],
+    [
+      "do_not_contact not boolean",
+      { name: "A", do_not_contact: "yes" },
+      "parameter_invalid",
+      "do_not_contact",
+    ],
+    ["address unknown key", { name: "A", address: { street: "x" } }, "parameter_unknown", "address.street"],
+    ["address value type", { name: "A", address: { city: 7 } }, "parameter_invalid", "address.city"],
+    [
+      "custom field nested object",
+      { name: "A", custom_fields: { a: { b: 1 } } },
+      "parameter_invalid",
+      "custom_fields.a",
+    ],
+    ["external id empty", { name: "A", external_ids: { crm: "" } }, "parameter_invalid", "external_ids.crm"],
+    ["external id number", { name: "A", external_ids: { crm: 5 } }, "parameter_invalid", "external_ids.crm"],
+  ])("%s is rejected", async (_label, body, code, param) => {
+    expectError(await api.post("/open/v1/contacts", { key, body }), 400, code, param);
+  });
+
+  it("PATCH validates the same way and rejects a null name", async () => {
+    const { body: contact } = await api.post("/open/v1/contacts", { key, body: { name: "Patch me" } });
+    const path = `/open/v1/contacts/${contact.id}`;
+    expectError(await api.patch(path, { key, body: { name: null } }), 400, "parameter_invalid", "name");
+    expectError(await api.patch(path, { key, body: { email: "nope" } }), 400, "parameter_invalid", "email");
+    expectError(await api.patch(path, { key, body: { color: "red" } }), 400, "parameter_unknown", "color");
+    // Nothing was half-written.
+    expect((await api.get(path, { key })).body).toEqual(contact);
+  });
+});
+
+describe("routes", () => {
+  it("an unknown path is 404 route_not_found", async () => {
+    expectError(await api.get("/open/v1/nothing-here", { key }), 404, "route_not_found");
+  });
+
+  it("a known path with another method is 405", async () => {
+    expectError(await api.patch("/open/v1/contacts", { key, body: {} }), 405, "method_not_allowed");
+  });
+
+  it("the spec documents are public and agree with each other", async () => {
+    const yaml = await api.get("/open/v1/openapi.yaml");
+    expect(yaml.status).toBe(200);
+    expect(yaml.headers.get("content-type")).toContain("yaml");
+    const json = await api.get("/open/v1/openapi.json");
+    expect(json.status).toBe(200);
+    expect(json.body.openapi).toBe("3.1.0");
+    const { parse } = await import("yaml");
+    expect(parse(yaml.body)).toEqual(json.body);
+  });
+
+  it("/healthz and /readyz answer without auth", async () => {
+    expect((await api.get("/healthz")).body).toEqual({ status: "ok" });
+    expect((await api.get("/readyz")).body).toEqual({ status: "ready" });
+  });
+});
