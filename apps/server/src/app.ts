@@ -10,6 +10,7 @@ import { adminRoutes } from "./routes/admin.js";
 import { contactRoutes } from "./routes/contacts.js";
 import { createRouteKit } from "./routes/kit.js";
 import { opsRoutes } from "./routes/ops.js";
+import { ticketRoutes } from "./routes/tickets.js";
 
 export interface AppDeps {
   config: Config;
@@ -26,6 +27,7 @@ export function createApp({ config, store, openapi, logger }: AppDeps): Koa {
   opsRoutes(router, kit);
   adminRoutes(kit);
   contactRoutes(kit);
+  ticketRoutes(kit);
 
   app.use(requestId);
   app.use(accessLog(logger));

@@ -1,7 +1,19 @@
-import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db, Filter } from "mongodb";
 import { newId } from "../domain/ids.js";
-import { AppError } from "../errors.js";
+import {
+  deleteInWorkspace,
+  diffPatch,
+  existsInWorkspace,
+  type FieldRules,
+  findInWorkspace,
+  hasChanges,
+  newestFirst,
+  normalizeField,
+  normalizeInput,
+  type RecordDoc,
+  retryOnConflict,
+  toResource,
+} from "./records.js";
 import { UniqueClaims, type UniqueKey } from "./unique-claims.js";
 
 /** The contact fields a client sets (seed §2.1); the response lists all of them, null when unset. */
@@ -34,9 +46,7 @@ type ContactField = (typeof CONTACT_FIELDS)[number];
 type Scalar = string | number | boolean | null;
 export type ContactInput = Partial<Record<ContactField, unknown>>;
 
-export interface ContactDoc extends Record<ContactField, unknown> {
-  _id: string;
-  workspace_id: string;
+export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc {
   name: string;
   email: string | null;
   tags: string[];
@@ -45,38 +55,25 @@ export interface ContactDoc extends Record<ContactField, unknown> {
   external_ids: Record<string, string>;
   /** Lower-cased email: equality filter and uniqueness are case-insensitive. */
   email_lc: string | null;
-  /** Optimistic-concurrency version: a PATCH applies only to the version it read. */
-  version: number;
-  created_at: Date;
-  updated_at: Date;
 }
 
-/** Fields whose "unset" is not null: arrays clear to [], flags to false, maps to {}. */
-const EMPTY: Partial<Record<ContactField, unknown>> = {
-  tags: [],
-  segments: [],
-  do_not_contact: false,
-  marketing_consent: false,
-  custom_fields: {},
-  external_ids: {},
+const RULES: FieldRules<ContactField> = {
+  fields: CONTACT_FIELDS,
+  // Fields whose "unset" is not null: arrays clear to [], flags to false, maps to {}.
+  empty: {
+    tags: [],
+    segments: [],
+    do_not_contact: false,
+    marketing_consent: false,
+    custom_fields: {},
+    external_ids: {},
+  },
+  deduped: new Set(["tags", "segments"]),
 };
 /** Maps merged per key (RFC 7396): a null value removes that key. */
 const MERGED = new Set<ContactField>(["custom_fields", "external_ids"]);
-const DEDUPED = new Set<ContactField>(["tags", "segments"]);
 
-export function toContact(doc: ContactDoc) {
-  const out: Record<string, unknown> = { id: doc._id, object: "contact" };
-  for (const field of CONTACT_FIELDS) out[field] = doc[field] ?? EMPTY[field] ?? null;
-  out.created_at = doc.created_at.toISOString();
-  out.updated_at = doc.updated_at.toISOString();
-  return out;
-}
-
-function normalize(field: ContactField, value: unknown): unknown {
-  if (value === null || value === undefined) return EMPTY[field] ?? null;
-  if (DEDUPED.has(field)) return [...new Set(value as string[])];
-  return value;
-}
+export const toContact = (doc: ContactDoc) => toResource(RULES, "contact", doc);
 
 function merge(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   const out = { ...current };
@@ -114,8 +111,6 @@ function uniqueKeysOf(workspaceId: string, doc: Pick<ContactDoc, "email_lc" | "e
   return keys;
 }
 
-const MAX_PATCH_ATTEMPTS = 5;
-
 export class Contacts {
   private readonly collection: Collection<ContactDoc>;
   private readonly claims: UniqueClaims;
@@ -140,9 +135,11 @@ export class Contacts {
 
   async create(workspaceId: string, input: ContactInput): Promise<ContactDoc> {
     const now = new Date();
-    const doc = { _id: newId("con"), workspace_id: workspaceId } as ContactDoc;
-    for (const field of CONTACT_FIELDS)
-      (doc as unknown as Record<string, unknown>)[field] = normalize(field, input[field]);
+    const doc = {
+      _id: newId("con"),
+      workspace_id: workspaceId,
+      ...normalizeInput(RULES, input),
+    } as ContactDoc;
     doc.email_lc = doc.email ? doc.email.toLowerCase() : null;
     doc.version = 1;
     doc.created_at = now;
@@ -159,10 +156,13 @@ export class Contacts {
     return doc;
   }
 
-  async get(workspaceId: string, id: string): Promise<ContactDoc> {
-    const doc = await this.collection.findOne({ _id: id, workspace_id: workspaceId });
-    if (!doc) throw notFound(id);
-    return doc;
+  get(workspaceId: string, id: string): Promise<ContactDoc> {
+    return findInWorkspace(this.collection, "contact", workspaceId, id);
+  }
+
+  /** Whether the workspace has this contact (a ticket's `contact_id` must name one). */
+  exists(workspaceId: string, id: string): Promise<boolean> {
+    return existsInWorkspace(this.collection, workspaceId, id);
   }
 
   /**
@@ -183,25 +183,16 @@ export class Contacts {
         claimed.filter((k) => !held.some((h) => h.key === k.key)),
         id,
       );
-    for (let attempt = 0; attempt < MAX_PATCH_ATTEMPTS; attempt++) {
+    return retryOnConflict("contact", async () => {
       const current = await this.get(workspaceId, id);
-      const changes: Record<string, unknown> = {};
-      const previous: Partial<Record<ContactField, unknown>> = {};
-      for (const field of CONTACT_FIELDS) {
-        if (!(field in patch)) continue;
-        const value = MERGED.has(field)
-          ? merge(
-              (current[field] as Record<string, unknown>) ?? {},
-              (patch[field] as Record<string, unknown>) ?? {},
-            )
-          : normalize(field, patch[field]);
-        const old = current[field] ?? EMPTY[field] ?? null;
-        if (isDeepStrictEqual(value, old)) continue;
-        changes[field] = value;
-        previous[field] = old;
-      }
+      const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
+        MERGED.has(field)
+          ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})
+          : normalizeField(RULES, field, sent),
+      );
+      const { changes, previous } = diff;
       const before = uniqueKeysOf(workspaceId, current);
-      if (Object.keys(changes).length === 0) {
+      if (!hasChanges(diff)) {
         await releaseUnheld(before);
         return { doc: current, previous };
       }
@@ -227,22 +218,20 @@ export class Contacts {
         },
       );
       // Someone else changed (or deleted) it since we read it: read again and re-apply.
-      if (matchedCount === 0) continue;
+      if (matchedCount === 0) return undefined;
       await this.claims.release(removed, id);
       await releaseUnheld(after);
       return { doc: next, previous };
-    }
-    throw new AppError(409, "concurrent_update", "The contact is being changed by other requests; retry.");
+    });
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {
-    const doc = await this.collection.findOneAndDelete({ _id: id, workspace_id: workspaceId });
-    if (!doc) throw notFound(id);
+    const doc = await deleteInWorkspace(this.collection, "contact", workspaceId, id);
     await this.claims.release(uniqueKeysOf(workspaceId, doc), id);
   }
 
   async list(workspaceId: string, base: Filter<ContactDoc>, filters: ContactFilters, limit: number) {
-    const and: Filter<ContactDoc>[] = [{ workspace_id: workspaceId }, base];
+    const and: Filter<ContactDoc>[] = [base];
     if (filters.email !== undefined) and.push({ email_lc: filters.email.toLowerCase() });
     if (filters.phone !== undefined) and.push({ phone: filters.phone });
     if (filters.lifecycle_stage !== undefined) and.push({ lifecycle_stage: filters.lifecycle_stage });
@@ -253,14 +242,6 @@ export class Contacts {
       const pattern = { $regex: escapeRegex(filters.search), $options: "i" };
       and.push({ $or: [{ name: pattern }, { email: pattern }, { phone: pattern }] });
     }
-    return this.collection
-      .find({ $and: and })
-      .sort({ _id: -1 })
-      .limit(limit + 1)
-      .toArray();
+    return newestFirst(this.collection, workspaceId, and, limit);
   }
-}
-
-function notFound(id: string): AppError {
-  return new AppError(404, "resource_missing", `No such contact: '${id}'.`, "id");
 }

@@ -1,0 +1,188 @@
+import type { Collection, Db, Filter } from "mongodb";
+import { newId } from "../domain/ids.js";
+import { initialState, moveTo, type StatusState, type TicketStatus } from "../domain/ticket-status.js";
+import { AppError } from "../errors.js";
+import {
+  deleteInWorkspace,
+  diffPatch,
+  type FieldRules,
+  findInWorkspace,
+  hasChanges,
+  newestFirst,
+  normalizeInput,
+  type RecordDoc,
+  retryOnConflict,
+  toResource,
+} from "./records.js";
+
+/** The ticket fields a client sets (seed §2.2), in response order. */
+export const TICKET_FIELDS = [
+  "subject",
+  "type",
+  "priority",
+  "status",
+  "category",
+  "sentiment",
+  "contact_id",
+  "conversation_id",
+  "assignee_id",
+  "tags",
+  "notes",
+  "language",
+  "due_at",
+] as const;
+
+type TicketField = (typeof TICKET_FIELDS)[number];
+export type TicketInput = Partial<Record<TicketField, unknown>>;
+
+export interface TicketDoc extends Record<TicketField, unknown>, RecordDoc, StatusState {
+  subject: string;
+  status: TicketStatus;
+  contact_id: string | null;
+  conversation_id: string | null;
+  tags: string[];
+}
+
+const RULES: FieldRules<TicketField> = {
+  fields: TICKET_FIELDS,
+  empty: { tags: [] },
+  deduped: new Set(["tags"]),
+  dates: new Set(["due_at"]),
+  // Stamped by the status machine only; the spec's create and update bodies do not take them.
+  serverSet: ["solved_at", "closed_at"],
+};
+
+export const toTicket = (doc: TicketDoc) => toResource(RULES, "ticket", doc);
+
+export interface TicketFilters {
+  status?: TicketStatus;
+  priority?: string;
+  category?: string;
+  contact_id?: string;
+  tag?: string[];
+}
+
+/** A collection a ticket may point into; only "is it in this workspace?" matters here. */
+export interface Referenced {
+  exists(workspaceId: string, id: string): Promise<boolean>;
+}
+
+export class Tickets {
+  private readonly collection: Collection<TicketDoc>;
+  /** The fields that point at other records: the field, what it names, where that lives. */
+  private readonly references: [field: TicketField, noun: string, target: Referenced][];
+
+  constructor(db: Db, refs: { contacts: Referenced; conversations: Referenced }) {
+    this.collection = db.collection<TicketDoc>("tickets");
+    this.references = [
+      ["contact_id", "contact", refs.contacts],
+      ["conversation_id", "conversation", refs.conversations],
+    ];
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
+    await this.collection.createIndex({ workspace_id: 1, status: 1, _id: -1 }, { name: "workspace_status" });
+    await this.collection.createIndex(
+      { workspace_id: 1, contact_id: 1, _id: -1 },
+      { name: "workspace_contact" },
+    );
+    await this.collection.createIndex({ workspace_id: 1, tags: 1 }, { name: "workspace_tags" });
+  }
+
+  async create(workspaceId: string, input: TicketInput): Promise<TicketDoc> {
+    const now = new Date();
+    const fields = normalizeInput(RULES, input);
+    await this.assertReferences(workspaceId, fields);
+    const doc = {
+      _id: newId("tkt"),
+      workspace_id: workspaceId,
+      ...fields,
+      ...initialState(input.status as TicketStatus | null | undefined, now),
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    } as TicketDoc;
+    await this.collection.insertOne(doc);
+    return doc;
+  }
+
+  get(workspaceId: string, id: string): Promise<TicketDoc> {
+    return findInWorkspace(this.collection, "ticket", workspaceId, id);
+  }
+
+  /**
+   * Applies a PATCH: only the fields sent change, null clears, `tags` is replaced; a status change
+   * goes through the status machine, which may stamp `solved_at`/`closed_at` or refuse with 409.
+   * Returns the ticket and the old values of what changed (empty: nothing changed or was written).
+   */
+  update(
+    workspaceId: string,
+    id: string,
+    patch: TicketInput,
+  ): Promise<{ doc: TicketDoc; previous: Record<string, unknown> }> {
+    return retryOnConflict("ticket", async () => {
+      const current = await this.get(workspaceId, id);
+      const now = new Date();
+      const diff = diffPatch(RULES, current, patch);
+      const changes: Record<string, unknown> = diff.changes;
+      const previous: Record<string, unknown> = diff.previous;
+      if (!hasChanges(diff)) return { doc: current, previous };
+
+      if (changes.status !== undefined) {
+        const { status, solved_at, closed_at } = current;
+        const moved = moveTo({ status, solved_at, closed_at }, changes.status as TicketStatus, now);
+        for (const stamp of ["solved_at", "closed_at"] as const) {
+          if (moved[stamp] === current[stamp]) continue;
+          changes[stamp] = moved[stamp];
+          previous[stamp] = current[stamp];
+        }
+      }
+      // Only ids that change are checked: a ticket keeps the id of a contact deleted since, and
+      // echoing it back in a PATCH of other fields must not fail.
+      await this.assertReferences(workspaceId, changes);
+
+      const { matchedCount } = await this.collection.updateOne(
+        { _id: id, workspace_id: workspaceId, version: current.version },
+        { $set: { ...changes, version: current.version + 1, updated_at: now } as Partial<TicketDoc> },
+      );
+      // Someone else changed (or deleted) it since we read it: decide again on what is stored now,
+      // so two racing status changes cannot together make a move the machine forbids.
+      if (matchedCount === 0) return undefined;
+      const doc = { ...current, ...changes, version: current.version + 1, updated_at: now } as TicketDoc;
+      return { doc, previous };
+    });
+  }
+
+  async delete(workspaceId: string, id: string): Promise<void> {
+    await deleteInWorkspace(this.collection, "ticket", workspaceId, id);
+  }
+
+  list(workspaceId: string, base: Filter<TicketDoc>, filters: TicketFilters, limit: number) {
+    const and: Filter<TicketDoc>[] = [base];
+    if (filters.status !== undefined) and.push({ status: filters.status });
+    if (filters.priority !== undefined) and.push({ priority: filters.priority });
+    if (filters.category !== undefined) and.push({ category: filters.category });
+    if (filters.contact_id !== undefined) and.push({ contact_id: filters.contact_id });
+    // Equality on an array field matches an element; one clause a tag makes "all must match".
+    for (const tag of filters.tag ?? []) and.push({ tags: tag });
+    return newestFirst(this.collection, workspaceId, and, limit);
+  }
+
+  /**
+   * `contact_id` and `conversation_id` must name records of the workspace. A foreign id gets the
+   * same answer as an unknown one, so ids of other workspaces cannot be probed.
+   */
+  private async assertReferences(workspaceId: string, values: Record<string, unknown>): Promise<void> {
+    for (const [param, noun, target] of this.references) {
+      const id = values[param];
+      if (typeof id !== "string" || (await target.exists(workspaceId, id))) continue;
+      throw new AppError(
+        400,
+        "parameter_invalid",
+        `\`${param}\` must be the id of a ${noun} in this workspace; '${id}' is not one.`,
+        param,
+      );
+    }
+  }
+}
