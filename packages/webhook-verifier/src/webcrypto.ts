@@ -35,22 +35,37 @@ function subtle(): HmacSubtle {
 }
 
 // importKey costs about as much as signing a small body, and a receiver uses the same one or two
-// secrets for every delivery, so imported keys are kept. Bounded in case secrets are per tenant.
+// secrets for every delivery, so imported keys are kept (the resolved ones apart, so that the hot
+// path awaits nothing but the signature). Bounded in case secrets are per tenant.
 const MAX_CACHED_KEYS = 64;
-const keys = new Map<string, Promise<unknown>>();
+const pending = new Map<string, Promise<unknown>>();
+const ready = new Map<string, unknown>();
 
-function hmacKey(secret: string): Promise<unknown> {
-  let key = keys.get(secret);
-  if (key === undefined) {
-    if (keys.size >= MAX_CACHED_KEYS) keys.clear();
-    key = subtle().importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-    ]);
-    // A failed import must not be remembered.
-    key.catch(() => keys.delete(secret));
-    keys.set(secret, key);
+function hmacKey(secret: string): unknown {
+  const key = ready.get(secret);
+  if (key !== undefined) return key;
+  let promise = pending.get(secret);
+  if (promise === undefined) {
+    if (pending.size >= MAX_CACHED_KEYS) {
+      pending.clear();
+      ready.clear();
+    }
+    promise = subtle()
+      .importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+      .then(
+        (imported) => {
+          if (pending.get(secret) === promise) ready.set(secret, imported);
+          return imported;
+        },
+        (error: unknown) => {
+          // A failed import must not be remembered.
+          pending.delete(secret);
+          throw error;
+        },
+      );
+    pending.set(secret, promise);
   }
-  return key;
+  return promise;
 }
 
 /** `<t>.<body>` as one buffer, since WebCrypto signs a single BufferSource. */
@@ -63,7 +78,9 @@ function signedBytes(timestampText: string, payload: WebhookPayload): Uint8Array
 }
 
 async function hmac(secret: string, data: Uint8Array): Promise<Uint8Array> {
-  return new Uint8Array(await subtle().sign("HMAC", await hmacKey(secret), data));
+  let key = hmacKey(secret);
+  if (key instanceof Promise) key = await key;
+  return new Uint8Array(await subtle().sign("HMAC", key, data));
 }
 
 function hexToBytes(hex: string): Uint8Array {
