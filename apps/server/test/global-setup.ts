@@ -6,6 +6,8 @@ declare module "vitest" {
     baseUrl: string;
     adminToken: string;
     mongodbUri: string;
+    /** The run's database, for tests that must put documents no API creates yet. */
+    databaseName: string;
   }
 }
 
@@ -15,5 +17,6 @@ export default async function setup(project: TestProject) {
   project.provide("baseUrl", server.baseUrl);
   project.provide("adminToken", server.adminToken);
   project.provide("mongodbUri", server.mongodbUri);
+  project.provide("databaseName", server.databaseName);
   return () => server.stop();
 }

@@ -174,5 +174,9 @@ export async function retryOnConflict<T>(noun: string, attempt: () => Promise<T 
     const result = await attempt();
     if (result !== undefined) return result;
   }
-  throw new AppError(409, "concurrent_update", `The ${noun} is being changed by other requests; retry.`);
+  throw concurrentUpdate(noun);
+}
+
+export function concurrentUpdate(noun: string): AppError {
+  return new AppError(409, "concurrent_update", `The ${noun} is being changed by other requests; retry.`);
 }

@@ -2,6 +2,7 @@ import type { Collection, Db, Filter } from "mongodb";
 import { newId } from "../domain/ids.js";
 import { initialState, moveTo, type StatusState, type TicketStatus } from "../domain/ticket-status.js";
 import { AppError } from "../errors.js";
+import { RecordLocks } from "./record-locks.js";
 import {
   deleteInWorkspace,
   diffPatch,
@@ -69,11 +70,13 @@ export interface Referenced {
 
 export class Tickets {
   private readonly collection: Collection<TicketDoc>;
+  private readonly locks: RecordLocks;
   /** The fields that point at other records: the field, what it names, where that lives. */
   private readonly references: [field: TicketField, noun: string, target: Referenced][];
 
   constructor(db: Db, refs: { contacts: Referenced; conversations: Referenced }) {
     this.collection = db.collection<TicketDoc>("tickets");
+    this.locks = new RecordLocks(db);
     this.references = [
       ["contact_id", "contact", refs.contacts],
       ["conversation_id", "conversation", refs.conversations],
@@ -121,6 +124,17 @@ export class Tickets {
     id: string,
     patch: TicketInput,
   ): Promise<{ doc: TicketDoc; previous: Record<string, unknown> }> {
+    // The lock serializes PATCHes of one ticket, so each status move is decided on the status it
+    // changes (see RecordLocks for why a conditional update alone is not enough); the version
+    // check still catches a holder that overran its lock.
+    return this.locks.withLock(id, "ticket", () => this.applyPatch(workspaceId, id, patch));
+  }
+
+  private applyPatch(
+    workspaceId: string,
+    id: string,
+    patch: TicketInput,
+  ): Promise<{ doc: TicketDoc; previous: Record<string, unknown> }> {
     return retryOnConflict("ticket", async () => {
       const current = await this.get(workspaceId, id);
       const now = new Date();
@@ -146,8 +160,7 @@ export class Tickets {
         { _id: id, workspace_id: workspaceId, version: current.version },
         { $set: { ...changes, version: current.version + 1, updated_at: now } as Partial<TicketDoc> },
       );
-      // Someone else changed (or deleted) it since we read it: decide again on what is stored now,
-      // so two racing status changes cannot together make a move the machine forbids.
+      // Changed (or deleted) since we read it: decide again on what is stored now.
       if (matchedCount === 0) return undefined;
       const doc = { ...current, ...changes, version: current.version + 1, updated_at: now } as TicketDoc;
       return { doc, previous };

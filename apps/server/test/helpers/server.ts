@@ -11,6 +11,7 @@ export interface TestServer {
   baseUrl: string;
   adminToken: string;
   mongodbUri: string;
+  databaseName: string;
   stop(): Promise<void>;
 }
 
@@ -44,6 +45,7 @@ export async function startTestServer(
     baseUrl: `http://127.0.0.1:${port}`,
     adminToken,
     mongodbUri,
+    databaseName: config.databaseName,
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
