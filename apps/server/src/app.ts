@@ -1,6 +1,7 @@
 import { Router } from "@koa/router";
 import Koa from "koa";
 import type { Config } from "./config.js";
+import type { DatabaseConnection } from "./db/client.js";
 import type { Store } from "./db/store.js";
 import { AppError, errorMiddleware } from "./errors.js";
 import type { OpenApi } from "./http/openapi.js";
@@ -15,15 +16,16 @@ import { ticketRoutes } from "./routes/tickets.js";
 export interface AppDeps {
   config: Config;
   store: Store;
+  database: Pick<DatabaseConnection, "isConnected" | "ping">;
   openapi: OpenApi;
   logger: Logger;
 }
 
 /** Builds the Koa app from its dependencies; no I/O happens here (main.ts does the wiring). */
-export function createApp({ config, store, openapi, logger }: AppDeps): Koa {
+export function createApp({ config, store, database, openapi, logger }: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  const kit = createRouteKit(router, store, config, openapi);
+  const kit = createRouteKit(router, { store, database, config, openapi });
   opsRoutes(router, kit);
   adminRoutes(kit);
   contactRoutes(kit);

@@ -87,7 +87,10 @@ export function errorMiddleware(logger: Logger) {
 function toAppError(caught: unknown, ctx: Context, logger: Logger): AppError {
   if (caught instanceof AppError) return caught;
   if (isDatabaseUnavailable(caught)) {
-    logger.warn({ err: caught, requestId: ctx.state.requestId }, "database unavailable");
+    logger.warn(
+      { reason: (caught as Error).message, requestId: ctx.state.requestId },
+      "database unavailable",
+    );
     return new AppError(
       503,
       "database_unavailable",

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { createMongoClient, retryUntilReady } from "./db/client.js";
+import { DatabaseConnection } from "./db/client.js";
 import { startEmbeddedDatabase } from "./db/embedded.js";
 import { createStore, ensureIndexes } from "./db/store.js";
 import { createDemoWorkspace } from "./demo.js";
@@ -17,13 +17,13 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const embedded = config.mongodbUri ? undefined : await startEmbeddedDatabase(logger);
   const uri = config.mongodbUri ?? (embedded?.uri as string);
-  const client = createMongoClient(uri);
-  const store = createStore(client.db(config.databaseName), { idempotencyTtlMs: config.idempotencyTtlMs });
+  const database = new DatabaseConnection(uri, config.databaseName);
+  const store = createStore(database.db, { idempotencyTtlMs: config.idempotencyTtlMs });
   const openapi = loadOpenApi();
-  const app = createApp({ config, store, openapi, logger });
+  const app = createApp({ config, store, database, openapi, logger });
 
   const stopping = new AbortController();
-  const indexesReady = retryUntilReady(() => ensureIndexes(store), logger, stopping.signal);
+  const indexesReady = database.connectUntilReady(() => ensureIndexes(store), logger, stopping.signal);
   const sweeper = setInterval(
     () => store.idempotencyKeys.sweep().catch((err) => logger.warn({ err }, "idempotency sweep failed")),
     3_600_000,
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     clearTimeout(force);
-    await client.close();
+    await database.close();
     await embedded?.stop();
     logger.info("stopped");
     process.exit(0);

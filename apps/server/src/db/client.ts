@@ -1,10 +1,7 @@
 import { type Db, MongoClient } from "mongodb";
 import type { Logger } from "../logger.js";
 
-/**
- * One MongoClient for the process. The driver reconnects by itself; short server-selection
- * timeouts make an unreachable database answer 503 quickly instead of hanging requests.
- */
+/** The driver settings the server uses; the benchmark's raw-driver baseline uses them too. */
 export function createMongoClient(uri: string): MongoClient {
   return new MongoClient(uri, {
     serverSelectionTimeoutMS: 2000,
@@ -15,37 +12,69 @@ export function createMongoClient(uri: string): MongoClient {
   });
 }
 
-/** Is the database answering right now? Used by /readyz. */
-export async function ping(db: Db): Promise<boolean> {
-  try {
-    await db.command({ ping: 1 }, { timeoutMS: 1500 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * Runs `setUp` (index creation) until it succeeds, so a database that is down at start only
- * delays readiness; logs once per state change rather than once per retry.
+ * One MongoClient for the process. Short server-selection timeouts make an unreachable database
+ * answer 503 quickly instead of hanging requests.
+ *
+ * The first connection is ours to make: the driver's auto-connect closes the client for good when
+ * the database is down at start (every later operation throws "Topology is closed"), so the app
+ * is told `isConnected()` and answers 503 until `connectUntilReady` succeeds. After that, the
+ * driver reconnects by itself when the database drops and comes back.
  */
-export async function retryUntilReady(
-  setUp: () => Promise<void>,
-  logger: Logger,
-  signal: AbortSignal,
-): Promise<void> {
-  let delay = 250;
-  let warned = false;
-  while (!signal.aborted) {
+export class DatabaseConnection {
+  readonly client: MongoClient;
+  readonly db: Db;
+  private connected = false;
+
+  constructor(uri: string, databaseName: string) {
+    this.client = createMongoClient(uri);
+    this.db = this.client.db(databaseName);
+  }
+
+  isConnected(): boolean {
+    return this.connected;
+  }
+
+  /** Is the database answering right now? Used by /readyz. */
+  async ping(): Promise<boolean> {
+    if (!this.connected) return false;
     try {
-      await setUp();
-      if (warned) logger.info("database reachable again; indexes are in place");
-      return;
-    } catch (error) {
-      if (!warned) logger.warn({ err: error }, "database unreachable; API answers 503 until it returns");
-      warned = true;
-      await new Promise((done) => setTimeout(done, delay));
-      delay = Math.min(delay * 2, 5000);
+      await this.db.command({ ping: 1 }, { timeoutMS: 1500 });
+      return true;
+    } catch {
+      return false;
     }
+  }
+
+  /**
+   * Connects, then runs `setUp` (index creation), retrying with backoff until both succeed, so a
+   * database that is down at start only delays readiness. Logs once per state change.
+   */
+  async connectUntilReady(setUp: () => Promise<void>, logger: Logger, signal?: AbortSignal): Promise<void> {
+    let delay = 250;
+    let warned = false;
+    while (!signal?.aborted) {
+      try {
+        await this.client.connect();
+        this.connected = true;
+        await setUp();
+        if (warned) logger.info("database reachable; indexes are in place");
+        return;
+      } catch (error) {
+        if (!warned) {
+          logger.warn(
+            { reason: (error as Error).message },
+            "database unreachable; the API answers 503 until it is back",
+          );
+        }
+        warned = true;
+        await new Promise((done) => setTimeout(done, delay));
+        delay = Math.min(delay * 2, 5000);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
   }
 }

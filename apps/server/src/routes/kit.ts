@@ -1,7 +1,9 @@
 import type { Router } from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { Config } from "../config.js";
+import type { DatabaseConnection } from "../db/client.js";
 import type { Store } from "../db/store.js";
+import { DatabaseUnavailableError } from "../errors.js";
 import { apiKeyOf, requireAdmin, requireApiKey } from "../http/auth.js";
 import { idempotency } from "../http/idempotency.js";
 import type { OpenApi } from "../http/openapi.js";
@@ -11,6 +13,7 @@ import { rateLimit } from "../http/rate-limit.js";
 /** What a route module needs: the store, and a way to mount an operation of the spec. */
 export interface RouteKit {
   store: Store;
+  database: Pick<DatabaseConnection, "isConnected" | "ping">;
   config: Config;
   openapi: OpenApi;
   /** Mounts a spec operation with its whole chain: auth → rate limit → parse → idempotency. */
@@ -20,12 +23,25 @@ export interface RouteKit {
 /** The workspace of the authenticated API key. */
 export const workspaceOf = (ctx: Context): string => apiKeyOf(ctx).workspace_id;
 
-export function createRouteKit(router: Router, store: Store, config: Config, openapi: OpenApi): RouteKit {
+/** 503 before touching a database that was never reached (see DatabaseConnection). */
+function requireDatabase(database: RouteKit["database"]): Middleware {
+  return async (_ctx, next) => {
+    if (!database.isConnected()) throw new DatabaseUnavailableError("not connected yet");
+    await next();
+  };
+}
+
+export function createRouteKit(
+  router: Router,
+  { store, database, config, openapi }: Omit<RouteKit, "op">,
+): RouteKit {
+  const databaseGate = requireDatabase(database);
   const limiter = rateLimit(config.rateLimitPerSecond, config.rateLimitBurst);
   const admin = requireAdmin(config.adminToken);
   const adminWorkspace = (ctx: Context) => `admin:${(ctx.params as Record<string, string>).id ?? ""}`;
   return {
     store,
+    database,
     config,
     openapi,
     op(operationId, handler) {
@@ -33,6 +49,7 @@ export function createRouteKit(router: Router, store: Store, config: Config, ope
       if (!operation) throw new Error(`operation ${operationId} is not in the spec`);
       const isAdmin = operation.path.startsWith("/admin/");
       const chain: Middleware[] = [];
+      if (isAdmin || operation.authenticated) chain.push(databaseGate);
       if (isAdmin) chain.push(admin);
       else if (operation.authenticated) chain.push(requireApiKey(store.apiKeys, operation.scope), limiter);
       chain.push(parseRequest(operation, config.bodyLimitBytes));

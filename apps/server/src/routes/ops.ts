@@ -1,5 +1,4 @@
 import type { Router } from "@koa/router";
-import { ping } from "../db/client.js";
 import type { RouteKit } from "./kit.js";
 
 /**
@@ -7,12 +6,12 @@ import type { RouteKit } from "./kit.js";
  * answers; load balancers route on /readyz. The two spec documents are served from the same file
  * the server validates with.
  */
-export function opsRoutes(router: Router, { op, store, openapi }: RouteKit): void {
+export function opsRoutes(router: Router, { op, database, openapi }: RouteKit): void {
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
   });
   router.get("/readyz", async (ctx) => {
-    const ready = await ping(store.db);
+    const ready = await database.ping();
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? "ready" : "database_unavailable" };
   });

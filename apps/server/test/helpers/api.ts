@@ -13,6 +13,8 @@ export interface ApiResponse<T = any> {
 }
 
 export interface RequestOptions {
+  /** Another server than the run's shared one (e.g. one with a tight rate limit). */
+  baseUrl?: string;
   key?: string;
   body?: unknown;
   /** A body sent as is (broken JSON, wrong type…). */
@@ -40,7 +42,7 @@ export async function request<T = any>(
   path: string,
   options: RequestOptions = {},
 ): Promise<ApiResponse<T>> {
-  const url = new URL(path, inject("baseUrl"));
+  const url = new URL(path, options.baseUrl ?? inject("baseUrl"));
   for (const [name, value] of Object.entries(options.query ?? {})) {
     for (const item of Array.isArray(value) ? value : [value]) url.searchParams.append(name, String(item));
   }
@@ -93,25 +95,28 @@ export const api = {
 export const ALL_SCOPES = [...SCOPES];
 
 /** The admin API, with the run's ADMIN_TOKEN. */
-export function admin(method: string, path: string, body?: unknown) {
-  return request(method, path, { body, headers: { Authorization: `Bearer ${inject("adminToken")}` } });
+export function admin(method: string, path: string, body?: unknown, baseUrl?: string) {
+  return request(method, path, {
+    baseUrl,
+    body,
+    headers: { Authorization: `Bearer ${inject("adminToken")}` },
+  });
 }
 
 /** A fresh workspace and a key with the given scopes: each test file gets its own world. */
 export async function newWorkspace(
   scopes: string[] = ALL_SCOPES,
+  baseUrl?: string,
 ): Promise<{ workspaceId: string; key: string }> {
-  const workspace = await admin("POST", "/admin/v1/workspaces", { name: "test workspace" });
+  const workspace = await admin("POST", "/admin/v1/workspaces", { name: "test workspace" }, baseUrl);
   if (workspace.status !== 201) throw new Error(`workspace create failed: ${JSON.stringify(workspace.body)}`);
-  const key = await newKey(workspace.body.id, scopes);
+  const key = await newKey(workspace.body.id, scopes, baseUrl);
   return { workspaceId: workspace.body.id, key };
 }
 
-export async function newKey(workspaceId: string, scopes: string[]): Promise<string> {
-  const response = await admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, {
-    name: "test key",
-    scopes,
-  });
+export async function newKey(workspaceId: string, scopes: string[], baseUrl?: string): Promise<string> {
+  const body = { name: "test key", scopes };
+  const response = await admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, body, baseUrl);
   if (response.status !== 201) throw new Error(`key create failed: ${JSON.stringify(response.body)}`);
   return response.body.key;
 }

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { createApp } from "../../src/app.js";
 import { type Config, loadConfig } from "../../src/config.js";
-import { createMongoClient } from "../../src/db/client.js";
+import { DatabaseConnection } from "../../src/db/client.js";
 import { startEmbeddedDatabase } from "../../src/db/embedded.js";
 import { createStore, ensureIndexes } from "../../src/db/store.js";
 import { loadOpenApi } from "../../src/http/openapi.js";
@@ -34,10 +34,10 @@ export async function startTestServer(
     databaseName: options.databaseName ?? `deskline_test_${process.pid}`,
     ...options.config,
   };
-  const client = createMongoClient(mongodbUri);
-  const store = createStore(client.db(config.databaseName), { idempotencyTtlMs: config.idempotencyTtlMs });
-  await ensureIndexes(store);
-  const app = createApp({ config, store, openapi: loadOpenApi(), logger });
+  const database = new DatabaseConnection(mongodbUri, config.databaseName);
+  const store = createStore(database.db, { idempotencyTtlMs: config.idempotencyTtlMs });
+  await database.connectUntilReady(() => ensureIndexes(store), logger);
+  const app = createApp({ config, store, database, openapi: loadOpenApi(), logger });
   const server = app.listen(0, "127.0.0.1");
   await new Promise<void>((done) => server.once("listening", done));
   const { port } = server.address() as AddressInfo;
@@ -49,7 +49,7 @@ export async function startTestServer(
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
-      await client.close();
+      await database.close();
       await embedded?.stop();
     },
   };

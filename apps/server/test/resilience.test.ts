@@ -1,0 +1,143 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { startFerretDb } from "../src/db/embedded.js";
+import { createLogger } from "../src/logger.js";
+import { api, newWorkspace } from "./helpers/api.js";
+import { startTestServer } from "./helpers/server.js";
+
+// These tests stop and restart a database, so they use FerretDB processes of their own, never
+// the run's shared database.
+const logger = createLogger("silent");
+const cleanups: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+});
+
+async function eventually<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await probe();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}
+
+describe("a database that goes away and comes back", () => {
+  it("answers 503 while it is gone and recovers with the data intact", async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), "deskline-resilience-"));
+    cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
+    let database = await startFerretDb(logger, { stateDir });
+    cleanups.push(() => database.stop());
+    const server = await startTestServer({ mongodbUri: database.uri });
+    cleanups.push(() => server.stop());
+    const { baseUrl } = server;
+
+    const { key } = await newWorkspace(undefined, baseUrl);
+    const created = await api.post("/open/v1/contacts", { key, baseUrl, body: { name: "Survivor" } });
+    expect(created.status).toBe(201);
+
+    await database.stop();
+    const ready = await api.get("/readyz", { baseUrl });
+    expect(ready.status).toBe(503);
+    const during = await api.get(`/open/v1/contacts/${created.body.id}`, { key, baseUrl });
+    expect(during.status).toBe(503);
+    expect(during.body.error).toMatchObject({ type: "api_error", code: "database_unavailable" });
+    expect(during.headers.get("retry-after")).toBe("5");
+    expect(JSON.stringify(during.body)).not.toMatch(/Mongo|ECONNREFUSED|stack/i);
+    const write = await api.post("/open/v1/contacts", { key, baseUrl, body: { name: "Lost?" } });
+    expect(write.status).toBe(503);
+
+    database = await startFerretDb(logger, { stateDir, port: database.port });
+    await eventually(
+      () => api.get("/readyz", { baseUrl }),
+      (r) => r.status === 200,
+      "readiness after restart",
+    );
+    const after = await api.get(`/open/v1/contacts/${created.body.id}`, { key, baseUrl });
+    expect(after.status).toBe(200);
+    expect(after.body.name).toBe("Survivor");
+    const list = await api.get("/open/v1/contacts", { key, baseUrl });
+    expect(list.body.data.map((c: { name: string }) => c.name)).toEqual(["Survivor"]);
+  });
+});
+
+function startMain(env: Record<string, string>): {
+  child: ChildProcess;
+  baseUrl: Promise<string>;
+  output: () => string;
+} {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: join(import.meta.dirname, ".."),
+    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const baseUrl = new Promise<string>((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /"baseUrl":"([^"]+)"/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once("exit", (code) => reject(new Error(`main exited early with ${code}: ${output}`)));
+  });
+  cleanups.push(async () => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  });
+  return { child, baseUrl, output: () => output };
+}
+
+describe("the server process (main.ts)", () => {
+  it("starts while the database is down, serves 503, becomes ready when it appears, and stops on SIGTERM", async () => {
+    const stateDir = await mkdtemp(join(tmpdir(), "deskline-main-"));
+    cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
+    // Reserve a port by starting FerretDB once, then stop it so nothing listens there.
+    const probe = await startFerretDb(logger, { stateDir });
+    const port = probe.port;
+    await probe.stop();
+
+    const main = startMain({ MONGODB_URI: `mongodb://127.0.0.1:${port}/`, ADMIN_TOKEN: "main-admin" });
+    const baseUrl = await main.baseUrl;
+    expect((await api.get("/healthz", { baseUrl })).status).toBe(200);
+    expect((await api.get("/readyz", { baseUrl })).status).toBe(503);
+    const refused = await api.get("/open/v1/contacts", { baseUrl, key: "dk_whatever" });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe("database_unavailable");
+
+    // Only once the server has given up a first connection attempt does the database appear.
+    await eventually(
+      async () => main.output(),
+      (output) => output.includes("database unreachable"),
+      "the first connection attempt to fail",
+    );
+    const database = await startFerretDb(logger, { stateDir, port });
+    cleanups.push(() => database.stop());
+    await eventually(
+      () => api.get("/readyz", { baseUrl }),
+      (r) => r.status === 200,
+      "readiness once the database exists",
+    );
+    const workspace = await api.post("/admin/v1/workspaces", {
+      baseUrl,
+      body: { name: "late" },
+      headers: { Authorization: "Bearer main-admin" },
+    });
+    expect(workspace.status).toBe(201);
+
+    const exited = new Promise<number | null>((done) => main.child.once("exit", (code) => done(code)));
+    main.child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(main.output()).toContain('"msg":"stopped"');
+    expect(main.output()).not.toMatch(/unhandled|UnhandledPromiseRejection/i);
+  });
+});
