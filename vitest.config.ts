@@ -5,5 +5,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: ["packages/*/vitest.config.ts", "apps/*/vitest.config.ts"],
+    // The JSON report lets .ci/run print one plain "N passed, N failed" line.
+    reporters: ["default", "json"],
+    outputFile: { json: ".tmp/vitest-report.json" },
   },
 });
