@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -98,7 +99,7 @@ function startMain(env: Record<string, string>): {
 }
 
 describe("the server process (main.ts)", () => {
-  it("starts while the database is down, serves 503, becomes ready when it appears, and stops on SIGTERM", async () => {
+  it("starts while the database is down, serves 503, becomes ready when it appears, and on SIGTERM finishes in-flight requests and exits 0", async () => {
     const stateDir = await mkdtemp(join(tmpdir(), "deskline-main-"));
     cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
     // Reserve a port by starting FerretDB once, then stop it so nothing listens there.
@@ -134,9 +135,36 @@ describe("the server process (main.ts)", () => {
     });
     expect(workspace.status).toBe(201);
 
+    // A request in flight when SIGTERM arrives: its body is half sent. It must still be answered.
+    const body = JSON.stringify({ name: "Graceful" });
+    const inFlight = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpRequest(`${baseUrl}/admin/v1/workspaces`, {
+        method: "POST",
+        headers: {
+          Authorization: "Bearer main-admin",
+          "Content-Type": "application/json",
+          "Content-Length": Buffer.byteLength(body),
+        },
+      });
+      req.on("response", (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on("error", reject);
+      req.write(body.slice(0, 5));
+      setTimeout(() => req.end(body.slice(5)), 500);
+    });
     const exited = new Promise<number | null>((done) => main.child.once("exit", (code) => done(code)));
+    await new Promise((done) => setTimeout(done, 100));
     main.child.kill("SIGTERM");
+    const answered = await inFlight;
+    expect(answered.status).toBe(201);
+    expect(JSON.parse(answered.text)).toMatchObject({ object: "workspace", name: "Graceful" });
     expect(await exited).toBe(0);
+    expect(main.output()).toContain("shutting down");
     expect(main.output()).toContain('"msg":"stopped"');
     expect(main.output()).not.toMatch(/unhandled|UnhandledPromiseRejection/i);
   });
