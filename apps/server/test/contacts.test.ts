@@ -61,6 +61,24 @@ describe("create, get, update, delete", () => {
     });
   });
 
+  it("a null inside custom_fields on create means not set", async () => {
+    const { status, body } = await create({ name: "Nulls", custom_fields: { kept: 1, dropped: null } });
+    expect(status).toBe(201);
+    expect(body.custom_fields).toEqual({ kept: 1 });
+  });
+
+  it("concurrent PATCHes of one contact all apply; none overwrites another", async () => {
+    const { body: contact } = await create({ name: "Busy" });
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        api.patch(`/open/v1/contacts/${contact.id}`, { key, body: { custom_fields: { [`k${i}`]: i } } }),
+      ),
+    );
+    for (const result of results) expect(result.status).toBe(200);
+    const fetched = await api.get(`/open/v1/contacts/${contact.id}`, { key });
+    expect(fetched.body.custom_fields).toEqual({ k0: 0, k1: 1, k2: 2, k3: 3, k4: 4, k5: 5, k6: 6, k7: 7 });
+  });
+
   it("removes duplicate tags but keeps their order", async () => {
     const { body } = await create({ name: "Tags", tags: ["b", "a", "b"] });
     expect(body.tags).toEqual(["b", "a"]);

@@ -1,5 +1,6 @@
 import type { Collection, Db, Filter } from "mongodb";
 import { newId } from "../domain/ids.js";
+import { RecordLocks } from "./record-locks.js";
 import {
   deleteInWorkspace,
   diffPatch,
@@ -115,8 +116,11 @@ export class Contacts {
   private readonly collection: Collection<ContactDoc>;
   private readonly claims: UniqueClaims;
 
+  private readonly locks: RecordLocks;
+
   constructor(db: Db) {
     this.collection = db.collection<ContactDoc>("contacts");
+    this.locks = new RecordLocks(db);
     this.claims = new UniqueClaims(db.collection("contact_unique_keys"), "contact", (id) =>
       this.collection.countDocuments({ _id: id }, { limit: 1 }).then((n) => n > 0),
     );
@@ -140,6 +144,8 @@ export class Contacts {
       workspace_id: workspaceId,
       ...normalizeInput(RULES, input),
     } as ContactDoc;
+    // On create, as in a PATCH, a null inside custom_fields means "not set".
+    doc.custom_fields = merge({}, doc.custom_fields) as ContactDoc["custom_fields"];
     doc.email_lc = doc.email ? doc.email.toLowerCase() : null;
     doc.version = 1;
     doc.created_at = now;
@@ -170,7 +176,17 @@ export class Contacts {
    * replaced. Returns the contact and the old values of what changed (empty: nothing changed,
    * nothing was written).
    */
-  async update(
+  update(
+    workspaceId: string,
+    id: string,
+    patch: ContactInput,
+  ): Promise<{ doc: ContactDoc; previous: Partial<Record<ContactField, unknown>> }> {
+    // Serialized per contact: on FerretDB two racing conditional updates can both match, and the
+    // second would silently overwrite the first (see db/record-locks.ts).
+    return this.locks.withLock(id, "contact", () => this.applyPatch(workspaceId, id, patch));
+  }
+
+  private async applyPatch(
     workspaceId: string,
     id: string,
     patch: ContactInput,

@@ -84,6 +84,5 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
       throw error;
     }
     await keys.complete(id, { status: ctx.status, body: ctx.body });
-    ctx.set("Idempotent-Replayed", "false");
   };
 }
