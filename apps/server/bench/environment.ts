@@ -1,0 +1,119 @@
+import { randomBytes } from "node:crypto";
+import type { Db, MongoClient } from "mongodb";
+import { SCOPES } from "../src/db/api-keys.js";
+import { createMongoClient } from "../src/db/client.js";
+import { startEmbeddedDatabase } from "../src/db/embedded.js";
+import { createLogger } from "../src/logger.js";
+import { startTestServer } from "../test/helpers/server.js";
+
+/** What a scenario's seed, bodies and baseline get to work with. */
+export interface BenchContext {
+  /** `http://127.0.0.1:<port>`; the benchmark targets nothing else. */
+  baseUrl: string;
+  /** A key of `workspaceId` with every scope. */
+  apiKey: string;
+  workspaceId: string;
+  /**
+   * The server's database through a client built like the server's (same pool size), so the
+   * baseline measures the driver, not a differently tuned client.
+   */
+  db: Db;
+  /** Differs per run: generated emails stay unique even on a reused MONGODB_URI deployment. */
+  runId: string;
+  /** One API request with the bench key; throws, naming the answer, unless it is 2xx. */
+  api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+/** MONGODB_URI, or the embedded database (mongod, else FerretDB) started for this run. */
+export async function startBenchDatabase(): Promise<{ uri: string; stop(): Promise<void> }> {
+  const external = process.env.MONGODB_URI?.trim();
+  if (external) return { uri: external, stop: async () => {} };
+  return startEmbeddedDatabase(createLogger("warn"));
+}
+
+export const newRunId = () => `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
+
+/**
+ * A server for one scenario, exactly as the tests run it (test/helpers/server.ts: a real HTTP
+ * server on 127.0.0.1, logger "warn", rate limiting off) on a database of its own, with a
+ * workspace and a key made through the admin API. A fresh database per scenario keeps its
+ * numbers independent of the scenarios before it (on FerretDB, a query that is not by `_id`
+ * alone scans its whole collection, so what others inserted would slow it down). `stop()` drops
+ * the database, so a MONGODB_URI deployment keeps nothing.
+ */
+export async function startScenarioServer(
+  mongodbUri: string,
+  databaseName: string,
+  runId: string,
+): Promise<{ context: BenchContext; stop(): Promise<void> }> {
+  const server = await startTestServer({ mongodbUri, databaseName });
+  let client: MongoClient | undefined;
+  const stop = async () => {
+    try {
+      await client?.db(databaseName).dropDatabase();
+    } finally {
+      await client?.close();
+      await server.stop();
+    }
+  };
+  try {
+    const call = (token: string) => async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(new URL(path, server.baseUrl), {
+        method,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
+      return JSON.parse(text);
+    };
+    const admin = call(server.adminToken);
+    const workspace = await admin("POST", "/admin/v1/workspaces", { name: "Benchmark" });
+    const { key } = await admin("POST", `/admin/v1/workspaces/${workspace.id}/api-keys`, {
+      name: "bench",
+      scopes: [...SCOPES],
+    });
+    client = createMongoClient(mongodbUri);
+    const context: BenchContext = {
+      baseUrl: server.baseUrl,
+      apiKey: key,
+      workspaceId: workspace.id,
+      db: client.db(databaseName),
+      runId,
+      api: call(key),
+    };
+    return { context, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Creates `count` records through the API, `concurrency` at a time (a scenario's seed). On a
+ * failure it lets the requests in flight finish before throwing, so none outlives the server.
+ */
+export async function seedMany(
+  context: BenchContext,
+  count: number,
+  path: string,
+  bodyOf: (n: number) => unknown,
+  concurrency = 16,
+): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (next < count && !failure) {
+      try {
+        await context.api("POST", path, bodyOf(next++));
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  if (failure) throw failure.error;
+}

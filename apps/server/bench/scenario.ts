@@ -1,0 +1,35 @@
+import type { BenchContext } from "./environment.js";
+
+/**
+ * One API operation to measure, and the raw driver operation it is compared with. The runner
+ * measures each scenario at every connection count, API first then the driver, on the same
+ * database; adding a scenario is adding one of these to an array (see scenarios.ts).
+ */
+export interface Scenario {
+  /** Shown in the report; BENCH_SCENARIOS selects scenarios by it. */
+  name: string;
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** Path and query string, e.g. `/open/v1/contacts?limit=10`. */
+  path: string;
+  /** One JSON body sent with every request. */
+  body?: unknown;
+  /**
+   * A JSON body per request (autocannon's `setupRequest`): `n` never repeats within a run, so
+   * values that must be unique (emails, external ids) do not collide.
+   */
+  bodyOf?: (n: number, context: BenchContext) => unknown;
+  /** Runs once before the scenario is measured, e.g. to create the records a list reads. */
+  seed?: (context: BenchContext) => Promise<void>;
+  baseline: Baseline;
+}
+
+/** The driver operation closest to what the API call does for its client. */
+export interface Baseline {
+  /** For the report, e.g. `insertOne` or `find().sort().limit(11)`. */
+  label: string;
+  /**
+   * Runs once after `seed` and returns the operation, which gets an `n` that never repeats
+   * within a run.
+   */
+  prepare(context: BenchContext): Promise<(n: number) => Promise<unknown>>;
+}
