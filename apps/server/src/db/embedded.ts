@@ -39,7 +39,7 @@ export async function startEmbeddedDatabase(logger: Logger): Promise<EmbeddedDat
       );
       return db;
     } catch (error) {
-      reason = `mongodb-memory-server could not start mongod: ${firstLine(error)}`;
+      reason = `mongodb-memory-server could not start mongod: ${oneLine(error)}`;
     }
   }
   const db = await startFerretDb(logger);
@@ -50,7 +50,16 @@ export async function startEmbeddedDatabase(logger: Logger): Promise<EmbeddedDat
 async function startMongoMemoryServer(): Promise<EmbeddedDatabase> {
   // Imported lazily: deployments with MONGODB_URI never load it.
   const { MongoMemoryServer } = await import("mongodb-memory-server-core");
-  const server = await MongoMemoryServer.create();
+  // On failure the library prints the whole download error with its stack to the console; our
+  // one log line already says why, so its console output is held back while it starts.
+  const warn = console.warn;
+  console.warn = () => {};
+  let server: InstanceType<typeof MongoMemoryServer>;
+  try {
+    server = await MongoMemoryServer.create();
+  } finally {
+    console.warn = warn;
+  }
   return {
     uri: server.getUri(),
     kind: "mongodb-memory-server",
@@ -162,6 +171,9 @@ function freePort(): Promise<number> {
   });
 }
 
-function firstLine(error: unknown): string {
-  return String(error instanceof Error ? error.message : error).split("\n")[0] ?? "unknown error";
+/** An error as one short line: download errors span several lines with their details last. */
+function oneLine(error: unknown): string {
+  return String(error instanceof Error ? error.message : error)
+    .replace(/\s+/g, " ")
+    .slice(0, 300);
 }
