@@ -13,12 +13,17 @@ export const SCOPES = [
 ] as const;
 
 export interface ApiKeyDoc {
+  /**
+   * SHA-256 of the plaintext key, hex. It is the `_id` because authentication looks keys up by it
+   * on every request, and FerretDB finds a document by `_id` without scanning the collection.
+   * The plaintext is shown once and never stored.
+   */
   _id: string;
+  /** The public id (`key_…`), used by the admin API. */
+  id: string;
   workspace_id: string;
   name: string;
   scopes: string[];
-  /** SHA-256 of the plaintext key, hex; the plaintext is shown once and never stored. */
-  hash: string;
   key_prefix: string;
   created_at: Date;
   last_used_at: Date | null;
@@ -27,7 +32,7 @@ export interface ApiKeyDoc {
 
 export function toApiKey(doc: ApiKeyDoc) {
   return {
-    id: doc._id,
+    id: doc.id,
     object: "api_key" as const,
     workspace_id: doc.workspace_id,
     name: doc.name,
@@ -52,8 +57,8 @@ export class ApiKeys {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ hash: 1 }, { unique: true, name: "hash_unique" });
-    await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
+    await this.collection.createIndex({ id: 1 }, { unique: true, name: "public_id_unique" });
+    await this.collection.createIndex({ workspace_id: 1, id: -1 }, { name: "workspace_newest" });
   }
 
   /** Issues a key: `dk_` + 32 random bytes (base64url). Returns the plaintext once. */
@@ -64,11 +69,11 @@ export class ApiKeys {
   ): Promise<{ doc: ApiKeyDoc; key: string }> {
     const key = `dk_${randomBytes(32).toString("base64url")}`;
     const doc: ApiKeyDoc = {
-      _id: newId("key"),
+      _id: hashKey(key),
+      id: newId("key"),
       workspace_id: workspaceId,
       name,
       scopes: [...new Set(scopes)],
-      hash: hashKey(key),
       key_prefix: key.slice(3, 11),
       created_at: new Date(),
       last_used_at: null,
@@ -80,7 +85,7 @@ export class ApiKeys {
 
   /** The live (not revoked) key with this plaintext, if any. */
   async authenticate(key: string): Promise<ApiKeyDoc | null> {
-    const doc = await this.collection.findOne({ hash: hashKey(key) });
+    const doc = await this.collection.findOne({ _id: hashKey(key) });
     if (!doc || doc.revoked_at) return null;
     const now = new Date();
     if (!doc.last_used_at || now.getTime() - doc.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -91,12 +96,16 @@ export class ApiKeys {
   }
 
   async list(workspaceId: string): Promise<ApiKeyDoc[]> {
-    return this.collection.find({ workspace_id: workspaceId }).sort({ _id: -1 }).limit(1000).toArray();
+    return this.collection.find({ workspace_id: workspaceId }).sort({ id: -1 }).limit(1000).toArray();
   }
 
   /** Revokes at once; revoking again keeps the first revocation time. */
   async revoke(id: string): Promise<ApiKeyDoc | null> {
-    await this.collection.updateOne({ _id: id, revoked_at: null }, { $set: { revoked_at: new Date() } });
-    return this.collection.findOne({ _id: id });
+    // Admin-only and rare, so a lookup by the public id (a scan on FerretDB) is fine here.
+    const doc = await this.collection.findOne({ id });
+    if (!doc || doc.revoked_at) return doc;
+    const revokedAt = new Date();
+    await this.collection.updateOne({ _id: doc._id }, { $set: { revoked_at: revokedAt } });
+    return { ...doc, revoked_at: revokedAt };
   }
 }

@@ -5,7 +5,8 @@ import type { Logger } from "../logger.js";
 export function createMongoClient(uri: string): MongoClient {
   return new MongoClient(uri, {
     serverSelectionTimeoutMS: 2000,
-    connectTimeoutMS: 2000,
+    // Opening a connection to a busy database can take a while; a down one refuses at once.
+    connectTimeoutMS: 10_000,
     socketTimeoutMS: 30_000,
     maxPoolSize: 50,
     appName: "deskline-server",

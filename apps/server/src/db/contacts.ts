@@ -12,8 +12,8 @@ import {
   normalizeField,
   normalizeInput,
   type RecordDoc,
-  retryOnConflict,
   toResource,
+  updateById,
 } from "./records.js";
 import { UniqueClaims, type UniqueKey } from "./unique-claims.js";
 
@@ -122,7 +122,7 @@ export class Contacts {
     this.collection = db.collection<ContactDoc>("contacts");
     this.locks = new RecordLocks(db);
     this.claims = new UniqueClaims(db.collection("contact_unique_keys"), "contact", (id) =>
-      this.collection.countDocuments({ _id: id }, { limit: 1 }).then((n) => n > 0),
+      this.collection.findOne({ _id: id }, { projection: { _id: 1 } }).then((doc) => doc !== null),
     );
   }
 
@@ -147,7 +147,6 @@ export class Contacts {
     // On create, as in a PATCH, a null inside custom_fields means "not set".
     doc.custom_fields = merge({}, doc.custom_fields) as ContactDoc["custom_fields"];
     doc.email_lc = doc.email ? doc.email.toLowerCase() : null;
-    doc.version = 1;
     doc.created_at = now;
     doc.updated_at = now;
 
@@ -191,54 +190,38 @@ export class Contacts {
     id: string,
     patch: ContactInput,
   ): Promise<{ doc: ContactDoc; previous: Partial<Record<ContactField, unknown>> }> {
-    // Keys this call inserted; on a lost race they may belong to nobody, so they are reconciled
-    // against the version that ends up stored rather than released blindly.
-    const claimed: UniqueKey[] = [];
-    const releaseUnheld = (held: UniqueKey[]) =>
-      this.claims.release(
-        claimed.filter((k) => !held.some((h) => h.key === k.key)),
-        id,
-      );
-    return retryOnConflict("contact", async () => {
-      const current = await this.get(workspaceId, id);
-      const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
-        MERGED.has(field)
-          ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})
-          : normalizeField(RULES, field, sent),
-      );
-      const { changes, previous } = diff;
-      const before = uniqueKeysOf(workspaceId, current);
-      if (!hasChanges(diff)) {
-        await releaseUnheld(before);
-        return { doc: current, previous };
-      }
+    const current = await this.get(workspaceId, id);
+    const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
+      MERGED.has(field)
+        ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})
+        : normalizeField(RULES, field, sent),
+    );
+    const { changes, previous } = diff;
+    if (!hasChanges(diff)) return { doc: current, previous };
 
-      const next = { ...current, ...changes } as ContactDoc;
-      next.email_lc = next.email ? next.email.toLowerCase() : null;
-      next.version = current.version + 1;
-      next.updated_at = new Date();
+    const next = { ...current, ...changes } as ContactDoc;
+    next.email_lc = next.email ? next.email.toLowerCase() : null;
+    next.updated_at = new Date();
 
-      const after = uniqueKeysOf(workspaceId, next);
-      const added = after.filter((k) => !before.some((b) => b.key === k.key));
-      const removed = before.filter((k) => !after.some((a) => a.key === k.key));
-      claimed.push(...(await this.claims.claim(added, id)));
-      const { matchedCount } = await this.collection.updateOne(
-        { _id: id, workspace_id: workspaceId, version: current.version },
-        {
-          $set: {
-            ...changes,
-            email_lc: next.email_lc,
-            version: next.version,
-            updated_at: next.updated_at,
-          } as Partial<ContactDoc>,
-        },
-      );
-      // Someone else changed (or deleted) it since we read it: read again and re-apply.
-      if (matchedCount === 0) return undefined;
-      await this.claims.release(removed, id);
-      await releaseUnheld(after);
-      return { doc: next, previous };
-    });
+    const before = uniqueKeysOf(workspaceId, current);
+    const after = uniqueKeysOf(workspaceId, next);
+    const added = after.filter((k) => !before.some((b) => b.key === k.key));
+    const removed = before.filter((k) => !after.some((a) => a.key === k.key));
+    // New values are claimed before the write and old ones released after it, so at no moment
+    // does the contact hold a value nobody has claimed.
+    const claimed = await this.claims.claim(added, id);
+    try {
+      await updateById(this.collection, "contact", id, {
+        ...changes,
+        email_lc: next.email_lc,
+        updated_at: next.updated_at,
+      } as Partial<ContactDoc>);
+    } catch (error) {
+      await this.claims.release(claimed, id);
+      throw error;
+    }
+    await this.claims.release(removed, id);
+    return { doc: next, previous };
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {

@@ -79,7 +79,9 @@ export class IdempotencyKeys {
 
   /** Forgets a key whose request failed on our side, so the client can retry it. */
   async release(id: string): Promise<void> {
-    await this.collection.deleteOne({ _id: id, state: "in_flight" });
+    // By `_id` alone (FerretDB scans for compound filters); only the request that claimed the key
+    // releases it, and only while it is in flight.
+    await this.collection.deleteOne({ _id: id });
   }
 
   async sweep(now = new Date()): Promise<number> {

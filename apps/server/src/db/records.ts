@@ -12,8 +12,6 @@ import { AppError } from "../errors.js";
 export interface RecordDoc {
   _id: string;
   workspace_id: string;
-  /** Optimistic-concurrency version: a PATCH applies only to the version it read. */
-  version: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -113,6 +111,11 @@ export function notFound(noun: string, id: string): AppError {
   return new AppError(404, "resource_missing", `No such ${noun}: '${id}'.`, "id");
 }
 
+// Single-record queries filter on `_id` alone and check the workspace in code: FerretDB's SQLite
+// backend looks up `{_id}` by key but scans the whole collection for any other filter, even
+// `{_id, workspace_id}` (about 100 ms at 3,000 documents). Ids are globally unique, so this is
+// exactly as safe on MongoDB, where it costs nothing.
+
 /** One record of the workspace; another workspace's id is exactly as missing as an unknown one. */
 export async function findInWorkspace<T extends RecordDoc>(
   collection: Collection<T>,
@@ -120,9 +123,9 @@ export async function findInWorkspace<T extends RecordDoc>(
   workspaceId: string,
   id: string,
 ): Promise<T> {
-  const doc = await collection.findOne({ _id: id, workspace_id: workspaceId } as Filter<T>);
-  if (!doc) throw notFound(noun, id);
-  return doc as T;
+  const doc = (await collection.findOne({ _id: id } as Filter<T>)) as T | null;
+  if (!doc || doc.workspace_id !== workspaceId) throw notFound(noun, id);
+  return doc;
 }
 
 export async function existsInWorkspace<T extends { _id: string; workspace_id: string }>(
@@ -130,9 +133,22 @@ export async function existsInWorkspace<T extends { _id: string; workspace_id: s
   workspaceId: string,
   id: string,
 ): Promise<boolean> {
-  return (
-    (await collection.countDocuments({ _id: id, workspace_id: workspaceId } as Filter<T>, { limit: 1 })) > 0
-  );
+  const doc = await collection.findOne({ _id: id } as Filter<T>, { projection: { workspace_id: 1 } });
+  return doc?.workspace_id === workspaceId;
+}
+
+/**
+ * Writes a PATCH's changes to a record found with `findInWorkspace`. Callers hold the record's
+ * lock (db/record-locks.ts), so no other PATCH interleaves between their read and this write.
+ */
+export async function updateById<T extends RecordDoc>(
+  collection: Collection<T>,
+  noun: string,
+  id: string,
+  set: Partial<T>,
+): Promise<void> {
+  const { matchedCount } = await collection.updateOne({ _id: id } as Filter<T>, { $set: set } as never);
+  if (matchedCount === 0) throw notFound(noun, id); // deleted since it was read
 }
 
 /** A list query: newest first (ids sort by creation time), one more than asked for `has_more`. */
@@ -156,27 +172,13 @@ export async function deleteInWorkspace<T extends RecordDoc>(
   workspaceId: string,
   id: string,
 ): Promise<T> {
-  const doc = await collection.findOneAndDelete({ _id: id, workspace_id: workspaceId } as Filter<T>);
-  if (!doc) throw notFound(noun, id);
-  return doc as T;
+  const doc = await findInWorkspace(collection, noun, workspaceId, id);
+  const { deletedCount } = await collection.deleteOne({ _id: id } as Filter<T>);
+  if (deletedCount === 0) throw notFound(noun, id); // a concurrent delete won
+  return doc;
 }
 
-const MAX_ATTEMPTS = 5;
-
-/**
- * Optimistic concurrency without transactions (DESIGN.md §2): `attempt` reads, decides and writes
- * only if the version it read is still stored, answering `undefined` when it lost that race; it
- * then runs again on fresh data. Rules that depend on the current state (the ticket status
- * machine, unique claims) are thereby checked against the state they change.
- */
-export async function retryOnConflict<T>(noun: string, attempt: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < MAX_ATTEMPTS; i++) {
-    const result = await attempt();
-    if (result !== undefined) return result;
-  }
-  throw concurrentUpdate(noun);
-}
-
+/** A record stayed locked by other requests for too long (db/record-locks.ts). */
 export function concurrentUpdate(noun: string): AppError {
   return new AppError(409, "concurrent_update", `The ${noun} is being changed by other requests; retry.`);
 }

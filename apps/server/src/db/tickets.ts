@@ -12,8 +12,8 @@ import {
   newestFirst,
   normalizeInput,
   type RecordDoc,
-  retryOnConflict,
   toResource,
+  updateById,
 } from "./records.js";
 
 /** The ticket fields a client sets (seed §2.2), in response order. */
@@ -102,7 +102,6 @@ export class Tickets {
       workspace_id: workspaceId,
       ...fields,
       ...initialState(input.status as TicketStatus | null | undefined, now),
-      version: 1,
       created_at: now,
       updated_at: now,
     } as TicketDoc;
@@ -125,46 +124,37 @@ export class Tickets {
     patch: TicketInput,
   ): Promise<{ doc: TicketDoc; previous: Record<string, unknown> }> {
     // The lock serializes PATCHes of one ticket, so each status move is decided on the status it
-    // changes (see RecordLocks for why a conditional update alone is not enough); the version
-    // check still catches a holder that overran its lock.
+    // changes (see RecordLocks for why a conditional update is not enough).
     return this.locks.withLock(id, "ticket", () => this.applyPatch(workspaceId, id, patch));
   }
 
-  private applyPatch(
+  private async applyPatch(
     workspaceId: string,
     id: string,
     patch: TicketInput,
   ): Promise<{ doc: TicketDoc; previous: Record<string, unknown> }> {
-    return retryOnConflict("ticket", async () => {
-      const current = await this.get(workspaceId, id);
-      const now = new Date();
-      const diff = diffPatch(RULES, current, patch);
-      const changes: Record<string, unknown> = diff.changes;
-      const previous: Record<string, unknown> = diff.previous;
-      if (!hasChanges(diff)) return { doc: current, previous };
+    const current = await this.get(workspaceId, id);
+    const now = new Date();
+    const diff = diffPatch(RULES, current, patch);
+    const changes: Record<string, unknown> = diff.changes;
+    const previous: Record<string, unknown> = diff.previous;
+    if (!hasChanges(diff)) return { doc: current, previous };
 
-      if (changes.status !== undefined) {
-        const { status, solved_at, closed_at } = current;
-        const moved = moveTo({ status, solved_at, closed_at }, changes.status as TicketStatus, now);
-        for (const stamp of ["solved_at", "closed_at"] as const) {
-          if (moved[stamp] === current[stamp]) continue;
-          changes[stamp] = moved[stamp];
-          previous[stamp] = current[stamp];
-        }
+    if (changes.status !== undefined) {
+      const { status, solved_at, closed_at } = current;
+      const moved = moveTo({ status, solved_at, closed_at }, changes.status as TicketStatus, now);
+      for (const stamp of ["solved_at", "closed_at"] as const) {
+        if (moved[stamp] === current[stamp]) continue;
+        changes[stamp] = moved[stamp];
+        previous[stamp] = current[stamp];
       }
-      // Only ids that change are checked: a ticket keeps the id of a contact deleted since, and
-      // echoing it back in a PATCH of other fields must not fail.
-      await this.assertReferences(workspaceId, changes);
+    }
+    // Only ids that change are checked: a ticket keeps the id of a contact deleted since, and
+    // echoing it back in a PATCH of other fields must not fail.
+    await this.assertReferences(workspaceId, changes);
 
-      const { matchedCount } = await this.collection.updateOne(
-        { _id: id, workspace_id: workspaceId, version: current.version },
-        { $set: { ...changes, version: current.version + 1, updated_at: now } as Partial<TicketDoc> },
-      );
-      // Changed (or deleted) since we read it: decide again on what is stored now.
-      if (matchedCount === 0) return undefined;
-      const doc = { ...current, ...changes, version: current.version + 1, updated_at: now } as TicketDoc;
-      return { doc, previous };
-    });
+    await updateById(this.collection, "ticket", id, { ...changes, updated_at: now } as Partial<TicketDoc>);
+    return { doc: { ...current, ...changes, updated_at: now } as TicketDoc, previous };
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {

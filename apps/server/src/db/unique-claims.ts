@@ -69,12 +69,19 @@ export class UniqueClaims {
         Date.now() - holder.created_at.getTime() > ABANDONED_AFTER_MS &&
         !(await this.ownerExists(holder.owner_id));
       if (!abandoned) return { holder: holder.owner_id, inserted: false };
-      await this.collection.deleteOne({ _id: key, owner_id: holder.owner_id });
+      await this.collection.deleteOne({ _id: key });
     }
   }
 
+  /**
+   * Frees the keys `ownerId` holds. One key at a time, by `_id` alone: FerretDB scans the whole
+   * collection for an `$in` or a compound filter. The owner check in code is enough, since only
+   * the owner releases its own claims.
+   */
   async release(keys: UniqueKey[], ownerId: string): Promise<void> {
-    if (keys.length === 0) return;
-    await this.collection.deleteMany({ _id: { $in: keys.map((k) => k.key) }, owner_id: ownerId });
+    for (const { key } of keys) {
+      const holder = await this.collection.findOne({ _id: key });
+      if (holder?.owner_id === ownerId) await this.collection.deleteOne({ _id: key });
+    }
   }
 }

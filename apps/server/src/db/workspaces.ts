@@ -31,6 +31,6 @@ export class Workspaces {
   }
 
   async exists(id: string): Promise<boolean> {
-    return (await this.collection.countDocuments({ _id: id }, { limit: 1 })) > 0;
+    return (await this.collection.findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
   }
 }

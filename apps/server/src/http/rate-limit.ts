@@ -16,7 +16,7 @@ export function rateLimit(perSecond: number, burst: number, now: () => number = 
   const buckets = new Map<string, Bucket>();
   return async (ctx: Context, next: Next) => {
     if (perSecond <= 0) return next();
-    const id = apiKeyOf(ctx)._id;
+    const id = apiKeyOf(ctx).id;
     const time = now();
     const bucket = buckets.get(id) ?? { tokens: burst, updatedAt: time };
     bucket.tokens = Math.min(burst, bucket.tokens + ((time - bucket.updatedAt) / 1000) * perSecond);
