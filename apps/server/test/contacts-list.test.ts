@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
+import { walkPages } from "./helpers/paging.js";
 
 let key: string;
 const ids: Record<string, string> = {};
@@ -158,21 +159,7 @@ describe("cursor paging", () => {
     }
   });
 
-  async function walk(limit: number, onPage?: (ids: string[]) => Promise<void>): Promise<string[]> {
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    for (;;) {
-      const query: Record<string, string | number> = { limit };
-      if (cursor) query.starting_after = cursor;
-      const { body } = await api.get("/open/v1/contacts", { key: pagingKey, query });
-      const page = body.data.map((c: { id: string }) => c.id);
-      seen.push(...page);
-      await onPage?.(page);
-      if (!body.has_more) return seen;
-      expect(page).toHaveLength(limit);
-      cursor = page.at(-1);
-    }
-  }
+  const walk = (limit: number) => walkPages("/open/v1/contacts", pagingKey, { limit });
 
   it("walks 27 contacts in pages of 10 with no gaps or repeats, newest first", async () => {
     expect(await walk(10)).toEqual([...created].reverse());

@@ -4,6 +4,7 @@ import type { ConversationDoc } from "../src/db/conversations.js";
 import { newId } from "../src/domain/ids.js";
 import { TICKET_STATUSES, type TicketStatus } from "../src/domain/ticket-status.js";
 import { api, newKey, newWorkspace } from "./helpers/api.js";
+import { walkPages } from "./helpers/paging.js";
 
 type Query = Record<string, string | number | boolean | string[]>;
 type Ticket = Record<string, any> & { id: string; subject: string; status: TicketStatus };
@@ -525,22 +526,7 @@ describe("cursor paging", () => {
   });
   const newestFirst = (tickets: Ticket[]) => tickets.map((ticket) => ticket.id).reverse();
 
-  async function walk(query: Query): Promise<string[]> {
-    const seen: string[] = [];
-    let cursor: string | undefined;
-    for (;;) {
-      const page = await api.get("/open/v1/tickets", {
-        key: pagingKey,
-        query: cursor ? { ...query, starting_after: cursor } : query,
-      });
-      expect(page.status).toBe(200);
-      const ids = page.body.data.map((ticket: Ticket) => ticket.id);
-      seen.push(...ids);
-      if (!page.body.has_more) return seen;
-      expect(ids).toHaveLength(Number(query.limit ?? 10));
-      cursor = ids.at(-1);
-    }
-  }
+  const walk = (query: Query) => walkPages("/open/v1/tickets", pagingKey, query);
 
   it("walks 27 tickets in pages of 10 with no gaps or repeats, newest first", async () => {
     expect(await walk({ limit: 10 })).toEqual(newestFirst(created));
