@@ -131,6 +131,31 @@ describe("contact fields", () => {
       "custom_fields.a",
     ],
     ["external id empty", { name: "A", external_ids: { crm: "" } }, "parameter_invalid", "external_ids.crm"],
+    [
+      "dotted custom field key",
+      { name: "A", custom_fields: { "a.b": 1 } },
+      "parameter_invalid",
+      "custom_fields.a.b",
+    ],
+    [
+      "operator custom field key",
+      { name: "A", custom_fields: { $where: "1" } },
+      "parameter_invalid",
+      "custom_fields.$where",
+    ],
+    [
+      "__proto__ custom field key",
+      { name: "A", custom_fields: JSON.parse('{"__proto__":"x"}') },
+      "parameter_invalid",
+      "custom_fields.__proto__",
+    ],
+    [
+      "dotted external id system",
+      { name: "A", external_ids: { "sys.tem": "x" } },
+      "parameter_invalid",
+      "external_ids.sys.tem",
+    ],
+    ["operator in a filter value", { name: "A", email: { $ne: null } }, "parameter_invalid", "email"],
     ["external id number", { name: "A", external_ids: { crm: 5 } }, "parameter_invalid", "external_ids.crm"],
   ])("%s is rejected", async (_label, body, code, param) => {
     expectError(await api.post("/open/v1/contacts", { key, body }), 400, code, param);

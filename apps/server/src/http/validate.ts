@@ -9,8 +9,8 @@ function paramOf(error: ErrorObject): string | undefined {
     .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"));
   if (error.keyword === "required") segments.push(String(error.params.missingProperty));
   if (error.keyword === "additionalProperties") segments.push(String(error.params.additionalProperty));
-  if (error.keyword === "propertyNames" && error.params.propertyName)
-    segments.push(String(error.params.propertyName));
+  // A key that breaks a `propertyNames` rule: name the key itself.
+  if (error.propertyName !== undefined) segments.push(error.propertyName);
   let out = "";
   for (const segment of segments)
     out += /^\d+$/.test(segment) ? `[${segment}]` : out ? `.${segment}` : segment;
@@ -19,6 +19,9 @@ function paramOf(error: ErrorObject): string | undefined {
 
 function describe(error: ErrorObject, param: string | undefined, where: string): string {
   const subject = param ? `\`${param}\`` : `The ${where}`;
+  if (error.propertyName !== undefined) {
+    return `${subject} is not an allowed key: use 1 to 64 letters, digits, \`_\` or \`-\`.`;
+  }
   switch (error.keyword) {
     case "required":
       return `${subject} is required.`;
