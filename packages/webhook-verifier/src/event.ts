@@ -1,37 +1,34 @@
 // The event envelope (seed §2.5, DESIGN §6) and its runtime check. No node imports: shared by /web.
 import type { WebhookPayload } from "./core.js";
 import { WebhookVerificationError } from "./errors.js";
+import type { components } from "./generated/openapi.js";
 
-/**
- * The resource carried in `data`. Until the resource types are generated from the OpenAPI spec,
- * only `id` and `object` are typed; every other field is `unknown`.
- */
-export interface EventData<Kind extends string> {
-  id: string;
-  object: Kind;
-  [key: string]: unknown;
-}
+// The shapes come from spec/openapi.yaml through src/generated/openapi.ts (types only: nothing of
+// it reaches the JavaScript bundle, so the package keeps zero runtime dependencies).
+type Schemas = components["schemas"];
 
-interface EventBase<Type extends string, Kind extends string> {
-  /** `evt_…`, also sent as the `Service-Delivery` header; use it to deduplicate retries. */
-  id: string;
-  object: "event";
-  type: Type;
-  /** Unix seconds. */
-  created: number;
-  data: EventData<Kind>;
-  /** On `*.updated` events: the old values of the fields that changed. */
-  previous_attributes?: Record<string, unknown>;
-}
+/** A contact as the API returns it, the `data` of `contact.*` events. */
+export type Contact = Schemas["Contact"];
+/** A ticket as the API returns it, the `data` of `ticket.*` events. */
+export type Ticket = Schemas["Ticket"];
+/** A message, the `data` of `message.received`. */
+export type Message = Schemas["Message"];
+/** A conversation, the `data` of `conversation.assigned`. */
+export type Conversation = Schemas["Conversation"];
 
-export type ContactCreatedEvent = EventBase<"contact.created", "contact">;
-export type ContactUpdatedEvent = EventBase<"contact.updated", "contact">;
-export type TicketCreatedEvent = EventBase<"ticket.created", "ticket">;
-export type TicketUpdatedEvent = EventBase<"ticket.updated", "ticket">;
-export type MessageReceivedEvent = EventBase<"message.received", "message">;
-export type ConversationAssignedEvent = EventBase<"conversation.assigned", "conversation">;
+/** `previous_attributes` of an `*.updated` event: the old values of the fields that changed. */
+type WithPrevious<Event, Resource> = Omit<Event, "previous_attributes"> & {
+  previous_attributes: Partial<Resource>;
+};
 
-/** A verified Deskline event; switch on `type` to narrow `data.object`. */
+export type ContactCreatedEvent = Schemas["ContactCreatedEvent"];
+export type ContactUpdatedEvent = WithPrevious<Schemas["ContactUpdatedEvent"], Contact>;
+export type TicketCreatedEvent = Schemas["TicketCreatedEvent"];
+export type TicketUpdatedEvent = WithPrevious<Schemas["TicketUpdatedEvent"], Ticket>;
+export type MessageReceivedEvent = Schemas["MessageReceivedEvent"];
+export type ConversationAssignedEvent = Schemas["ConversationAssignedEvent"];
+
+/** A verified Deskline event; switch on `type` to narrow `data`. */
 export type DesklineEvent =
   | ContactCreatedEvent
   | ContactUpdatedEvent
@@ -42,6 +39,9 @@ export type DesklineEvent =
 
 /** Every event type of seed §6.1. */
 export type DesklineEventType = DesklineEvent["type"];
+
+/** The `data` of an event of type `T`. */
+export type EventData<T extends DesklineEventType> = Extract<DesklineEvent, { type: T }>["data"];
 
 /** The `data.object` each event type carries. */
 export const EVENT_DATA_OBJECT: Readonly<Record<DesklineEventType, string>> = {

@@ -2,13 +2,17 @@
 export type { VerifyOptions, WebhookPayload, WebhookSecret } from "./core.js";
 export { WebhookVerificationError, type WebhookVerificationErrorCode } from "./errors.js";
 export type {
+  Contact,
   ContactCreatedEvent,
   ContactUpdatedEvent,
+  Conversation,
   ConversationAssignedEvent,
   DesklineEvent,
   DesklineEventType,
   EventData,
+  Message,
   MessageReceivedEvent,
+  Ticket,
   TicketCreatedEvent,
   TicketUpdatedEvent,
 } from "./event.js";
