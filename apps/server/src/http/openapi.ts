@@ -21,7 +21,6 @@ export interface Operation {
   scope: string | undefined;
   /** Needs a bearer token at all (false for the spec documents). */
   authenticated: boolean;
-  hasBody: boolean;
   validateQuery: ValidateFunction;
   validateBody: ValidateFunction | undefined;
 }
@@ -157,7 +156,6 @@ export function loadOpenApi(): OpenApi {
           path,
           scope: security.flatMap((requirement) => Object.values(requirement).flat())[0],
           authenticated: security.length > 0,
-          hasBody: Boolean(bodySchema),
           validateQuery: queryAjv.compile(querySchema),
           validateBody: bodySchema
             ? bodyAjv.compile(anchored(bodySchema.schema, body.docId) as Json)
