@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Db, MongoClient } from "mongodb";
+import { loadConfig } from "../src/config.js";
 import { SCOPES } from "../src/db/api-keys.js";
 import { createMongoClient } from "../src/db/client.js";
 import { startEmbeddedDatabase } from "../src/db/embedded.js";
@@ -24,11 +25,11 @@ export interface BenchContext {
   api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
 
-/** MONGODB_URI, or the embedded database (mongod, else FerretDB) started for this run. */
+/** MONGODB_URI, or the embedded database (mongod, else mongo-java-server) started for this run. */
 export async function startBenchDatabase(): Promise<{ uri: string; stop(): Promise<void> }> {
-  const external = process.env.MONGODB_URI?.trim();
-  if (external) return { uri: external, stop: async () => {} };
-  return startEmbeddedDatabase(createLogger("warn"));
+  const { mongodbUri, embeddedDatabase } = loadConfig();
+  if (mongodbUri) return { uri: mongodbUri, stop: async () => {} };
+  return startEmbeddedDatabase(createLogger("warn"), embeddedDatabase);
 }
 
 export const newRunId = () => `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
@@ -37,7 +38,7 @@ export const newRunId = () => `${Date.now().toString(36)}${randomBytes(3).toStri
  * A server for one scenario, exactly as the tests run it (test/helpers/server.ts: a real HTTP
  * server on 127.0.0.1, logger "warn", rate limiting off) on a database of its own, with a
  * workspace and a key made through the admin API. A fresh database per scenario keeps its
- * numbers independent of the scenarios before it (on FerretDB, a query that is not by `_id`
+ * numbers independent of the scenarios before it (on mongo-java-server, a query that is not by `_id`
  * alone scans its whole collection, so what others inserted would slow it down). `stop()` drops
  * the database, so a MONGODB_URI deployment keeps nothing.
  */

@@ -136,7 +136,7 @@ async function main(): Promise<number> {
 
 /**
  * autocannon drops the requests still in flight when it stops, but the server goes on with them
- * and the database may be busy with their queries for seconds (a FerretDB list is a full scan).
+ * and the database may be busy with their queries for seconds (a list on mongo-java-server is a full scan).
  * One more API request waits for the server's pool queue to pass (first come, first served);
  * then the baseline operation is timed until it is about as fast as on an idle database, so the
  * next measurement does not pay for this one.
@@ -156,9 +156,10 @@ async function settleServer(
 
 async function describeDatabase(db: Db): Promise<string> {
   const info = await db.admin().command({ buildInfo: 1 });
-  return typeof info.ferretdbVersion === "string"
-    ? `FerretDB ${info.ferretdbVersion} (speaks MongoDB ${info.version})`
-    : `MongoDB ${info.version}`;
+  // mongod reports the commit it was built from; mongo-java-server only the version it speaks.
+  return typeof info.gitVersion === "string"
+    ? `MongoDB ${info.version}`
+    : `mongo-java-server (speaks MongoDB ${info.version})`;
 }
 
 main().then(

@@ -1,10 +1,17 @@
 /** Typed configuration read once from the environment; nothing else reads process.env. */
+
+/** Which embedded database to start without MONGODB_URI (db/embedded.ts); `auto` tries mongod first. */
+export const EMBEDDED_DATABASE_CHOICES = ["auto", "mongodb-memory-server", "mongo-java-server"] as const;
+export type EmbeddedDatabaseChoice = (typeof EMBEDDED_DATABASE_CHOICES)[number];
+
 export interface Config {
   port: number;
   host: string;
   /** A real MongoDB deployment; unset starts the embedded database (db/embedded.ts). */
   mongodbUri: string | undefined;
   databaseName: string;
+  /** DESKLINE_EMBEDDED_DB: pins the embedded database instead of trying mongod first. */
+  embeddedDatabase: EmbeddedDatabaseChoice;
   /** Bearer token of the admin API; unset turns the admin API off. */
   adminToken: string | undefined;
   logLevel: string;
@@ -36,6 +43,14 @@ function text(env: NodeJS.ProcessEnv, name: string): string | undefined {
   return raw ? raw : undefined;
 }
 
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[]): T {
+  const raw = text(env, name) ?? allowed[0];
+  if (!allowed.includes(raw as T)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got ${JSON.stringify(raw)}`);
+  }
+  return raw as T;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitPerSecond = integer(env, "RATE_LIMIT_PER_SECOND", 100);
   return {
@@ -43,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: text(env, "HOST") ?? "127.0.0.1",
     mongodbUri: text(env, "MONGODB_URI"),
     databaseName: text(env, "MONGODB_DATABASE") ?? "deskline",
+    embeddedDatabase: oneOf(env, "DESKLINE_EMBEDDED_DB", EMBEDDED_DATABASE_CHOICES),
     adminToken: text(env, "ADMIN_TOKEN"),
     logLevel: text(env, "LOG_LEVEL") ?? "info",
     rateLimitPerSecond,

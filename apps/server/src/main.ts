@@ -15,7 +15,9 @@ import { createLogger } from "./logger.js";
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const embedded = config.mongodbUri ? undefined : await startEmbeddedDatabase(logger);
+  const embedded = config.mongodbUri
+    ? undefined
+    : await startEmbeddedDatabase(logger, config.embeddedDatabase);
   const uri = config.mongodbUri ?? (embedded?.uri as string);
   const database = new DatabaseConnection(uri, config.databaseName);
   const store = createStore(database.db, { idempotencyTtlMs: config.idempotencyTtlMs });

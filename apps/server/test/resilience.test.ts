@@ -1,17 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { startFerretDb } from "../src/db/embedded.js";
-import { createLogger } from "../src/logger.js";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
 import { startTestServer } from "./helpers/server.js";
+import { createTcpProxy } from "./helpers/tcp-proxy.js";
 
-// These tests stop and restart a database, so they use FerretDB processes of their own, never
-// the run's shared database.
-const logger = createLogger("silent");
+// These tests make the database vanish and come back. They reach the run's database through a
+// proxy of their own and cut that, so the shared database (and every other file) is untouched.
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
@@ -33,10 +29,9 @@ async function eventually<T>(
 
 describe("a database that goes away and comes back", () => {
   it("answers 503 while it is gone and recovers with the data intact", async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), "deskline-resilience-"));
-    cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
-    let database = await startFerretDb(logger, { stateDir });
-    cleanups.push(() => database.stop());
+    const database = await createTcpProxy(inject("mongodbUri"));
+    await database.open();
+    cleanups.push(() => database.cut());
     const server = await startTestServer({ mongodbUri: database.uri });
     cleanups.push(() => server.stop());
     const { baseUrl } = server;
@@ -45,7 +40,7 @@ describe("a database that goes away and comes back", () => {
     const created = await api.post("/open/v1/contacts", { key, baseUrl, body: { name: "Survivor" } });
     expect(created.status).toBe(201);
 
-    await database.stop();
+    await database.cut();
     const ready = await api.get("/readyz", { baseUrl });
     expect(ready.status).toBe(503);
     const during = await api.get(`/open/v1/contacts/${created.body.id}`, { key, baseUrl });
@@ -56,7 +51,7 @@ describe("a database that goes away and comes back", () => {
     const write = await api.post("/open/v1/contacts", { key, baseUrl, body: { name: "Lost?" } });
     expect(write.status).toBe(503);
 
-    database = await startFerretDb(logger, { stateDir, port: database.port });
+    await database.open();
     await eventually(
       () => api.get("/readyz", { baseUrl }),
       (r) => r.status === 200,
@@ -100,14 +95,14 @@ function startMain(env: Record<string, string>): {
 
 describe("the server process (main.ts)", () => {
   it("starts while the database is down, serves 503, becomes ready when it appears, and on SIGTERM finishes in-flight requests and exits 0", async () => {
-    const stateDir = await mkdtemp(join(tmpdir(), "deskline-main-"));
-    cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
-    // Reserve a port by starting FerretDB once, then stop it so nothing listens there.
-    const probe = await startFerretDb(logger, { stateDir });
-    const port = probe.port;
-    await probe.stop();
-
-    const main = startMain({ MONGODB_URI: `mongodb://127.0.0.1:${port}/`, ADMIN_TOKEN: "main-admin" });
+    // Nothing listens on the proxy's port until it is opened.
+    const database = await createTcpProxy(inject("mongodbUri"));
+    cleanups.push(() => database.cut());
+    const main = startMain({
+      MONGODB_URI: database.uri,
+      MONGODB_DATABASE: inject("databaseName"),
+      ADMIN_TOKEN: "main-admin",
+    });
     const baseUrl = await main.baseUrl;
     expect((await api.get("/healthz", { baseUrl })).status).toBe(200);
     expect((await api.get("/readyz", { baseUrl })).status).toBe(503);
@@ -121,8 +116,7 @@ describe("the server process (main.ts)", () => {
       (output) => output.includes("database unreachable"),
       "the first connection attempt to fail",
     );
-    const database = await startFerretDb(logger, { stateDir, port });
-    cleanups.push(() => database.stop());
+    await database.open();
     await eventually(
       () => api.get("/readyz", { baseUrl }),
       (r) => r.status === 200,

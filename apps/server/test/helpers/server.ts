@@ -22,9 +22,11 @@ export interface TestServer {
 export async function startTestServer(
   options: { mongodbUri?: string; config?: Partial<Config>; databaseName?: string } = {},
 ): Promise<TestServer> {
+  // MONGODB_URI and DESKLINE_EMBEDDED_DB apply to the tests as to the server.
+  const fromEnv = loadConfig();
   const logger = createLogger(process.env.TEST_LOG_LEVEL ?? "warn");
-  const external = options.mongodbUri ?? process.env.MONGODB_URI;
-  const embedded = external ? undefined : await startEmbeddedDatabase(logger);
+  const external = options.mongodbUri ?? fromEnv.mongodbUri;
+  const embedded = external ? undefined : await startEmbeddedDatabase(logger, fromEnv.embeddedDatabase);
   const mongodbUri = external ?? (embedded?.uri as string);
   const adminToken = "test-admin-token";
   const config: Config = {

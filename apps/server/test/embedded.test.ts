@@ -1,0 +1,60 @@
+import { Writable } from "node:stream";
+import { MongoClient } from "mongodb";
+import { pino } from "pino";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.js";
+import { startEmbeddedDatabase } from "../src/db/embedded.js";
+
+/** A logger whose lines this test reads. */
+function recordingLogger() {
+  const lines: { msg: string; uri?: string }[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  return { logger: pino({ level: "info" }, sink), lines };
+}
+
+describe("the embedded database (DESIGN.md §2)", () => {
+  it("DESKLINE_EMBEDDED_DB pins mongo-java-server: one log line says which and why; atomic; gone after stop", async () => {
+    const { logger, lines } = recordingLogger();
+    const database = await startEmbeddedDatabase(logger, "mongo-java-server");
+    const client = new MongoClient(database.uri, { serverSelectionTimeoutMS: 1000 });
+    try {
+      expect(database.kind).toBe("mongo-java-server");
+      expect(new URL(database.uri.replace("mongodb:", "http:")).hostname).toBe("127.0.0.1");
+      expect(lines.map((line) => line.msg)).toEqual([
+        expect.stringMatching(
+          /^embedded database: mongo-java-server [\d.]+ \(in memory\), because DESKLINE_EMBEDDED_DB=mongo-java-server$/,
+        ),
+      ]);
+      expect(lines[0]?.uri).toBe(database.uri);
+
+      // What the server relies on: racing conditional updates, exactly one wins.
+      const counters = client.db("embedded_test").collection<{ _id: string; version: number }>("c");
+      await counters.insertOne({ _id: "x", version: 0 });
+      const results = await Promise.all(
+        Array.from({ length: 16 }, () =>
+          counters.updateOne({ _id: "x", version: 0 }, { $inc: { version: 1 } }),
+        ),
+      );
+      expect(results.map((r) => r.modifiedCount).sort()).toEqual([...Array(15).fill(0), 1]);
+    } finally {
+      await client.close();
+      await database.stop();
+    }
+    const after = new MongoClient(database.uri, { serverSelectionTimeoutMS: 300 });
+    await expect(after.db("admin").command({ ping: 1 })).rejects.toThrow();
+    await after.close();
+  });
+
+  it("DESKLINE_EMBEDDED_DB takes only the documented values", () => {
+    expect(loadConfig({}).embeddedDatabase).toBe("auto");
+    expect(loadConfig({ DESKLINE_EMBEDDED_DB: "mongo-java-server" }).embeddedDatabase).toBe(
+      "mongo-java-server",
+    );
+    expect(() => loadConfig({ DESKLINE_EMBEDDED_DB: "ferretdb" })).toThrow(ConfigError);
+  });
+});
