@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   const uri = config.mongodbUri ?? (embedded?.uri as string);
   const database = new DatabaseConnection(uri, config.databaseName);
   const store = createStore(database.db, { idempotencyTtlMs: config.idempotencyTtlMs });
-  const openapi = loadOpenApi();
+  const openapi = await loadOpenApi();
   const app = createApp({ config, store, database, openapi, logger });
 
   const stopping = new AbortController();

@@ -131,16 +131,31 @@ describe("Idempotency-Key", () => {
     expect(await countByName(name)).toBe(1);
   });
 
+  it("a key of non-ASCII characters is a key like any other (the spec allows them)", async () => {
+    const idem = `clé-${unique()}`;
+    const name = unique();
+    const send = () =>
+      api.post("/open/v1/contacts", { key, body: { name }, headers: { "Idempotency-Key": idem } });
+    expect((await send()).status).toBe(201);
+    expect((await send()).headers.get("idempotent-replayed")).toBe("true");
+  });
+
   it.each([
     ["too long", "k".repeat(256)],
+    ["too long, quoted", `"${"k".repeat(256)}"`],
+    ["empty", ""],
     ["empty quoted", '""'],
-  ])("an invalid key (%s) is 400", async (_label, header) => {
+    ["a quote inside", 'ab"c'],
+    ["an unbalanced quote", '"abc'],
+  ])("an invalid key (%s) is 400 and creates nothing", async (_label, header) => {
+    const name = unique();
     const response = await api.post("/open/v1/contacts", {
       key,
-      body: { name: "x" },
+      body: { name },
       headers: { "Idempotency-Key": header },
     });
     expect(response.status).toBe(400);
-    expect(response.body.error.param).toBe("Idempotency-Key");
+    expect(response.body.error).toMatchObject({ code: "parameter_invalid", param: "Idempotency-Key" });
+    expect(await countByName(name)).toBe(0);
   });
 });

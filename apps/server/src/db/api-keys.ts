@@ -1,16 +1,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
+import { schemaEnums } from "../generated/values.js";
 
-export const SCOPES = [
-  "contacts:read",
-  "contacts:write",
-  "tickets:read",
-  "tickets:write",
-  "conversations:read",
-  "messages:write",
-  "webhooks:manage",
-] as const;
+/** Every scope an API key can carry: the admin spec's `Scope`. */
+export const SCOPES = schemaEnums.Scope;
+export type Scope = (typeof SCOPES)[number];
 
 export interface ApiKeyDoc {
   /**
@@ -23,7 +18,7 @@ export interface ApiKeyDoc {
   id: string;
   workspace_id: string;
   name: string;
-  scopes: string[];
+  scopes: Scope[];
   key_prefix: string;
   created_at: Date;
   last_used_at: Date | null;
@@ -62,11 +57,7 @@ export class ApiKeys {
   }
 
   /** Issues a key: `dk_` + 32 random bytes (base64url). Returns the plaintext once. */
-  async create(
-    workspaceId: string,
-    name: string,
-    scopes: string[],
-  ): Promise<{ doc: ApiKeyDoc; key: string }> {
+  async create(workspaceId: string, name: string, scopes: Scope[]): Promise<{ doc: ApiKeyDoc; key: string }> {
     const key = `dk_${randomBytes(32).toString("base64url")}`;
     const doc: ApiKeyDoc = {
       _id: hashKey(key),

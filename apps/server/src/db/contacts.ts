@@ -1,5 +1,7 @@
 import type { Collection, Db, Filter } from "mongodb";
 import { newId } from "../domain/ids.js";
+import { schemaProperties } from "../generated/values.js";
+import type { QueryOf, Schema } from "../spec/types.js";
 import { RecordLocks } from "./record-locks.js";
 import {
   deleteInWorkspace,
@@ -17,31 +19,8 @@ import {
 } from "./records.js";
 import { UniqueClaims, type UniqueKey } from "./unique-claims.js";
 
-/** The contact fields a client sets (seed §2.1); the response lists all of them, null when unset. */
-export const CONTACT_FIELDS = [
-  "name",
-  "email",
-  "phone",
-  "avatar",
-  "website",
-  "source",
-  "status",
-  "group",
-  "gender",
-  "birthday",
-  "address",
-  "company",
-  "tags",
-  "segments",
-  "lifecycle_stage",
-  "preferred_channel",
-  "preferred_language",
-  "timezone",
-  "do_not_contact",
-  "marketing_consent",
-  "custom_fields",
-  "external_ids",
-] as const;
+/** The contact fields a client sets (the spec's `ContactCreate`); the response lists all of them, null when unset. */
+export const CONTACT_FIELDS = schemaProperties.ContactCreate;
 
 type ContactField = (typeof CONTACT_FIELDS)[number];
 type Scalar = string | number | boolean | null;
@@ -74,7 +53,8 @@ const RULES: FieldRules<ContactField> = {
 /** Maps merged per key (RFC 7396): a null value removes that key. */
 const MERGED = new Set<ContactField>(["custom_fields", "external_ids"]);
 
-export const toContact = (doc: ContactDoc) => toResource(RULES, "contact", doc);
+/** The API shape; toResource lists exactly the spec's fields, and the tests check every response against it. */
+export const toContact = (doc: ContactDoc) => toResource(RULES, "contact", doc) as Schema<"Contact">;
 
 function merge(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
   const out = { ...current };
@@ -85,14 +65,8 @@ function merge(current: Record<string, unknown>, patch: Record<string, unknown>)
   return out;
 }
 
-export interface ContactFilters {
-  email?: string;
-  phone?: string;
-  search?: string;
-  tag?: string[];
-  segment?: string[];
-  lifecycle_stage?: string;
-}
+/** The filters of `listContacts`, as the spec types its query. */
+export type ContactFilters = QueryOf<"listContacts">;
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 

@@ -2,6 +2,8 @@ import type { Collection, Db, Filter } from "mongodb";
 import { newId } from "../domain/ids.js";
 import { initialState, moveTo, type StatusState, type TicketStatus } from "../domain/ticket-status.js";
 import { AppError } from "../errors.js";
+import { schemaProperties } from "../generated/values.js";
+import type { QueryOf, Schema } from "../spec/types.js";
 import { RecordLocks } from "./record-locks.js";
 import {
   deleteInWorkspace,
@@ -16,22 +18,8 @@ import {
   updateById,
 } from "./records.js";
 
-/** The ticket fields a client sets (seed §2.2), in response order. */
-export const TICKET_FIELDS = [
-  "subject",
-  "type",
-  "priority",
-  "status",
-  "category",
-  "sentiment",
-  "contact_id",
-  "conversation_id",
-  "assignee_id",
-  "tags",
-  "notes",
-  "language",
-  "due_at",
-] as const;
+/** The ticket fields a client sets (the spec's `TicketCreate`), in response order. */
+export const TICKET_FIELDS = schemaProperties.TicketCreate;
 
 type TicketField = (typeof TICKET_FIELDS)[number];
 export type TicketInput = Partial<Record<TicketField, unknown>>;
@@ -53,15 +41,11 @@ const RULES: FieldRules<TicketField> = {
   serverSet: ["solved_at", "closed_at"],
 };
 
-export const toTicket = (doc: TicketDoc) => toResource(RULES, "ticket", doc);
+/** The API shape; toResource lists exactly the spec's fields, and the tests check every response against it. */
+export const toTicket = (doc: TicketDoc) => toResource(RULES, "ticket", doc) as Schema<"Ticket">;
 
-export interface TicketFilters {
-  status?: TicketStatus;
-  priority?: string;
-  category?: string;
-  contact_id?: string;
-  tag?: string[];
-}
+/** The filters of `listTickets`, as the spec types its query. */
+export type TicketFilters = QueryOf<"listTickets">;
 
 /** A collection a ticket may point into; only "is it in this workspace?" matters here. */
 export interface Referenced {

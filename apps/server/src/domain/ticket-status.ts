@@ -1,15 +1,8 @@
 import { AppError } from "../errors.js";
+import { schemaEnums } from "../generated/values.js";
 
-/** The ticket statuses of seed §3.1, in the order the spec lists them. */
-export const TICKET_STATUSES = [
-  "New",
-  "On you",
-  "On customer",
-  "On hold",
-  "Solved",
-  "Closed",
-  "Cancelled",
-] as const;
+/** The ticket statuses of seed §3.1, in the order the spec's `TicketStatus` lists them. */
+export const TICKET_STATUSES = schemaEnums.TicketStatus;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
 export const INITIAL_STATUS: TicketStatus = "New";

@@ -34,7 +34,7 @@ export function requireApiKey(apiKeys: ApiKeys, scope: string | undefined) {
         "WWW-Authenticate": 'Bearer realm="deskline", error="invalid_token"',
       });
     }
-    if (scope && !key.scopes.includes(scope)) {
+    if (scope && !(key.scopes as readonly string[]).includes(scope)) {
       throw new AppError(
         403,
         "insufficient_scope",

@@ -1,26 +1,45 @@
 import type { Router } from "@koa/router";
 import type { Context, Middleware } from "koa";
 import { AppError } from "../errors.js";
+import type { BodyOf, OperationId, QueryOf, ReplyOf } from "../spec/types.js";
 import { readJsonBody } from "./body.js";
 import type { Operation } from "./openapi.js";
 import { assertValid } from "./validate.js";
 
-/** What a handler answers; the chain writes it. */
-export interface Reply {
-  status: number;
-  body: unknown;
+/** What a handler is given: the validated query and body, and the path's `{id}`. */
+export interface HandlerInput<Query = unknown, Body = unknown> {
+  ctx: Context;
+  query: Query;
+  body: Body;
+  id: string;
 }
 
-export type Handler<Q = Record<string, unknown>, B = Record<string, unknown>> = (input: {
-  ctx: Context;
-  query: Q;
-  body: B;
-  id: string;
-}) => Promise<Reply>;
+/**
+ * One handler type per `operationId`, its input and answer typed from the spec. A table of
+ * concrete types rather than one generic signature: checked against a concrete type, a handler's
+ * `object: "list"` stays a literal instead of widening to `string`.
+ */
+type Handlers = {
+  [Id in OperationId]: (input: HandlerInput<QueryOf<Id>, BodyOf<Id>>) => Promise<ReplyOf<Id>>;
+};
+export type Handler<Id extends OperationId> = Handlers[Id];
 
-/** Reads and validates the query and body against the operation's schemas from the spec. */
+/** Any handler, as the router runs it once the request has been validated. */
+type AnyHandler = (input: HandlerInput) => Promise<{ status: number; body: unknown }>;
+
+/** The headers the operation declares, under the spec's names; absent ones are left out. */
+function declaredHeaders(ctx: Context, operation: Operation): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { name } of operation.parameters.header) {
+    if (ctx.headers[name.toLowerCase()] !== undefined) out[name] = ctx.get(name);
+  }
+  return out;
+}
+
+/** Reads and validates the headers, query and body against the operation's schemas from the spec. */
 export function parseRequest(operation: Operation, bodyLimit: number): Middleware {
   return async (ctx, next) => {
+    assertValid(operation.validateHeaders, declaredHeaders(ctx, operation), "header");
     // A copy: Ajv coerces in place ("10" → 10, a single `tag` → ["tag"]).
     const query: Record<string, unknown> = { ...ctx.query };
     assertValid(operation.validateQuery, query, "query");
@@ -41,18 +60,20 @@ export function parseRequest(operation: Operation, bodyLimit: number): Middlewar
  * Mounts one spec operation on the router: its method and path come from the spec (`{id}` →
  * `:id`), so a route cannot drift from its documentation.
  */
-export function mount<Q, B>(
+export function mount<Id extends OperationId>(
   router: Router,
-  operation: Operation,
+  operation: Operation & { operationId: Id },
   middlewares: Middleware[],
-  handler: Handler<Q, B>,
+  handler: Handler<Id>,
 ): void {
   const path = operation.path.replace(/\{(\w+)\}/g, ":$1");
+  // The one place validated input meets its type: parseRequest checked the query and body
+  // against the very schemas QueryOf<Id> and BodyOf<Id> were generated from.
   const run: Middleware = async (ctx) => {
-    const reply = await handler({
+    const reply = await (handler as AnyHandler)({
       ctx,
-      query: ctx.state.query as Q,
-      body: (ctx.state.body ?? {}) as B,
+      query: ctx.state.query,
+      body: ctx.state.body ?? {},
       id: (ctx.params as Record<string, string>).id ?? "",
     });
     ctx.status = reply.status;

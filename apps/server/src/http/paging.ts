@@ -1,5 +1,6 @@
 import type { Filter } from "mongodb";
 import { AppError } from "../errors.js";
+import type { QueryOf } from "../spec/types.js";
 
 /** The list envelope of DESIGN.md §3. */
 export interface ListPage<T> {
@@ -8,12 +9,11 @@ export interface ListPage<T> {
   has_more: boolean;
 }
 
-export interface PageQuery {
-  limit?: number;
-  starting_after?: string;
-  created_after?: string;
-  created_before?: string;
-}
+/** The paging parameters every list shares, as the spec types them. */
+export type PageQuery = Pick<
+  QueryOf<"listContacts">,
+  "limit" | "starting_after" | "created_after" | "created_before"
+>;
 
 const DEFAULT_LIMIT = 10;
 

@@ -17,7 +17,11 @@ function paramOf(error: ErrorObject): string | undefined {
   return out || undefined;
 }
 
-function describe(error: ErrorObject, param: string | undefined, where: string): string {
+type Where = "body" | "query" | "header";
+
+const NOUN: Record<Where, string> = { body: "field", query: "query parameter", header: "header" };
+
+function describe(error: ErrorObject, param: string | undefined, where: Where): string {
   const subject = param ? `\`${param}\`` : `The ${where}`;
   if (error.propertyName !== undefined) {
     return `${subject} is not an allowed key: use 1 to 64 letters, digits, \`_\` or \`-\`.`;
@@ -26,7 +30,7 @@ function describe(error: ErrorObject, param: string | undefined, where: string):
     case "required":
       return `${subject} is required.`;
     case "additionalProperties":
-      return `${subject} is not a known ${where === "query" ? "query parameter" : "field"}; check the spelling against the API reference.`;
+      return `${subject} is not a known ${NOUN[where]}; check the spelling against the API reference.`;
     case "enum":
       return `${subject} must be one of: ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}.`;
     case "const":
@@ -44,7 +48,7 @@ function describe(error: ErrorObject, param: string | undefined, where: string):
  * Runs a validator compiled from the spec and turns its first error into a 400 with a stable
  * code: `parameter_missing`, `parameter_unknown` or `parameter_invalid`, naming the `param`.
  */
-export function assertValid(validate: ValidateFunction, data: unknown, where: "body" | "query"): void {
+export function assertValid(validate: ValidateFunction, data: unknown, where: Where): void {
   if (validate(data)) return;
   const errors = validate.errors ?? [];
   // Prefer the error a person can act on: a missing or unknown name before a type mismatch.

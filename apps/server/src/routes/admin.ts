@@ -5,12 +5,12 @@ import type { RouteKit } from "./kit.js";
 
 /** DESIGN.md §5: the operator's API (bearer ADMIN_TOKEN): workspaces and their API keys. */
 export function adminRoutes({ op, store }: RouteKit): void {
-  op<never, { name: string }>("createWorkspace", async ({ body }) => ({
+  op("createWorkspace", async ({ body }) => ({
     status: 201,
     body: toWorkspace(await store.workspaces.create(body.name)),
   }));
 
-  op<never, { name: string; scopes: string[] }>("createApiKey", async ({ id, body }) => {
+  op("createApiKey", async ({ id, body }) => {
     await assertWorkspace(store.workspaces, id);
     const { doc, key } = await store.apiKeys.create(id, body.name, body.scopes);
     return { status: 201, body: { ...toApiKey(doc), key } };

@@ -1,17 +1,17 @@
-import { type ContactFilters, type ContactInput, toContact } from "../db/contacts.js";
+import { toContact } from "../db/contacts.js";
 import { isId } from "../domain/ids.js";
-import { type PageQuery, pageFilter, toPage } from "../http/paging.js";
+import { pageFilter, toPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
 /** Seed §4.1: parse → call → shape; the rules live in db/contacts.ts. */
 export function contactRoutes({ op, store }: RouteKit): void {
-  op<PageQuery & ContactFilters>("listContacts", async ({ ctx, query }) => {
+  op("listContacts", async ({ ctx, query }) => {
     const { filter, limit } = pageFilter(query, (value) => isId("con", value));
     const docs = await store.contacts.list(workspaceOf(ctx), filter, query, limit);
     return { status: 200, body: toPage(docs, limit, toContact) };
   });
 
-  op<never, ContactInput>("createContact", async ({ ctx, body }) => {
+  op("createContact", async ({ ctx, body }) => {
     const doc = await store.contacts.create(workspaceOf(ctx), body);
     return { status: 201, body: toContact(doc) };
   });
@@ -21,7 +21,7 @@ export function contactRoutes({ op, store }: RouteKit): void {
     body: toContact(await store.contacts.get(workspaceOf(ctx), id)),
   }));
 
-  op<never, ContactInput>("updateContact", async ({ ctx, id, body }) => {
+  op("updateContact", async ({ ctx, id, body }) => {
     const { doc } = await store.contacts.update(workspaceOf(ctx), id, body);
     return { status: 200, body: toContact(doc) };
   });

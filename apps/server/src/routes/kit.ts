@@ -6,9 +6,10 @@ import type { Store } from "../db/store.js";
 import { DatabaseUnavailableError } from "../errors.js";
 import { apiKeyOf, requireAdmin, requireApiKey } from "../http/auth.js";
 import { idempotency } from "../http/idempotency.js";
-import type { OpenApi } from "../http/openapi.js";
+import type { OpenApi, Operation } from "../http/openapi.js";
 import { type Handler, mount, parseRequest } from "../http/operation.js";
 import { rateLimit } from "../http/rate-limit.js";
+import type { OperationId } from "../spec/types.js";
 
 /** What a route module needs: the store, and a way to mount an operation of the spec. */
 export interface RouteKit {
@@ -16,8 +17,11 @@ export interface RouteKit {
   database: Pick<DatabaseConnection, "isConnected" | "ping">;
   config: Config;
   openapi: OpenApi;
-  /** Mounts a spec operation with its whole chain: auth → rate limit → parse → idempotency. */
-  op<Q = Record<string, never>, B = Record<string, never>>(operationId: string, handler: Handler<Q, B>): void;
+  /**
+   * Mounts a spec operation with its whole chain: auth → rate limit → parse → idempotency. The
+   * handler's query, body and reply are typed from the spec by `operationId`.
+   */
+  op<Id extends OperationId>(operationId: Id, handler: Handler<Id>): void;
 }
 
 /** The workspace of the authenticated API key. */
@@ -45,7 +49,9 @@ export function createRouteKit(
     config,
     openapi,
     op(operationId, handler) {
-      const operation = openapi.operations.get(operationId);
+      const operation = openapi.operations.get(operationId) as
+        | (Operation & { operationId: typeof operationId })
+        | undefined;
       if (!operation) throw new Error(`operation ${operationId} is not in the spec`);
       const isAdmin = operation.path.startsWith("/admin/");
       const chain: Middleware[] = [];

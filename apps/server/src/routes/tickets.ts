@@ -1,17 +1,17 @@
-import { type TicketFilters, type TicketInput, toTicket } from "../db/tickets.js";
+import { toTicket } from "../db/tickets.js";
 import { isId } from "../domain/ids.js";
-import { type PageQuery, pageFilter, toPage } from "../http/paging.js";
+import { pageFilter, toPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
 /** Seed §4.2: parse → call → shape; the rules live in db/tickets.ts and domain/ticket-status.ts. */
 export function ticketRoutes({ op, store }: RouteKit): void {
-  op<PageQuery & TicketFilters>("listTickets", async ({ ctx, query }) => {
+  op("listTickets", async ({ ctx, query }) => {
     const { filter, limit } = pageFilter(query, (value) => isId("tkt", value));
     const docs = await store.tickets.list(workspaceOf(ctx), filter, query, limit);
     return { status: 200, body: toPage(docs, limit, toTicket) };
   });
 
-  op<never, TicketInput>("createTicket", async ({ ctx, body }) => {
+  op("createTicket", async ({ ctx, body }) => {
     const doc = await store.tickets.create(workspaceOf(ctx), body);
     return { status: 201, body: toTicket(doc) };
   });
@@ -21,7 +21,7 @@ export function ticketRoutes({ op, store }: RouteKit): void {
     body: toTicket(await store.tickets.get(workspaceOf(ctx), id)),
   }));
 
-  op<never, TicketInput>("updateTicket", async ({ ctx, id, body }) => {
+  op("updateTicket", async ({ ctx, id, body }) => {
     const { doc } = await store.tickets.update(workspaceOf(ctx), id, body);
     return { status: 200, body: toTicket(doc) };
   });

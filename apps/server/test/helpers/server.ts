@@ -39,7 +39,7 @@ export async function startTestServer(
   const database = new DatabaseConnection(mongodbUri, config.databaseName);
   const store = createStore(database.db, { idempotencyTtlMs: config.idempotencyTtlMs });
   await database.connectUntilReady(() => ensureIndexes(store), logger);
-  const app = createApp({ config, store, database, openapi: loadOpenApi(), logger });
+  const app = createApp({ config, store, database, openapi: await loadOpenApi(), logger });
   const server = app.listen(0, "127.0.0.1");
   await new Promise<void>((done) => server.once("listening", done));
   const { port } = server.address() as AddressInfo;

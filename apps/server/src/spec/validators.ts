@@ -1,0 +1,52 @@
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { Json } from "./documents.js";
+import { addSpecFormats } from "./formats.js";
+import type { OperationSpec, ParameterSpec } from "./operations.js";
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object.
+const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
+
+/** The validators of one operation, compiled from its schemas in the spec. */
+export interface RequestValidators {
+  validateQuery: ValidateFunction;
+  validateHeaders: ValidateFunction;
+  validateBody: ValidateFunction | undefined;
+}
+
+function createAjv(options: { coerce: boolean }): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: false,
+    strict: false, // the spec carries OpenAPI keywords (example, discriminator…) Ajv does not know
+    coerceTypes: options.coerce ? "array" : false,
+    useDefaults: false,
+    validateFormats: true,
+  });
+  addFormats(ajv);
+  addSpecFormats(ajv);
+  return ajv;
+}
+
+/** Parameters as one object schema; `closed` refuses names the spec does not list (queries). */
+function parametersSchema(parameters: ParameterSpec[], closed: boolean): Json {
+  return {
+    type: "object",
+    properties: Object.fromEntries(parameters.map(({ name, schema }) => [name, schema])),
+    required: parameters.filter(({ required }) => required).map(({ name }) => name),
+    additionalProperties: !closed,
+  };
+}
+
+/**
+ * Compiles request validators. Query strings and headers are text, so their validator coerces
+ * ("10" → 10, one `tag` → ["tag"]); JSON bodies are typed already and are not coerced.
+ */
+export function createRequestValidators(): (operation: OperationSpec) => RequestValidators {
+  const textAjv = createAjv({ coerce: true });
+  const bodyAjv = createAjv({ coerce: false });
+  return (operation) => ({
+    validateQuery: textAjv.compile(parametersSchema(operation.parameters.query, true)),
+    validateHeaders: textAjv.compile(parametersSchema(operation.parameters.header, false)),
+    validateBody: operation.bodySchema ? bodyAjv.compile(operation.bodySchema) : undefined,
+  });
+}
