@@ -19,13 +19,15 @@ export interface AppDeps {
   database: Pick<DatabaseConnection, "isConnected" | "ping">;
   openapi: OpenApi;
   logger: Logger;
+  /** Milliseconds now, for the rate limiter; tests pass a clock they move by hand. */
+  clock?: () => number;
 }
 
 /** Builds the Koa app from its dependencies; no I/O happens here (main.ts does the wiring). */
-export function createApp({ config, store, database, openapi, logger }: AppDeps): Koa {
+export function createApp({ config, store, database, openapi, logger, clock }: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  const kit = createRouteKit(router, { store, database, config, openapi });
+  const kit = createRouteKit(router, { store, database, config, openapi }, clock);
   opsRoutes(router, kit);
   adminRoutes(kit);
   contactRoutes(kit);

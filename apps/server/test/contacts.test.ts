@@ -93,6 +93,7 @@ describe("create, get, update, delete", () => {
       custom_fields: { keep: "yes", drop: 1 },
       external_ids: { crm: "g-1", erp: "e-1" },
     });
+    await new Promise((done) => setTimeout(done, 5)); // so a new updated_at is a later instant
     const patched = await api.patch(`/open/v1/contacts/${contact.id}`, {
       key,
       body: {
@@ -114,7 +115,8 @@ describe("create, get, update, delete", () => {
       external_ids: { crm: "g-1", billing: "b-9" },
     });
     expect(patched.body.custom_fields).not.toHaveProperty("drop");
-    expect(Date.parse(patched.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(contact.updated_at));
+    expect(Date.parse(patched.body.updated_at)).toBeGreaterThan(Date.parse(contact.updated_at));
+    expect(patched.body.created_at).toBe(contact.created_at);
     const fetched = await api.get(`/open/v1/contacts/${contact.id}`, { key });
     expect(fetched.body).toEqual(patched.body);
   });

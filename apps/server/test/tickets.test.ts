@@ -544,24 +544,26 @@ describe("cursor paging", () => {
     );
   });
 
-  it("a cursor still works after its ticket is deleted", async () => {
-    const first = await api.get("/open/v1/tickets", { key: pagingKey, query: { limit: 5 } });
-    const cursor = first.body.data[4].id;
-    expect((await api.delete(`/open/v1/tickets/${cursor}`, { key: pagingKey })).status).toBe(200);
-    const next = await api.get("/open/v1/tickets", {
-      key: pagingKey,
-      query: { limit: 5, starting_after: cursor },
-    });
-    expect(next.status).toBe(200);
-    const expected = newestFirst(created);
-    const at = expected.indexOf(cursor);
-    expect(next.body.data.map((ticket: Ticket) => ticket.id)).toEqual(expected.slice(at + 1, at + 6));
+  it("walks a filter (status=On hold) one by one to the end", async () => {
+    expect(await walk({ limit: 1, status: "On hold" })).toEqual(
+      newestFirst(created.filter((ticket) => ticket.status === "On hold")),
+    );
   });
 
-  it("walks the rest one by one to the end", async () => {
-    const all = await walk({ limit: 1 });
-    expect(all).toHaveLength(26);
-    expect(new Set(all).size).toBe(26);
+  it("a cursor still works after its ticket is deleted", async () => {
+    // Its own workspace, so no other test sees the deletion.
+    const { key: deleteKey } = await newWorkspace();
+    const tickets: Ticket[] = [];
+    for (let i = 0; i < 8; i++) tickets.push(await createTicket({ subject: `Gone ${i}` }, deleteKey));
+    const expected = newestFirst(tickets);
+    const cursor = expected[3] as string;
+    expect((await api.delete(`/open/v1/tickets/${cursor}`, { key: deleteKey })).status).toBe(200);
+    const next = await api.get("/open/v1/tickets", {
+      key: deleteKey,
+      query: { limit: 3, starting_after: cursor },
+    });
+    expect(next.status).toBe(200);
+    expect(next.body.data.map((ticket: Ticket) => ticket.id)).toEqual(expected.slice(4, 7));
   });
 });
 
@@ -808,7 +810,7 @@ describe("idempotent create", () => {
     const body = { subject: "Exactly once", status: "Solved", tags: ["retry"] };
     const first = await post(body, "ticket-create-1");
     expect(first.status).toBe(201);
-    expect(first.headers.get("idempotent-replayed")).not.toBe("true");
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
     const replay = await post(body, "ticket-create-1");
     expect(replay.status).toBe(201);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");

@@ -38,9 +38,10 @@ function requireDatabase(database: RouteKit["database"]): Middleware {
 export function createRouteKit(
   router: Router,
   { store, database, config, openapi }: Omit<RouteKit, "op">,
+  clock: () => number = Date.now,
 ): RouteKit {
   const databaseGate = requireDatabase(database);
-  const limiter = rateLimit(config.rateLimitPerSecond, config.rateLimitBurst);
+  const limiter = rateLimit(config.rateLimitPerSecond, config.rateLimitBurst, clock);
   const admin = requireAdmin(config.adminToken);
   const adminWorkspace = (ctx: Context) => `admin:${(ctx.params as Record<string, string>).id ?? ""}`;
   return {

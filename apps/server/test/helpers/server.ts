@@ -20,7 +20,13 @@ export interface TestServer {
  * second server with other settings, e.g. a tight rate limit); without it, the embedded one.
  */
 export async function startTestServer(
-  options: { mongodbUri?: string; config?: Partial<Config>; databaseName?: string } = {},
+  options: {
+    mongodbUri?: string;
+    config?: Partial<Config>;
+    databaseName?: string;
+    /** The rate limiter's clock (milliseconds), to move time without sleeping. */
+    clock?: () => number;
+  } = {},
 ): Promise<TestServer> {
   // MONGODB_URI and DESKLINE_EMBEDDED_DB apply to the tests as to the server.
   const fromEnv = loadConfig();
@@ -39,7 +45,14 @@ export async function startTestServer(
   const database = new DatabaseConnection(mongodbUri, config.databaseName);
   const store = createStore(database.db, { idempotencyTtlMs: config.idempotencyTtlMs });
   await database.connectUntilReady(() => ensureIndexes(store), logger);
-  const app = createApp({ config, store, database, openapi: await loadOpenApi(), logger });
+  const app = createApp({
+    config,
+    store,
+    database,
+    openapi: await loadOpenApi(),
+    logger,
+    clock: options.clock,
+  });
   const server = app.listen(0, "127.0.0.1");
   await new Promise<void>((done) => server.once("listening", done));
   const { port } = server.address() as AddressInfo;
