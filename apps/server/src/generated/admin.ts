@@ -397,22 +397,25 @@ export type components = {
             data: components["schemas"]["DeliveryAttempt"][];
             has_more: boolean;
         };
+        /**
+         * @description Broad category of an error, fixed per HTTP status: `invalid_request_error` (400, 404, 405,
+         *     409, 413, 415, 422), `authentication_error` (401), `permission_error` (403),
+         *     `rate_limit_error` (429), `api_error` (5xx).
+         * @enum {string}
+         */
+        ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
         /** @description The body of every error response. */
         Error: {
             error: {
-                /**
-                 * @description Broad category, fixed per HTTP status.
-                 * @enum {string}
-                 */
-                type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
+                type: components["schemas"]["ErrorType"];
                 /**
                  * @description Stable machine-readable code: `missing_api_key`, `invalid_api_key`,
                  *     `insufficient_scope`, `resource_missing`, `parameter_invalid`, `parameter_missing`,
-                 *     `parameter_unknown`, `invalid_json`, `unsupported_media_type`, `body_too_large`,
-                 *     `email_taken`, `external_id_taken`, `idempotency_key_reused`,
+                 *     `parameter_unknown`, `invalid_json`, `invalid_body`, `unsupported_media_type`,
+                 *     `body_too_large`, `email_taken`, `external_id_taken`, `idempotency_key_reused`,
                  *     `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`,
-                 *     `rate_limited`, `database_unavailable`, `route_not_found`, `method_not_allowed`. New
-                 *     codes may be added within v1.
+                 *     `rate_limited`, `database_unavailable`, `internal_error`, `route_not_found`,
+                 *     `method_not_allowed`. New codes may be added within v1.
                  * @example parameter_invalid
                  */
                 code: string;
@@ -424,14 +427,18 @@ export type components = {
                 request_id: string;
             };
         };
+        /**
+         * @description `open` or `closed`; closing and reopening come from the channels (in the reference server, the admin API).
+         * @enum {string}
+         */
+        ConversationStatus: "open" | "closed";
         /** @description A conversation with a contact on a channel. */
         Conversation: {
             /** @example conv_2bXkr3LpV8cX1zQa */
             id: string;
             /** @constant */
             object: "conversation";
-            /** @enum {string} */
-            status: "open" | "closed";
+            status: components["schemas"]["ConversationStatus"];
             /** @description Free string, e.g. `email`, `chat`, `whatsapp`, `sms`, `phone`, `social`. */
             channel: string;
             contact_id: string;
@@ -452,6 +459,16 @@ export type components = {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @description `inbound` from the customer, `outbound` from an agent (internal notes included).
+         * @enum {string}
+         */
+        MessageDirection: "inbound" | "outbound";
+        /**
+         * @description `customer`, an `agent` in a channel, or `api` (sent through `sendMessage`).
+         * @enum {string}
+         */
+        MessageAuthorType: "customer" | "agent" | "api";
         /** @description A message of a conversation. */
         Message: {
             /** @example msg_2bXkrQ9sT4uV6wXy */
@@ -462,16 +479,8 @@ export type components = {
             body: string;
             /** @description An internal note, visible to agents only. */
             internal_note: boolean;
-            /**
-             * @description `inbound` from the customer, `outbound` from an agent (internal notes included).
-             * @enum {string}
-             */
-            direction: "inbound" | "outbound";
-            /**
-             * @description `customer`, an `agent` in a channel, or `api` (sent through `sendMessage`).
-             * @enum {string}
-             */
-            author_type: "customer" | "agent" | "api";
+            direction: components["schemas"]["MessageDirection"];
+            author_type: components["schemas"]["MessageAuthorType"];
             /** Format: date-time */
             created_at: string;
         };
@@ -483,6 +492,13 @@ export type components = {
          * @enum {string}
          */
         EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned";
+        /** @description An event type a webhook endpoint subscribes to, or `*` for every type (also those added later). */
+        EventSubscription: components["schemas"]["EventType"] | "*";
+        /**
+         * @description `disabled` after 15 consecutive failed deliveries; re-enabled by the operator.
+         * @enum {string}
+         */
+        WebhookEndpointStatus: "enabled" | "disabled";
         /** @description A registered webhook endpoint, without its secret. */
         WebhookEndpoint: {
             /** @example we_2bXks1AbC3dEf5Gh */
@@ -493,12 +509,8 @@ export type components = {
             url: string;
             description: string | null;
             /** @description Subscribed event types; `["*"]` means all. */
-            events: (components["schemas"]["EventType"] | "*")[];
-            /**
-             * @description `disabled` after 15 consecutive failed deliveries; re-enabled by the operator.
-             * @enum {string}
-             */
-            status: "enabled" | "disabled";
+            events: components["schemas"]["EventSubscription"][];
+            status: components["schemas"]["WebhookEndpointStatus"];
             /** Format: date-time */
             disabled_at: string | null;
             disabled_reason: string | null;

@@ -531,22 +531,25 @@ export type components = {
             /** @enum {string} */
             status: "ready" | "database_unavailable";
         };
+        /**
+         * @description Broad category of an error, fixed per HTTP status: `invalid_request_error` (400, 404, 405,
+         *     409, 413, 415, 422), `authentication_error` (401), `permission_error` (403),
+         *     `rate_limit_error` (429), `api_error` (5xx).
+         * @enum {string}
+         */
+        ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
         /** @description The body of every error response. */
         Error: {
             error: {
-                /**
-                 * @description Broad category, fixed per HTTP status.
-                 * @enum {string}
-                 */
-                type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
+                type: components["schemas"]["ErrorType"];
                 /**
                  * @description Stable machine-readable code: `missing_api_key`, `invalid_api_key`,
                  *     `insufficient_scope`, `resource_missing`, `parameter_invalid`, `parameter_missing`,
-                 *     `parameter_unknown`, `invalid_json`, `unsupported_media_type`, `body_too_large`,
-                 *     `email_taken`, `external_id_taken`, `idempotency_key_reused`,
+                 *     `parameter_unknown`, `invalid_json`, `invalid_body`, `unsupported_media_type`,
+                 *     `body_too_large`, `email_taken`, `external_id_taken`, `idempotency_key_reused`,
                  *     `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`,
-                 *     `rate_limited`, `database_unavailable`, `route_not_found`, `method_not_allowed`. New
-                 *     codes may be added within v1.
+                 *     `rate_limited`, `database_unavailable`, `internal_error`, `route_not_found`,
+                 *     `method_not_allowed`. New codes may be added within v1.
                  * @example parameter_invalid
                  */
                 code: string;
@@ -558,15 +561,30 @@ export type components = {
                 request_id: string;
             };
         };
-        /** @description Returned by DELETE operations. */
-        DeletedObject: {
-            /** @description Id of the deleted object. */
+        /** @description Returned by `deleteContact`. */
+        DeletedContact: {
+            /** @description Id of the deleted contact. */
             id: string;
-            /**
-             * @description Kind of the deleted object, e.g. `contact`.
-             * @enum {string}
-             */
-            object: "contact" | "ticket" | "webhook_endpoint";
+            /** @constant */
+            object: "contact";
+            /** @constant */
+            deleted: true;
+        };
+        /** @description Returned by `deleteTicket`. */
+        DeletedTicket: {
+            /** @description Id of the deleted ticket. */
+            id: string;
+            /** @constant */
+            object: "ticket";
+            /** @constant */
+            deleted: true;
+        };
+        /** @description Returned by `deleteWebhookEndpoint`. */
+        DeletedWebhookEndpoint: {
+            /** @description Id of the deleted webhook endpoint. */
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
             /** @constant */
             deleted: true;
         };
@@ -751,6 +769,16 @@ export type components = {
          * @enum {string}
          */
         TicketStatus: "New" | "On you" | "On customer" | "On hold" | "Solved" | "Closed" | "Cancelled";
+        /**
+         * @description Priority of a ticket.
+         * @enum {string}
+         */
+        TicketPriority: "low" | "normal" | "high" | "urgent";
+        /**
+         * @description The customer's mood on a ticket.
+         * @enum {string}
+         */
+        TicketSentiment: "positive" | "neutral" | "negative";
         /** @description A helpdesk ticket. Fields that are not set are `null` (never absent). */
         Ticket: {
             /** @example tkt_2bXkrB7nQ2wE5tYu */
@@ -760,12 +788,10 @@ export type components = {
             subject: string;
             /** @description Free label, e.g. `question`, `incident`, `problem`, `task`. */
             type: string | null;
-            /** @enum {string|null} */
-            priority: "low" | "normal" | "high" | "urgent" | null;
+            priority: components["schemas"]["TicketPriority"] | null;
             status: components["schemas"]["TicketStatus"];
             category: string | null;
-            /** @enum {string|null} */
-            sentiment: "positive" | "neutral" | "negative" | null;
+            sentiment: components["schemas"]["TicketSentiment"] | null;
             contact_id: string | null;
             conversation_id: string | null;
             /** @description Identifier of the agent in the API user's own system. */
@@ -795,17 +821,14 @@ export type components = {
         TicketCreate: {
             subject: string;
             type?: string | null;
-            /** @enum {string|null} */
-            priority?: "low" | "normal" | "high" | "urgent" | null;
+            priority?: components["schemas"]["TicketPriority"] | null;
             /**
              * @description Initial status (see `TicketStatus`); defaults to `New`.
              * @default New
-             * @enum {string|null}
              */
-            status: "New" | "On you" | "On customer" | "On hold" | "Solved" | "Closed" | "Cancelled" | null;
+            status: components["schemas"]["TicketStatus"] | null;
             category?: string | null;
-            /** @enum {string|null} */
-            sentiment?: "positive" | "neutral" | "negative" | null;
+            sentiment?: components["schemas"]["TicketSentiment"] | null;
             /** @description A contact of the API key's workspace; otherwise `400 parameter_invalid`. */
             contact_id?: string | null;
             /** @description A conversation of the API key's workspace; otherwise `400 parameter_invalid`. */
@@ -829,12 +852,10 @@ export type components = {
         TicketUpdate: {
             subject?: string;
             type?: string | null;
-            /** @enum {string|null} */
-            priority?: "low" | "normal" | "high" | "urgent" | null;
+            priority?: components["schemas"]["TicketPriority"] | null;
             status?: components["schemas"]["TicketStatus"];
             category?: string | null;
-            /** @enum {string|null} */
-            sentiment?: "positive" | "neutral" | "negative" | null;
+            sentiment?: components["schemas"]["TicketSentiment"] | null;
             contact_id?: string | null;
             conversation_id?: string | null;
             assignee_id?: string | null;
@@ -852,14 +873,18 @@ export type components = {
             data: components["schemas"]["Ticket"][];
             has_more: boolean;
         };
+        /**
+         * @description `open` or `closed`; closing and reopening come from the channels (in the reference server, the admin API).
+         * @enum {string}
+         */
+        ConversationStatus: "open" | "closed";
         /** @description A conversation with a contact on a channel. */
         Conversation: {
             /** @example conv_2bXkr3LpV8cX1zQa */
             id: string;
             /** @constant */
             object: "conversation";
-            /** @enum {string} */
-            status: "open" | "closed";
+            status: components["schemas"]["ConversationStatus"];
             /** @description Free string, e.g. `email`, `chat`, `whatsapp`, `sms`, `phone`, `social`. */
             channel: string;
             contact_id: string;
@@ -887,6 +912,16 @@ export type components = {
             data: components["schemas"]["Conversation"][];
             has_more: boolean;
         };
+        /**
+         * @description `inbound` from the customer, `outbound` from an agent (internal notes included).
+         * @enum {string}
+         */
+        MessageDirection: "inbound" | "outbound";
+        /**
+         * @description `customer`, an `agent` in a channel, or `api` (sent through `sendMessage`).
+         * @enum {string}
+         */
+        MessageAuthorType: "customer" | "agent" | "api";
         /** @description A message of a conversation. */
         Message: {
             /** @example msg_2bXkrQ9sT4uV6wXy */
@@ -897,16 +932,8 @@ export type components = {
             body: string;
             /** @description An internal note, visible to agents only. */
             internal_note: boolean;
-            /**
-             * @description `inbound` from the customer, `outbound` from an agent (internal notes included).
-             * @enum {string}
-             */
-            direction: "inbound" | "outbound";
-            /**
-             * @description `customer`, an `agent` in a channel, or `api` (sent through `sendMessage`).
-             * @enum {string}
-             */
-            author_type: "customer" | "agent" | "api";
+            direction: components["schemas"]["MessageDirection"];
+            author_type: components["schemas"]["MessageAuthorType"];
             /** Format: date-time */
             created_at: string;
         };
@@ -931,6 +958,13 @@ export type components = {
          * @enum {string}
          */
         EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned";
+        /** @description An event type a webhook endpoint subscribes to, or `*` for every type (also those added later). */
+        EventSubscription: components["schemas"]["EventType"] | "*";
+        /**
+         * @description `disabled` after 15 consecutive failed deliveries; re-enabled by the operator.
+         * @enum {string}
+         */
+        WebhookEndpointStatus: "enabled" | "disabled";
         /** @description A registered webhook endpoint, without its secret. */
         WebhookEndpoint: {
             /** @example we_2bXks1AbC3dEf5Gh */
@@ -941,12 +975,8 @@ export type components = {
             url: string;
             description: string | null;
             /** @description Subscribed event types; `["*"]` means all. */
-            events: (components["schemas"]["EventType"] | "*")[];
-            /**
-             * @description `disabled` after 15 consecutive failed deliveries; re-enabled by the operator.
-             * @enum {string}
-             */
-            status: "enabled" | "disabled";
+            events: components["schemas"]["EventSubscription"][];
+            status: components["schemas"]["WebhookEndpointStatus"];
             /** Format: date-time */
             disabled_at: string | null;
             disabled_reason: string | null;
@@ -965,9 +995,8 @@ export type components = {
             /** Format: uri */
             url: string;
             description: string | null;
-            events: (components["schemas"]["EventType"] | "*")[];
-            /** @enum {string} */
-            status: "enabled" | "disabled";
+            events: components["schemas"]["EventSubscription"][];
+            status: components["schemas"]["WebhookEndpointStatus"];
             /** Format: date-time */
             disabled_at: string | null;
             disabled_reason: string | null;
@@ -988,7 +1017,7 @@ export type components = {
             url: string;
             description?: string | null;
             /** @description Event types to receive, or `["*"]` for all. Omitted means all. */
-            events?: (components["schemas"]["EventType"] | "*")[];
+            events?: components["schemas"]["EventSubscription"][];
         };
         /** @description A page of webhook endpoints, newest first. */
         WebhookEndpointList: {
@@ -1092,7 +1121,7 @@ export type components = {
         Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"];
     };
     responses: {
-        /** @description Invalid request. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid`, `parameter_unknown`; `param` names the field or query parameter. */
+        /** @description Invalid request. Codes: `invalid_json`, `invalid_body` (the body could not be read completely), `parameter_missing`, `parameter_invalid`, `parameter_unknown`; `param` names the field or query parameter. */
         BadRequest: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -1120,6 +1149,11 @@ export type components = {
         Forbidden: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
+                /**
+                 * @description `Bearer realm="deskline", error="insufficient_scope", scope="<scope>"`, naming the missing scope (RFC 6750).
+                 * @example Bearer realm="deskline", error="insufficient_scope", scope="contacts:write"
+                 */
+                "WWW-Authenticate"?: string;
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1142,10 +1176,15 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update` (each operation lists the ones it can return). */
+        /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update` (each operation lists the ones it can return). `idempotency_key_in_flight` and `concurrent_update` are worth retrying after a moment; the others are not. */
         Conflict: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
+                /**
+                 * @description Seconds to wait before retrying; sent with `idempotency_key_in_flight`.
+                 * @example 1
+                 */
+                "Retry-After"?: number;
                 "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                 "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                 "RateLimit-Reset": components["headers"]["RateLimitReset"];
@@ -1210,6 +1249,21 @@ export type components = {
         };
         /** @description The database is unreachable; retry later. Codes: `database_unavailable`. */
         ServiceUnavailable: {
+            headers: {
+                "Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Any other error, with the same body: `404 route_not_found` (no such path),
+         *     `405 method_not_allowed` (the path exists, the method does not), `500 internal_error` (a
+         *     failure on the server's side; retry with backoff), or a status added later within v1.
+         */
+        UnexpectedError: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -1314,8 +1368,10 @@ export type components = {
          */
         RequestId: string;
         /**
-         * @description Requests allowed per second for this API key (the token bucket's refill rate). On every authenticated response.
-         * @example 100
+         * @description The size of this API key's token bucket (the burst, 200 by default): the most requests it can
+         *     make at once. The bucket refills at the per-second rate (100 by default), so `RateLimit-Remaining`
+         *     counts down from this number. On every authenticated response while rate limiting is on.
+         * @example 200
          */
         RateLimitLimit: number;
         /**
@@ -1431,6 +1487,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createContact: {
@@ -1481,6 +1538,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getContact: {
@@ -1518,6 +1576,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteContact: {
@@ -1545,7 +1604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeletedObject"];
+                    "application/json": components["schemas"]["DeletedContact"];
                 };
             };
             /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
@@ -1555,6 +1614,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     updateContact: {
@@ -1594,12 +1654,13 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Conflict. Codes: `email_taken`, `external_id_taken` (`param` is `external_ids.<system>`). */
+            /** @description Conflict. Codes: `email_taken`, `external_id_taken` (`param` is `external_ids.<system>`), `concurrent_update` (other requests kept changing the contact; retry). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listTickets: {
@@ -1624,7 +1685,7 @@ export interface operations {
                  * @description Only tickets with this priority.
                  * @example urgent
                  */
-                priority?: "low" | "normal" | "high" | "urgent";
+                priority?: components["schemas"]["TicketPriority"];
                 /**
                  * @description Exact category.
                  * @example billing
@@ -1678,6 +1739,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createTicket: {
@@ -1728,6 +1790,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getTicket: {
@@ -1765,6 +1828,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteTicket: {
@@ -1792,7 +1856,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeletedObject"];
+                    "application/json": components["schemas"]["DeletedTicket"];
                 };
             };
             /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
@@ -1802,6 +1866,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     updateTicket: {
@@ -1847,6 +1912,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listConversations: {
@@ -1866,7 +1932,7 @@ export interface operations {
                  * @description Only conversations in this status.
                  * @example open
                  */
-                status?: "open" | "closed";
+                status?: components["schemas"]["ConversationStatus"];
                 /**
                  * @description Exact channel, e.g. `email`, `chat`, `whatsapp`, `sms`, `phone`, `social`.
                  * @example email
@@ -1908,6 +1974,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getConversation: {
@@ -1945,6 +2012,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listMessages: {
@@ -1993,6 +2061,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     sendMessage: {
@@ -2050,6 +2119,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     listWebhookEndpoints: {
@@ -2091,6 +2161,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     createWebhookEndpoint: {
@@ -2141,6 +2212,7 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     deleteWebhookEndpoint: {
@@ -2168,7 +2240,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeletedObject"];
+                    "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                 };
             };
             /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
@@ -2178,6 +2250,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getOpenApiYaml: {
@@ -2205,6 +2278,7 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getOpenApiJson: {
@@ -2235,6 +2309,7 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getHealth: {
@@ -2259,6 +2334,7 @@ export interface operations {
                     };
                 };
             };
+            default: components["responses"]["UnexpectedError"];
         };
     };
     getReadiness: {
@@ -2290,6 +2366,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
+            default: components["responses"]["UnexpectedError"];
         };
     };
     onContactCreated: {

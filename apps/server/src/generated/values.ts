@@ -12,7 +12,17 @@ export const schemaProperties = {
   "Error": [
     "error"
   ],
-  "DeletedObject": [
+  "DeletedContact": [
+    "id",
+    "object",
+    "deleted"
+  ],
+  "DeletedTicket": [
+    "id",
+    "object",
+    "deleted"
+  ],
+  "DeletedWebhookEndpoint": [
     "id",
     "object",
     "deleted"
@@ -356,6 +366,13 @@ export const schemaProperties = {
 
 /** The values of each named enum schema. */
 export const schemaEnums = {
+  "ErrorType": [
+    "invalid_request_error",
+    "authentication_error",
+    "permission_error",
+    "rate_limit_error",
+    "api_error"
+  ],
   "TicketStatus": [
     "New",
     "On you",
@@ -365,6 +382,30 @@ export const schemaEnums = {
     "Closed",
     "Cancelled"
   ],
+  "TicketPriority": [
+    "low",
+    "normal",
+    "high",
+    "urgent"
+  ],
+  "TicketSentiment": [
+    "positive",
+    "neutral",
+    "negative"
+  ],
+  "ConversationStatus": [
+    "open",
+    "closed"
+  ],
+  "MessageDirection": [
+    "inbound",
+    "outbound"
+  ],
+  "MessageAuthorType": [
+    "customer",
+    "agent",
+    "api"
+  ],
   "EventType": [
     "contact.created",
     "contact.updated",
@@ -372,6 +413,10 @@ export const schemaEnums = {
     "ticket.updated",
     "message.received",
     "conversation.assigned"
+  ],
+  "WebhookEndpointStatus": [
+    "enabled",
+    "disabled"
   ],
   "Scope": [
     "contacts:read",
