@@ -1,4 +1,4 @@
-import type { ContactDoc } from "../src/db/contacts.js";
+import { type ContactDoc, uniqueKeysOf } from "../src/db/contacts.js";
 import { newId } from "../src/domain/ids.js";
 import { type BenchContext, seedMany } from "./environment.js";
 import type { Scenario } from "./scenario.js";
@@ -58,9 +58,12 @@ export const contactScenarios: Scenario[] = [
             ...template,
             _id: newId("con"),
             workspace_id: workspaceId,
+            version: 0,
             name: `Raw Contact ${n}`,
             email,
             email_lc: email,
+            // Its own email's key in the unique index, as the server writes it.
+            unique_keys: uniqueKeysOf(workspaceId, { email_lc: email, external_ids: {} }).map((k) => k.key),
             created_at: now,
             updated_at: now,
           });

@@ -1,4 +1,5 @@
 import type { Context, Next } from "koa";
+import { isDatabaseUnavailable } from "./db/errors.js";
 import type { Logger } from "./logger.js";
 
 export type ErrorType =
@@ -34,23 +35,8 @@ export class AppError extends Error {
   }
 }
 
-/** Raised by the database layer when MongoDB cannot be reached; answered with 503. */
+/** Raised before touching a database that was never reached (routes/kit.ts); answered with 503. */
 export class DatabaseUnavailableError extends Error {}
-
-const DRIVER_UNAVAILABLE = new Set([
-  "MongoServerSelectionError",
-  "MongoNetworkError",
-  "MongoNetworkTimeoutError",
-  "MongoNotConnectedError",
-  "MongoTopologyClosedError",
-  "PoolClearedError",
-  "MongoPoolClearedError",
-]);
-
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof DatabaseUnavailableError) return true;
-  return error instanceof Error && DRIVER_UNAVAILABLE.has(error.name);
-}
 
 export function errorBody(error: AppError, requestId: string) {
   return {
@@ -86,7 +72,7 @@ export function errorMiddleware(logger: Logger) {
 
 function toAppError(caught: unknown, ctx: Context, logger: Logger): AppError {
   if (caught instanceof AppError) return caught;
-  if (isDatabaseUnavailable(caught)) {
+  if (caught instanceof DatabaseUnavailableError || isDatabaseUnavailable(caught)) {
     logger.warn(
       { reason: (caught as Error).message, requestId: ctx.state.requestId },
       "database unavailable",

@@ -9,9 +9,9 @@ export type Scope = (typeof SCOPES)[number];
 
 export interface ApiKeyDoc {
   /**
-   * SHA-256 of the plaintext key, hex. It is the `_id` because authentication looks keys up by it
-   * on every request, and FerretDB finds a document by `_id` without scanning the collection.
-   * The plaintext is shown once and never stored.
+   * SHA-256 of the plaintext key, hex: the natural key, which authentication looks up on every
+   * request (unique, and served by the `_id` index on every database). The plaintext is shown
+   * once and never stored.
    */
   _id: string;
   /** The public id (`key_…`), used by the admin API. */
@@ -92,11 +92,12 @@ export class ApiKeys {
 
   /** Revokes at once; revoking again keeps the first revocation time. */
   async revoke(id: string): Promise<ApiKeyDoc | null> {
-    // Admin-only and rare, so a lookup by the public id (a scan on FerretDB) is fine here.
-    const doc = await this.collection.findOne({ id });
-    if (!doc || doc.revoked_at) return doc;
-    const revokedAt = new Date();
-    await this.collection.updateOne({ _id: doc._id }, { $set: { revoked_at: revokedAt } });
-    return { ...doc, revoked_at: revokedAt };
+    // Conditional: of two racing revocations one sets the time, the other finds it set.
+    const revoked = await this.collection.findOneAndUpdate(
+      { id, revoked_at: null },
+      { $set: { revoked_at: new Date() } },
+      { returnDocument: "after" },
+    );
+    return revoked ?? (await this.collection.findOne({ id }));
   }
 }

@@ -2,7 +2,6 @@ import type { Collection, Db, Filter } from "mongodb";
 import { newId } from "../domain/ids.js";
 import { schemaProperties } from "../generated/values.js";
 import type { QueryOf, Schema } from "../spec/types.js";
-import { RecordLocks } from "./record-locks.js";
 import {
   deleteInWorkspace,
   diffPatch,
@@ -13,11 +12,12 @@ import {
   newestFirst,
   normalizeField,
   normalizeInput,
+  type Page,
   type RecordDoc,
   toResource,
-  updateById,
+  updateInWorkspace,
 } from "./records.js";
-import { UniqueClaims, type UniqueKey } from "./unique-claims.js";
+import { ensureUniqueKeysIndex, type UniqueKey, uniqueKey, writeUnique } from "./unique-keys.js";
 
 /** The contact fields a client sets (the spec's `ContactCreate`); the response lists all of them, null when unset. */
 export const CONTACT_FIELDS = schemaProperties.ContactCreate;
@@ -35,6 +35,8 @@ export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc {
   external_ids: Record<string, string>;
   /** Lower-cased email: equality filter and uniqueness are case-insensitive. */
   email_lc: string | null;
+  /** Its email and external ids as unique keys (db/unique-keys.ts); absent when it has none. */
+  unique_keys?: string[];
 }
 
 const RULES: FieldRules<ContactField> = {
@@ -71,44 +73,40 @@ export type ContactFilters = QueryOf<"listContacts">;
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The unique keys a contact holds: its email and each external id, per workspace. */
-function uniqueKeysOf(workspaceId: string, doc: Pick<ContactDoc, "email_lc" | "external_ids">): UniqueKey[] {
+export function uniqueKeysOf(
+  workspaceId: string,
+  doc: Pick<ContactDoc, "email_lc" | "external_ids">,
+): UniqueKey[] {
   const keys: UniqueKey[] = [];
-  if (doc.email_lc) {
-    keys.push({ key: `${workspaceId}:email:${doc.email_lc}`, code: "email_taken", param: "email" });
-  }
+  if (doc.email_lc) keys.push(uniqueKey(workspaceId, ["email", doc.email_lc], "email_taken", "email"));
   for (const [system, value] of Object.entries(doc.external_ids ?? {})) {
-    keys.push({
-      key: `${workspaceId}:external_id:${system}:${value}`,
-      code: "external_id_taken",
-      param: `external_ids.${system}`,
-    });
+    keys.push(
+      uniqueKey(workspaceId, ["external_id", system, value], "external_id_taken", `external_ids.${system}`),
+    );
   }
   return keys;
 }
 
+type Patched = { doc: ContactDoc; previous: Partial<Record<ContactField, unknown>> };
+
 export class Contacts {
   private readonly collection: Collection<ContactDoc>;
-  private readonly claims: UniqueClaims;
-
-  private readonly locks: RecordLocks;
 
   constructor(db: Db) {
     this.collection = db.collection<ContactDoc>("contacts");
-    this.locks = new RecordLocks(db);
-    this.claims = new UniqueClaims(db.collection("contact_unique_keys"), "contact", (id) =>
-      this.collection.findOne({ _id: id }, { projection: { _id: 1 } }).then((doc) => doc !== null),
-    );
   }
 
   async ensureIndexes(): Promise<void> {
+    await ensureUniqueKeysIndex(this.collection);
+    // One per list filter, each ending in `_id` so the newest-first page is read in index order
+    // (docs/decisions.md lists them).
     await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
-    await this.collection.createIndex({ workspace_id: 1, email_lc: 1 }, { name: "workspace_email" });
-    await this.collection.createIndex({ workspace_id: 1, phone: 1 }, { name: "workspace_phone" });
-    await this.collection.createIndex({ workspace_id: 1, tags: 1 }, { name: "workspace_tags" });
-    await this.collection.createIndex(
-      { workspace_id: 1, lifecycle_stage: 1 },
-      { name: "workspace_lifecycle" },
-    );
+    for (const field of ["email_lc", "phone", "tags", "segments", "lifecycle_stage"]) {
+      await this.collection.createIndex(
+        { workspace_id: 1, [field]: 1, _id: -1 },
+        { name: `workspace_${field}_newest` },
+      );
+    }
   }
 
   async create(workspaceId: string, input: ContactInput): Promise<ContactDoc> {
@@ -116,6 +114,7 @@ export class Contacts {
     const doc = {
       _id: newId("con"),
       workspace_id: workspaceId,
+      version: 0,
       ...normalizeInput(RULES, input),
     } as ContactDoc;
     // On create, as in a PATCH, a null inside custom_fields means "not set".
@@ -123,15 +122,15 @@ export class Contacts {
     doc.email_lc = doc.email ? doc.email.toLowerCase() : null;
     doc.created_at = now;
     doc.updated_at = now;
-
     const keys = uniqueKeysOf(workspaceId, doc);
-    await this.claims.claim(keys, doc._id);
-    try {
-      await this.collection.insertOne(doc);
-    } catch (error) {
-      await this.claims.release(keys, doc._id);
-      throw error;
-    }
+    if (keys.length) doc.unique_keys = keys.map((k) => k.key);
+    await writeUnique(
+      this.collection,
+      "contact",
+      doc._id,
+      () => keys,
+      () => this.collection.insertOne(doc),
+    );
     return doc;
   }
 
@@ -147,64 +146,46 @@ export class Contacts {
   /**
    * Applies a PATCH: only the fields sent change, null clears, maps merge per key, arrays are
    * replaced. Returns the contact and the old values of what changed (empty: nothing changed,
-   * nothing was written).
+   * nothing was written). A concurrent PATCH makes this one re-read and merge again, so none
+   * overwrites another; a taken email or external id is 409, atomically by the unique index.
    */
-  update(
-    workspaceId: string,
-    id: string,
-    patch: ContactInput,
-  ): Promise<{ doc: ContactDoc; previous: Partial<Record<ContactField, unknown>> }> {
-    // Serialized per contact: on FerretDB two racing conditional updates can both match, and the
-    // second would silently overwrite the first (see db/record-locks.ts).
-    return this.locks.withLock(id, "contact", () => this.applyPatch(workspaceId, id, patch));
-  }
+  update(workspaceId: string, id: string, patch: ContactInput): Promise<Patched> {
+    let keys: UniqueKey[] = [];
+    return writeUnique(
+      this.collection,
+      "contact",
+      id,
+      () => keys,
+      () =>
+        updateInWorkspace(this.collection, "contact", workspaceId, id, async (current) => {
+          const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
+            MERGED.has(field)
+              ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})
+              : normalizeField(RULES, field, sent),
+          );
+          const { changes, previous } = diff;
+          if (!hasChanges(diff)) return { result: { doc: current, previous } };
 
-  private async applyPatch(
-    workspaceId: string,
-    id: string,
-    patch: ContactInput,
-  ): Promise<{ doc: ContactDoc; previous: Partial<Record<ContactField, unknown>> }> {
-    const current = await this.get(workspaceId, id);
-    const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
-      MERGED.has(field)
-        ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})
-        : normalizeField(RULES, field, sent),
+          const next = { ...current, ...changes } as ContactDoc;
+          next.email_lc = next.email ? next.email.toLowerCase() : null;
+          next.updated_at = new Date();
+          keys = uniqueKeysOf(workspaceId, next);
+          next.unique_keys = keys.length ? keys.map((k) => k.key) : undefined;
+          next.version = current.version + 1;
+          const set = { ...changes, email_lc: next.email_lc, updated_at: next.updated_at };
+          return next.unique_keys
+            ? { set: { ...set, unique_keys: next.unique_keys }, result: { doc: next, previous } }
+            : { set, unset: ["unique_keys"], result: { doc: next, previous } };
+        }),
     );
-    const { changes, previous } = diff;
-    if (!hasChanges(diff)) return { doc: current, previous };
-
-    const next = { ...current, ...changes } as ContactDoc;
-    next.email_lc = next.email ? next.email.toLowerCase() : null;
-    next.updated_at = new Date();
-
-    const before = uniqueKeysOf(workspaceId, current);
-    const after = uniqueKeysOf(workspaceId, next);
-    const added = after.filter((k) => !before.some((b) => b.key === k.key));
-    const removed = before.filter((k) => !after.some((a) => a.key === k.key));
-    // New values are claimed before the write and old ones released after it, so at no moment
-    // does the contact hold a value nobody has claimed.
-    const claimed = await this.claims.claim(added, id);
-    try {
-      await updateById(this.collection, "contact", id, {
-        ...changes,
-        email_lc: next.email_lc,
-        updated_at: next.updated_at,
-      } as Partial<ContactDoc>);
-    } catch (error) {
-      await this.claims.release(claimed, id);
-      throw error;
-    }
-    await this.claims.release(removed, id);
-    return { doc: next, previous };
   }
 
-  async delete(workspaceId: string, id: string): Promise<void> {
-    const doc = await deleteInWorkspace(this.collection, "contact", workspaceId, id);
-    await this.claims.release(uniqueKeysOf(workspaceId, doc), id);
+  delete(workspaceId: string, id: string): Promise<void> {
+    return deleteInWorkspace(this.collection, "contact", workspaceId, id);
   }
 
-  async list(workspaceId: string, base: Filter<ContactDoc>, filters: ContactFilters, limit: number) {
-    const and: Filter<ContactDoc>[] = [base];
+  list(workspaceId: string, filters: ContactFilters, page: Page): Promise<ContactDoc[]> {
+    const and: Filter<ContactDoc>[] = [];
     if (filters.email !== undefined) and.push({ email_lc: filters.email.toLowerCase() });
     if (filters.phone !== undefined) and.push({ phone: filters.phone });
     if (filters.lifecycle_stage !== undefined) and.push({ lifecycle_stage: filters.lifecycle_stage });
@@ -212,9 +193,11 @@ export class Contacts {
     for (const tag of filters.tag ?? []) and.push({ tags: tag });
     for (const segment of filters.segment ?? []) and.push({ segments: segment });
     if (filters.search !== undefined && filters.search !== "") {
+      // A substring in any of three fields: no index serves it; it scans the workspace's
+      // contacts newest first until the page is full.
       const pattern = { $regex: escapeRegex(filters.search), $options: "i" };
       and.push({ $or: [{ name: pattern }, { email: pattern }, { phone: pattern }] });
     }
-    return newestFirst(this.collection, workspaceId, and, limit);
+    return newestFirst(this.collection, workspaceId, and, page);
   }
 }

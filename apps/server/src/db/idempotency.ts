@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Collection, Db } from "mongodb";
 import { isDuplicateKey } from "./errors.js";
 
@@ -11,6 +12,11 @@ export interface IdempotencyDoc {
   _id: string;
   fingerprint: string;
   state: "in_flight" | "done";
+  /**
+   * The request running it (a random token): only it may complete or release the key, so one
+   * that overran its lock cannot overwrite or free a key another request has taken over.
+   */
+  owner: string;
   response: StoredResponse | null;
   created_at: Date;
   /** Until when the record is kept; a sweep removes it afterwards (no TTL indexes, DESIGN.md §2). */
@@ -20,7 +26,7 @@ export interface IdempotencyDoc {
 }
 
 export type Claim =
-  | { outcome: "claimed" }
+  | { outcome: "claimed"; owner: string }
   | { outcome: "replay"; response: StoredResponse }
   | { outcome: "in_flight" }
   | { outcome: "mismatch" };
@@ -42,46 +48,58 @@ export class IdempotencyKeys {
 
   /** Takes the key for this request, or says why not. Atomic through the unique `_id`. */
   async claim(id: string, fingerprint: string, now = new Date()): Promise<Claim> {
-    const doc: IdempotencyDoc = {
-      _id: id,
-      fingerprint,
-      state: "in_flight",
-      response: null,
-      created_at: now,
-      expires_at: new Date(now.getTime() + this.ttlMs),
-      lock_expires_at: new Date(now.getTime() + LOCK_MS),
-    };
-    try {
-      await this.collection.insertOne(doc);
-      return { outcome: "claimed" };
-    } catch (error) {
-      if (!isDuplicateKey(error)) throw error;
+    const owner = randomUUID();
+    const lockExpiresAt = new Date(now.getTime() + LOCK_MS);
+    for (;;) {
+      try {
+        await this.collection.insertOne({
+          _id: id,
+          fingerprint,
+          state: "in_flight",
+          owner,
+          response: null,
+          created_at: now,
+          expires_at: new Date(now.getTime() + this.ttlMs),
+          lock_expires_at: lockExpiresAt,
+        });
+        return { outcome: "claimed", owner };
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+      const existing = await this.collection.findOne({ _id: id });
+      if (!existing) continue; // released in between: try again
+      if (existing.expires_at < now) {
+        // Expired but not swept yet: as good as gone. Only that expired record is removed.
+        await this.collection.deleteOne({ _id: id, expires_at: existing.expires_at });
+        continue;
+      }
+      if (existing.fingerprint !== fingerprint) return { outcome: "mismatch" };
+      if (existing.state === "done" && existing.response)
+        return { outcome: "replay", response: existing.response };
+      if (existing.lock_expires_at < now) {
+        // The first request's process died mid-way: take the key over. The filter makes the
+        // takeover atomic: of several requests racing for it, one matches.
+        const taken = await this.collection.findOneAndUpdate(
+          { _id: id, state: "in_flight", lock_expires_at: { $lt: now } },
+          { $set: { owner, lock_expires_at: lockExpiresAt } },
+        );
+        if (taken) return { outcome: "claimed", owner };
+      }
+      return { outcome: "in_flight" };
     }
-    const existing = await this.collection.findOne({ _id: id });
-    if (!existing) return this.claim(id, fingerprint, now); // swept or released in between
-    if (existing.fingerprint !== fingerprint) return { outcome: "mismatch" };
-    if (existing.state === "done" && existing.response)
-      return { outcome: "replay", response: existing.response };
-    if (existing.lock_expires_at.getTime() < now.getTime()) {
-      // The first request's process died mid-way: take the lock over, once.
-      const taken = await this.collection.updateOne(
-        { _id: id, state: "in_flight", lock_expires_at: existing.lock_expires_at },
-        { $set: { lock_expires_at: doc.lock_expires_at } },
-      );
-      if (taken.modifiedCount === 1) return { outcome: "claimed" };
-    }
-    return { outcome: "in_flight" };
   }
 
-  async complete(id: string, response: StoredResponse): Promise<void> {
-    await this.collection.updateOne({ _id: id }, { $set: { state: "done", response } });
+  /** Stores the response of the request that owns the key. */
+  async complete(id: string, owner: string, response: StoredResponse): Promise<void> {
+    await this.collection.updateOne(
+      { _id: id, owner, state: "in_flight" },
+      { $set: { state: "done", response } },
+    );
   }
 
-  /** Forgets a key whose request failed on our side, so the client can retry it. */
-  async release(id: string): Promise<void> {
-    // By `_id` alone (FerretDB scans for compound filters); only the request that claimed the key
-    // releases it, and only while it is in flight.
-    await this.collection.deleteOne({ _id: id });
+  /** Forgets a key whose request failed on our side, so the client can retry it; owner only. */
+  async release(id: string, owner: string): Promise<void> {
+    await this.collection.deleteOne({ _id: id, owner, state: "in_flight" });
   }
 
   async sweep(now = new Date()): Promise<number> {

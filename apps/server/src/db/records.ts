@@ -12,6 +12,8 @@ import { AppError } from "../errors.js";
 export interface RecordDoc {
   _id: string;
   workspace_id: string;
+  /** Bumped by every update; a write applies only to the version it was decided on. */
+  version: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -111,11 +113,6 @@ export function notFound(noun: string, id: string): AppError {
   return new AppError(404, "resource_missing", `No such ${noun}: '${id}'.`, "id");
 }
 
-// Single-record queries filter on `_id` alone and check the workspace in code: FerretDB's SQLite
-// backend looks up `{_id}` by key but scans the whole collection for any other filter, even
-// `{_id, workspace_id}` (about 100 ms at 3,000 documents). Ids are globally unique, so this is
-// exactly as safe on MongoDB, where it costs nothing.
-
 /** One record of the workspace; another workspace's id is exactly as missing as an unknown one. */
 export async function findInWorkspace<T extends RecordDoc>(
   collection: Collection<T>,
@@ -123,8 +120,8 @@ export async function findInWorkspace<T extends RecordDoc>(
   workspaceId: string,
   id: string,
 ): Promise<T> {
-  const doc = (await collection.findOne({ _id: id } as Filter<T>)) as T | null;
-  if (!doc || doc.workspace_id !== workspaceId) throw notFound(noun, id);
+  const doc = (await collection.findOne({ _id: id, workspace_id: workspaceId } as Filter<T>)) as T | null;
+  if (!doc) throw notFound(noun, id);
   return doc;
 }
 
@@ -133,52 +130,96 @@ export async function existsInWorkspace<T extends { _id: string; workspace_id: s
   workspaceId: string,
   id: string,
 ): Promise<boolean> {
-  const doc = await collection.findOne({ _id: id } as Filter<T>, { projection: { workspace_id: 1 } });
-  return doc?.workspace_id === workspaceId;
+  const filter = { _id: id, workspace_id: workspaceId } as Filter<T>;
+  return (await collection.findOne(filter, { projection: { _id: 1 } })) !== null;
+}
+
+/** What a read-decide-write step decided: the fields to set (and unset), or nothing to write. */
+export interface Decision<R> {
+  set?: Record<string, unknown>;
+  unset?: string[];
+  result: R;
+}
+
+// How long a PATCH keeps retrying when other writes to the same record keep winning.
+const CONTENDED_AFTER_MS = 3_000;
+
+/**
+ * Read-decide-write on one record, made safe by a conditional update (optimistic concurrency):
+ * the write only applies if `version` is still the one that was read, so a concurrent change
+ * makes this one re-read and decide again on the new state. Nothing is locked, and nothing
+ * interleaves between a decision and the state it was made on (the ticket status machine relies
+ * on this). `decide` returns no `set` to write nothing. After CONTENDED_AFTER_MS of losing,
+ * answers 409 concurrent_update.
+ */
+export async function updateInWorkspace<T extends RecordDoc, R>(
+  collection: Collection<T>,
+  noun: string,
+  workspaceId: string,
+  id: string,
+  decide: (current: T) => Promise<Decision<R>>,
+): Promise<R> {
+  const giveUpAt = Date.now() + CONTENDED_AFTER_MS;
+  for (let delay = 1; ; delay = Math.min(delay * 2, 50)) {
+    const current = await findInWorkspace(collection, noun, workspaceId, id);
+    const { set, unset, result } = await decide(current);
+    if (!set) return result;
+    const update: Record<string, unknown> = { $set: set, $inc: { version: 1 } };
+    if (unset?.length) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
+    const filter = { _id: id, workspace_id: workspaceId, version: current.version } as Filter<T>;
+    const { matchedCount } = await collection.updateOne(filter, update as never);
+    if (matchedCount === 1) return result;
+    if (Date.now() > giveUpAt) throw concurrentUpdate(noun);
+    // Someone else wrote first (or deleted it: the next read says 404). Jitter spreads the racers.
+    await new Promise((done) => setTimeout(done, Math.random() * delay));
+  }
+}
+
+/** The list window of a request: plain values from http/paging.ts, turned into a query here. */
+export interface Page {
+  limit: number;
+  /** An id: the page continues after it (it need not exist any more). */
+  startingAfter?: string;
+  /** Exclusive bounds on `created_at`. */
+  createdAfter?: Date;
+  createdBefore?: Date;
 }
 
 /**
- * Writes a PATCH's changes to a record found with `findInWorkspace`. Callers hold the record's
- * lock (db/record-locks.ts), so no other PATCH interleaves between their read and this write.
+ * A list query: the workspace, the resource's filters and the page, newest first (ids sort by
+ * creation time), one more than asked so the caller knows `has_more`. Each collection has an
+ * index `{workspace_id, <filter field>, _id}` per equality filter, so MongoDB walks one index in
+ * order and stops after `limit + 1` matches.
  */
-export async function updateById<T extends RecordDoc>(
-  collection: Collection<T>,
-  noun: string,
-  id: string,
-  set: Partial<T>,
-): Promise<void> {
-  const { matchedCount } = await collection.updateOne({ _id: id } as Filter<T>, { $set: set } as never);
-  if (matchedCount === 0) throw notFound(noun, id); // deleted since it was read
-}
-
-/** A list query: newest first (ids sort by creation time), one more than asked for `has_more`. */
 export function newestFirst<T extends RecordDoc>(
   collection: Collection<T>,
   workspaceId: string,
   clauses: Filter<T>[],
-  limit: number,
+  page: Page,
 ): Promise<T[]> {
+  const and: Filter<T>[] = [{ workspace_id: workspaceId } as Filter<T>, ...clauses];
+  if (page.startingAfter !== undefined) and.push({ _id: { $lt: page.startingAfter } } as Filter<T>);
+  if (page.createdAfter !== undefined) and.push({ created_at: { $gt: page.createdAfter } } as Filter<T>);
+  if (page.createdBefore !== undefined) and.push({ created_at: { $lt: page.createdBefore } } as Filter<T>);
   return collection
-    .find({ $and: [{ workspace_id: workspaceId } as Filter<T>, ...clauses] } as Filter<T>)
+    .find({ $and: and } as Filter<T>)
     .sort({ _id: -1 })
-    .limit(limit + 1)
+    .limit(page.limit + 1)
     .toArray() as Promise<T[]>;
 }
 
-/** Deletes one record of the workspace and returns it (to release what it held). */
+/** Deletes one record of the workspace. */
 export async function deleteInWorkspace<T extends RecordDoc>(
   collection: Collection<T>,
   noun: string,
   workspaceId: string,
   id: string,
-): Promise<T> {
-  const doc = await findInWorkspace(collection, noun, workspaceId, id);
-  const { deletedCount } = await collection.deleteOne({ _id: id } as Filter<T>);
-  if (deletedCount === 0) throw notFound(noun, id); // a concurrent delete won
-  return doc;
+): Promise<void> {
+  const { deletedCount } = await collection.deleteOne({ _id: id, workspace_id: workspaceId } as Filter<T>);
+  if (deletedCount === 0) throw notFound(noun, id);
 }
 
-/** A record stayed locked by other requests for too long (db/record-locks.ts). */
+/** Other writes to one record kept winning for too long (see updateInWorkspace). */
 export function concurrentUpdate(noun: string): AppError {
   return new AppError(409, "concurrent_update", `The ${noun} is being changed by other requests; retry.`);
 }

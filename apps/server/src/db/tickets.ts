@@ -4,7 +4,6 @@ import { initialState, moveTo, type StatusState, type TicketStatus } from "../do
 import { AppError } from "../errors.js";
 import { schemaProperties } from "../generated/values.js";
 import type { QueryOf, Schema } from "../spec/types.js";
-import { RecordLocks } from "./record-locks.js";
 import {
   deleteInWorkspace,
   diffPatch,
@@ -13,9 +12,10 @@ import {
   hasChanges,
   newestFirst,
   normalizeInput,
+  type Page,
   type RecordDoc,
   toResource,
-  updateById,
+  updateInWorkspace,
 } from "./records.js";
 
 /** The ticket fields a client sets (the spec's `TicketCreate`), in response order. */
@@ -54,13 +54,11 @@ export interface Referenced {
 
 export class Tickets {
   private readonly collection: Collection<TicketDoc>;
-  private readonly locks: RecordLocks;
   /** The fields that point at other records: the field, what it names, where that lives. */
   private readonly references: [field: TicketField, noun: string, target: Referenced][];
 
   constructor(db: Db, refs: { contacts: Referenced; conversations: Referenced }) {
     this.collection = db.collection<TicketDoc>("tickets");
-    this.locks = new RecordLocks(db);
     this.references = [
       ["contact_id", "contact", refs.contacts],
       ["conversation_id", "conversation", refs.conversations],
@@ -68,13 +66,15 @@ export class Tickets {
   }
 
   async ensureIndexes(): Promise<void> {
+    // One per list filter, each ending in `_id` so the newest-first page is read in index order
+    // (docs/decisions.md lists them).
     await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
-    await this.collection.createIndex({ workspace_id: 1, status: 1, _id: -1 }, { name: "workspace_status" });
-    await this.collection.createIndex(
-      { workspace_id: 1, contact_id: 1, _id: -1 },
-      { name: "workspace_contact" },
-    );
-    await this.collection.createIndex({ workspace_id: 1, tags: 1 }, { name: "workspace_tags" });
+    for (const field of ["status", "priority", "category", "contact_id", "tags"]) {
+      await this.collection.createIndex(
+        { workspace_id: 1, [field]: 1, _id: -1 },
+        { name: `workspace_${field}_newest` },
+      );
+    }
   }
 
   async create(workspaceId: string, input: TicketInput): Promise<TicketDoc> {
@@ -84,6 +84,7 @@ export class Tickets {
     const doc = {
       _id: newId("tkt"),
       workspace_id: workspaceId,
+      version: 0,
       ...fields,
       ...initialState(input.status as TicketStatus | null | undefined, now),
       created_at: now,
@@ -107,53 +108,46 @@ export class Tickets {
     id: string,
     patch: TicketInput,
   ): Promise<{ doc: TicketDoc; previous: Record<string, unknown> }> {
-    // The lock serializes PATCHes of one ticket, so each status move is decided on the status it
-    // changes (see RecordLocks for why a conditional update is not enough).
-    return this.locks.withLock(id, "ticket", () => this.applyPatch(workspaceId, id, patch));
-  }
+    // A conditional update (db/records.ts): a status move is written only if the ticket is still
+    // in the state it was decided on, so two racing moves cannot both pass from the same status.
+    return updateInWorkspace(this.collection, "ticket", workspaceId, id, async (current) => {
+      const now = new Date();
+      const diff = diffPatch(RULES, current, patch);
+      const changes: Record<string, unknown> = diff.changes;
+      const previous: Record<string, unknown> = diff.previous;
+      if (!hasChanges(diff)) return { result: { doc: current, previous } };
 
-  private async applyPatch(
-    workspaceId: string,
-    id: string,
-    patch: TicketInput,
-  ): Promise<{ doc: TicketDoc; previous: Record<string, unknown> }> {
-    const current = await this.get(workspaceId, id);
-    const now = new Date();
-    const diff = diffPatch(RULES, current, patch);
-    const changes: Record<string, unknown> = diff.changes;
-    const previous: Record<string, unknown> = diff.previous;
-    if (!hasChanges(diff)) return { doc: current, previous };
-
-    if (changes.status !== undefined) {
-      const { status, solved_at, closed_at } = current;
-      const moved = moveTo({ status, solved_at, closed_at }, changes.status as TicketStatus, now);
-      for (const stamp of ["solved_at", "closed_at"] as const) {
-        if (moved[stamp] === current[stamp]) continue;
-        changes[stamp] = moved[stamp];
-        previous[stamp] = current[stamp];
+      if (changes.status !== undefined) {
+        const { status, solved_at, closed_at } = current;
+        const moved = moveTo({ status, solved_at, closed_at }, changes.status as TicketStatus, now);
+        for (const stamp of ["solved_at", "closed_at"] as const) {
+          if (moved[stamp] === current[stamp]) continue;
+          changes[stamp] = moved[stamp];
+          previous[stamp] = current[stamp];
+        }
       }
-    }
-    // Only ids that change are checked: a ticket keeps the id of a contact deleted since, and
-    // echoing it back in a PATCH of other fields must not fail.
-    await this.assertReferences(workspaceId, changes);
-
-    await updateById(this.collection, "ticket", id, { ...changes, updated_at: now } as Partial<TicketDoc>);
-    return { doc: { ...current, ...changes, updated_at: now } as TicketDoc, previous };
+      // Only ids that change are checked: a ticket keeps the id of a contact deleted since, and
+      // echoing it back in a PATCH of other fields must not fail.
+      await this.assertReferences(workspaceId, changes);
+      const set = { ...changes, updated_at: now };
+      const doc = { ...current, ...set, version: current.version + 1 } as TicketDoc;
+      return { set, result: { doc, previous } };
+    });
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {
     await deleteInWorkspace(this.collection, "ticket", workspaceId, id);
   }
 
-  list(workspaceId: string, base: Filter<TicketDoc>, filters: TicketFilters, limit: number) {
-    const and: Filter<TicketDoc>[] = [base];
+  list(workspaceId: string, filters: TicketFilters, page: Page): Promise<TicketDoc[]> {
+    const and: Filter<TicketDoc>[] = [];
     if (filters.status !== undefined) and.push({ status: filters.status });
     if (filters.priority !== undefined) and.push({ priority: filters.priority });
     if (filters.category !== undefined) and.push({ category: filters.category });
     if (filters.contact_id !== undefined) and.push({ contact_id: filters.contact_id });
     // Equality on an array field matches an element; one clause a tag makes "all must match".
     for (const tag of filters.tag ?? []) and.push({ tags: tag });
-    return newestFirst(this.collection, workspaceId, and, limit);
+    return newestFirst(this.collection, workspaceId, and, page);
   }
 
   /**

@@ -65,15 +65,15 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
       await next();
     } catch (error) {
       if (error instanceof AppError && error.status < 500) {
-        await keys.complete(id, {
+        await keys.complete(id, claim.owner, {
           status: error.status,
           body: errorBody(error, ctx.state.requestId as string),
         });
       } else {
-        await keys.release(id).catch(() => {});
+        await keys.release(id, claim.owner).catch(() => {});
       }
       throw error;
     }
-    await keys.complete(id, { status: ctx.status, body: ctx.body });
+    await keys.complete(id, claim.owner, { status: ctx.status, body: ctx.body });
   };
 }

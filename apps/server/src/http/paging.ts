@@ -1,4 +1,4 @@
-import type { Filter } from "mongodb";
+import type { Page } from "../db/records.js";
 import { AppError } from "../errors.js";
 import type { QueryOf } from "../spec/types.js";
 
@@ -32,14 +32,12 @@ export function parseTimestamp(value: string, param: string): Date {
 }
 
 /**
- * The parts every list shares: newest first by id (ids sort by creation time), a cursor that is
- * only a position — so it still works after its object is deleted — and exclusive time bounds.
+ * The parts every list shares, as plain values for the database layer (db/records.ts turns them
+ * into a query): the page size, a cursor that is only a position — so it still works after its
+ * object is deleted — and exclusive time bounds.
  */
-export function pageFilter<T extends { _id: string; created_at: Date }>(
-  query: PageQuery,
-  idPattern: (value: string) => boolean,
-): { filter: Filter<T>; limit: number } {
-  const filter: Record<string, unknown> = {};
+export function parsePage(query: PageQuery, idPattern: (value: string) => boolean): Page {
+  const page: Page = { limit: query.limit ?? DEFAULT_LIMIT };
   if (query.starting_after !== undefined) {
     if (!idPattern(query.starting_after)) {
       throw new AppError(
@@ -49,14 +47,13 @@ export function pageFilter<T extends { _id: string; created_at: Date }>(
         "starting_after",
       );
     }
-    filter._id = { $lt: query.starting_after };
+    page.startingAfter = query.starting_after;
   }
-  const created: Record<string, Date> = {};
-  if (query.created_after !== undefined) created.$gt = parseTimestamp(query.created_after, "created_after");
+  if (query.created_after !== undefined)
+    page.createdAfter = parseTimestamp(query.created_after, "created_after");
   if (query.created_before !== undefined)
-    created.$lt = parseTimestamp(query.created_before, "created_before");
-  if (Object.keys(created).length > 0) filter.created_at = created;
-  return { filter: filter as Filter<T>, limit: query.limit ?? DEFAULT_LIMIT };
+    page.createdBefore = parseTimestamp(query.created_before, "created_before");
+  return page;
 }
 
 /** Fetches one more than asked to learn `has_more` without a count. */

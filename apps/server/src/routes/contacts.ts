@@ -1,14 +1,14 @@
 import { toContact } from "../db/contacts.js";
 import { isId } from "../domain/ids.js";
-import { pageFilter, toPage } from "../http/paging.js";
+import { parsePage, toPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
 /** Seed §4.1: parse → call → shape; the rules live in db/contacts.ts. */
 export function contactRoutes({ op, store }: RouteKit): void {
   op("listContacts", async ({ ctx, query }) => {
-    const { filter, limit } = pageFilter(query, (value) => isId("con", value));
-    const docs = await store.contacts.list(workspaceOf(ctx), filter, query, limit);
-    return { status: 200, body: toPage(docs, limit, toContact) };
+    const page = parsePage(query, (value) => isId("con", value));
+    const docs = await store.contacts.list(workspaceOf(ctx), query, page);
+    return { status: 200, body: toPage(docs, page.limit, toContact) };
   });
 
   op("createContact", async ({ ctx, body }) => {

@@ -1,14 +1,14 @@
 import { toTicket } from "../db/tickets.js";
 import { isId } from "../domain/ids.js";
-import { pageFilter, toPage } from "../http/paging.js";
+import { parsePage, toPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
 /** Seed §4.2: parse → call → shape; the rules live in db/tickets.ts and domain/ticket-status.ts. */
 export function ticketRoutes({ op, store }: RouteKit): void {
   op("listTickets", async ({ ctx, query }) => {
-    const { filter, limit } = pageFilter(query, (value) => isId("tkt", value));
-    const docs = await store.tickets.list(workspaceOf(ctx), filter, query, limit);
-    return { status: 200, body: toPage(docs, limit, toTicket) };
+    const page = parsePage(query, (value) => isId("tkt", value));
+    const docs = await store.tickets.list(workspaceOf(ctx), query, page);
+    return { status: 200, body: toPage(docs, page.limit, toTicket) };
   });
 
   op("createTicket", async ({ ctx, body }) => {

@@ -1,0 +1,58 @@
+import { MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { IdempotencyKeys } from "../src/db/idempotency.js";
+import { newId } from "../src/domain/ids.js";
+
+// The store's idempotency records on the run's database, driven directly: a request whose
+// process died cannot be staged over HTTP, and these are the cases where ownership matters.
+let client: MongoClient;
+let keys: IdempotencyKeys;
+beforeAll(() => {
+  client = new MongoClient(inject("mongodbUri"));
+  keys = new IdempotencyKeys(client.db(inject("databaseName")), 24 * 3_600_000);
+});
+afterAll(() => client.close());
+
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+
+describe("idempotency keys: ownership", () => {
+  it("a key whose request died is taken over once; the old owner can neither complete nor release it", async () => {
+    const id = `${newId("ws")}:takeover`;
+    const first = await keys.claim(id, "fp", minutesAgo(5)); // its lock ran out 4 minutes ago
+    expect(first.outcome).toBe("claimed");
+
+    const racers = await Promise.all(Array.from({ length: 4 }, () => keys.claim(id, "fp")));
+    const winners = racers.filter((claim) => claim.outcome === "claimed");
+    expect(winners).toHaveLength(1);
+    expect(racers.filter((claim) => claim.outcome === "in_flight")).toHaveLength(3);
+
+    if (first.outcome !== "claimed") throw new Error("unreachable");
+    await keys.release(id, first.owner);
+    await keys.complete(id, first.owner, { status: 201, body: { stale: true } });
+    expect(await keys.claim(id, "fp")).toEqual({ outcome: "in_flight" });
+
+    const winner = winners[0];
+    if (winner?.outcome !== "claimed") throw new Error("unreachable");
+    await keys.complete(id, winner.owner, { status: 201, body: { fresh: true } });
+    expect(await keys.claim(id, "fp")).toEqual({
+      outcome: "replay",
+      response: { status: 201, body: { fresh: true } },
+    });
+  });
+
+  it("the owner's release frees the key for a retry", async () => {
+    const id = `${newId("ws")}:release`;
+    const claim = await keys.claim(id, "fp");
+    if (claim.outcome !== "claimed") throw new Error(`expected claimed, got ${claim.outcome}`);
+    await keys.release(id, claim.owner);
+    expect((await keys.claim(id, "fp")).outcome).toBe("claimed");
+  });
+
+  it("an expired key that was not swept yet counts as gone", async () => {
+    const id = `${newId("ws")}:expired`;
+    const old = await keys.claim(id, "fp-old", minutesAgo(25 * 60));
+    if (old.outcome !== "claimed") throw new Error("unreachable");
+    await keys.complete(id, old.owner, { status: 201, body: {} });
+    expect((await keys.claim(id, "fp-new")).outcome).toBe("claimed");
+  });
+});
