@@ -37,7 +37,7 @@ export interface ParsedHeader {
   /** The `t` value exactly as sent: the signed string starts with it, never a re-rendering. */
   timestampText: string;
   timestamp: number;
-  /** `v1` values, each checked to be 64 hex digits. */
+  /** `v1` values, each checked to be 64 hex digits, lower-cased. */
   signatures: string[];
 }
 
@@ -164,13 +164,16 @@ export function parseSignatureHeader(header: unknown): ParsedHeader {
       "The Service-Signature header has no v1 signature",
     );
   }
-  for (const sig of signatures) {
+  for (let i = 0; i < signatures.length; i++) {
+    const sig = signatures[i] as string;
     if (!SIGNATURE.test(sig)) {
       throw new WebhookVerificationError(
         "invalid_signature_format",
         "A v1 signature is not 64 hexadecimal digits (HMAC-SHA256)",
       );
     }
+    // Uppercase hex is accepted; the comparison is done on lowercase, as the HMACs are rendered.
+    signatures[i] = sig.toLowerCase();
   }
   return { timestampText, timestamp: Number(timestampText), signatures };
 }

@@ -1,18 +1,10 @@
 // The WebCrypto implementation, for runtimes without node:crypto (Deno, Bun, Cloudflare Workers,
 // browsers). This module and everything it imports must stay free of node imports: it is the
 // `/web` entry and the base of `/fetch`.
-import {
-  checkPayload,
-  checkTolerance,
-  mismatch,
-  parseSignatureHeader,
-  secretList,
-  type VerifyOptions,
-  type WebhookPayload,
-  type WebhookSecret,
-} from "./core.js";
+import type { VerifyOptions, WebhookPayload, WebhookSecret } from "./core.js";
 import { type DesklineEvent, parseEvent } from "./event.js";
-import { type SignOptions, signTimestamp } from "./sign-options.js";
+import type { SignOptions } from "./sign-options.js";
+import { type CryptoProvider, signHeader, verifyHeader } from "./signature.js";
 
 // Structural, so that neither the DOM lib nor @types/node is needed to type-check or consume this.
 interface HmacSubtle {
@@ -77,34 +69,25 @@ function signedBytes(timestampText: string, payload: WebhookPayload): Uint8Array
   return bytes;
 }
 
-async function hmac(secret: string, data: Uint8Array): Promise<Uint8Array> {
-  let key = hmacKey(secret);
-  if (key instanceof Promise) key = await key;
-  return new Uint8Array(await subtle().sign("HMAC", key, data));
-}
-
-function hexToBytes(hex: string): Uint8Array {
-  // Only called on strings already checked to be 64 hex digits.
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return out;
-}
-
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
-function bytesToHex(bytes: Uint8Array): string {
+async function hmacHex(secret: string, data: Uint8Array): Promise<string> {
+  let key = hmacKey(secret);
+  if (key instanceof Promise) key = await key;
+  const mac = new Uint8Array(await subtle().sign("HMAC", key, data));
   let hex = "";
-  for (const b of bytes) hex += HEX[b];
+  for (const b of mac) hex += HEX[b];
   return hex;
 }
 
-/** Constant-time for equal lengths; lengths are public (always 32 here). */
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
-  return diff === 0;
-}
+const webCrypto: CryptoProvider<Promise<string[]>> = {
+  computeSignatures(secrets, timestampText, payload) {
+    const data = signedBytes(timestampText, payload);
+    // One secret is the common case; no Promise.all around it.
+    if (secrets.length === 1) return hmacHex(secrets[0] as string, data).then((hex) => [hex]);
+    return Promise.all(secrets.map((s) => hmacHex(s, data)));
+  },
+};
 
 /**
  * `verifySignature` on WebCrypto (`globalThis.crypto.subtle`), for runtimes without
@@ -123,21 +106,7 @@ export async function verifySignatureAsync(
   secret: WebhookSecret,
   options?: VerifyOptions,
 ): Promise<number> {
-  const secrets = secretList(secret);
-  checkPayload(payload);
-  const parsed = parseSignatureHeader(header);
-  const candidates = parsed.signatures.map(hexToBytes);
-  const data = signedBytes(parsed.timestampText, payload);
-  let matched = false;
-  for (const s of secrets) {
-    const expected = await hmac(s, data);
-    for (const candidate of candidates) {
-      if (equalBytes(expected, candidate)) matched = true;
-    }
-    if (matched) break;
-  }
-  if (!matched) throw mismatch();
-  return checkTolerance(parsed.timestamp, options);
+  return verifyHeader(webCrypto, payload, header, secret, options);
 }
 
 /**
@@ -173,11 +142,5 @@ export async function signPayloadAsync(
   secret: WebhookSecret,
   options?: SignOptions,
 ): Promise<string> {
-  const secrets = secretList(secret);
-  checkPayload(payload);
-  const t = String(signTimestamp(options));
-  const data = signedBytes(t, payload);
-  let header = `t=${t}`;
-  for (const s of secrets) header += `,v1=${bytesToHex(await hmac(s, data))}`;
-  return header;
+  return signHeader(webCrypto, payload, secret, options);
 }
