@@ -10,15 +10,12 @@ import {
   errorStatus,
   maxBodyBytes,
   SIGNATURE_HEADER,
+  tooLarge,
   type WebhookMiddlewareOptions,
 } from "./shared.js";
 
 /** Options of {@link withWebhookVerification}. */
 export type FetchWebhookOptions = WebhookMiddlewareOptions;
-
-function tooLarge(max: number): WebhookVerificationError {
-  return new WebhookVerificationError("payload_too_large", `The webhook body is larger than ${max} bytes`);
-}
 
 /** Reads the body with a cap, cancelling the stream as soon as it is exceeded. */
 async function readBody(request: Request, max: number): Promise<Uint8Array> {

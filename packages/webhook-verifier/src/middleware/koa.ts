@@ -4,7 +4,7 @@ import type { WebhookSecret } from "../core.js";
 import { WebhookVerificationError } from "../errors.js";
 import type { DesklineEvent } from "../event.js";
 import { constructEvent } from "../verify.js";
-import { byteLength, keptRawBody, readBody, tooLarge } from "./node-body.js";
+import { payloadOf } from "./node-body.js";
 import {
   errorBody,
   errorStatus,
@@ -53,10 +53,7 @@ export function koaWebhookMiddleware<Ctx extends KoaWebhookContext = KoaWebhookC
   return async (ctx, next) => {
     let event: DesklineEvent;
     try {
-      const body = ctx.request.body;
-      let payload = keptRawBody(ctx.request.rawBody, body instanceof Uint8Array ? body : undefined);
-      if (payload === undefined) payload = await readBody(ctx.req, max);
-      else if (byteLength(payload) > max) throw tooLarge(max);
+      const payload = await payloadOf(ctx.req, ctx.request, max);
       event = constructEvent(
         payload,
         ctx.req.headers[SIGNATURE_HEADER] as string | undefined,

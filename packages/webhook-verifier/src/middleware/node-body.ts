@@ -1,25 +1,33 @@
-// Reading a node request body with a size cap, for the Koa and node/Express middlewares.
+// The raw body of a node request, for the Koa and node/Express middlewares: the copy a body
+// parser kept, or the stream read with a size cap.
 import type { IncomingMessage } from "node:http";
-import { WebhookVerificationError } from "../errors.js";
-import { declaredTooLarge } from "./shared.js";
+import type { WebhookPayload } from "../core.js";
+import { declaredTooLarge, tooLarge } from "./shared.js";
 
-export function tooLarge(max: number): WebhookVerificationError {
-  return new WebhookVerificationError("payload_too_large", `The webhook body is larger than ${max} bytes`);
+/** What earlier middleware may have left of the body. */
+export interface KeptBody {
+  /** A raw copy, string or bytes (koa-bodyparser's `rawBody`, a custom parser's `req.rawBody`). */
+  rawBody?: unknown;
+  /** The parsed body; used only when it is bytes (express.raw()'s Buffer). */
+  body?: unknown;
 }
 
 /**
- * The raw body a framework already kept (koa-bodyparser's `rawBody`, express.raw()'s Buffer
- * `body`, a `rawBody` Buffer set by a custom parser), or undefined when it kept none.
+ * The payload to verify: the raw copy a body parser kept, else bytes it left as the body, else
+ * the request stream read here. Either way more than `max` bytes is `payload_too_large`.
  */
-export function keptRawBody(...candidates: unknown[]): string | Uint8Array | undefined {
-  for (const c of candidates) {
-    if (typeof c === "string" || c instanceof Uint8Array) return c;
-  }
-  return undefined;
-}
-
-export function byteLength(body: string | Uint8Array): number {
-  return typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.byteLength;
+export async function payloadOf(req: IncomingMessage, kept: KeptBody, max: number): Promise<WebhookPayload> {
+  const { rawBody, body } = kept;
+  const payload =
+    typeof rawBody === "string" || rawBody instanceof Uint8Array
+      ? rawBody
+      : body instanceof Uint8Array
+        ? body
+        : undefined;
+  if (payload === undefined) return readBody(req, max);
+  const size = typeof payload === "string" ? Buffer.byteLength(payload, "utf8") : payload.byteLength;
+  if (size > max) throw tooLarge(max);
+  return payload;
 }
 
 /**
@@ -27,7 +35,7 @@ export function byteLength(body: string | Uint8Array): number {
  * of the stream is drained and dropped (as body-parser does), so the 413 reaches the client
  * instead of a connection reset, and nothing more is buffered.
  */
-export function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   if (declaredTooLarge(req.headers["content-length"], max)) {
     req.resume();
     return Promise.reject(tooLarge(max));

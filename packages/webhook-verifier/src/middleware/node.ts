@@ -4,7 +4,7 @@ import type { WebhookSecret } from "../core.js";
 import { WebhookVerificationError } from "../errors.js";
 import type { DesklineEvent } from "../event.js";
 import { constructEvent } from "../verify.js";
-import { byteLength, keptRawBody, readBody, tooLarge } from "./node-body.js";
+import { payloadOf } from "./node-body.js";
 import {
   errorBody,
   errorStatus,
@@ -73,9 +73,7 @@ export function nodeWebhookMiddleware<
     try {
       let event: DesklineEvent;
       try {
-        let payload = keptRawBody(req.rawBody, req.body instanceof Uint8Array ? req.body : undefined);
-        if (payload === undefined) payload = await readBody(req, max);
-        else if (byteLength(payload) > max) throw tooLarge(max);
+        const payload = await payloadOf(req, req, max);
         event = constructEvent(payload, req.headers[SIGNATURE_HEADER] as string | undefined, secret, options);
       } catch (error) {
         if (!(error instanceof WebhookVerificationError)) throw error;

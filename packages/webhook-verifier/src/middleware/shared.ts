@@ -1,6 +1,6 @@
 // Shared by every middleware, including /fetch: no node imports.
 import type { VerifyOptions } from "../core.js";
-import type { WebhookVerificationError } from "../errors.js";
+import { WebhookVerificationError } from "../errors.js";
 
 /** Options common to every middleware. */
 export interface WebhookMiddlewareOptions extends VerifyOptions {
@@ -40,4 +40,8 @@ export function declaredTooLarge(contentLength: string | null | undefined, max: 
   if (contentLength == null || contentLength === "") return false;
   const n = Number(contentLength);
   return Number.isFinite(n) && n > max;
+}
+
+export function tooLarge(max: number): WebhookVerificationError {
+  return new WebhookVerificationError("payload_too_large", `The webhook body is larger than ${max} bytes`);
 }
