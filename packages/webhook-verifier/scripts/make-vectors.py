@@ -31,6 +31,11 @@ NON_ASCII = (
     '{"id":"evt_01HZX3W5K4","object":"event","type":"message.received","created":1700000000,'
     '"data":{"id":"msg_01HZX3W5K5","object":"message","body":"Zoë, 東京からこんにちは 🎉 — ça va?"}}'
 )
+UNKNOWN = (
+    '{"id":"evt_01HZX3W5K8","object":"event","type":"invoice.payment_failed","created":1700000000,'
+    '"data":{"id":"inv_01HZX3W5K9","object":"invoice","amount_due":4200},"previous_attributes":{"status":"open"},'
+    '"livemode":false}'
+)
 # The 1 MiB body is stored as a recipe: prefix + repeat * times + suffix.
 BIG_PREFIX = (
     '{"id":"evt_01HZX3W5K6","object":"event","type":"conversation.assigned","created":1700000000,'
@@ -155,12 +160,18 @@ add("bytes that are not UTF-8 are hashed as bytes", header(SECRET, NOW, raw), ok
 bom = "\ufeff" + EVENT
 add("byte order mark is part of the signed bytes", header(SECRET, NOW, EVENT.encode()), err("signature_mismatch"),
     payload={"text": bom})
+# Forward compatibility: types are added within v1, and a receiver must not fail on them.
+add("authentic event of a type this version does not know", header(SECRET, NOW, UNKNOWN.encode()), ok,
+    payload={"text": UNKNOWN}, event={"type": "invoice.payment_failed"})
 crlf = EVENT.replace(",", ",\r\n")
 add("CRLF body verified byte for byte", header(SECRET, NOW, crlf.encode()), ok, payload={"text": crlf})
 for name, body in [("not JSON", "hello"), ("JSON array", "[]"), ("JSON null", "null"),
                    ("wrong object", EVENT.replace('"object":"event"', '"object":"evnt"')),
                    ("id without evt_", EVENT.replace("evt_", "xyz_")),
-                   ("unknown type", EVENT.replace("contact.created", "contact.exploded")),
+                   ("type not a resource.action name", EVENT.replace("contact.created", "ContactCreated")),
+                   ("type with a space", EVENT.replace("contact.created", "contact.created ")),
+                   ("type not a string", EVENT.replace('"contact.created"', "7")),
+                   ("unknown type whose data names no object", UNKNOWN.replace('"object":"invoice",', "")),
                    ("data.object not matching the type", EVENT.replace('"object":"contact"', '"object":"ticket"')),
                    ("created not an integer", EVENT.replace("1700000000", "1700000000.5", 1)),
                    ("data missing", '{"id":"evt_1","object":"event","type":"ticket.created","created":1}'),
@@ -176,6 +187,11 @@ sign = [
     {"payload": {"hex": raw.hex()}, "secret": SECRET, "timestamp": NOW, "header": header(SECRET, NOW, raw)},
     {"payload": big, "secret": [OLD_SECRET, SECRET], "timestamp": NOW,
      "header": header(None, NOW, body_bytes(big), [OLD_SECRET, SECRET])},
+    # A rotation: one v1 per secret, in the order given, as the server signs during a grace period.
+    {"payload": {"text": EVENT}, "secret": [SECRET, OLD_SECRET], "timestamp": NOW,
+     "header": header(None, NOW, eb, [SECRET, OLD_SECRET])},
+    {"payload": {"text": UPDATED}, "secret": [WRONG_SECRET, SECRET, OLD_SECRET], "timestamp": NOW,
+     "header": header(None, NOW, UPDATED.encode(), [WRONG_SECRET, SECRET, OLD_SECRET])},
 ]
 
 out = {

@@ -16,32 +16,48 @@ export type Message = Schemas["Message"];
 /** A conversation, the `data` of `conversation.assigned`. */
 export type Conversation = Schemas["Conversation"];
 
-/** `previous_attributes` of an `*.updated` event: the old values of the fields that changed. */
-type WithPrevious<Event, Resource> = Omit<Event, "previous_attributes"> & {
-  previous_attributes: Partial<Resource>;
-};
-
 export type ContactCreatedEvent = Schemas["ContactCreatedEvent"];
-export type ContactUpdatedEvent = WithPrevious<Schemas["ContactUpdatedEvent"], Contact>;
+export type ContactUpdatedEvent = Schemas["ContactUpdatedEvent"];
 export type TicketCreatedEvent = Schemas["TicketCreatedEvent"];
-export type TicketUpdatedEvent = WithPrevious<Schemas["TicketUpdatedEvent"], Ticket>;
+export type TicketUpdatedEvent = Schemas["TicketUpdatedEvent"];
 export type MessageReceivedEvent = Schemas["MessageReceivedEvent"];
 export type ConversationAssignedEvent = Schemas["ConversationAssignedEvent"];
 
-/** A verified Deskline event; switch on `type` to narrow `data`. */
-export type DesklineEvent =
-  | ContactCreatedEvent
-  | ContactUpdatedEvent
-  | TicketCreatedEvent
-  | TicketUpdatedEvent
-  | MessageReceivedEvent
-  | ConversationAssignedEvent;
+/** An event of a type this version of the package knows: one of seed §6.1. */
+export type KnownDesklineEvent = Schemas["Event"];
 
-/** Every event type of seed §6.1. */
-export type DesklineEventType = DesklineEvent["type"];
+/** Every event type this version knows (seed §6.1). */
+export type DesklineEventType = KnownDesklineEvent["type"];
+
+declare const unknownEventType: unique symbol;
+
+/**
+ * The `type` of an event this version does not know yet (the API adds types within v1): a
+ * `resource.action` string. Branded so that it overlaps none of the known literals, which keeps
+ * `switch (event.type)` narrowing the known events; it is still a string to read and log.
+ */
+export type UnknownEventType = `${string}.${string}` & { readonly [unknownEventType]: true };
+
+/** An authentic event of a type this version does not know: only the envelope is typed. */
+export interface UnknownDesklineEvent {
+  id: string;
+  object: "event";
+  type: UnknownEventType;
+  /** Unix time in seconds. */
+  created: number;
+  data: { id: string; object: string; [field: string]: unknown };
+  previous_attributes?: { [field: string]: unknown };
+}
+
+/**
+ * A verified Deskline event. Switch on `type`: each known type narrows `data` (and
+ * `previous_attributes`); whatever is left (the `default` branch) is an {@link UnknownDesklineEvent},
+ * a type added to the API after this version: acknowledge it rather than fail.
+ */
+export type DesklineEvent = KnownDesklineEvent | UnknownDesklineEvent;
 
 /** The `data` of an event of type `T`. */
-export type EventData<T extends DesklineEventType> = Extract<DesklineEvent, { type: T }>["data"];
+export type EventData<T extends DesklineEventType> = Extract<KnownDesklineEvent, { type: T }>["data"];
 
 /** The `data.object` each event type carries. */
 export const EVENT_DATA_OBJECT: Readonly<Record<DesklineEventType, string>> = {
@@ -52,6 +68,12 @@ export const EVENT_DATA_OBJECT: Readonly<Record<DesklineEventType, string>> = {
   "message.received": "message",
   "conversation.assigned": "conversation",
 };
+
+/**
+ * A well-formed event type: lowercase `resource.action` names (`contact.created`,
+ * `conversation.assigned`), as the API adds them within v1.
+ */
+const EVENT_TYPE = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -79,16 +101,21 @@ export function parseEvent(payload: WebhookPayload): DesklineEvent {
   const { id, object, type, created, data, previous_attributes } = value;
   if (typeof id !== "string" || !id.startsWith("evt_")) throw invalid("The event has no evt_ id");
   if (object !== "event") throw invalid('The event\'s object is not "event"');
-  if (typeof type !== "string" || !Object.hasOwn(EVENT_DATA_OBJECT, type)) {
-    throw invalid("The event type is not one this version of the verifier knows");
+  if (typeof type !== "string" || !EVENT_TYPE.test(type)) {
+    throw invalid("The event type is not a resource.action name");
   }
   if (!Number.isSafeInteger(created) || (created as number) < 0) {
     throw invalid("The event's created is not Unix seconds");
   }
   if (!isPlainObject(data) || typeof data.id !== "string") throw invalid("The event's data has no id");
-  if (data.object !== EVENT_DATA_OBJECT[type as DesklineEventType]) {
-    throw invalid(`The data of a ${type} event is not a ${EVENT_DATA_OBJECT[type as DesklineEventType]}`);
-  }
+  // A known type carries its own resource; a type added after this version, some resource.
+  const known = Object.hasOwn(EVENT_DATA_OBJECT, type)
+    ? EVENT_DATA_OBJECT[type as DesklineEventType]
+    : undefined;
+  if (known !== undefined && data.object !== known)
+    throw invalid(`The data of a ${type} event is not a ${known}`);
+  if (typeof data.object !== "string" || data.object === "")
+    throw invalid("The event's data names no object");
   if (previous_attributes !== undefined && !isPlainObject(previous_attributes)) {
     throw invalid("The event's previous_attributes is not an object");
   }

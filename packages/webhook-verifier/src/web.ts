@@ -11,11 +11,14 @@ export type {
   DesklineEvent,
   DesklineEventType,
   EventData,
+  KnownDesklineEvent,
   Message,
   MessageReceivedEvent,
   Ticket,
   TicketCreatedEvent,
   TicketUpdatedEvent,
+  UnknownDesklineEvent,
+  UnknownEventType,
 } from "./event.js";
 export type { SignOptions } from "./sign-options.js";
 export { constructEventAsync, signPayloadAsync, verifySignatureAsync } from "./webcrypto.js";

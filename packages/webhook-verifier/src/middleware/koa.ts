@@ -16,7 +16,9 @@ import {
 /** The part of a Koa context the middleware uses; a Koa 2 or 3 `ctx` satisfies it. */
 export interface KoaWebhookContext {
   req: IncomingMessage;
-  request: { rawBody?: unknown; body?: unknown };
+  // `req` is never read here: it names a member every Koa request has, so that TypeScript does not
+  // refuse a real ctx for sharing no property with this otherwise all-optional type.
+  request: { req: IncomingMessage; rawBody?: unknown; body?: unknown };
   // biome-ignore lint/suspicious/noExplicitAny: Koa's own DefaultState is `any`; narrower would reject apps with typed state.
   state: any;
   status: number;
