@@ -289,7 +289,8 @@ export const schemaProperties = {
     "object",
     "type",
     "created",
-    "data"
+    "data",
+    "previous_attributes"
   ],
   "WorkspaceCreate": [
     "name"
