@@ -51,8 +51,10 @@ export function errorBody(error: AppError, requestId: string) {
 }
 
 /**
- * First in the chain: nothing else writes error responses. Unknown errors are logged with their
- * stack and answered as a bare 500 so no driver message or trace reaches a client.
+ * The one writer of error responses. app.ts mounts it after `requestId` and the access log (so
+ * error bodies carry the request id and the log sees the final status) and before every route,
+ * so it catches whatever they throw. Unknown errors are logged with their stack and answered as a
+ * bare 500 so no driver message or trace reaches a client.
  */
 export function errorMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next) => {

@@ -1,9 +1,8 @@
-import { MongoClient } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { ConversationDoc } from "../src/db/conversations.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../src/domain/ids.js";
 import { TICKET_STATUSES, type TicketStatus } from "../src/domain/ticket-status.js";
 import { api, newKey, newWorkspace } from "./helpers/api.js";
+import { insertConversation } from "./helpers/conversations.js";
 import { walkPages } from "./helpers/paging.js";
 
 type Query = Record<string, string | number | boolean | string[]>;
@@ -13,24 +12,11 @@ let key: string;
 let workspaceId: string;
 let theirKey: string;
 let theirWorkspaceId: string;
-let mongo: MongoClient;
 
 beforeAll(async () => {
   ({ key, workspaceId } = await newWorkspace());
   ({ key: theirKey, workspaceId: theirWorkspaceId } = await newWorkspace());
-  mongo = new MongoClient(inject("mongodbUri"));
 });
-afterAll(() => mongo?.close());
-
-/** The conversations API does not exist yet: put one straight into the run's database. */
-async function insertConversation(inWorkspace: string): Promise<string> {
-  const id = newId("conv");
-  await mongo
-    .db(inject("databaseName"))
-    .collection<ConversationDoc>("conversations")
-    .insertOne({ _id: id, workspace_id: inWorkspace });
-  return id;
-}
 
 async function createContact(withKey: string, name = "Ticket Contact"): Promise<string> {
   const response = await api.post("/open/v1/contacts", { key: withKey, body: { name } });

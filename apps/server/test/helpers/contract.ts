@@ -20,6 +20,8 @@ export interface SpecOperation {
   method: string;
   path: string;
   responses: Json;
+  /** The JSON Schema of its `application/json` request body, if it takes one. */
+  bodySchema: Json | undefined;
   /** Whether a request to `path` (a concrete path, e.g. `/open/v1/contacts/con_1`) is this operation. */
   matches(method: string, path: string): boolean;
 }
@@ -41,6 +43,7 @@ async function operationsOf(file: string): Promise<SpecOperation[]> {
         method: method.toUpperCase(),
         path,
         responses: operation.responses,
+        bodySchema: operation.requestBody?.content?.["application/json"]?.schema,
         matches: (m, p) => m === method.toUpperCase() && pattern.test(p),
       });
     }

@@ -1,0 +1,125 @@
+import { describe, expect, inject, it } from "vitest";
+import { type ApiResponse, admin, api, newWorkspace } from "./helpers/api.js";
+import { specOperations } from "./helpers/contract.js";
+import { insertConversation } from "./helpers/conversations.js";
+
+/**
+ * Every field a request body schema accepts must reach the resource the server answers: a field
+ * added to the spec is either stored and shown, or this test fails. Without it, Ajv would accept
+ * the new field (the schema lists it) and the server could silently drop it.
+ *
+ * Values come from the schemas themselves (below), so a new field needs no change here unless it
+ * has a shape the sampler cannot make; then the sampler says so and the test fails.
+ */
+
+type Json = Record<string, any>;
+
+interface World {
+  workspaceId: string;
+  key: string;
+}
+
+/** Fields that name another record need one that exists in the workspace. */
+const REFERENCES: Record<string, (world: World) => Promise<string>> = {
+  contact_id: async ({ key }) =>
+    (await api.post("/open/v1/contacts", { key, body: { name: "Ref" } })).body.id,
+  conversation_id: ({ workspaceId }) => insertConversation(workspaceId),
+};
+
+const FORMATS: Record<string, string> = {
+  email: "round.trip@example.com",
+  uri: "https://example.com/round-trip",
+  date: "2001-02-03",
+  // Canonical (UTC, milliseconds), as the server answers times.
+  "date-time": "2026-01-02T03:04:05.000Z",
+  "iana-timezone": "Europe/Paris",
+  bcp47: "en-GB",
+};
+
+const typesOf = (schema: Json): string[] => (Array.isArray(schema.type) ? schema.type : [schema.type]);
+
+/** A valid value of `schema` that differs from its default (so a dropped field cannot pass). */
+function sample(schema: Json, name: string): unknown {
+  if (schema.const !== undefined) return schema.const;
+  const variants = (schema.oneOf ?? schema.anyOf) as Json[] | undefined;
+  if (variants) {
+    const value = variants.find((variant) => variant.type !== "null");
+    if (value) return sample(value, name);
+  }
+  if (schema.enum) {
+    const values = schema.enum.filter((value: unknown) => value !== null && value !== schema.default);
+    return values.at(-1);
+  }
+  const types = typesOf(schema).filter((type) => type !== "null");
+  if (types.includes("boolean")) return true;
+  if (types.includes("integer") || types.includes("number")) return 7;
+  if (types.includes("array")) return [sample(schema.items ?? {}, `${name}[0]`)];
+  if (types.includes("object")) {
+    const [first] = Object.entries((schema.properties ?? {}) as Json);
+    if (first) return { [first[0]]: sample(first[1], `${name}.${first[0]}`) };
+    if (schema.additionalProperties) return { round_trip: sample(schema.additionalProperties, `${name}.*`) };
+  }
+  if (types.includes("string")) {
+    if (schema.format) {
+      const value = FORMATS[schema.format];
+      if (value === undefined)
+        throw new Error(`no sample for ${name} (format ${schema.format}): add one here`);
+      return value;
+    }
+    if (schema.pattern) throw new Error(`no sample for ${name} (pattern ${schema.pattern}): add one here`);
+    return "round-trip";
+  }
+  throw new Error(`no sample for ${name} (${JSON.stringify(schema).slice(0, 200)}): add one here`);
+}
+
+/** A body that sets every field the operation's request schema lists. */
+async function fullBody(operationId: string, world: World): Promise<Json> {
+  const operation = specOperations.find((op) => op.operationId === operationId);
+  const properties = (operation?.bodySchema?.properties ?? {}) as Json;
+  const body: Json = {};
+  for (const [name, schema] of Object.entries(properties)) {
+    body[name] = REFERENCES[name] ? await REFERENCES[name](world) : sample(schema, name);
+  }
+  return body;
+}
+
+/** How each served operation with a body is called; an update starts from a minimal record. */
+const SENDERS: Record<string, (body: Json, world: World) => Promise<ApiResponse>> = {
+  createContact: (body, { key }) => api.post("/open/v1/contacts", { key, body }),
+  updateContact: async (body, { key }) => {
+    const { id } = (await api.post("/open/v1/contacts", { key, body: { name: "Before" } })).body;
+    return api.patch(`/open/v1/contacts/${id}`, { key, body });
+  },
+  createTicket: (body, { key }) => api.post("/open/v1/tickets", { key, body }),
+  updateTicket: async (body, { key }) => {
+    const { id } = (await api.post("/open/v1/tickets", { key, body: { subject: "Before" } })).body;
+    return api.patch(`/open/v1/tickets/${id}`, { key, body });
+  },
+  createWorkspace: (body) => admin("POST", "/admin/v1/workspaces", body),
+  createApiKey: (body, { workspaceId }) =>
+    admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, body),
+};
+
+const withBody = specOperations.filter((operation) => operation.bodySchema?.properties);
+
+describe("every field of a request body reaches the resource", () => {
+  it.each(Object.keys(SENDERS))("%s", async (operationId) => {
+    const world = await newWorkspace();
+    const body = await fullBody(operationId, world);
+    expect(Object.keys(body).length).toBeGreaterThan(0);
+    const response = await (SENDERS[operationId] as (typeof SENDERS)[string])(body, world);
+    expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
+    for (const [field, value] of Object.entries(body)) {
+      expect(response.body[field], `${operationId}: ${field}`).toEqual(value);
+    }
+  });
+
+  it.each(withBody.filter((operation) => !SENDERS[operation.operationId]).map((op) => [op.operationId, op]))(
+    "%s is not served yet (once it is, add it to SENDERS above)",
+    async (_id, operation) => {
+      const path = operation.path.replace(/\{\w+\}/g, "x_0000000000000000000000");
+      const response = await fetch(new URL(path, inject("baseUrl")), { method: operation.method });
+      expect(((await response.json()) as Json).error?.code).toBe("route_not_found");
+    },
+  );
+});
