@@ -9,9 +9,11 @@ import { requestId } from "./http/request-id.js";
 import type { Logger } from "./logger.js";
 import { adminRoutes } from "./routes/admin.js";
 import { contactRoutes } from "./routes/contacts.js";
+import { eventRoutes } from "./routes/events.js";
 import { createRouteKit } from "./routes/kit.js";
 import { opsRoutes } from "./routes/ops.js";
 import { ticketRoutes } from "./routes/tickets.js";
+import { webhookEndpointRoutes } from "./routes/webhook-endpoints.js";
 
 export interface AppDeps {
   config: Config;
@@ -32,6 +34,8 @@ export function createApp({ config, store, database, openapi, logger, clock }: A
   adminRoutes(kit);
   contactRoutes(kit);
   ticketRoutes(kit);
+  webhookEndpointRoutes(kit);
+  eventRoutes(kit);
 
   app.use(requestId);
   app.use(accessLog(logger));

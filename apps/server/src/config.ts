@@ -24,6 +24,15 @@ export interface Config {
   bodyLimitBytes: number;
   /** How long graceful shutdown waits for in-flight requests. */
   shutdownTimeoutMs: number;
+  /** How long events stay readable through the events API (issue 10: 30 days). */
+  eventRetentionMs: number;
+  /**
+   * How often the relay sweeps documents for events their writer did not move to `events` (it
+   * crashed in between); the writer itself relays right after its write.
+   */
+  eventRelayIntervalMs: number;
+  /** Whether the writer relays its events right after the write; off only to test the sweep. */
+  eventRelayImmediate: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -36,6 +45,14 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
     throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
   }
   return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "true" || raw === "1") return true;
+  if (raw === "false" || raw === "0") return false;
+  throw new ConfigError(`${name} must be true or false, got ${JSON.stringify(env[name])}`);
 }
 
 function text(env: NodeJS.ProcessEnv, name: string): string | undefined {
@@ -66,5 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyTtlMs: integer(env, "IDEMPOTENCY_TTL_HOURS", 24, 24) * 3_600_000,
     bodyLimitBytes: 1024 * 1024,
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000),
+    eventRetentionMs: integer(env, "EVENT_RETENTION_DAYS", 30, 1) * 86_400_000,
+    eventRelayIntervalMs: integer(env, "EVENT_RELAY_INTERVAL_MS", 5_000, 100),
+    eventRelayImmediate: flag(env, "EVENT_RELAY_IMMEDIATE", true),
   };
 }

@@ -7,6 +7,7 @@ import { createStore, ensureIndexes } from "./db/store.js";
 import { createDemoWorkspace } from "./demo.js";
 import { loadOpenApi } from "./http/openapi.js";
 import { createLogger } from "./logger.js";
+import { startSweeps } from "./sweeps.js";
 
 /**
  * Wiring: config → database (MONGODB_URI or the embedded one) → app → listen, and a graceful
@@ -20,16 +21,16 @@ async function main(): Promise<void> {
     : await startEmbeddedDatabase(logger, config.embeddedDatabase);
   const uri = config.mongodbUri ?? (embedded?.uri as string);
   const database = new DatabaseConnection(uri, config.databaseName);
-  const store = createStore(database.db, { idempotencyTtlMs: config.idempotencyTtlMs });
+  const store = createStore(database.db, config, logger);
   const openapi = await loadOpenApi();
   const app = createApp({ config, store, database, openapi, logger });
 
   const stopping = new AbortController();
   const indexesReady = database.connectUntilReady(() => ensureIndexes(store), logger, stopping.signal);
-  const sweeper = setInterval(
-    () => store.idempotencyKeys.sweep().catch((err) => logger.warn({ err }, "idempotency sweep failed")),
-    3_600_000,
-  ).unref();
+  let stopSweeps = () => {};
+  void indexesReady.then(() => {
+    if (!stopping.signal.aborted) stopSweeps = startSweeps(store, config, logger);
+  });
 
   const server: Server = app.listen(config.port, config.host);
   await new Promise<void>((done, fail) => server.once("listening", done).once("error", fail));
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
     shuttingDown = true;
     logger.info({ signal }, "shutting down: finishing in-flight requests");
     stopping.abort();
-    clearInterval(sweeper);
+    stopSweeps();
     const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs).unref();
     await new Promise<void>((done) => {
       server.close(() => done());

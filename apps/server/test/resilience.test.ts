@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { request as httpRequest } from "node:http";
-import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
+import { eventually, startMain } from "./helpers/main-process.js";
 import { startTestServer } from "./helpers/server.js";
 import { createTcpProxy } from "./helpers/tcp-proxy.js";
 
@@ -12,20 +11,6 @@ const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
 });
-
-async function eventually<T>(
-  probe: () => Promise<T>,
-  accept: (value: T) => boolean,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const value = await probe();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((done) => setTimeout(done, 200));
-  }
-}
 
 describe("a database that goes away and comes back", () => {
   it("answers 503 while it is gone and recovers with the data intact", async () => {
@@ -64,34 +49,6 @@ describe("a database that goes away and comes back", () => {
     expect(list.body.data.map((c: { name: string }) => c.name)).toEqual(["Survivor"]);
   });
 });
-
-function startMain(env: Record<string, string>): {
-  child: ChildProcess;
-  baseUrl: Promise<string>;
-  output: () => string;
-} {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: join(import.meta.dirname, ".."),
-    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  const baseUrl = new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"baseUrl":"([^"]+)"/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once("exit", (code) => reject(new Error(`main exited early with ${code}: ${output}`)));
-  });
-  cleanups.push(async () => {
-    if (child.exitCode === null) child.kill("SIGKILL");
-  });
-  return { child, baseUrl, output: () => output };
-}
 
 describe("the server process (main.ts)", () => {
   it("starts while the database is down, serves 503, becomes ready when it appears, and on SIGTERM finishes in-flight requests and exits 0", async () => {
@@ -151,13 +108,12 @@ describe("the server process (main.ts)", () => {
       req.write(body.slice(0, 5));
       setTimeout(() => req.end(body.slice(5)), 500);
     });
-    const exited = new Promise<number | null>((done) => main.child.once("exit", (code) => done(code)));
     await new Promise((done) => setTimeout(done, 100));
     main.child.kill("SIGTERM");
     const answered = await inFlight;
     expect(answered.status).toBe(201);
     expect(JSON.parse(answered.text)).toMatchObject({ object: "workspace", name: "Graceful" });
-    expect(await exited).toBe(0);
+    expect(await main.exited).toBe(0);
     expect(main.output()).toContain("shutting down");
     expect(main.output()).toContain('"msg":"stopped"');
     expect(main.output()).not.toMatch(/unhandled|UnhandledPromiseRejection/i);

@@ -191,7 +191,7 @@ export interface Page {
  * index `{workspace_id, <filter field>, _id}` per equality filter, so MongoDB walks one index in
  * order and stops after `limit + 1` matches.
  */
-export function newestFirst<T extends RecordDoc>(
+export function newestFirst<T extends Pick<RecordDoc, "_id" | "workspace_id" | "created_at">>(
   collection: Collection<T>,
   workspaceId: string,
   clauses: Filter<T>[],

@@ -1,9 +1,14 @@
 import type { Db } from "mongodb";
+import type { Config } from "../config.js";
+import type { Logger } from "../logger.js";
 import { ApiKeys } from "./api-keys.js";
 import { Contacts } from "./contacts.js";
 import { Conversations } from "./conversations.js";
+import { Events } from "./events.js";
 import { IdempotencyKeys } from "./idempotency.js";
+import { EventRelay } from "./outbox.js";
 import { Tickets } from "./tickets.js";
+import { WebhookEndpoints } from "./webhook-endpoints.js";
 import { Workspaces } from "./workspaces.js";
 
 /** Every collection module, built over one database. */
@@ -15,9 +20,19 @@ export interface Store {
   conversations: Conversations;
   tickets: Tickets;
   idempotencyKeys: IdempotencyKeys;
+  webhookEndpoints: WebhookEndpoints;
+  events: Events;
+  /** Moves events from the documents that record them into `events` (db/outbox.ts). */
+  relay: EventRelay;
 }
 
-export function createStore(db: Db, options: { idempotencyTtlMs: number }): Store {
+export function createStore(
+  db: Db,
+  config: Pick<Config, "idempotencyTtlMs" | "eventRelayImmediate">,
+  logger: Logger,
+): Store {
+  const events = new Events(db);
+  const relay = new EventRelay(db, events, { immediate: config.eventRelayImmediate, logger });
   const contacts = new Contacts(db);
   const conversations = new Conversations(db);
   return {
@@ -27,7 +42,10 @@ export function createStore(db: Db, options: { idempotencyTtlMs: number }): Stor
     contacts,
     conversations,
     tickets: new Tickets(db, { contacts, conversations }),
-    idempotencyKeys: new IdempotencyKeys(db, options.idempotencyTtlMs),
+    idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs),
+    webhookEndpoints: new WebhookEndpoints(db),
+    events,
+    relay,
   };
 }
 
@@ -37,4 +55,7 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.contacts.ensureIndexes();
   await store.tickets.ensureIndexes();
   await store.idempotencyKeys.ensureIndexes();
+  await store.webhookEndpoints.ensureIndexes();
+  await store.events.ensureIndexes();
+  await store.relay.ensureIndexes();
 }

@@ -495,7 +495,7 @@ export type components = {
         /** @description An event type a webhook endpoint subscribes to, or `*` for every type (also those added later). */
         EventSubscription: components["schemas"]["EventType"] | "*";
         /**
-         * @description `disabled` after 15 consecutive failed deliveries; re-enabled by the operator.
+         * @description `disabled` after 15 consecutive failed deliveries or by the owner (`updateWebhookEndpoint`); enabled again by the owner or the operator.
          * @enum {string}
          */
         WebhookEndpointStatus: "enabled" | "disabled";

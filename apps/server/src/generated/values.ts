@@ -247,6 +247,20 @@ export const schemaProperties = {
     "data",
     "has_more"
   ],
+  "WebhookEndpointUpdate": [
+    "url",
+    "description",
+    "events",
+    "status"
+  ],
+  "WebhookEndpointSecretRotation": [
+    "expires_in"
+  ],
+  "EventList": [
+    "object",
+    "data",
+    "has_more"
+  ],
   "ContactCreatedEvent": [
     "id",
     "object",

@@ -43,7 +43,7 @@ export async function startTestServer(
     ...options.config,
   };
   const database = new DatabaseConnection(mongodbUri, config.databaseName);
-  const store = createStore(database.db, { idempotencyTtlMs: config.idempotencyTtlMs });
+  const store = createStore(database.db, config, logger);
   await database.connectUntilReady(() => ensureIndexes(store), logger);
   const app = createApp({
     config,

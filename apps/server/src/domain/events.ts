@@ -1,0 +1,66 @@
+import { schemaEnums } from "../generated/values.js";
+import { newId } from "./ids.js";
+
+/**
+ * Events (seed §2.5, §6.1) as pure values: their types, how one is made from a change, and which
+ * endpoint subscriptions it matches. The database modules store them; nothing here does I/O.
+ */
+
+/** The spec's `EventType` enum (seed §6.1). */
+export const EVENT_TYPES = schemaEnums.EventType;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * An event as it is stored: first in the `pending_events` array of the document whose change it
+ * reports (written by the same update as the change), then, moved there by the relay, in `events`.
+ * Both places hold the same value, so moving it twice stores it once.
+ */
+export interface StoredEvent {
+  /** `evt_…`: the event's id, its key in `events`, and the `Service-Delivery` of its deliveries. */
+  _id: string;
+  workspace_id: string;
+  type: EventType;
+  /** When the change happened, in whole seconds: the event's `created` is this in Unix seconds. */
+  created_at: Date;
+  /**
+   * The event body, serialized once when the change is made: deliveries send these exact bytes
+   * and the events API answers them, so the two can never differ.
+   */
+  payload: string;
+}
+
+/**
+ * Makes the event for a change. `data` is the resource as the API returns it after the change;
+ * `previous` holds the old values of the fields that changed (`*.updated`, `conversation.assigned`).
+ */
+export function newEvent(
+  workspaceId: string,
+  type: EventType,
+  data: object,
+  previous?: Record<string, unknown>,
+  now = new Date(),
+): StoredEvent {
+  const created = Math.floor(now.getTime() / 1000);
+  const id = newId("evt", now.getTime());
+  const body = {
+    id,
+    object: "event",
+    type,
+    created,
+    data,
+    ...(previous === undefined ? {} : { previous_attributes: previous }),
+  };
+  return {
+    _id: id,
+    workspace_id: workspaceId,
+    type,
+    created_at: new Date(created * 1000),
+    payload: JSON.stringify(body),
+  };
+}
+
+/** Does an endpoint subscribed to `subscriptions` (event types, or `*` for all) receive `type`? */
+export function isSubscribed(subscriptions: readonly string[], type: string): boolean {
+  return subscriptions.includes("*") || subscriptions.includes(type);
+}

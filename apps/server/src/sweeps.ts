@@ -1,0 +1,52 @@
+import type { Config } from "./config.js";
+import type { Store } from "./db/store.js";
+import type { Logger } from "./logger.js";
+
+/**
+ * The periodic work of a server process (DESIGN.md §2: expiry by sweeps, no TTL indexes): the
+ * relay's sweep for events a crashed writer left on their documents, and the removal of expired
+ * idempotency keys and events. Every process may run them at once; each is idempotent.
+ */
+
+const HOURLY = 3_600_000;
+
+/** Runs `work` every `intervalMs`, never two at once; the first run starts now. */
+function every(intervalMs: number, work: () => Promise<unknown>, what: string, logger: Logger): () => void {
+  let running = false;
+  const run = () => {
+    if (running) return;
+    running = true;
+    work()
+      .catch((err) => logger.warn({ err }, `${what} failed; retrying at the next interval`))
+      .finally(() => {
+        running = false;
+      });
+  };
+  const timer = setInterval(run, intervalMs).unref();
+  run();
+  return () => clearInterval(timer);
+}
+
+/** Starts the sweeps once the database is ready; returns a function that stops them. */
+export function startSweeps(store: Store, config: Config, logger: Logger): () => void {
+  // The first relay sweep takes every leftover at once (a restart after a crash finds its own);
+  // later ones leave the last interval's events to the writers that are relaying them right now.
+  let grace = 0;
+  const stops = [
+    every(
+      config.eventRelayIntervalMs,
+      async () => {
+        const moved = await store.relay.sweep(grace);
+        grace = config.eventRelayIntervalMs;
+        if (moved > 0) logger.info({ moved }, "relayed events left by an interrupted writer");
+      },
+      "event relay sweep",
+      logger,
+    ),
+    every(HOURLY, () => store.idempotencyKeys.sweep(), "idempotency sweep", logger),
+    every(HOURLY, () => store.events.sweep(config.eventRetentionMs), "event retention sweep", logger),
+  ];
+  return () => {
+    for (const stop of stops) stop();
+  };
+}
