@@ -95,9 +95,29 @@ const SENDERS: Record<string, (body: Json, world: World) => Promise<ApiResponse>
     const { id } = (await api.post("/open/v1/tickets", { key, body: { subject: "Before" } })).body;
     return api.patch(`/open/v1/tickets/${id}`, { key, body });
   },
+  createWebhookEndpoint: (body, { key }) => api.post("/open/v1/webhook-endpoints", { key, body }),
+  updateWebhookEndpoint: async (body, { key }) => {
+    const before = { url: "https://before.example.invalid/hook" };
+    const { id } = (await api.post("/open/v1/webhook-endpoints", { key, body: before })).body;
+    return api.patch(`/open/v1/webhook-endpoints/${id}`, { key, body });
+  },
+  rotateWebhookEndpointSecret: async (body, { key }) => {
+    const before = { url: "https://before.example.invalid/hook" };
+    const { id } = (await api.post("/open/v1/webhook-endpoints", { key, body: before })).body;
+    return api.post(`/open/v1/webhook-endpoints/${id}/rotate-secret`, { key, body });
+  },
   createWorkspace: (body) => admin("POST", "/admin/v1/workspaces", body),
   createApiKey: (body, { workspaceId }) =>
     admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, body),
+};
+
+/**
+ * Fields that tune the operation rather than set a field of the resource, so the answer cannot
+ * show them; each is checked by the operation's own tests instead.
+ */
+const NOT_RESOURCE_FIELDS: Record<string, string[]> = {
+  // The old secret's grace period (webhook-endpoints.test.ts reads it from the database).
+  rotateWebhookEndpointSecret: ["expires_in"],
 };
 
 const withBody = specOperations.filter((operation) => operation.bodySchema?.properties);
@@ -110,6 +130,7 @@ describe("every field of a request body reaches the resource", () => {
     const response = await (SENDERS[operationId] as (typeof SENDERS)[string])(body, world);
     expect(response.status, JSON.stringify(response.body)).toBeLessThan(300);
     for (const [field, value] of Object.entries(body)) {
+      if (NOT_RESOURCE_FIELDS[operationId]?.includes(field)) continue;
       expect(response.body[field], `${operationId}: ${field}`).toEqual(value);
     }
   });
