@@ -918,7 +918,7 @@ export type components = {
              * @description Initial status (see `TicketStatus`); defaults to `New`.
              * @default New
              */
-            status: components["schemas"]["TicketStatus"] | null;
+            status?: components["schemas"]["TicketStatus"] | null;
             category?: string | null;
             sentiment?: components["schemas"]["TicketSentiment"] | null;
             /** @description A contact of the API key's workspace; otherwise `400 parameter_invalid`. */

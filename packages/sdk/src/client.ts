@@ -1,0 +1,55 @@
+// The raw client: openapi-fetch typed by the generated paths, for callers who want
+// `{ data, error, response }` by path instead of exceptions. The Deskline class builds on it.
+import createClient, { type Client } from "openapi-fetch";
+import type { paths } from "./generated/openapi.js";
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  type ResilienceSettings,
+  resilientFetch,
+} from "./resilient-fetch.js";
+import { type FetchLike, fetchTransport, type Transport } from "./transport.js";
+
+export interface ClientOptions {
+  /** The API key (`dk_…`), sent as `Authorization: Bearer <apiKey>`. */
+  apiKey: string;
+  /** The server's base URL, without `/open/v1`, e.g. `https://deskline.example.com`. */
+  baseUrl: string;
+  /** Milliseconds each attempt may take, body included. Default 30 000. */
+  timeoutMs?: number;
+  /** Retries after a failed attempt (network error, 408, 409 in flight, 429, 5xx). Default 2. */
+  maxRetries?: number;
+  /**
+   * A `fetch` to send requests with, for runtimes or tests that bring their own. Default: undici
+   * with keep-alive in Node (the main entry), the global `fetch` elsewhere (the browser entry).
+   */
+  fetch?: FetchLike;
+}
+
+export type DesklineClient = Client<paths, "application/json">;
+
+/** What the entry points share: a client's resolved transport and retry settings. */
+export interface ClientContext {
+  client: DesklineClient;
+  transport: Transport;
+  settings: ResilienceSettings;
+}
+
+export function createClientContext(
+  options: ClientOptions,
+  defaultTransport: () => Transport,
+): ClientContext {
+  if (!options.apiKey) throw new TypeError("Deskline: `apiKey` is required.");
+  if (!options.baseUrl) throw new TypeError("Deskline: `baseUrl` is required.");
+  const transport = options.fetch ? fetchTransport(options.fetch) : defaultTransport();
+  const settings = {
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+  };
+  const client = createClient<paths>({
+    baseUrl: options.baseUrl,
+    headers: { Authorization: `Bearer ${options.apiKey}` },
+    fetch: resilientFetch(transport, settings),
+  });
+  return { client, transport, settings };
+}

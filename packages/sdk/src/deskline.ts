@@ -1,0 +1,31 @@
+// `new Deskline({ apiKey, baseUrl })`: one namespace per resource, methods that throw typed
+// errors. Both entry points (index.ts for Node, web.ts for the rest) export it with their own
+// default transport.
+import {
+  type ClientContext,
+  type ClientOptions,
+  createClientContext,
+  type DesklineClient,
+} from "./client.js";
+import { Contacts, Conversations, Tickets, WebhookEndpoints } from "./resources.js";
+import type { Transport } from "./transport.js";
+
+export type DesklineOptions = ClientOptions;
+
+export class DesklineBase {
+  readonly contacts: Contacts;
+  readonly tickets: Tickets;
+  readonly conversations: Conversations;
+  readonly webhookEndpoints: WebhookEndpoints;
+  /** The underlying openapi-fetch client (same transport, retries and auth), for calls by path. */
+  readonly raw: DesklineClient;
+
+  protected constructor(options: DesklineOptions, defaultTransport: () => Transport) {
+    const context: ClientContext = createClientContext(options, defaultTransport);
+    this.raw = context.client;
+    this.contacts = new Contacts(context);
+    this.tickets = new Tickets(context);
+    this.conversations = new Conversations(context);
+    this.webhookEndpoints = new WebhookEndpoints(context);
+  }
+}

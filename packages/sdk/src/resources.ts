@@ -1,0 +1,131 @@
+// The namespaces of `new Deskline()`, one per resource of the spec. Each method is one line that
+// names its spec path; every parameter, body and result type is derived from the generated types.
+// A new spec operation is one more line here (and a new resource one more small class).
+
+import type { ClientContext } from "./client.js";
+import type { paths } from "./generated/openapi.js";
+import {
+  type BodyOf,
+  call,
+  type OperationOf,
+  type PathsWith,
+  type QueryOf,
+  type ResultOf,
+} from "./operations.js";
+import { type Page, PagePromise } from "./paginate.js";
+import type { RequestOptions } from "./resilient-fetch.js";
+
+type ItemOf<P> = P extends Page<infer Item> ? Item : never;
+type ListResult<P extends keyof paths> = ResultOf<OperationOf<P, "get">>;
+type Listed<P extends PathsWith<"get">> = PagePromise<
+  ListResult<P> & Page<ItemOf<ListResult<P>>>,
+  ItemOf<ListResult<P>> & { id: string }
+>;
+
+/** Builders of resource methods bound to one client; typed by the spec path they name. */
+class Resource {
+  constructor(protected readonly context: ClientContext) {}
+
+  /** `list(query?, options?)` for a collection path. */
+  protected lister<P extends PathsWith<"get">>(path: P) {
+    return (query?: QueryOf<OperationOf<P, "get">>, options?: RequestOptions): Listed<P> =>
+      this.pages(path, {}, query, options);
+  }
+
+  /** `list(parentId, query?, options?)` for a collection nested under a parent (`…/{id}/…`). */
+  protected nestedLister<P extends PathsWith<"get">>(path: P) {
+    return (parentId: string, query?: QueryOf<OperationOf<P, "get">>, options?: RequestOptions): Listed<P> =>
+      this.pages(path, { id: parentId }, query, options);
+  }
+
+  /** `get(id, options?)`, `delete(id, options?)` and other operations on one object by id. */
+  protected byId<P extends PathsWith<M>, M extends "get" | "delete">(method: M, path: P) {
+    return (id: string, options?: RequestOptions) =>
+      call<ResultOf<OperationOf<P, M>>>(this.context, method, path, { pathParams: { id } }, options);
+  }
+
+  /** `create(body, options?)`: a POST to a collection. */
+  protected creator<P extends PathsWith<"post">>(path: P) {
+    return (body: BodyOf<OperationOf<P, "post">>, options?: RequestOptions) =>
+      call<ResultOf<OperationOf<P, "post">>>(this.context, "post", path, { body }, options);
+  }
+
+  /** `create(parentId, body, options?)`: a POST to a collection nested under a parent. */
+  protected nestedCreator<P extends PathsWith<"post">>(path: P) {
+    return (parentId: string, body: BodyOf<OperationOf<P, "post">>, options?: RequestOptions) =>
+      call<ResultOf<OperationOf<P, "post">>>(
+        this.context,
+        "post",
+        path,
+        { pathParams: { id: parentId }, body },
+        options,
+      );
+  }
+
+  /** `update(id, body, options?)`: a PATCH of one object. */
+  protected updater<P extends PathsWith<"patch">>(path: P) {
+    return (id: string, body: BodyOf<OperationOf<P, "patch">>, options?: RequestOptions) =>
+      call<ResultOf<OperationOf<P, "patch">>>(
+        this.context,
+        "patch",
+        path,
+        { pathParams: { id }, body },
+        options,
+      );
+  }
+
+  private pages<P extends PathsWith<"get">>(
+    path: P,
+    pathParams: Record<string, string>,
+    query: object | undefined,
+    options: RequestOptions | undefined,
+  ): Listed<P> {
+    return new PagePromise((startingAfter) =>
+      call(
+        this.context,
+        "get",
+        path,
+        { pathParams, query: startingAfter ? { ...query, starting_after: startingAfter } : query },
+        options,
+      ),
+    );
+  }
+}
+
+export class Contacts extends Resource {
+  list = this.lister("/open/v1/contacts");
+  create = this.creator("/open/v1/contacts");
+  get = this.byId("get", "/open/v1/contacts/{id}");
+  update = this.updater("/open/v1/contacts/{id}");
+  delete = this.byId("delete", "/open/v1/contacts/{id}");
+}
+
+export class Tickets extends Resource {
+  list = this.lister("/open/v1/tickets");
+  create = this.creator("/open/v1/tickets");
+  get = this.byId("get", "/open/v1/tickets/{id}");
+  update = this.updater("/open/v1/tickets/{id}");
+  delete = this.byId("delete", "/open/v1/tickets/{id}");
+}
+
+export class Messages extends Resource {
+  /** The messages of a conversation, newest first. */
+  list = this.nestedLister("/open/v1/conversations/{id}/messages");
+  /** Sends an agent message (or an internal note) into a conversation. */
+  create = this.nestedCreator("/open/v1/conversations/{id}/messages");
+  /** Same as `create`: the spec's `sendMessage`. */
+  send = this.create;
+}
+
+export class Conversations extends Resource {
+  list = this.lister("/open/v1/conversations");
+  get = this.byId("get", "/open/v1/conversations/{id}");
+  readonly messages = new Messages(this.context);
+}
+
+export class WebhookEndpoints extends Resource {
+  list = this.lister("/open/v1/webhook-endpoints");
+  /** The response carries the signing `secret`, this once. */
+  create = this.creator("/open/v1/webhook-endpoints");
+  delete = this.byId("delete", "/open/v1/webhook-endpoints/{id}");
+}

@@ -1,0 +1,43 @@
+// What both entry points export besides `Deskline` and `createDesklineClient` (which differ only in
+// their default transport). Runtime-neutral: no Node import may appear here.
+import type { components } from "./generated/openapi.js";
+
+export type { ClientOptions, DesklineClient } from "./client.js";
+export type { DesklineOptions } from "./deskline.js";
+export {
+  APIError,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  DesklineError,
+  type DesklineErrorFields,
+  type ErrorBody,
+  InvalidRequestError,
+  NotFoundError,
+  PermissionError,
+  RateLimitError,
+  TimeoutError,
+} from "./errors.js";
+export type { components, operations, paths } from "./generated/openapi.js";
+export type { BodyOf, OperationOf, QueryOf, ResultOf } from "./operations.js";
+export { type Page, PagePromise } from "./paginate.js";
+export type { RequestOptions } from "./resilient-fetch.js";
+export type { Contacts, Conversations, Messages, Tickets, WebhookEndpoints } from "./resources.js";
+export type { FetchLike } from "./transport.js";
+export { VERSION } from "./version.js";
+
+type Schemas = components["schemas"];
+export type Contact = Schemas["Contact"];
+export type ContactCreate = Schemas["ContactCreate"];
+export type ContactUpdate = Schemas["ContactUpdate"];
+export type Ticket = Schemas["Ticket"];
+export type TicketCreate = Schemas["TicketCreate"];
+export type TicketUpdate = Schemas["TicketUpdate"];
+export type TicketStatus = Schemas["TicketStatus"];
+export type Conversation = Schemas["Conversation"];
+export type Message = Schemas["Message"];
+export type MessageCreate = Schemas["MessageCreate"];
+export type WebhookEndpoint = Schemas["WebhookEndpoint"];
+export type WebhookEndpointWithSecret = Schemas["WebhookEndpointWithSecret"];
+export type WebhookEndpointCreate = Schemas["WebhookEndpointCreate"];
+export type EventType = Schemas["EventType"];

@@ -1,0 +1,77 @@
+// Compile-time checks: params, bodies and results come from the spec, so a wrong one fails tsc
+// (each @ts-expect-error below must be an error, or the typecheck fails).
+import { describe, expectTypeOf, it } from "vitest";
+import type {
+  Contact,
+  Deskline,
+  DesklineClient,
+  Message,
+  PagePromise,
+  Ticket,
+  WebhookEndpointWithSecret,
+} from "../src/index.js";
+
+declare const deskline: Deskline;
+declare const raw: DesklineClient;
+
+describe("Deskline types", () => {
+  it("types results from the spec", () => {
+    expectTypeOf(deskline.contacts.get("con_1")).resolves.toEqualTypeOf<Contact>();
+    expectTypeOf(deskline.tickets.update("tkt_1", { status: "Solved" })).resolves.toEqualTypeOf<Ticket>();
+    expectTypeOf(
+      deskline.webhookEndpoints.create({ url: "https://x.example" }),
+    ).resolves.toEqualTypeOf<WebhookEndpointWithSecret>();
+    expectTypeOf(
+      deskline.conversations.messages.create("conv_1", { body: "hi", internal_note: false }),
+    ).resolves.toEqualTypeOf<Message>();
+    expectTypeOf(deskline.contacts.delete("con_1")).resolves.toEqualTypeOf<{
+      id: string;
+      object: "contact";
+      deleted: true;
+    }>();
+  });
+
+  it("list() is a page and an async iterable of items", () => {
+    const list = deskline.tickets.list({ status: "New", limit: 5 });
+    expectTypeOf(list).toMatchTypeOf<
+      PagePromise<{ object: "list"; data: Ticket[]; has_more: boolean }, Ticket>
+    >();
+    expectTypeOf(list).resolves.toHaveProperty("has_more").toEqualTypeOf<boolean>();
+    expectTypeOf(list).toMatchTypeOf<AsyncIterable<Ticket>>();
+  });
+
+  it("refuses wrong bodies and params", () => {
+    // @ts-expect-error `name` is required
+    deskline.contacts.create({ email: "ada@example.com" });
+    // @ts-expect-error unknown field
+    deskline.contacts.create({ name: "Ada", nickname: "A" });
+    // @ts-expect-error `tags` is an array of strings
+    deskline.contacts.update("con_1", { tags: "vip" });
+    // @ts-expect-error not a ticket status
+    deskline.tickets.update("tkt_1", { status: "Done" });
+    // @ts-expect-error not a ticket status filter
+    deskline.tickets.list({ status: "done" });
+    // @ts-expect-error not a list parameter of contacts
+    deskline.contacts.list({ priority: "high" });
+    // @ts-expect-error `limit` is a number
+    deskline.contacts.list({ limit: "10" });
+    // @ts-expect-error `internal_note` is required
+    deskline.conversations.messages.create("conv_1", { body: "hi" });
+    // @ts-expect-error unknown event type
+    deskline.webhookEndpoints.create({ url: "https://x.example", events: ["contact.exploded"] });
+    // @ts-expect-error webhook endpoints cannot be updated
+    deskline.webhookEndpoints.update;
+    // @ts-expect-error the id is a string
+    deskline.contacts.get(42);
+  });
+
+  it("types the raw client by path", async () => {
+    const { data, error } = await raw.GET("/open/v1/tickets/{id}", { params: { path: { id: "tkt_1" } } });
+    expectTypeOf(data).toEqualTypeOf<Ticket | undefined>();
+    expectTypeOf(error?.error.code).toEqualTypeOf<string | undefined>();
+    // @ts-expect-error the path parameter is required
+    await raw.GET("/open/v1/tickets/{id}", {});
+    // @ts-expect-error no such path
+    await raw.GET("/open/v1/nothing");
+  });
+});

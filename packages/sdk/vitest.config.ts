@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    name: "sdk",
+    include: ["test/**/*.test.ts"],
+    // The real server on the embedded database, started once for every file (as the server's own
+    // tests do); files isolate by workspace.
+    globalSetup: ["test/global-setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 180_000,
+    typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
+  },
+});
