@@ -2,17 +2,13 @@
 // checked against the spec (status listed, body matching its schema) by the server's test helper.
 import type { Middleware } from "openapi-fetch";
 import { inject } from "vitest";
-import {
-  ALL_SCOPES,
-  assertMatchesSpec,
-  matchOperation,
-  newWorkspace,
-} from "../../../apps/server/test/helpers/api.js";
+import { ALL_SCOPES, assertMatchesSpec, newWorkspace } from "../../../apps/server/test/helpers/api.js";
+import { findOperation } from "../../../apps/server/test/helpers/contract.js";
 import { Deskline, type DesklineOptions } from "../src/index.js";
 
 export const specCheck: Middleware = {
   async onResponse({ request, response }) {
-    const operation = matchOperation(request.method, new URL(request.url).pathname);
+    const operation = findOperation(request.method, new URL(request.url).pathname);
     if (!operation) throw new Error(`${request.method} ${request.url} matches no spec operation`);
     const text = await response.clone().text();
     assertMatchesSpec(operation, response.status, text ? JSON.parse(text) : undefined);

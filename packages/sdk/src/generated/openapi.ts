@@ -503,7 +503,7 @@ export type webhooks = {
         put?: never;
         /**
          * The assignees of a conversation changed
-         * @description Sent when the set of assignees of a conversation changes. `data` is the conversation after the change.
+         * @description Sent when the set of assignees of a conversation changes. `data` is the conversation after the change. `previous_attributes.assignee_ids` holds the assignees before it.
          *
          *     Delivered as an HTTP POST to every enabled endpoint subscribed to `conversation.assigned` (or `*`), signed
          *     as described under *Webhooks* above. Answer 2xx within 10 seconds; anything else fails the
@@ -1053,7 +1053,30 @@ export type components = {
             created: number;
             data: components["schemas"]["Contact"];
             /** @description Old values of the fields that changed (`updated_at` excluded), each the whole previous value. */
-            previous_attributes: Record<string, never>;
+            previous_attributes: {
+                name?: components["schemas"]["Contact"]["name"];
+                email?: components["schemas"]["Contact"]["email"];
+                phone?: components["schemas"]["Contact"]["phone"];
+                avatar?: components["schemas"]["Contact"]["avatar"];
+                website?: components["schemas"]["Contact"]["website"];
+                source?: components["schemas"]["Contact"]["source"];
+                status?: components["schemas"]["Contact"]["status"];
+                group?: components["schemas"]["Contact"]["group"];
+                gender?: components["schemas"]["Contact"]["gender"];
+                birthday?: components["schemas"]["Contact"]["birthday"];
+                address?: components["schemas"]["Contact"]["address"];
+                company?: components["schemas"]["Contact"]["company"];
+                tags?: components["schemas"]["Contact"]["tags"];
+                segments?: components["schemas"]["Contact"]["segments"];
+                lifecycle_stage?: components["schemas"]["Contact"]["lifecycle_stage"];
+                preferred_channel?: components["schemas"]["Contact"]["preferred_channel"];
+                preferred_language?: components["schemas"]["Contact"]["preferred_language"];
+                timezone?: components["schemas"]["Contact"]["timezone"];
+                do_not_contact?: components["schemas"]["Contact"]["do_not_contact"];
+                marketing_consent?: components["schemas"]["Contact"]["marketing_consent"];
+                custom_fields?: components["schemas"]["Contact"]["custom_fields"];
+                external_ids?: components["schemas"]["Contact"]["external_ids"];
+            };
         };
         /** @description `ticket.created`: a ticket was created. */
         TicketCreatedEvent: {
@@ -1083,7 +1106,23 @@ export type components = {
             created: number;
             data: components["schemas"]["Ticket"];
             /** @description Old values of the fields that changed (`updated_at` excluded), each the whole previous value. */
-            previous_attributes: Record<string, never>;
+            previous_attributes: {
+                subject?: components["schemas"]["Ticket"]["subject"];
+                type?: components["schemas"]["Ticket"]["type"];
+                priority?: components["schemas"]["Ticket"]["priority"];
+                status?: components["schemas"]["Ticket"]["status"];
+                category?: components["schemas"]["Ticket"]["category"];
+                sentiment?: components["schemas"]["Ticket"]["sentiment"];
+                contact_id?: components["schemas"]["Ticket"]["contact_id"];
+                conversation_id?: components["schemas"]["Ticket"]["conversation_id"];
+                assignee_id?: components["schemas"]["Ticket"]["assignee_id"];
+                tags?: components["schemas"]["Ticket"]["tags"];
+                notes?: components["schemas"]["Ticket"]["notes"];
+                language?: components["schemas"]["Ticket"]["language"];
+                due_at?: components["schemas"]["Ticket"]["due_at"];
+                solved_at?: components["schemas"]["Ticket"]["solved_at"];
+                closed_at?: components["schemas"]["Ticket"]["closed_at"];
+            };
         };
         /** @description `message.received`: a customer message arrived. */
         MessageReceivedEvent: {
@@ -1112,10 +1151,16 @@ export type components = {
             /** @description Unix time in seconds. */
             created: number;
             data: components["schemas"]["Conversation"];
+            /** @description The assignees before the change. */
+            previous_attributes: {
+                assignee_ids: components["schemas"]["Conversation"]["assignee_ids"];
+            };
         };
         /**
          * @description Body of every webhook delivery: one of the event schemas, told apart by `type`. `data` is the
-         *     resource as the API returns it; `*.updated` events also carry `previous_attributes`.
+         *     resource as the API returns it; `*.updated` and `conversation.assigned` events also carry
+         *     `previous_attributes`. More types may be added within v1: receivers must accept (2xx) types
+         *     they do not know.
          */
         Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"];
     };
