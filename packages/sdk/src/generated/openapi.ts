@@ -277,7 +277,11 @@ export type paths = {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Retrieve a webhook endpoint
+         * @description Returns one webhook endpoint of the workspace. The `secret` is never returned here.
+         */
+        get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
@@ -285,6 +289,95 @@ export type paths = {
          * @description Removes the endpoint; its pending deliveries stop.
          */
         delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
+         *     (replaced whole) and `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
+         *     says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
+         *     to 0, also for an endpoint that deliveries disabled. Deliveries skipped while disabled are
+         *     not resent; the events stay readable through `listEvents`. A PATCH that changes nothing
+         *     returns `200`. The `secret` is never returned here (see `rotateWebhookEndpointSecret`).
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/open/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description Makes a new signing secret and returns it this once. For a grace period of `expires_in`
+         *     seconds (default 86400, i.e. 24 hours; `0` ends it now) the previous secret stays valid:
+         *     deliveries carry one `v1=` signature per valid secret, so receivers verifying with either
+         *     secret keep working while they switch. Rotating again during a grace period shortens the
+         *     grace of older secrets to the new `expires_in`, never lengthens it.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Returns the workspace's events of the last 30 days (by default; the deployment's
+         *     `EVENT_RETENTION_DAYS`), newest first, whether or not any endpoint received them: the way
+         *     to catch up after an outage. Filters combine: `type` may repeat (any of them matches),
+         *     `created_after` and `created_before` are exclusive and compare with the event's `created`.
+         *     Each event is exactly the body a webhook delivery carries.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's id (`evt_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve an event
+         * @description Returns one event of the workspace, exactly as webhook deliveries carry it, while it is kept (30 days by default).
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -960,7 +1053,7 @@ export type components = {
         /** @description An event type a webhook endpoint subscribes to, or `*` for every type (also those added later). */
         EventSubscription: components["schemas"]["EventType"] | "*";
         /**
-         * @description `disabled` after 15 consecutive failed deliveries; re-enabled by the operator.
+         * @description `disabled` after 15 consecutive failed deliveries or by the owner (`updateWebhookEndpoint`); enabled again by the owner or the operator.
          * @enum {string}
          */
         WebhookEndpointStatus: "enabled" | "disabled";
@@ -986,7 +1079,7 @@ export type components = {
             /** Format: date-time */
             updated_at: string;
         };
-        /** @description A webhook endpoint with its signing `secret`, returned once by `createWebhookEndpoint`. */
+        /** @description A webhook endpoint with its signing `secret`, returned once by `createWebhookEndpoint` and once per `rotateWebhookEndpointSecret`. */
         WebhookEndpointWithSecret: {
             id: string;
             /** @constant */
@@ -1000,7 +1093,7 @@ export type components = {
             disabled_at: string | null;
             disabled_reason: string | null;
             consecutive_failures: number;
-            /** @description Signing secret: `whsec_` + 32 random bytes (base64). Shown only here. */
+            /** @description Signing secret: `whsec_` + 32 random bytes (base64). Shown only by create and rotation. */
             secret: string;
             /** Format: date-time */
             created_at: string;
@@ -1023,6 +1116,35 @@ export type components = {
             /** @constant */
             object: "list";
             data: components["schemas"]["WebhookEndpoint"][];
+            has_more: boolean;
+        };
+        /** @description Body of `updateWebhookEndpoint`; every field is optional and only the fields sent change. */
+        WebhookEndpointUpdate: {
+            /**
+             * Format: uri
+             * @description Must be an HTTPS URL.
+             */
+            url?: string;
+            /** @description `null` clears it. */
+            description?: string | null;
+            /** @description Event types to receive, or `["*"]` for all; replaces the list whole. */
+            events?: components["schemas"]["EventSubscription"][];
+            status?: components["schemas"]["WebhookEndpointStatus"];
+        };
+        /** @description Body of `rotateWebhookEndpointSecret` (optional). */
+        WebhookEndpointSecretRotation: {
+            /**
+             * @description Seconds the previous secret stays valid, 0 to 604800 (7 days); default 86400 (24 hours).
+             * @default 86400
+             * @example 3600
+             */
+            expires_in?: number;
+        };
+        /** @description A page of events, newest first. */
+        EventList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Event"][];
             has_more: boolean;
         };
         /** @description `contact.created`: a contact was created. */
@@ -1381,6 +1503,18 @@ export type components = {
          * @example we_2bXks1AbC3dEf5Gh
          */
         WebhookEndpointId: string;
+        /**
+         * @description The event's id (`evt_…`). An id of another workspace is `404`, as an unknown one.
+         * @example evt_2bXkqB4cD6eF8gHi
+         */
+        EventId: string;
+        /**
+         * @description Only events of this type. May repeat (`type=ticket.created&type=ticket.updated`); any of them matches.
+         * @example [
+         *       "contact.created"
+         *     ]
+         */
+        EventTypeFilter: components["schemas"]["EventType"][];
         /**
          * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
          *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
@@ -2259,6 +2393,44 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, without its secret. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
@@ -2285,6 +2457,207 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedWebhookEndpoint"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint, without its secret. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (e.g. a non-HTTPS `url` or an unknown event type), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `concurrent_update` (other requests kept changing the endpoint; retry). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
+                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
+                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
+                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
+                 *     is still running: `409 idempotency_key_in_flight`.
+                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointSecretRotation"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new signing secret (shown once). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (`expires_in` out of range), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `idempotency_key_in_flight`, `concurrent_update` (another rotation of the endpoint won the race; retry). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of objects to return, 1..100.
+                 * @example 25
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
+                 * @example con_2bXkq9TmR4vN8sLw
+                 */
+                starting_after?: components["parameters"]["StartingAfter"];
+                /**
+                 * @description Only events of this type. May repeat (`type=ticket.created&type=ticket.updated`); any of them matches.
+                 * @example [
+                 *       "contact.created"
+                 *     ]
+                 */
+                type?: components["parameters"]["EventTypeFilter"];
+                /**
+                 * @description Only objects created strictly after this instant. Unix seconds or RFC 3339, exclusive.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                created_after?: components["parameters"]["CreatedAfter"];
+                /**
+                 * @description Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive.
+                 * @example 1767225600
+                 */
+                created_before?: components["parameters"]["CreatedBefore"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_invalid` (e.g. an unknown event `type`), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's id (`evt_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
                 };
             };
             /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */

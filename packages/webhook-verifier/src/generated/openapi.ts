@@ -1138,7 +1138,7 @@ export type components = {
              * @default 86400
              * @example 3600
              */
-            expires_in: number;
+            expires_in?: number;
         };
         /** @description A page of events, newest first. */
         EventList: {
