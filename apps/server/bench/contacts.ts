@@ -1,7 +1,7 @@
-import { type ContactDoc, uniqueKeysOf } from "../src/db/contacts.js";
+import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/db/contacts.js";
 import { newId } from "../src/domain/ids.js";
-import { type BenchContext, seedMany } from "./environment.js";
-import type { Scenario } from "./scenario.js";
+import type { BenchContext } from "./environment.js";
+import type { Dataset, Scenario } from "./scenario.js";
 
 /** A contact as a client typically creates one: a few fields, one of them unique. */
 export const contactBody = (n: number, { runId }: BenchContext) => ({
@@ -12,28 +12,102 @@ export const contactBody = (n: number, { runId }: BenchContext) => ({
   custom_fields: { plan: "pro", seats: 5 },
 });
 
-const SEEDED = 1000;
+/**
+ * `count` contacts made by the server's own code (db/contacts.ts, the same path the API's create
+ * takes after validation), many at a time: seeding 10,000 through HTTP would take longer than
+ * the measurements.
+ */
+function contactsDataset(count: number): Dataset {
+  return {
+    name: `${count.toLocaleString("en")} contacts`,
+    async seed(context) {
+      const contacts = new Contacts(context.db);
+      const ids: string[] = [];
+      let next = 0;
+      const worker = async () => {
+        while (next < count) {
+          const n = next++;
+          const body = contactBody(n, { ...context, runId: `${context.runId}-seed` });
+          ids.push((await contacts.create(context.workspaceId, body))._id);
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, worker));
+      return ids;
+    },
+  };
+}
+
+const small = contactsDataset(1_000);
+const large = contactsDataset(10_000);
+/** One of the seeded contacts, a different one each request. */
+const seededPath = (n: number, context: BenchContext) => `/open/v1/contacts/${seededId(n, context)}`;
+
+const listBaseline = {
+  label: "find({workspace_id}).sort({_id:-1}).limit(11)",
+  async prepare({ db, workspaceId }: BenchContext) {
+    const contacts = db.collection("contacts");
+    // limit 10 + 1: the extra document is how the API knows `has_more`.
+    return () => contacts.find({ workspace_id: workspaceId }).sort({ _id: -1 }).limit(11).toArray();
+  },
+};
 
 export const contactScenarios: Scenario[] = [
   {
-    name: "list-contacts",
+    name: "list-contacts-1k",
+    dataset: small,
     method: "GET",
     path: "/open/v1/contacts?limit=10",
-    seed: (context) =>
-      seedMany(context, SEEDED, "/open/v1/contacts", (n) =>
-        contactBody(n, { ...context, runId: `${context.runId}-seed` }),
-      ),
+    baseline: listBaseline,
+  },
+  // The 10,000-contact dataset: reads first, so each sees exactly that many; create last.
+  {
+    name: "list-contacts",
+    dataset: large,
+    method: "GET",
+    path: "/open/v1/contacts?limit=10",
+    baseline: listBaseline,
+  },
+  {
+    name: "get-contact",
+    dataset: large,
+    method: "GET",
+    path: "/open/v1/contacts/{id}",
+    pathOf: seededPath,
     baseline: {
-      label: "find({workspace_id}).sort({_id:-1}).limit(11)",
-      async prepare({ db, workspaceId }) {
-        const contacts = db.collection("contacts");
-        // limit 10 + 1: the extra document is how the API knows `has_more`.
-        return () => contacts.find({ workspace_id: workspaceId }).sort({ _id: -1 }).limit(11).toArray();
+      label: "findOne({_id, workspace_id})",
+      async prepare(context) {
+        const contacts = context.db.collection<ContactDoc>("contacts");
+        return (n) => contacts.findOne({ _id: seededId(n, context), workspace_id: context.workspaceId });
+      },
+    },
+  },
+  {
+    name: "patch-contact",
+    dataset: large,
+    method: "PATCH",
+    path: "/open/v1/contacts/{id}",
+    pathOf: seededPath,
+    // A new value every time, so every request writes.
+    bodyOf: (n) => ({ lifecycle_stage: `stage-${n}` }),
+    baseline: {
+      label: "findOne + updateOne({_id, workspace_id, version})",
+      async prepare(context) {
+        const contacts = context.db.collection<ContactDoc>("contacts");
+        return async (n) => {
+          const filter = { _id: seededId(n, context), workspace_id: context.workspaceId };
+          const current = await contacts.findOne(filter);
+          if (!current) throw new Error(`contact ${filter._id} is gone`);
+          return contacts.updateOne(
+            { ...filter, version: current.version },
+            { $set: { lifecycle_stage: `raw-${n}`, updated_at: new Date() }, $inc: { version: 1 } },
+          );
+        };
       },
     },
   },
   {
     name: "create-contact",
+    dataset: large,
     method: "POST",
     path: "/open/v1/contacts",
     bodyOf: contactBody,
@@ -72,3 +146,7 @@ export const contactScenarios: Scenario[] = [
     },
   },
 ];
+
+function seededId(n: number, { seededIds }: BenchContext): string {
+  return seededIds[(n * 7919) % seededIds.length] as string;
+}

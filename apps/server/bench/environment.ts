@@ -21,6 +21,8 @@ export interface BenchContext {
   db: Db;
   /** Differs per run: generated emails stay unique even on a reused MONGODB_URI deployment. */
   runId: string;
+  /** The ids the scenario's dataset made, if it has one. */
+  seededIds: string[];
   /** One API request with the bench key; throws, naming the answer, unless it is 2xx. */
   api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
@@ -84,6 +86,7 @@ export async function startScenarioServer(
       workspaceId: workspace.id,
       db: client.db(databaseName),
       runId,
+      seededIds: [],
       api: call(key),
     };
     return { context, stop };

@@ -49,10 +49,17 @@ export async function measureApi(
       if (status < 200 || status > 299) note(`HTTP ${status}: ${body.slice(0, 300)}`);
     },
   };
-  if (bodyOf) {
-    request.setupRequest = (raw) => ({ ...raw, body: JSON.stringify(bodyOf(next(), context)) });
-  } else if (scenario.body !== undefined) {
-    request.body = JSON.stringify(scenario.body);
+  const { pathOf } = scenario;
+  if (scenario.body !== undefined) request.body = JSON.stringify(scenario.body);
+  if (bodyOf || pathOf) {
+    request.setupRequest = (raw) => {
+      const n = next();
+      return {
+        ...raw,
+        ...(pathOf ? { path: pathOf(n, context) } : {}),
+        ...(bodyOf ? { body: JSON.stringify(bodyOf(n, context)) } : {}),
+      };
+    };
   }
 
   const instance = autocannon({

@@ -3,6 +3,7 @@ import type { Db } from "mongodb";
 import { type BenchContext, newRunId, startBenchDatabase, startScenarioServer } from "./environment.js";
 import { type Measurement, measureApi, measureDriver, timeOnce } from "./measure.js";
 import { formatTable, type Report, toJson } from "./report.js";
+import type { Dataset, Scenario } from "./scenario.js";
 import { scenarios as allScenarios } from "./scenarios.js";
 
 /**
@@ -70,10 +71,40 @@ async function main(): Promise<number> {
     report.failures.push(`${what}: ${m.non2xx} non-2xx, ${m.errors} errors${examples}`);
   };
 
+  const runScenario = async (scenario: Scenario, context: BenchContext, databaseName: string) => {
+    log(`${scenario.name}: ${context.baseUrl}, database ${databaseName}`);
+    if (scenario.seed) {
+      log(`${scenario.name}: seeding…`);
+      await scenario.seed(context);
+    }
+    const operation = await scenario.baseline.prepare(context);
+    const idleMs = Math.min(await timeOnce(operation), await timeOnce(operation), await timeOnce(operation));
+    const settle = () => settleServer(context, operation, idleMs, signal);
+    // Untimed: lets the JIT, the pools and the database caches settle first. The driver needs
+    // none of its own: it is the very module instance the server has just warmed.
+    check(
+      `${scenario.name} warm-up`,
+      await measureApi(scenario, context, WARMUP_CONNECTIONS, WARMUP_SECONDS, signal),
+    );
+    await settle();
+    for (const connections of CONNECTIONS) {
+      if (signal.aborted) break;
+      log(`${scenario.name}: ${connections} connections…`);
+      const api = await measureApi(scenario, context, connections, seconds, signal);
+      check(`${scenario.name} × ${connections}`, api);
+      await settle();
+      const driver = await measureDriver(operation, connections, seconds, signal);
+      check(`${scenario.name} raw × ${connections}`, driver);
+      if (signal.aborted) break; // a cut-short measurement is not a result
+      const baseline = scenario.baseline.label;
+      report.rows.push({ scenario: scenario.name, connections, api, baseline, driver });
+    }
+  };
+
   log("starting the database…");
   const database = await startBenchDatabase();
   try {
-    for (const [index, scenario] of scenarios.entries()) {
+    for (const [index, group] of groupByDataset(scenarios).entries()) {
       if (signal.aborted) break;
       const databaseName = `deskline_bench_${runId}_${index}`;
       const server = await startScenarioServer(database.uri, databaseName, runId);
@@ -84,36 +115,14 @@ async function main(): Promise<number> {
           throw new Error(`refusing to load ${context.baseUrl}`);
         }
         report.database ||= await describeDatabase(context.db);
-        log(`${scenario.name}: ${context.baseUrl}, database ${databaseName}`);
-        if (scenario.seed) {
-          log(`${scenario.name}: seeding…`);
-          await scenario.seed(context);
+        const dataset = group[0]?.dataset;
+        if (dataset) {
+          log(`${dataset.name}: seeding ${context.baseUrl}, database ${databaseName}…`);
+          context.seededIds = await dataset.seed(context);
         }
-        const operation = await scenario.baseline.prepare(context);
-        const idleMs = Math.min(
-          await timeOnce(operation),
-          await timeOnce(operation),
-          await timeOnce(operation),
-        );
-        const settle = () => settleServer(context, operation, idleMs, signal);
-        // Untimed: lets the JIT, the pools and the database caches settle first. The driver needs
-        // none of its own: it is the very module instance the server has just warmed.
-        check(
-          `${scenario.name} warm-up`,
-          await measureApi(scenario, context, WARMUP_CONNECTIONS, WARMUP_SECONDS, signal),
-        );
-        await settle();
-        for (const connections of CONNECTIONS) {
+        for (const scenario of group) {
           if (signal.aborted) break;
-          log(`${scenario.name}: ${connections} connections…`);
-          const api = await measureApi(scenario, context, connections, seconds, signal);
-          check(`${scenario.name} × ${connections}`, api);
-          await settle();
-          const driver = await measureDriver(operation, connections, seconds, signal);
-          check(`${scenario.name} raw × ${connections}`, driver);
-          if (signal.aborted) break; // a cut-short measurement is not a result
-          const baseline = scenario.baseline.label;
-          report.rows.push({ scenario: scenario.name, connections, api, baseline, driver });
+          await runScenario(scenario, context, databaseName);
         }
       } finally {
         await server.stop();
@@ -132,6 +141,27 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/**
+ * Scenarios in runs that share a database: those naming the same dataset together (in their
+ * order), every other scenario alone, on a fresh database that no earlier scenario has filled.
+ */
+function groupByDataset(scenarios: Scenario[]): Scenario[][] {
+  const groups: Scenario[][] = [];
+  const byDataset = new Map<Dataset, Scenario[]>();
+  for (const scenario of scenarios) {
+    const { dataset } = scenario;
+    const shared = dataset && byDataset.get(dataset);
+    if (shared) {
+      shared.push(scenario);
+      continue;
+    }
+    const group = [scenario];
+    groups.push(group);
+    if (dataset) byDataset.set(dataset, group);
+  }
+  return groups;
 }
 
 /**

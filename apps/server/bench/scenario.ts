@@ -11,6 +11,8 @@ export interface Scenario {
   method: "GET" | "POST" | "PATCH" | "DELETE";
   /** Path and query string, e.g. `/open/v1/contacts?limit=10`. */
   path: string;
+  /** A path per request instead (e.g. one of the seeded records), with `n` as for `bodyOf`. */
+  pathOf?: (n: number, context: BenchContext) => string;
   /** One JSON body sent with every request. */
   body?: unknown;
   /**
@@ -20,6 +22,11 @@ export interface Scenario {
   bodyOf?: (n: number, context: BenchContext) => unknown;
   /** Runs once before the scenario is measured, e.g. to create the records a list reads. */
   seed?: (context: BenchContext) => Promise<void>;
+  /**
+   * Records shared with other scenarios: scenarios naming the same dataset run one after another
+   * on one database, which the dataset fills once, before the first of them.
+   */
+  dataset?: Dataset;
   baseline: Baseline;
 }
 
@@ -32,4 +39,11 @@ export interface Baseline {
    * within a run.
    */
   prepare(context: BenchContext): Promise<(n: number) => Promise<unknown>>;
+}
+
+/** Records several scenarios read and write, made once. */
+export interface Dataset {
+  name: string;
+  /** Fills the workspace; returns the ids it made (the context's `seededIds`). */
+  seed(context: BenchContext): Promise<string[]>;
 }

@@ -1,10 +1,11 @@
-import type { Collection, Db, Filter } from "mongodb";
+import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
 import { schemaProperties } from "../generated/values.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import {
   deleteInWorkspace,
   diffPatch,
+  ensureWorkspaceIdIndex,
   existsInWorkspace,
   type FieldRules,
   findInWorkspace,
@@ -100,7 +101,7 @@ export class Contacts {
     await ensureUniqueKeysIndex(this.collection);
     // One per list filter, each ending in `_id` so the newest-first page is read in index order
     // (docs/decisions.md lists them).
-    await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
+    await ensureWorkspaceIdIndex(this.collection);
     for (const field of ["email_lc", "phone", "tags", "segments", "lifecycle_stage"]) {
       await this.collection.createIndex(
         { workspace_id: 1, [field]: 1, _id: -1 },
@@ -185,19 +186,19 @@ export class Contacts {
   }
 
   list(workspaceId: string, filters: ContactFilters, page: Page): Promise<ContactDoc[]> {
-    const and: Filter<ContactDoc>[] = [];
-    if (filters.email !== undefined) and.push({ email_lc: filters.email.toLowerCase() });
-    if (filters.phone !== undefined) and.push({ phone: filters.phone });
-    if (filters.lifecycle_stage !== undefined) and.push({ lifecycle_stage: filters.lifecycle_stage });
-    // Equality on an array field matches an element; one clause a value makes "all must match".
-    for (const tag of filters.tag ?? []) and.push({ tags: tag });
-    for (const segment of filters.segment ?? []) and.push({ segments: segment });
+    const filter: Record<string, unknown> = {};
+    if (filters.email !== undefined) filter.email_lc = filters.email.toLowerCase();
+    if (filters.phone !== undefined) filter.phone = filters.phone;
+    if (filters.lifecycle_stage !== undefined) filter.lifecycle_stage = filters.lifecycle_stage;
+    // Repeated `tag`/`segment`: all must match.
+    if (filters.tag?.length) filter.tags = { $all: filters.tag };
+    if (filters.segment?.length) filter.segments = { $all: filters.segment };
     if (filters.search !== undefined && filters.search !== "") {
       // A substring in any of three fields: no index serves it; it scans the workspace's
       // contacts newest first until the page is full.
       const pattern = { $regex: escapeRegex(filters.search), $options: "i" };
-      and.push({ $or: [{ name: pattern }, { email: pattern }, { phone: pattern }] });
+      filter.$or = [{ name: pattern }, { email: pattern }, { phone: pattern }];
     }
-    return newestFirst(this.collection, workspaceId, and, page);
+    return newestFirst(this.collection, workspaceId, filter, page);
   }
 }

@@ -113,6 +113,16 @@ export function notFound(noun: string, id: string): AppError {
   return new AppError(404, "resource_missing", `No such ${noun}: '${id}'.`, "id");
 }
 
+/**
+ * `{workspace_id, _id}`, unique: trivially so (ids are unique), which changes nothing on MongoDB,
+ * where it serves the plain newest-first list (walked backwards) and every `{_id, workspace_id}`
+ * lookup. mongo-java-server keeps only unique indexes and uses one only for a query on exactly its
+ * fields, so there it is what makes those lookups a hash probe instead of a scan.
+ */
+export function ensureWorkspaceIdIndex<T extends RecordDoc>(collection: Collection<T>): Promise<string> {
+  return collection.createIndex({ workspace_id: 1, _id: 1 }, { unique: true, name: "workspace_id_unique" });
+}
+
 /** One record of the workspace; another workspace's id is exactly as missing as an unknown one. */
 export async function findInWorkspace<T extends RecordDoc>(
   collection: Collection<T>,
@@ -194,15 +204,18 @@ export interface Page {
 export function newestFirst<T extends Pick<RecordDoc, "_id" | "workspace_id" | "created_at">>(
   collection: Collection<T>,
   workspaceId: string,
-  clauses: Filter<T>[],
+  filter: Record<string, unknown>,
   page: Page,
 ): Promise<T[]> {
-  const and: Filter<T>[] = [{ workspace_id: workspaceId } as Filter<T>, ...clauses];
-  if (page.startingAfter !== undefined) and.push({ _id: { $lt: page.startingAfter } } as Filter<T>);
-  if (page.createdAfter !== undefined) and.push({ created_at: { $gt: page.createdAfter } } as Filter<T>);
-  if (page.createdBefore !== undefined) and.push({ created_at: { $lt: page.createdBefore } } as Filter<T>);
+  // One flat filter, the shape both MongoDB's planner and mongo-java-server's matcher handle best.
+  const query: Record<string, unknown> = { ...filter, workspace_id: workspaceId };
+  if (page.startingAfter !== undefined) query._id = { $lt: page.startingAfter };
+  const created: Record<string, Date> = {};
+  if (page.createdAfter !== undefined) created.$gt = page.createdAfter;
+  if (page.createdBefore !== undefined) created.$lt = page.createdBefore;
+  if (Object.keys(created).length) query.created_at = created;
   return collection
-    .find({ $and: and } as Filter<T>)
+    .find(query as Filter<T>)
     .sort({ _id: -1 })
     .limit(page.limit + 1)
     .toArray() as Promise<T[]>;

@@ -1,4 +1,4 @@
-import type { Collection, Db, Filter } from "mongodb";
+import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
 import { initialState, moveTo, type StatusState, type TicketStatus } from "../domain/ticket-status.js";
 import { AppError } from "../errors.js";
@@ -7,6 +7,7 @@ import type { QueryOf, Schema } from "../spec/types.js";
 import {
   deleteInWorkspace,
   diffPatch,
+  ensureWorkspaceIdIndex,
   type FieldRules,
   findInWorkspace,
   hasChanges,
@@ -68,7 +69,7 @@ export class Tickets {
   async ensureIndexes(): Promise<void> {
     // One per list filter, each ending in `_id` so the newest-first page is read in index order
     // (docs/decisions.md lists them).
-    await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
+    await ensureWorkspaceIdIndex(this.collection);
     for (const field of ["status", "priority", "category", "contact_id", "tags"]) {
       await this.collection.createIndex(
         { workspace_id: 1, [field]: 1, _id: -1 },
@@ -140,14 +141,14 @@ export class Tickets {
   }
 
   list(workspaceId: string, filters: TicketFilters, page: Page): Promise<TicketDoc[]> {
-    const and: Filter<TicketDoc>[] = [];
-    if (filters.status !== undefined) and.push({ status: filters.status });
-    if (filters.priority !== undefined) and.push({ priority: filters.priority });
-    if (filters.category !== undefined) and.push({ category: filters.category });
-    if (filters.contact_id !== undefined) and.push({ contact_id: filters.contact_id });
-    // Equality on an array field matches an element; one clause a tag makes "all must match".
-    for (const tag of filters.tag ?? []) and.push({ tags: tag });
-    return newestFirst(this.collection, workspaceId, and, page);
+    const filter: Record<string, unknown> = {};
+    if (filters.status !== undefined) filter.status = filters.status;
+    if (filters.priority !== undefined) filter.priority = filters.priority;
+    if (filters.category !== undefined) filter.category = filters.category;
+    if (filters.contact_id !== undefined) filter.contact_id = filters.contact_id;
+    // Repeated `tag`: all must match.
+    if (filters.tag?.length) filter.tags = { $all: filters.tag };
+    return newestFirst(this.collection, workspaceId, filter, page);
   }
 
   /**
