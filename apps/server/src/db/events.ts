@@ -1,4 +1,4 @@
-import type { Collection, Db, Filter } from "mongodb";
+import type { Collection, Db } from "mongodb";
 import type { EventType, StoredEvent } from "../domain/events.js";
 import type { Schema } from "../spec/types.js";
 import { isDuplicateKey } from "./errors.js";
@@ -58,9 +58,9 @@ export class Events {
   list(workspaceId: string, filters: EventFilters, page: Page): Promise<EventDoc[]> {
     // `created_at` is the event's `created` in whole seconds, so the bounds compare with what
     // clients see. One type is an equality the `workspace_type` index serves in id order.
-    const and: Filter<EventDoc>[] = [];
-    if (filters.types?.length) and.push({ type: { $in: filters.types } });
-    return newestFirst(this.collection, workspaceId, and, page);
+    const filter: Record<string, unknown> = {};
+    if (filters.types?.length) filter.type = { $in: filters.types };
+    return newestFirst(this.collection, workspaceId, filter, page);
   }
 
   /** Removes events older than the retention period; returns how many went. */

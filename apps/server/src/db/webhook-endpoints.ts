@@ -131,7 +131,7 @@ export class WebhookEndpoints {
 
   /** A page of the workspace's endpoints, newest first, one more than asked for `has_more`. */
   list(workspaceId: string, page: Page): Promise<WebhookEndpointDoc[]> {
-    return newestFirst(this.collection, workspaceId, [], page);
+    return newestFirst(this.collection, workspaceId, {}, page);
   }
 
   /**
