@@ -7,7 +7,7 @@ import {
   createClientContext,
   type DesklineClient,
 } from "./client.js";
-import { Contacts, Conversations, Tickets, WebhookEndpoints } from "./resources.js";
+import { Contacts, Conversations, Events, Tickets, WebhookEndpoints } from "./resources.js";
 import type { Transport } from "./transport.js";
 
 export type DesklineOptions = ClientOptions;
@@ -17,6 +17,7 @@ export class DesklineBase {
   readonly tickets: Tickets;
   readonly conversations: Conversations;
   readonly webhookEndpoints: WebhookEndpoints;
+  readonly events: Events;
   /** The underlying openapi-fetch client (same transport, retries and auth), for calls by path. */
   readonly raw: DesklineClient;
 
@@ -27,5 +28,6 @@ export class DesklineBase {
     this.tickets = new Tickets(context);
     this.conversations = new Conversations(context);
     this.webhookEndpoints = new WebhookEndpoints(context);
+    this.events = new Events(context);
   }
 }

@@ -22,7 +22,7 @@ export type { components, operations, paths } from "./generated/openapi.js";
 export type { BodyOf, OperationOf, QueryOf, ResultOf } from "./operations.js";
 export { type Page, PagePromise } from "./paginate.js";
 export type { RequestOptions } from "./resilient-fetch.js";
-export type { Contacts, Conversations, Messages, Tickets, WebhookEndpoints } from "./resources.js";
+export type { Contacts, Conversations, Events, Messages, Tickets, WebhookEndpoints } from "./resources.js";
 export type { FetchLike } from "./transport.js";
 export { VERSION } from "./version.js";
 
@@ -41,3 +41,6 @@ export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type WebhookEndpointWithSecret = Schemas["WebhookEndpointWithSecret"];
 export type WebhookEndpointCreate = Schemas["WebhookEndpointCreate"];
 export type EventType = Schemas["EventType"];
+export type WebhookEndpointUpdate = Schemas["WebhookEndpointUpdate"];
+/** An event as `events.get` returns it and webhooks deliver it; switch on `type` to narrow `data`. */
+export type DesklineEvent = Schemas["Event"];

@@ -93,7 +93,7 @@ describe("package", () => {
       expect(result.status, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({
         version: manifest.version,
-        namespaces: ["contacts", "conversations", "raw", "tickets", "webhookEndpoints"],
+        namespaces: ["contacts", "conversations", "events", "raw", "tickets", "webhookEndpoints"],
         sameErrors: true,
         raw: "function",
       });

@@ -59,8 +59,12 @@ describe("Deskline types", () => {
     deskline.conversations.messages.create("conv_1", { body: "hi" });
     // @ts-expect-error unknown event type
     deskline.webhookEndpoints.create({ url: "https://x.example", events: ["contact.exploded"] });
-    // @ts-expect-error webhook endpoints cannot be updated
-    deskline.webhookEndpoints.update;
+    // @ts-expect-error events cannot be created through the API
+    deskline.events.create;
+    // @ts-expect-error not a webhook endpoint status
+    deskline.webhookEndpoints.update("we_1", { status: "paused" });
+    // @ts-expect-error `expires_in` is a number of seconds
+    deskline.webhookEndpoints.rotateSecret("we_1", { expires_in: "1h" });
     // @ts-expect-error the id is a string
     deskline.contacts.get(42);
   });
