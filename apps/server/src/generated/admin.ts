@@ -483,6 +483,11 @@ export type components = {
             author_type: components["schemas"]["MessageAuthorType"];
             /** Format: date-time */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description Every resource has it (DESIGN.md §3). Messages cannot be edited, so it equals `created_at`.
+             */
+            updated_at: string;
         };
         /**
          * @description `contact.created` (a contact is created), `contact.updated` (a contact is updated),

@@ -199,7 +199,8 @@ export const schemaProperties = {
     "internal_note",
     "direction",
     "author_type",
-    "created_at"
+    "created_at",
+    "updated_at"
   ],
   "MessageCreate": [
     "body",
