@@ -8,7 +8,9 @@ import type { OpenApi } from "./http/openapi.js";
 import { requestId } from "./http/request-id.js";
 import type { Logger } from "./logger.js";
 import { adminRoutes } from "./routes/admin.js";
+import { adminConversationRoutes } from "./routes/admin-conversations.js";
 import { contactRoutes } from "./routes/contacts.js";
+import { conversationRoutes } from "./routes/conversations.js";
 import { eventRoutes } from "./routes/events.js";
 import { createRouteKit } from "./routes/kit.js";
 import { opsRoutes } from "./routes/ops.js";
@@ -32,10 +34,12 @@ export function createApp({ config, store, database, openapi, logger, clock }: A
   const kit = createRouteKit(router, { store, database, config, openapi }, clock);
   opsRoutes(router, kit);
   adminRoutes(kit);
+  adminConversationRoutes(kit);
   contactRoutes(kit);
   ticketRoutes(kit);
   webhookEndpointRoutes(kit);
   eventRoutes(kit);
+  conversationRoutes(kit);
 
   app.use(requestId);
   app.use(accessLog(logger));

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { type ApiResponse, admin, api, newWorkspace } from "./helpers/api.js";
 import { specOperations } from "./helpers/contract.js";
-import { insertConversation } from "./helpers/conversations.js";
+import { openConversation } from "./helpers/conversations.js";
 
 /**
  * Every field a request body schema accepts must reach the resource the server answers: a field
@@ -23,7 +23,7 @@ interface World {
 const REFERENCES: Record<string, (world: World) => Promise<string>> = {
   contact_id: async ({ key }) =>
     (await api.post("/open/v1/contacts", { key, body: { name: "Ref" } })).body.id,
-  conversation_id: ({ workspaceId }) => insertConversation(workspaceId),
+  conversation_id: async ({ workspaceId, key }) => (await openConversation(workspaceId, key)).id,
 };
 
 const FORMATS: Record<string, string> = {
@@ -106,9 +106,29 @@ const SENDERS: Record<string, (body: Json, world: World) => Promise<ApiResponse>
     const { id } = (await api.post("/open/v1/webhook-endpoints", { key, body: before })).body;
     return api.post(`/open/v1/webhook-endpoints/${id}/rotate-secret`, { key, body });
   },
+  sendMessage: async (body, { workspaceId, key }) => {
+    const { id } = await openConversation(workspaceId, key);
+    return api.post(`/open/v1/conversations/${id}/messages`, { key, body });
+  },
   createWorkspace: (body) => admin("POST", "/admin/v1/workspaces", body),
   createApiKey: (body, { workspaceId }) =>
     admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, body),
+  // The first customer message is not part of the conversation resource: it is the
+  // conversation's first message, so `message` is looked for there.
+  createConversation: async (body, { workspaceId, key }) => {
+    const response = await admin("POST", `/admin/v1/workspaces/${workspaceId}/conversations`, body);
+    const messages = await api.get(`/open/v1/conversations/${response.body.id}/messages`, { key });
+    const [first] = messages.body.data;
+    return { ...response, body: { ...response.body, message: { body: first?.body } } };
+  },
+  addCustomerMessage: async (body, { workspaceId, key }) => {
+    const { id } = await openConversation(workspaceId, key);
+    return admin("POST", `/admin/v1/conversations/${id}/messages`, body);
+  },
+  setConversationAssignees: async (body, { workspaceId, key }) => {
+    const { id } = await openConversation(workspaceId, key);
+    return admin("PUT", `/admin/v1/conversations/${id}/assignees`, body);
+  },
 };
 
 /**

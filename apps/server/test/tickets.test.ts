@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../src/domain/ids.js";
 import { TICKET_STATUSES, type TicketStatus } from "../src/domain/ticket-status.js";
 import { api, newKey, newWorkspace } from "./helpers/api.js";
-import { insertConversation } from "./helpers/conversations.js";
+import { newContact, openConversation } from "./helpers/conversations.js";
 import { walkPages } from "./helpers/paging.js";
 
 type Query = Record<string, string | number | boolean | string[]>;
@@ -18,10 +18,10 @@ beforeAll(async () => {
   ({ key: theirKey, workspaceId: theirWorkspaceId } = await newWorkspace());
 });
 
-async function createContact(withKey: string, name = "Ticket Contact"): Promise<string> {
-  const response = await api.post("/open/v1/contacts", { key: withKey, body: { name } });
-  expect(response.status).toBe(201);
-  return response.body.id;
+/** A conversation of the workspace, opened through the admin API as a channel would. */
+async function openConversationIn(inWorkspace: string): Promise<string> {
+  const withKey = inWorkspace === workspaceId ? key : theirKey;
+  return (await openConversation(inWorkspace, withKey)).id;
 }
 
 async function createTicket(body: Record<string, unknown>, withKey = key): Promise<Ticket> {
@@ -37,8 +37,8 @@ const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 describe("create, get, update, delete", () => {
   it("creates a ticket with every field and reads it back", async () => {
-    const contactId = await createContact(key);
-    const conversationId = await insertConversation(workspaceId);
+    const contactId = await newContact(key);
+    const conversationId = await openConversationIn(workspaceId);
     const body = {
       subject: "Invoice shows the wrong VAT number",
       type: "question",
@@ -300,10 +300,10 @@ describe("contact_id and conversation_id", () => {
   let theirContactId: string;
   let theirConversationId: string;
   beforeAll(async () => {
-    contactId = await createContact(key, "Own contact");
-    conversationId = await insertConversation(workspaceId);
-    theirContactId = await createContact(theirKey, "Their contact");
-    theirConversationId = await insertConversation(theirWorkspaceId);
+    contactId = await newContact(key, "Own contact");
+    conversationId = await openConversationIn(workspaceId);
+    theirContactId = await newContact(theirKey, "Their contact");
+    theirConversationId = await openConversationIn(theirWorkspaceId);
   });
 
   it("accepts the workspace's own contact and conversation on create and PATCH, and null clears them", async () => {
@@ -345,7 +345,7 @@ describe("contact_id and conversation_id", () => {
   });
 
   it("a ticket keeps the id of a contact deleted since, and a PATCH may send it back unchanged", async () => {
-    const doomed = await createContact(key, "Leaving");
+    const doomed = await newContact(key, "Leaving");
     const ticket = await createTicket({ subject: "Orphan", contact_id: doomed });
     expect((await api.delete(`/open/v1/contacts/${doomed}`, { key })).status).toBe(200);
     expect((await api.get(`/open/v1/tickets/${ticket.id}`, { key })).body.contact_id).toBe(doomed);
@@ -366,8 +366,8 @@ describe("list filters", () => {
 
   beforeAll(async () => {
     ({ key: listKey } = await newWorkspace());
-    conA = await createContact(listKey, "A");
-    conB = await createContact(listKey, "B");
+    conA = await newContact(listKey, "A");
+    conB = await newContact(listKey, "B");
     const fixtures: Record<string, Record<string, unknown>> = {
       T1: { status: "New", priority: "high", category: "auth", contact_id: conA, tags: ["vip", "login"] },
       T2: { status: "On you", priority: "urgent", category: "billing", contact_id: conA, tags: ["vip"] },
@@ -619,7 +619,7 @@ describe("workspace isolation", () => {
   let theirs: Ticket;
   let theirContactId: string;
   beforeAll(async () => {
-    theirContactId = await createContact(theirKey, "Theirs");
+    theirContactId = await newContact(theirKey, "Theirs");
     theirs = await createTicket(
       {
         subject: "Their ticket",
@@ -627,7 +627,7 @@ describe("workspace isolation", () => {
         priority: "urgent",
         category: "shared-category",
         contact_id: theirContactId,
-        conversation_id: await insertConversation(theirWorkspaceId),
+        conversation_id: await openConversationIn(theirWorkspaceId),
         tags: ["shared-tag"],
       },
       theirKey,

@@ -1,24 +1,271 @@
-import type { Collection, Db } from "mongodb";
-import { existsInWorkspace } from "./records.js";
+import type { Collection, Db, Filter } from "mongodb";
+import { newId } from "../domain/ids.js";
+import { AppError } from "../errors.js";
+import type { QueryOf, Schema } from "../spec/types.js";
+import { type MessageDoc, type MessageInput, type Messages, newMessage } from "./messages.js";
+import { notFound } from "./records.js";
 
-/** What this module knows of a conversation so far; the conversations API will add the rest. */
+/**
+ * The `conversations` collection (seed §2.3, DESIGN.md §5): a contact's conversation on a
+ * channel, its unread flag, assignees and open/closed state, and how each message moves them.
+ *
+ * Every change is one atomic single-document write (`insertOne` or a conditional
+ * `findOneAndUpdate`), never a read-decide-write, so concurrent requests cannot lose each other's
+ * changes, and each write hands back the state it produced: the place where the events issue
+ * attaches `conversation.assigned` (and `message.received` to the message insert) to the same
+ * document write.
+ */
+
+export type ConversationStatus = Schema<"ConversationStatus">;
+
 export interface ConversationDoc {
   _id: string;
   workspace_id: string;
+  status: ConversationStatus;
+  channel: string;
+  contact_id: string;
+  subject: string | null;
+  unread: boolean;
+  assignee_ids: string[];
+  last_message_at: Date | null;
+  closed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  /**
+   * The newest customer message. An agent reply marks the conversation read only when it is newer
+   * than this (ids sort by time), so a reply that lands after a newer customer message cannot hide it.
+   */
+  last_inbound_id: string | null;
 }
 
-/**
- * The `conversations` collection. Only what tickets need today (a `conversation_id` must name a
- * conversation of the workspace); the conversations issue extends it with its queries and indexes.
- */
+export function toConversation(doc: ConversationDoc) {
+  return {
+    id: doc._id,
+    object: "conversation" as const,
+    status: doc.status,
+    channel: doc.channel,
+    contact_id: doc.contact_id,
+    subject: doc.subject,
+    unread: doc.unread,
+    assignee_ids: doc.assignee_ids,
+    last_message_at: doc.last_message_at?.toISOString() ?? null,
+    closed_at: doc.closed_at?.toISOString() ?? null,
+    created_at: doc.created_at.toISOString(),
+    updated_at: doc.updated_at.toISOString(),
+  };
+}
+
+/** The list filters of seed §4.3, as plain values; all combine. */
+export type ConversationFilters = Pick<
+  QueryOf<"listConversations">,
+  "status" | "channel" | "contact_id" | "unread"
+>;
+
+/** What a channel says when a contact starts a conversation. */
+export type ConversationStart = Schema<"ConversationCreate">;
+
+/** A message together with the conversation as that message left it. */
+export interface Posted {
+  message: MessageDoc;
+  conversation: ConversationDoc;
+}
+
 export class Conversations {
   private readonly collection: Collection<ConversationDoc>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly refs: {
+      contacts: { exists(workspaceId: string, id: string): Promise<boolean> };
+      messages: Messages;
+    },
+  ) {
     this.collection = db.collection<ConversationDoc>("conversations");
   }
 
-  exists(workspaceId: string, id: string): Promise<boolean> {
-    return existsInWorkspace(this.collection, workspaceId, id);
+  async ensureIndexes(): Promise<void> {
+    // Each list filter alone is an index range in id order; combined ones narrow the range's scan.
+    await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
+    for (const field of ["status", "channel", "contact_id", "unread"] as const) {
+      await this.collection.createIndex(
+        { workspace_id: 1, [field]: 1, _id: -1 },
+        { name: `workspace_${field}` },
+      );
+    }
+  }
+
+  /**
+   * Opens a conversation with its first customer message: `open`, `unread`, nobody assigned.
+   * The message is stored first and the conversation last, so a failure in between leaves only
+   * an unreachable message, never a conversation without its first message. The conversation
+   * insert is therefore where `message.received` for the first message belongs.
+   */
+  async start(workspaceId: string, input: ConversationStart): Promise<Posted> {
+    if (!(await this.refs.contacts.exists(workspaceId, input.contact_id))) {
+      throw new AppError(
+        400,
+        "parameter_invalid",
+        `\`contact_id\` must be the id of a contact in this workspace; '${input.contact_id}' is not one.`,
+        "contact_id",
+      );
+    }
+    const now = new Date();
+    const id = newId("conv", now.getTime());
+    const message = newMessage(
+      { _id: id, workspace_id: workspaceId },
+      { body: input.message.body, internal_note: false, author_type: "customer" },
+      now,
+    );
+    const conversation: ConversationDoc = {
+      _id: id,
+      workspace_id: workspaceId,
+      status: "open",
+      channel: input.channel,
+      contact_id: input.contact_id,
+      subject: input.subject ?? null,
+      unread: true,
+      assignee_ids: [],
+      last_message_at: now,
+      closed_at: null,
+      created_at: now,
+      updated_at: now,
+      last_inbound_id: message._id,
+    };
+    await this.refs.messages.insert(message);
+    await this.collection.insertOne(conversation);
+    return { message, conversation };
+  }
+
+  /** One conversation of the workspace; another workspace's is exactly as missing as an unknown one. */
+  async get(workspaceId: string, id: string): Promise<ConversationDoc> {
+    const doc = await this.collection.findOne({ _id: id, workspace_id: workspaceId });
+    if (!doc) throw notFound("conversation", id);
+    return doc;
+  }
+
+  /** One conversation of any workspace: the admin API stands in for channels of every workspace. */
+  async getAny(id: string): Promise<ConversationDoc> {
+    const doc = await this.collection.findOne({ _id: id });
+    if (!doc) throw notFound("conversation", id);
+    return doc;
+  }
+
+  /** Whether the workspace has this conversation (a ticket's `conversation_id` must name one). */
+  async exists(workspaceId: string, id: string): Promise<boolean> {
+    const filter = { _id: id, workspace_id: workspaceId };
+    return (await this.collection.findOne(filter, { projection: { _id: 1 } })) !== null;
+  }
+
+  /** A page of the workspace's conversations, newest first, one more than asked for `has_more`. */
+  list(
+    workspaceId: string,
+    filters: ConversationFilters,
+    page: { limit: number; startingAfter?: string },
+  ): Promise<ConversationDoc[]> {
+    const filter: Filter<ConversationDoc> = { workspace_id: workspaceId };
+    if (filters.status !== undefined) filter.status = filters.status;
+    if (filters.channel !== undefined) filter.channel = filters.channel;
+    if (filters.contact_id !== undefined) filter.contact_id = filters.contact_id;
+    if (filters.unread !== undefined) filter.unread = filters.unread;
+    if (page.startingAfter !== undefined) filter._id = { $lt: page.startingAfter };
+    return this.collection
+      .find(filter)
+      .sort({ _id: -1 })
+      .limit(page.limit + 1)
+      .toArray();
+  }
+
+  /**
+   * Adds a message to a conversation found with `get`/`getAny` (conversations are never deleted,
+   * so it still exists). The message is stored first, then the conversation moves: a customer
+   * message marks it unread, an agent reply that is not a note marks it read, and every message
+   * moves `last_message_at`. The status never changes (a closed conversation stays closed).
+   */
+  async addMessage(conversation: ConversationDoc, input: MessageInput): Promise<Posted> {
+    const message = newMessage(conversation, input);
+    await this.refs.messages.insert(message);
+    return { message, conversation: await this.record(message) };
+  }
+
+  /** Moves the conversation for a stored message, in one atomic update. */
+  private async record(message: MessageDoc): Promise<ConversationDoc> {
+    const at = message.created_at;
+    // $max: a message that commits late never moves the times backwards.
+    const times = { $max: { last_message_at: at, updated_at: at } };
+    let updated: ConversationDoc | null;
+    if (message.direction === "inbound") {
+      updated = await this.collection.findOneAndUpdate(
+        { _id: message.conversation_id },
+        { $set: { unread: true }, $max: { ...times.$max, last_inbound_id: message._id } },
+        { returnDocument: "after" },
+      );
+    } else {
+      updated = message.internal_note
+        ? null
+        : await this.collection.findOneAndUpdate(
+            { _id: message.conversation_id, last_inbound_id: { $lt: message._id } },
+            { $set: { unread: false }, ...times },
+            { returnDocument: "after" },
+          );
+      // A note, or a reply older than the newest customer message: `unread` stays as it is.
+      updated ??= await this.collection.findOneAndUpdate({ _id: message.conversation_id }, times, {
+        returnDocument: "after",
+      });
+    }
+    if (!updated) throw notFound("conversation", message.conversation_id);
+    return updated;
+  }
+
+  /**
+   * Replaces the assignees (any workspace). Only a change of the set writes (order is ignored):
+   * the update's filter excludes a conversation that already has exactly these assignees, so
+   * `changed` is decided by the database, atomically. `changed` with `after` is what
+   * `conversation.assigned` reports; the events issue attaches it to this same update.
+   */
+  async setAssignees(
+    id: string,
+    assigneeIds: string[],
+  ): Promise<{ changed: boolean; before: ConversationDoc; after: ConversationDoc }> {
+    // The spec makes both sets duplicate-free, so "contains all of them and as many" is "the same set".
+    const sameSet =
+      assigneeIds.length === 0
+        ? { assignee_ids: { $size: 0 } }
+        : { assignee_ids: { $all: assigneeIds, $size: assigneeIds.length } };
+    const now = new Date();
+    const before = await this.collection.findOneAndUpdate(
+      { _id: id, $nor: [sameSet] },
+      { $set: { assignee_ids: assigneeIds, updated_at: now } },
+      { returnDocument: "before" },
+    );
+    if (!before) {
+      const current = await this.getAny(id);
+      return { changed: false, before: current, after: current };
+    }
+    return { changed: true, before, after: { ...before, assignee_ids: assigneeIds, updated_at: now } };
+  }
+
+  /** Closes (stamping `closed_at`); closing a closed conversation changes nothing. */
+  close(id: string): Promise<ConversationDoc> {
+    const now = new Date();
+    return this.moveStatus(id, "open", { status: "closed", closed_at: now, updated_at: now });
+  }
+
+  /** Reopens (clearing `closed_at`); reopening an open conversation changes nothing. */
+  reopen(id: string): Promise<ConversationDoc> {
+    return this.moveStatus(id, "closed", { status: "open", closed_at: null, updated_at: new Date() });
+  }
+
+  /** One conditional update: it only matches in the `from` status, so a repeat is a no-op. */
+  private async moveStatus(
+    id: string,
+    from: ConversationStatus,
+    set: Partial<ConversationDoc>,
+  ): Promise<ConversationDoc> {
+    const moved = await this.collection.findOneAndUpdate(
+      { _id: id, status: from },
+      { $set: set },
+      { returnDocument: "after" },
+    );
+    return moved ?? this.getAny(id);
   }
 }

@@ -6,6 +6,7 @@ import { Contacts } from "./contacts.js";
 import { Conversations } from "./conversations.js";
 import { Events } from "./events.js";
 import { IdempotencyKeys } from "./idempotency.js";
+import { Messages } from "./messages.js";
 import { EventRelay } from "./outbox.js";
 import { Tickets } from "./tickets.js";
 import { WebhookEndpoints } from "./webhook-endpoints.js";
@@ -18,6 +19,7 @@ export interface Store {
   apiKeys: ApiKeys;
   contacts: Contacts;
   conversations: Conversations;
+  messages: Messages;
   tickets: Tickets;
   idempotencyKeys: IdempotencyKeys;
   webhookEndpoints: WebhookEndpoints;
@@ -34,13 +36,15 @@ export function createStore(
   const events = new Events(db);
   const relay = new EventRelay(db, events, { immediate: config.eventRelayImmediate, logger });
   const contacts = new Contacts(db);
-  const conversations = new Conversations(db);
+  const messages = new Messages(db);
+  const conversations = new Conversations(db, { contacts, messages });
   return {
     db,
     workspaces: new Workspaces(db),
     apiKeys: new ApiKeys(db),
     contacts,
     conversations,
+    messages,
     tickets: new Tickets(db, { contacts, conversations }),
     idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs),
     webhookEndpoints: new WebhookEndpoints(db),
@@ -54,6 +58,8 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.apiKeys.ensureIndexes();
   await store.contacts.ensureIndexes();
   await store.tickets.ensureIndexes();
+  await store.conversations.ensureIndexes();
+  await store.messages.ensureIndexes();
   await store.idempotencyKeys.ensureIndexes();
   await store.webhookEndpoints.ensureIndexes();
   await store.events.ensureIndexes();

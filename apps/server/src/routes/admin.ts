@@ -29,7 +29,10 @@ export function adminRoutes({ op, store }: RouteKit): void {
   });
 }
 
-async function assertWorkspace(workspaces: RouteKit["store"]["workspaces"], id: string): Promise<void> {
+export async function assertWorkspace(
+  workspaces: RouteKit["store"]["workspaces"],
+  id: string,
+): Promise<void> {
   if (!(await workspaces.exists(id)))
     throw new AppError(404, "resource_missing", `No such workspace: '${id}'.`, "id");
 }
