@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ALL_SCOPES, admin, api, newKey, newWorkspace } from "./helpers/api.js";
+import { expectInsufficientScope } from "./helpers/expect.js";
 
 let workspaceId: string;
 let key: string;
@@ -79,10 +80,7 @@ describe("scopes", () => {
         workspaceId,
         ALL_SCOPES.filter((s) => s !== scope),
       );
-      const response = await call(lacking);
-      expect(response.status, scope).toBe(403);
-      expect(response.body.error).toMatchObject({ type: "permission_error", code: "insufficient_scope" });
-      expect(response.body.error.message).toContain(scope);
+      expectInsufficientScope(await call(lacking), scope);
 
       const only = await newKey(workspaceId, [scope]);
       expect((await call(only)).status, scope).toBe(allowed);

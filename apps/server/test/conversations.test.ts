@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../src/domain/ids.js";
 import { ALL_SCOPES, admin, api, newKey, newWorkspace } from "./helpers/api.js";
 import { newContact, openConversation } from "./helpers/conversations.js";
+import { expectInsufficientScope, expectSameAsMissing } from "./helpers/expect.js";
 import { walkPages } from "./helpers/paging.js";
 
 type Conversation = Record<string, any> & { id: string };
@@ -342,10 +343,7 @@ describe("scopes", () => {
         workspaceId,
         ALL_SCOPES.filter((s) => s !== scope),
       );
-      const response = await call(lacking);
-      expect(response.status, scope).toBe(403);
-      expect(response.body.error).toMatchObject({ type: "permission_error", code: "insufficient_scope" });
-      expect(response.body.error.message).toContain(scope);
+      expectInsufficientScope(await call(lacking), scope);
     }
   });
 
@@ -389,15 +387,10 @@ describe("workspace isolation", () => {
       (id: string) => send(id, { body: "Hijacked", internal_note: false }),
     ];
     for (const call of calls) {
-      const foreign = await call(theirs.id);
-      const unknown = await call(missing);
-      expect(foreign.status).toBe(404);
-      const { request_id: _a, ...foreignError } = foreign.body.error;
-      const { request_id: _b, ...unknownError } = unknown.body.error;
-      expect({ ...foreignError, message: foreignError.message.replace(theirs.id, "ID") }).toEqual({
-        ...unknownError,
-        message: unknownError.message.replace(missing, "ID"),
-      });
+      expectSameAsMissing(
+        { response: await call(theirs.id), id: theirs.id },
+        { response: await call(missing), id: missing },
+      );
     }
     expect(await getConversation(theirs.id, theirKey)).toEqual(theirs);
     expect(await messagesOf(theirs.id, theirKey)).toHaveLength(1);

@@ -3,6 +3,7 @@ import { newId } from "../src/domain/ids.js";
 import { TICKET_STATUSES, type TicketStatus } from "../src/domain/ticket-status.js";
 import { api, newKey, newWorkspace } from "./helpers/api.js";
 import { newContact, openConversation } from "./helpers/conversations.js";
+import { expectInsufficientScope, expectSameAsMissing } from "./helpers/expect.js";
 import { walkPages } from "./helpers/paging.js";
 
 type Query = Record<string, string | number | boolean | string[]>;
@@ -578,10 +579,7 @@ describe("scopes and authentication", () => {
   });
 
   async function expectForbidden(call: (k?: string) => Promise<any>, withKey: string, scope: string) {
-    const response = await call(withKey);
-    expect(response.status).toBe(403);
-    expect(response.body.error).toMatchObject({ type: "permission_error", code: "insufficient_scope" });
-    expect(response.body.error.message).toContain(scope);
+    expectInsufficientScope(await call(withKey), scope);
   }
 
   it("tickets:read reads and cannot write", async () => {
@@ -638,15 +636,10 @@ describe("workspace isolation", () => {
     const missing = newId("tkt");
     for (const method of ["get", "patch", "delete"] as const) {
       const body = method === "patch" ? { subject: "Hijacked" } : undefined;
-      const foreign = await api[method](`/open/v1/tickets/${theirs.id}`, { key, body });
-      const unknown = await api[method](`/open/v1/tickets/${missing}`, { key, body });
-      expect(foreign.status).toBe(404);
-      const { request_id: _a, ...foreignError } = foreign.body.error;
-      const { request_id: _b, ...unknownError } = unknown.body.error;
-      expect({ ...foreignError, message: foreignError.message.replace(theirs.id, "ID") }).toEqual({
-        ...unknownError,
-        message: unknownError.message.replace(missing, "ID"),
-      });
+      expectSameAsMissing(
+        { response: await api[method](`/open/v1/tickets/${theirs.id}`, { key, body }), id: theirs.id },
+        { response: await api[method](`/open/v1/tickets/${missing}`, { key, body }), id: missing },
+      );
     }
     expect((await api.get(`/open/v1/tickets/${theirs.id}`, { key: theirKey })).body).toEqual(theirs);
   });

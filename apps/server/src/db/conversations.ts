@@ -1,9 +1,9 @@
-import type { Collection, Db, Filter } from "mongodb";
+import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
 import { AppError } from "../errors.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import { type MessageDoc, type MessageInput, type Messages, newMessage } from "./messages.js";
-import { notFound } from "./records.js";
+import { existsInWorkspace, findInWorkspace, newestFirst, notFound, type Page } from "./records.js";
 
 /**
  * The `conversations` collection (seed §2.3, DESIGN.md §5): a contact's conversation on a
@@ -137,10 +137,8 @@ export class Conversations {
   }
 
   /** One conversation of the workspace; another workspace's is exactly as missing as an unknown one. */
-  async get(workspaceId: string, id: string): Promise<ConversationDoc> {
-    const doc = await this.collection.findOne({ _id: id, workspace_id: workspaceId });
-    if (!doc) throw notFound("conversation", id);
-    return doc;
+  get(workspaceId: string, id: string): Promise<ConversationDoc> {
+    return findInWorkspace(this.collection, "conversation", workspaceId, id);
   }
 
   /** One conversation of any workspace: the admin API stands in for channels of every workspace. */
@@ -151,28 +149,17 @@ export class Conversations {
   }
 
   /** Whether the workspace has this conversation (a ticket's `conversation_id` must name one). */
-  async exists(workspaceId: string, id: string): Promise<boolean> {
-    const filter = { _id: id, workspace_id: workspaceId };
-    return (await this.collection.findOne(filter, { projection: { _id: 1 } })) !== null;
+  exists(workspaceId: string, id: string): Promise<boolean> {
+    return existsInWorkspace(this.collection, workspaceId, id);
   }
 
   /** A page of the workspace's conversations, newest first, one more than asked for `has_more`. */
-  list(
-    workspaceId: string,
-    filters: ConversationFilters,
-    page: { limit: number; startingAfter?: string },
-  ): Promise<ConversationDoc[]> {
-    const filter: Filter<ConversationDoc> = { workspace_id: workspaceId };
-    if (filters.status !== undefined) filter.status = filters.status;
-    if (filters.channel !== undefined) filter.channel = filters.channel;
-    if (filters.contact_id !== undefined) filter.contact_id = filters.contact_id;
-    if (filters.unread !== undefined) filter.unread = filters.unread;
-    if (page.startingAfter !== undefined) filter._id = { $lt: page.startingAfter };
-    return this.collection
-      .find(filter)
-      .sort({ _id: -1 })
-      .limit(page.limit + 1)
-      .toArray();
+  list(workspaceId: string, filters: ConversationFilters, page: Page): Promise<ConversationDoc[]> {
+    const filter: Record<string, unknown> = {};
+    for (const field of ["status", "channel", "contact_id", "unread"] as const) {
+      if (filters[field] !== undefined) filter[field] = filters[field];
+    }
+    return newestFirst(this.collection, workspaceId, filter, page);
   }
 
   /**

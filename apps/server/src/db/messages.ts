@@ -1,6 +1,7 @@
-import type { Collection, Db, Filter } from "mongodb";
+import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
 import type { Schema } from "../spec/types.js";
+import { newestFirst, type Page } from "./records.js";
 
 /**
  * The `messages` collection: every message of every conversation, in its own collection so a
@@ -88,19 +89,8 @@ export class Messages {
   }
 
   /** A page of one conversation's messages, newest first, one more than asked for `has_more`. */
-  list(
-    conversation: { _id: string; workspace_id: string },
-    page: { limit: number; startingAfter?: string },
-  ): Promise<MessageDoc[]> {
-    const filter: Filter<MessageDoc> = {
-      workspace_id: conversation.workspace_id,
-      conversation_id: conversation._id,
-    };
-    if (page.startingAfter !== undefined) filter._id = { $lt: page.startingAfter };
-    return this.collection
-      .find(filter)
-      .sort({ _id: -1 })
-      .limit(page.limit + 1)
-      .toArray();
+  list(conversation: { _id: string; workspace_id: string }, page: Page): Promise<MessageDoc[]> {
+    const filter = { conversation_id: conversation._id };
+    return newestFirst(this.collection, conversation.workspace_id, filter, page);
   }
 }

@@ -124,7 +124,7 @@ export function ensureWorkspaceIdIndex<T extends RecordDoc>(collection: Collecti
 }
 
 /** One record of the workspace; another workspace's id is exactly as missing as an unknown one. */
-export async function findInWorkspace<T extends RecordDoc>(
+export async function findInWorkspace<T extends { _id: string; workspace_id: string }>(
   collection: Collection<T>,
   noun: string,
   workspaceId: string,
