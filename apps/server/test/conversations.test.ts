@@ -197,6 +197,25 @@ describe("send a message", () => {
     expect((await getConversation(id)).unread).toBe(false);
   });
 
+  it("concurrent customer messages, replies and notes: unread and last_message_at follow the newest", async () => {
+    for (let round = 0; round < 5; round++) {
+      const { id } = await openConversation(workspaceId, key);
+      const writes = Array.from({ length: 24 }, (_, i) =>
+        i % 3 === 0
+          ? admin("POST", `/admin/v1/conversations/${id}/messages`, { body: `customer ${i}` })
+          : send(id, { body: `agent ${i}`, internal_note: i % 3 === 2 }),
+      );
+      for (const response of await Promise.all(writes)) expect(response.status).toBe(201);
+      const messages = await messagesOf(id);
+      expect(messages).toHaveLength(25);
+      const newestVisible = messages.find((message) => !message.internal_note);
+      const conversation = await getConversation(id);
+      expect(conversation.unread).toBe(newestVisible?.direction === "inbound");
+      expect(conversation.last_message_at).toBe(messages[0]?.created_at);
+      expect(conversation.updated_at).toBe(messages[0]?.created_at);
+    }
+  });
+
   it("a closed conversation takes messages and stays closed", async () => {
     const { id } = await openConversation(workspaceId, key);
     const closed = (await admin("POST", `/admin/v1/conversations/${id}/close`)).body;

@@ -32,10 +32,12 @@ export interface ConversationDoc {
   created_at: Date;
   updated_at: Date;
   /**
-   * The newest customer message. An agent reply marks the conversation read only when it is newer
-   * than this (ids sort by time), so a reply that lands after a newer customer message cannot hide it.
+   * The newest message that is not an internal note: `unread` is what it says (a customer message:
+   * unread; an agent reply: read). A message changes `unread` only when it is newer than this (ids
+   * sort by time), so whatever order concurrent messages commit in, `unread` ends up decided by
+   * the newest of them.
    */
-  last_inbound_id: string | null;
+  unread_source_id: string;
 }
 
 export function toConversation(doc: ConversationDoc) {
@@ -129,7 +131,7 @@ export class Conversations {
       closed_at: null,
       created_at: now,
       updated_at: now,
-      last_inbound_id: message._id,
+      unread_source_id: message._id,
     };
     await this.refs.messages.insert(message);
     await this.collection.insertOne(conversation);
@@ -179,26 +181,17 @@ export class Conversations {
     const at = message.created_at;
     // $max: a message that commits late never moves the times backwards.
     const times = { $max: { last_message_at: at, updated_at: at } };
-    let updated: ConversationDoc | null;
-    if (message.direction === "inbound") {
-      updated = await this.collection.findOneAndUpdate(
-        { _id: message.conversation_id },
-        { $set: { unread: true }, $max: { ...times.$max, last_inbound_id: message._id } },
-        { returnDocument: "after" },
-      );
-    } else {
-      updated = message.internal_note
-        ? null
-        : await this.collection.findOneAndUpdate(
-            { _id: message.conversation_id, last_inbound_id: { $lt: message._id } },
-            { $set: { unread: false }, ...times },
-            { returnDocument: "after" },
-          );
-      // A note, or a reply older than the newest customer message: `unread` stays as it is.
-      updated ??= await this.collection.findOneAndUpdate({ _id: message.conversation_id }, times, {
-        returnDocument: "after",
-      });
-    }
+    const options = { returnDocument: "after" } as const;
+    const decides = message.internal_note
+      ? null
+      : await this.collection.findOneAndUpdate(
+          { _id: message.conversation_id, unread_source_id: { $lt: message._id } },
+          { $set: { unread: message.direction === "inbound", unread_source_id: message._id }, ...times },
+          options,
+        );
+    // A note, or a message older than the one that decided `unread`: only the times move.
+    const updated =
+      decides ?? (await this.collection.findOneAndUpdate({ _id: message.conversation_id }, times, options));
     if (!updated) throw notFound("conversation", message.conversation_id);
     return updated;
   }
