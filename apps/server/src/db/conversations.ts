@@ -91,7 +91,7 @@ export class Conversations {
     for (const field of ["status", "channel", "contact_id", "unread"] as const) {
       await this.collection.createIndex(
         { workspace_id: 1, [field]: 1, _id: -1 },
-        { name: `workspace_${field}` },
+        { name: `workspace_${field}_newest` },
       );
     }
   }
