@@ -80,8 +80,10 @@ export class Messages {
   }
 
   /**
-   * Stores one message. This insert is where a message exists, so it is also where the events
-   * issue records `message.received` for a customer message (an outbox field on this document).
+   * Stores one message. For a customer message added to an existing conversation this insert is
+   * where the message exists, so it is where the events issue records `message.received` (in
+   * this document). A new conversation's first message is the exception: there the conversation
+   * insert, which comes after, is the commit point (see `Conversations.start`).
    */
   async insert(doc: MessageDoc): Promise<MessageDoc> {
     await this.collection.insertOne(doc);
