@@ -43,12 +43,40 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
     signal?.addEventListener("abort", abort, { once: true });
   });
 
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
-
-function toResponse(answer: TransportResponse): Response {
-  const body = NULL_BODY_STATUSES.has(answer.status) ? null : answer.body;
-  return new Response(body, { status: answer.status, headers: answer.headers });
+/**
+ * A Response whose body is already text. Built without a body stream (the costliest part of a
+ * Response in Node), it still is a `Response` for openapi-fetch and its middlewares; `body` is
+ * null, and the reading methods below answer from the text.
+ */
+class BufferedResponse extends Response {
+  constructor(
+    answer: TransportResponse,
+    readonly bufferedText = answer.body,
+  ) {
+    super(null, { status: answer.status, headers: answer.headers });
+  }
 }
+
+// On the prototype, not as class methods: Node's types declare Response's readers as properties,
+// which a subclass may not redeclare as methods, and per-instance arrow properties cost a
+// closure each on every response.
+Object.assign(BufferedResponse.prototype, {
+  text(this: BufferedResponse) {
+    return Promise.resolve(this.bufferedText);
+  },
+  json(this: BufferedResponse) {
+    return Promise.resolve().then(() => JSON.parse(this.bufferedText));
+  },
+  arrayBuffer(this: BufferedResponse) {
+    return Promise.resolve(new TextEncoder().encode(this.bufferedText).buffer);
+  },
+  blob(this: BufferedResponse) {
+    return Promise.resolve(new Blob([this.bufferedText], { type: this.headers.get("content-type") ?? "" }));
+  },
+  clone(this: BufferedResponse) {
+    return new BufferedResponse({ status: this.status, headers: this.headers, body: this.bufferedText });
+  },
+});
 
 /** The error code of a JSON error body, if it has one (only read for a 409). */
 function errorCode(body: string): string | undefined {
@@ -108,7 +136,7 @@ export function resilientFetch(
         ? isRetryableStatus(answer.status, answer.status === 409 ? errorCode(answer.body) : undefined)
         : true;
       if (attempt >= maxRetries || !retryable) {
-        if (answer) return toResponse(answer);
+        if (answer) return new BufferedResponse(answer);
         throw failure;
       }
       await sleep(retryDelayMs(attempt + 1, answer?.headers.get("retry-after")), callerSignal);
