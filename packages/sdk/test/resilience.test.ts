@@ -5,6 +5,7 @@ import {
   APIError,
   ConflictError,
   ConnectionError,
+  createDesklineClient,
   Deskline,
   type DesklineOptions,
   InvalidRequestError,
@@ -158,5 +159,23 @@ describe("timeouts, connection errors and the caller's signal", () => {
     });
     await deskline.contacts.get("con_x");
     expect(seen).toEqual([`GET ${server.baseUrl}/open/v1/contacts/con_x`]);
+  });
+});
+
+describe("the answers the raw client hands back", () => {
+  it("read as json, text, arrayBuffer and blob, and clone", async () => {
+    const { server } = await scripted([OK]);
+    const raw = createDesklineClient({ apiKey: "dk_test", baseUrl: server.baseUrl });
+    const get = (parseAs: "json" | "text" | "arrayBuffer" | "blob") =>
+      raw.GET("/open/v1/contacts/{id}", { params: { path: { id: "con_x" } }, parseAs });
+    const expected = JSON.stringify((OK as { body: unknown }).body);
+    const { data: json, response } = await get("json");
+    expect(json).toEqual(JSON.parse(expected));
+    expect(response).toBeInstanceOf(Response);
+    expect(await response.clone().text()).toBe(expected);
+    expect((await get("text")).data).toBe(expected);
+    expect(new TextDecoder().decode((await get("arrayBuffer")).data as ArrayBuffer)).toBe(expected);
+    const blob = (await get("blob")).data as Blob;
+    expect([await blob.text(), blob.type]).toEqual([expected, "application/json"]);
   });
 });
