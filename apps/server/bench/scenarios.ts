@@ -1,4 +1,5 @@
 import { contactScenarios } from "./contacts.js";
+import { conversationScenarios } from "./conversations.js";
 import type { Scenario } from "./scenario.js";
 import { ticketScenarios } from "./tickets.js";
 
@@ -8,4 +9,4 @@ import { ticketScenarios } from "./tickets.js";
  * this one (see contacts.ts or tickets.ts: method, path, `body` or `bodyOf`, an optional `seed`,
  * and the driver `baseline`) and spread it in here.
  */
-export const scenarios: Scenario[] = [...contactScenarios, ...ticketScenarios];
+export const scenarios: Scenario[] = [...contactScenarios, ...ticketScenarios, ...conversationScenarios];

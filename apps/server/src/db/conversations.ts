@@ -3,7 +3,14 @@ import { newId } from "../domain/ids.js";
 import { AppError } from "../errors.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import { type MessageDoc, type MessageInput, type Messages, newMessage } from "./messages.js";
-import { existsInWorkspace, findInWorkspace, newestFirst, notFound, type Page } from "./records.js";
+import {
+  ensureWorkspaceIdIndex,
+  existsInWorkspace,
+  findInWorkspace,
+  newestFirst,
+  notFound,
+  type Page,
+} from "./records.js";
 
 /**
  * The `conversations` collection (seed §2.3, DESIGN.md §5): a contact's conversation on a
@@ -87,7 +94,7 @@ export class Conversations {
 
   async ensureIndexes(): Promise<void> {
     // Each list filter alone is an index range in id order; combined ones narrow the range's scan.
-    await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
+    await ensureWorkspaceIdIndex(this.collection);
     for (const field of ["status", "channel", "contact_id", "unread"] as const) {
       await this.collection.createIndex(
         { workspace_id: 1, [field]: 1, _id: -1 },

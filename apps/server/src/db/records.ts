@@ -119,7 +119,9 @@ export function notFound(noun: string, id: string): AppError {
  * lookup. mongo-java-server keeps only unique indexes and uses one only for a query on exactly its
  * fields, so there it is what makes those lookups a hash probe instead of a scan.
  */
-export function ensureWorkspaceIdIndex<T extends RecordDoc>(collection: Collection<T>): Promise<string> {
+export function ensureWorkspaceIdIndex<T extends Pick<RecordDoc, "_id" | "workspace_id">>(
+  collection: Collection<T>,
+): Promise<string> {
   return collection.createIndex({ workspace_id: 1, _id: 1 }, { unique: true, name: "workspace_id_unique" });
 }
 
