@@ -17,7 +17,7 @@ export interface ClientOptions {
   baseUrl: string;
   /** Milliseconds each attempt may take, body included. Default 30 000. */
   timeoutMs?: number;
-  /** Retries after a failed attempt (network error, 408, 409 in flight, 429, 5xx). Default 2. */
+  /** Retries after a failed attempt (network error, timeout, 408, 409 in flight or concurrent, 429, 5xx). Default 2. */
   maxRetries?: number;
   /**
    * A `fetch` to send requests with, for runtimes or tests that bring their own. Default: undici

@@ -4,8 +4,9 @@
 /** Statuses worth another attempt: timeouts, rate limits and failures on the server's side. */
 export function isRetryableStatus(status: number, code: string | undefined): boolean {
   if (status === 408 || status === 429 || status >= 500) return true;
-  // The first request with this Idempotency-Key is still running: its answer will be replayed.
-  return status === 409 && code === "idempotency_key_in_flight";
+  // The first request with this Idempotency-Key is still running (its answer will be replayed),
+  // or other requests held the record's lock (the PATCH changed nothing): both end soon.
+  return status === 409 && (code === "idempotency_key_in_flight" || code === "concurrent_update");
 }
 
 const BASE_DELAY_MS = 500;

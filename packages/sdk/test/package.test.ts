@@ -1,44 +1,13 @@
 // The package as users install it: lint the manifest and types (publint, attw --pack), keep Node
 // out of the browser entry, and load the built files through the exports map.
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { builtPackage } from "../../../test/helpers/built-package.js";
 
-const pkgDir = fileURLToPath(new URL("..", import.meta.url));
-const bin = (name: string) => join(pkgDir, "node_modules", ".bin", name);
-const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));
+const { manifest } = pkg;
 
-function run(command: string, args: string[]) {
-  return spawnSync(command, args, { cwd: pkgDir, encoding: "utf8", timeout: 120_000 });
-}
-
-beforeAll(() => {
-  // The root `pnpm test` builds first; a lone vitest run builds here so the suite stands alone.
-  if (!existsSync(join(pkgDir, "dist", "web.js"))) {
-    const build = run(bin("tsup"), []);
-    if (build.status !== 0) throw new Error(`tsup failed:\n${build.stdout}\n${build.stderr}`);
-  }
-}, 120_000);
-
-/** Every module specifier a built file reaches, following its relative imports (chunks). */
-function externalImports(entry: string): { files: number; external: string[] } {
-  const seen = new Set<string>();
-  const external: string[] = [];
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    const code = readFileSync(file, "utf8");
-    for (const m of code.matchAll(/(?:from\s*|import\s*\(?\s*|require\s*\(\s*)["']([^"']+)["']/g)) {
-      const spec = m[1] as string;
-      if (spec.startsWith(".")) visit(join(dirname(file), spec));
-      else external.push(spec);
-    }
-  };
-  visit(join(pkgDir, "dist", entry));
-  return { files: seen.size, external: [...new Set(external)].sort() };
-}
+beforeAll(() => pkg.ensureBuilt("web.js"), 120_000);
 
 describe("package", () => {
   it("depends at runtime on openapi-fetch and undici only", () => {
@@ -46,22 +15,16 @@ describe("package", () => {
   });
 
   it("passes publint --strict", () => {
-    const result = run(bin("publint"), ["--strict"]);
+    const result = pkg.publint();
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   }, 120_000);
 
   it("passes attw --pack for node16 (CJS and ESM) and bundlers", () => {
-    const result = run(bin("attw"), ["--pack", ".", "--format", "json", "--profile", "node16"]);
-    const start = result.stdout.indexOf("{");
-    expect(start, `${result.stdout}\n${result.stderr}`).toBeGreaterThanOrEqual(0);
-    const report = JSON.parse(result.stdout.slice(start)) as {
-      analysis: { problems?: { kind: string; resolutionKind?: string }[] };
-    };
-    expect((report.analysis.problems ?? []).filter((p) => p.resolutionKind !== "node10")).toEqual([]);
+    expect(pkg.attwProblems()).toEqual([]);
   }, 120_000);
 
   it.each(["web.js", "web.cjs"])("%s imports only openapi-fetch, even through chunks", (entry) => {
-    const { files, external } = externalImports(entry);
+    const { files, external } = pkg.imports(entry);
     expect(files).toBeGreaterThan(1);
     expect(external).toEqual(["openapi-fetch"]);
   });
@@ -89,7 +52,7 @@ describe("package", () => {
       }));
     `;
       const wrapped = type === "module" ? script : `(async () => { ${script} })()`;
-      const result = run(process.execPath, ["--input-type", type, "-e", wrapped]);
+      const result = pkg.run(process.execPath, ["--input-type", type, "-e", wrapped]);
       expect(result.status, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({
         version: manifest.version,

@@ -6,7 +6,9 @@ describe("isRetryableStatus", () => {
   it.each([
     [408, undefined, true],
     [409, "idempotency_key_in_flight", true],
+    [409, "concurrent_update", true],
     [409, "email_taken", false],
+    [409, "ticket_status_terminal", false],
     [409, undefined, false],
     [429, "rate_limited", true],
     [500, "internal_error", true],

@@ -1,28 +1,15 @@
 // The package as users install it: lint the manifest and types (publint, attw --pack), and load
 // the built files through the exports map.
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { builtPackage } from "../../../test/helpers/built-package.js";
 import { NOW, payloadText, vectors } from "./vectors.js";
 
-const pkgDir = fileURLToPath(new URL("..", import.meta.url));
-const bin = (name: string) => join(pkgDir, "node_modules", ".bin", name);
-const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));
+const { manifest } = pkg;
 const subpaths = ["", "/web", "/koa", "/node", "/fetch"];
 
-function run(command: string, args: string[]) {
-  return spawnSync(command, args, { cwd: pkgDir, encoding: "utf8", timeout: 120_000 });
-}
-
-beforeAll(() => {
-  // The root `pnpm test` builds first; a lone vitest run builds here so the suite stands alone.
-  if (!existsSync(join(pkgDir, "dist", "index.js"))) {
-    const build = run(bin("tsup"), []);
-    if (build.status !== 0) throw new Error(`tsup failed:\n${build.stdout}\n${build.stderr}`);
-  }
-}, 120_000);
+beforeAll(() => pkg.ensureBuilt("index.js"), 120_000);
 
 describe("package", () => {
   it("has zero runtime dependencies", () => {
@@ -32,21 +19,14 @@ describe("package", () => {
   });
 
   it("passes publint --strict", () => {
-    const result = run(bin("publint"), ["--strict"]);
+    const result = pkg.publint();
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   }, 120_000);
 
   it("passes attw --pack for node16 (CJS and ESM) and bundlers", () => {
     // node10 resolution ignores `exports`, so subpaths cannot resolve there: that is the profile's
     // point, not a problem of this package.
-    const result = run(bin("attw"), ["--pack", ".", "--format", "json", "--profile", "node16"]);
-    const start = result.stdout.indexOf("{");
-    expect(start, `${result.stdout}\n${result.stderr}`).toBeGreaterThanOrEqual(0);
-    const report = JSON.parse(result.stdout.slice(start)) as {
-      analysis: { problems?: { kind: string; resolutionKind?: string; entrypoint?: string }[] };
-    };
-    const problems = (report.analysis.problems ?? []).filter((p) => p.resolutionKind !== "node10");
-    expect(problems).toEqual([]);
+    expect(pkg.attwProblems()).toEqual([]);
     // Every subpath was analysed, so an entry missing from `exports` cannot pass unnoticed.
     expect(Object.keys(manifest.exports).sort()).toEqual(
       [".", "./package.json", ...subpaths.slice(1).map((s) => `.${s}`)].sort(),
@@ -56,21 +36,9 @@ describe("package", () => {
   it.each(["web.js", "web.cjs", "fetch.js", "fetch.cjs"])(
     "%s imports nothing from node, even through chunks",
     (entry) => {
-      const seen = new Set<string>();
-      const builtins: string[] = [];
-      const visit = (file: string) => {
-        if (seen.has(file)) return;
-        seen.add(file);
-        const code = readFileSync(file, "utf8");
-        for (const m of code.matchAll(/(?:from\s*|import\s*\(?\s*|require\s*\(\s*)["']([^"']+)["']/g)) {
-          const spec = m[1] as string;
-          if (spec.startsWith(".")) visit(join(dirname(file), spec));
-          else builtins.push(spec);
-        }
-      };
-      visit(join(pkgDir, "dist", entry));
-      expect(seen.size).toBeGreaterThan(1);
-      expect(builtins).toEqual([]);
+      const { files, external } = pkg.imports(entry);
+      expect(files).toBeGreaterThan(1);
+      expect(external).toEqual([]);
     },
   );
 
@@ -94,7 +62,7 @@ describe("package", () => {
         console.log(JSON.stringify(out));
       `;
       const wrapped = type === "module" ? script : `(async () => { ${script} })()`;
-      const result = run(process.execPath, ["--input-type", type, "-e", wrapped]);
+      const result = pkg.run(process.execPath, ["--input-type", type, "-e", wrapped]);
       expect(result.status, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({
         sync: NOW,
