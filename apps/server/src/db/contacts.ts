@@ -1,7 +1,9 @@
 import type { Collection, Db } from "mongodb";
+import { newEvent, type StoredEvent } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import { schemaProperties } from "../generated/values.js";
 import type { QueryOf, Schema } from "../spec/types.js";
+import type { EventRelay } from "./outbox.js";
 import {
   deleteInWorkspace,
   diffPatch,
@@ -14,6 +16,7 @@ import {
   normalizeField,
   normalizeInput,
   type Page,
+  publicValues,
   type RecordDoc,
   toResource,
   updateInWorkspace,
@@ -88,13 +91,17 @@ export function uniqueKeysOf(
   return keys;
 }
 
-type Patched = { doc: ContactDoc; previous: Partial<Record<ContactField, unknown>> };
+type Patched = { doc: ContactDoc; previous: Partial<Record<ContactField, unknown>>; event?: StoredEvent };
 
 export class Contacts {
   private readonly collection: Collection<ContactDoc>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly relay: EventRelay,
+  ) {
     this.collection = db.collection<ContactDoc>("contacts");
+    relay.track("contacts");
   }
 
   async ensureIndexes(): Promise<void> {
@@ -125,6 +132,9 @@ export class Contacts {
     doc.updated_at = now;
     const keys = uniqueKeysOf(workspaceId, doc);
     if (keys.length) doc.unique_keys = keys.map((k) => k.key);
+    // The event is part of the inserted document: no contact without its contact.created.
+    const event = newEvent(workspaceId, "contact.created", toContact(doc), undefined, now);
+    doc.pending_events = [event];
     await writeUnique(
       this.collection,
       "contact",
@@ -132,6 +142,7 @@ export class Contacts {
       () => keys,
       () => this.collection.insertOne(doc),
     );
+    await this.relay.afterWrite("contacts", doc._id, [event]);
     return doc;
   }
 
@@ -150,39 +161,55 @@ export class Contacts {
    * nothing was written). A concurrent PATCH makes this one re-read and merge again, so none
    * overwrites another; a taken email or external id is 409, atomically by the unique index.
    */
-  update(workspaceId: string, id: string, patch: ContactInput): Promise<Patched> {
+  async update(workspaceId: string, id: string, patch: ContactInput): Promise<Patched> {
     let keys: UniqueKey[] = [];
-    return writeUnique(
+    const patched = await writeUnique(
       this.collection,
       "contact",
       id,
       () => keys,
       () =>
-        updateInWorkspace(this.collection, "contact", workspaceId, id, async (current) => {
-          const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
-            MERGED.has(field)
-              ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})
-              : normalizeField(RULES, field, sent),
-          );
-          const { changes, previous } = diff;
-          if (!hasChanges(diff)) return { result: { doc: current, previous } };
+        updateInWorkspace<ContactDoc, Patched>(
+          this.collection,
+          "contact",
+          workspaceId,
+          id,
+          async (current) => {
+            const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
+              MERGED.has(field)
+                ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})
+                : normalizeField(RULES, field, sent),
+            );
+            const { changes, previous } = diff;
+            if (!hasChanges(diff)) return { result: { doc: current, previous } };
 
-          const next = { ...current, ...changes } as ContactDoc;
-          next.email_lc = next.email ? next.email.toLowerCase() : null;
-          next.updated_at = new Date();
-          keys = uniqueKeysOf(workspaceId, next);
-          next.unique_keys = keys.length ? keys.map((k) => k.key) : undefined;
-          next.version = current.version + 1;
-          const set = { ...changes, email_lc: next.email_lc, updated_at: next.updated_at };
-          return next.unique_keys
-            ? { set: { ...set, unique_keys: next.unique_keys }, result: { doc: next, previous } }
-            : { set, unset: ["unique_keys"], result: { doc: next, previous } };
-        }),
+            const next = { ...current, ...changes } as ContactDoc;
+            next.email_lc = next.email ? next.email.toLowerCase() : null;
+            next.updated_at = new Date();
+            keys = uniqueKeysOf(workspaceId, next);
+            next.unique_keys = keys.length ? keys.map((k) => k.key) : undefined;
+            next.version = current.version + 1;
+            const set = { ...changes, email_lc: next.email_lc, updated_at: next.updated_at };
+            const event = newEvent(
+              workspaceId,
+              "contact.updated",
+              toContact(next),
+              publicValues(previous),
+              next.updated_at,
+            );
+            const result = { doc: next, previous, event };
+            return next.unique_keys
+              ? { set: { ...set, unique_keys: next.unique_keys }, event, result }
+              : { set, unset: ["unique_keys"], event, result };
+          },
+        ),
     );
+    if (patched.event) await this.relay.afterWrite("contacts", id, [patched.event]);
+    return patched;
   }
 
   delete(workspaceId: string, id: string): Promise<void> {
-    return deleteInWorkspace(this.collection, "contact", workspaceId, id);
+    return deleteInWorkspace(this.relay, this.collection, "contact", workspaceId, id);
   }
 
   list(workspaceId: string, filters: ContactFilters, page: Page): Promise<ContactDoc[]> {

@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Collection, Filter } from "mongodb";
+import type { StoredEvent } from "../domain/events.js";
 import { AppError } from "../errors.js";
+import { type EventRelay, pushEvent, type WithPendingEvents } from "./outbox.js";
 
 /**
  * What every public resource shares (contacts, tickets…): how its client-set fields are stored,
@@ -9,7 +11,7 @@ import { AppError } from "../errors.js";
  */
 
 /** The columns every workspace-owned record stores besides its own fields. */
-export interface RecordDoc {
+export interface RecordDoc extends WithPendingEvents {
   _id: string;
   workspace_id: string;
   /** Bumped by every update; a write applies only to the version it was decided on. */
@@ -71,6 +73,18 @@ export function toResource<F extends string>(
   const out: Record<string, unknown> = { id: doc._id, object };
   for (const field of [...rules.fields, ...(rules.serverSet ?? []), "created_at", "updated_at"]) {
     const value = storedValue(rules, doc, field as F);
+    out[field] = value instanceof Date ? value.toISOString() : value;
+  }
+  return out;
+}
+
+/**
+ * Values as the API shows them (RFC 3339 for times): an event's `previous_attributes` from the
+ * stored old values of a diff.
+ */
+export function publicValues(values: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(values)) {
     out[field] = value instanceof Date ? value.toISOString() : value;
   }
   return out;
@@ -150,6 +164,8 @@ export async function existsInWorkspace<T extends { _id: string; workspace_id: s
 export interface Decision<R> {
   set?: Record<string, unknown>;
   unset?: string[];
+  /** The event the change emits, written by the same update (db/outbox.ts). */
+  event?: StoredEvent;
   result: R;
 }
 
@@ -174,9 +190,13 @@ export async function updateInWorkspace<T extends RecordDoc, R>(
   const giveUpAt = Date.now() + CONTENDED_AFTER_MS;
   for (let delay = 1; ; delay = Math.min(delay * 2, 50)) {
     const current = await findInWorkspace(collection, noun, workspaceId, id);
-    const { set, unset, result } = await decide(current);
+    const { set, unset, event, result } = await decide(current);
     if (!set) return result;
-    const update: Record<string, unknown> = { $set: set, $inc: { version: 1 } };
+    const update: Record<string, unknown> = {
+      $set: set,
+      $inc: { version: 1 },
+      ...(event && pushEvent(event)),
+    };
     if (unset?.length) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
     const filter = { _id: id, workspace_id: workspaceId, version: current.version } as Filter<T>;
     const { matchedCount } = await collection.updateOne(filter, update as never);
@@ -223,15 +243,16 @@ export function newestFirst<T extends Pick<RecordDoc, "_id" | "workspace_id" | "
     .toArray() as Promise<T[]>;
 }
 
-/** Deletes one record of the workspace. */
+/** Deletes one record of the workspace, once the relay has moved the events it still carries. */
 export async function deleteInWorkspace<T extends RecordDoc>(
+  relay: EventRelay,
   collection: Collection<T>,
   noun: string,
   workspaceId: string,
   id: string,
 ): Promise<void> {
-  const { deletedCount } = await collection.deleteOne({ _id: id, workspace_id: workspaceId } as Filter<T>);
-  if (deletedCount === 0) throw notFound(noun, id);
+  const deleted = await relay.deleteDrained(collection, { _id: id, workspace_id: workspaceId } as Filter<T>);
+  if (!deleted) throw notFound(noun, id);
 }
 
 /** Other writes to one record kept winning for too long (see updateInWorkspace). */

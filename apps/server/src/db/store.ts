@@ -35,7 +35,7 @@ export function createStore(
 ): Store {
   const events = new Events(db);
   const relay = new EventRelay(db, events, { immediate: config.eventRelayImmediate, logger });
-  const contacts = new Contacts(db);
+  const contacts = new Contacts(db, relay);
   const messages = new Messages(db);
   const conversations = new Conversations(db, { contacts, messages });
   return {
@@ -45,7 +45,7 @@ export function createStore(
     contacts,
     conversations,
     messages,
-    tickets: new Tickets(db, { contacts, conversations }),
+    tickets: new Tickets(db, { contacts, conversations }, relay),
     idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs),
     webhookEndpoints: new WebhookEndpoints(db),
     events,

@@ -1,9 +1,11 @@
 import type { Collection, Db } from "mongodb";
+import { newEvent, type StoredEvent } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import { initialState, moveTo, type StatusState, type TicketStatus } from "../domain/ticket-status.js";
 import { AppError } from "../errors.js";
 import { schemaProperties } from "../generated/values.js";
 import type { QueryOf, Schema } from "../spec/types.js";
+import type { EventRelay } from "./outbox.js";
 import {
   deleteInWorkspace,
   diffPatch,
@@ -14,6 +16,7 @@ import {
   newestFirst,
   normalizeInput,
   type Page,
+  publicValues,
   type RecordDoc,
   toResource,
   updateInWorkspace,
@@ -58,8 +61,13 @@ export class Tickets {
   /** The fields that point at other records: the field, what it names, where that lives. */
   private readonly references: [field: TicketField, noun: string, target: Referenced][];
 
-  constructor(db: Db, refs: { contacts: Referenced; conversations: Referenced }) {
+  constructor(
+    db: Db,
+    refs: { contacts: Referenced; conversations: Referenced },
+    private readonly relay: EventRelay,
+  ) {
     this.collection = db.collection<TicketDoc>("tickets");
+    relay.track("tickets");
     this.references = [
       ["contact_id", "contact", refs.contacts],
       ["conversation_id", "conversation", refs.conversations],
@@ -91,7 +99,11 @@ export class Tickets {
       created_at: now,
       updated_at: now,
     } as TicketDoc;
+    // The event is part of the inserted document: no ticket without its ticket.created.
+    const event = newEvent(workspaceId, "ticket.created", toTicket(doc), undefined, now);
+    doc.pending_events = [event];
     await this.collection.insertOne(doc);
+    await this.relay.afterWrite("tickets", doc._id, [event]);
     return doc;
   }
 
@@ -104,14 +116,17 @@ export class Tickets {
    * goes through the status machine, which may stamp `solved_at`/`closed_at` or refuse with 409.
    * Returns the ticket and the old values of what changed (empty: nothing changed or was written).
    */
-  update(
+  async update(
     workspaceId: string,
     id: string,
     patch: TicketInput,
-  ): Promise<{ doc: TicketDoc; previous: Record<string, unknown> }> {
+  ): Promise<{ doc: TicketDoc; previous: Record<string, unknown>; event?: StoredEvent }> {
     // A conditional update (db/records.ts): a status move is written only if the ticket is still
     // in the state it was decided on, so two racing moves cannot both pass from the same status.
-    return updateInWorkspace(this.collection, "ticket", workspaceId, id, async (current) => {
+    const patched = await updateInWorkspace<
+      TicketDoc,
+      { doc: TicketDoc; previous: Record<string, unknown>; event?: StoredEvent }
+    >(this.collection, "ticket", workspaceId, id, async (current) => {
       const now = new Date();
       const diff = diffPatch(RULES, current, patch);
       const changes: Record<string, unknown> = diff.changes;
@@ -132,12 +147,15 @@ export class Tickets {
       await this.assertReferences(workspaceId, changes);
       const set = { ...changes, updated_at: now };
       const doc = { ...current, ...set, version: current.version + 1 } as TicketDoc;
-      return { set, result: { doc, previous } };
+      const event = newEvent(workspaceId, "ticket.updated", toTicket(doc), publicValues(previous), now);
+      return { set, event, result: { doc, previous, event } };
     });
+    if (patched.event) await this.relay.afterWrite("tickets", id, [patched.event]);
+    return patched;
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {
-    await deleteInWorkspace(this.collection, "ticket", workspaceId, id);
+    await deleteInWorkspace(this.relay, this.collection, "ticket", workspaceId, id);
   }
 
   list(workspaceId: string, filters: TicketFilters, page: Page): Promise<TicketDoc[]> {

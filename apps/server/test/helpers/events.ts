@@ -1,0 +1,50 @@
+import { expect } from "vitest";
+import { api } from "./api.js";
+
+/** An event as the events API answers it. */
+export interface EventBody {
+  id: string;
+  object: "event";
+  type: string;
+  created: number;
+  data: { id: string; object: string } & Record<string, unknown>;
+  previous_attributes?: Record<string, unknown>;
+}
+
+/** Every event of the workspace the key sees, newest first, walking all pages. */
+export async function allEvents(key: string, query: Record<string, string | string[]> = {}) {
+  const events: EventBody[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await api.get("/open/v1/events", {
+      key,
+      query: { limit: "100", ...query, ...(cursor ? { starting_after: cursor } : {}) },
+    });
+    expect(page.status).toBe(200);
+    events.push(...(page.body.data as EventBody[]));
+    if (!page.body.has_more) return events;
+    cursor = events.at(-1)?.id;
+  }
+}
+
+/** The events of one resource (by `data.id`), oldest first. */
+export async function eventsAbout(key: string, resourceId: string, type?: string): Promise<EventBody[]> {
+  const events = await allEvents(key, type ? { type } : {});
+  return events.filter((event) => event.data.id === resourceId).reverse();
+}
+
+/** The one event of `type` about `resourceId`; fails when there is none or more than one. */
+export async function theEvent(key: string, type: string, resourceId: string): Promise<EventBody> {
+  const events = await eventsAbout(key, resourceId, type);
+  expect(events, `${type} events about ${resourceId}`).toHaveLength(1);
+  const event = events[0] as EventBody;
+  expect(event).toMatchObject({ object: "event", type });
+  expect(event.id).toMatch(/^evt_[0-9A-Za-z]+$/);
+  // `created` is Unix seconds, within the last minute.
+  expect(Number.isInteger(event.created)).toBe(true);
+  expect(Math.abs(event.created - Date.now() / 1000)).toBeLessThan(60);
+  const fetched = await api.get(`/open/v1/events/${event.id}`, { key });
+  expect(fetched.status).toBe(200);
+  expect(fetched.body).toEqual(event);
+  return event;
+}
