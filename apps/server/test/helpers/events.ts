@@ -12,12 +12,17 @@ export interface EventBody {
 }
 
 /** Every event of the workspace the key sees, newest first, walking all pages. */
-export async function allEvents(key: string, query: Record<string, string | string[]> = {}) {
+export async function allEvents(
+  key: string,
+  query: Record<string, string | string[]> = {},
+  baseUrl?: string,
+) {
   const events: EventBody[] = [];
   let cursor: string | undefined;
   for (;;) {
     const page = await api.get("/open/v1/events", {
       key,
+      baseUrl,
       query: { limit: "100", ...query, ...(cursor ? { starting_after: cursor } : {}) },
     });
     expect(page.status).toBe(200);
