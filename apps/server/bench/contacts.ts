@@ -1,5 +1,8 @@
 import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/db/contacts.js";
+import { Events } from "../src/db/events.js";
+import { EventRelay } from "../src/db/outbox.js";
 import { newId } from "../src/domain/ids.js";
+import { createLogger } from "../src/logger.js";
 import type { BenchContext } from "./environment.js";
 import type { Dataset, Scenario } from "./scenario.js";
 
@@ -21,7 +24,12 @@ function contactsDataset(count: number): Dataset {
   return {
     name: `${count.toLocaleString("en")} contacts`,
     async seed(context) {
-      const contacts = new Contacts(context.db);
+      // With their contact.created events, relayed at once, as the API's create leaves them.
+      const relay = new EventRelay(context.db, new Events(context.db), {
+        immediate: true,
+        logger: createLogger("warn"),
+      });
+      const contacts = new Contacts(context.db, relay);
       const ids: string[] = [];
       let next = 0;
       const worker = async () => {
