@@ -84,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: 1024 * 1024,
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000),
     eventRetentionMs: integer(env, "EVENT_RETENTION_DAYS", 30, 1) * 86_400_000,
-    eventRelayIntervalMs: integer(env, "EVENT_RELAY_INTERVAL_MS", 5_000, 100),
+    eventRelayIntervalMs: integer(env, "EVENT_RELAY_INTERVAL_MS", 30_000, 100),
     eventRelayImmediate: flag(env, "EVENT_RELAY_IMMEDIATE", true),
   };
 }

@@ -136,13 +136,11 @@ export class EventRelay {
   }
 }
 
-/** Removes a relayed event from its document, dropping the field with the last one. */
+/**
+ * Removes a relayed event from its document. The filter is the `_id` alone (the embedded
+ * fallback scans the collection for any other filter), so the array stays behind empty; the
+ * sweep's index and query only see documents with an event in it.
+ */
 async function removePending(collection: Collection<Outboxed>, id: string, eventId: string): Promise<void> {
-  const last = await collection.updateOne(
-    { _id: id, pending_events: { $size: 1 }, "pending_events._id": eventId },
-    { $unset: { pending_events: "" } },
-  );
-  if (last.matchedCount === 0) {
-    await collection.updateOne({ _id: id }, { $pull: { pending_events: { _id: eventId } } });
-  }
+  await collection.updateOne({ _id: id }, { $pull: { pending_events: { _id: eventId } } });
 }
