@@ -1,9 +1,12 @@
-import type { Collection, Db } from "mongodb";
+import type { Collection, Db, Filter } from "mongodb";
+import { newEvent } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import { AppError } from "../errors.js";
 import type { QueryOf, Schema } from "../spec/types.js";
-import { type MessageDoc, type MessageInput, type Messages, newMessage } from "./messages.js";
+import { type MessageDoc, type MessageInput, type Messages, newMessage, toMessage } from "./messages.js";
+import { type EventRelay, pushEvent, type WithPendingEvents } from "./outbox.js";
 import {
+  concurrentUpdate,
   ensureWorkspaceIdIndex,
   existsInWorkspace,
   findInWorkspace,
@@ -16,16 +19,29 @@ import {
  * The `conversations` collection (seed §2.3, DESIGN.md §5): a contact's conversation on a
  * channel, its unread flag, assignees and open/closed state, and how each message moves them.
  *
- * Every change is one atomic single-document write (`insertOne` or a conditional
- * `findOneAndUpdate`), never a read-decide-write, so concurrent requests cannot lose each other's
- * changes, and each write hands back the state it produced: the place where the events issue
- * attaches `conversation.assigned` (and `message.received` to the message insert) to the same
- * document write.
+ * Every change is one atomic single-document write (`insertOne` or a conditional update), so
+ * concurrent requests cannot lose each other's changes. Events ride in the same writes (db/outbox.ts): `message.received` in the inserted
+ * conversation (its first message) or message (a later one), `conversation.assigned` in the
+ * assignees' update.
  */
 
 export type ConversationStatus = Schema<"ConversationStatus">;
 
-export interface ConversationDoc {
+/** The fields a conversation's writes move: equal on all of them means "the state that was read". */
+const MOVABLE_FIELDS = [
+  "status",
+  "closed_at",
+  "unread",
+  "unread_source_id",
+  "assignee_ids",
+  "last_message_at",
+  "updated_at",
+] as const;
+
+// How long an assignment keeps retrying when other writes to the conversation keep winning.
+const CONTENDED_AFTER_MS = 3_000;
+
+export interface ConversationDoc extends WithPendingEvents {
   _id: string;
   workspace_id: string;
   status: ConversationStatus;
@@ -88,8 +104,10 @@ export class Conversations {
       contacts: { exists(workspaceId: string, id: string): Promise<boolean> };
       messages: Messages;
     },
+    private readonly relay: EventRelay,
   ) {
     this.collection = db.collection<ConversationDoc>("conversations");
+    relay.track("conversations");
   }
 
   async ensureIndexes(): Promise<void> {
@@ -107,7 +125,7 @@ export class Conversations {
    * Opens a conversation with its first customer message: `open`, `unread`, nobody assigned.
    * The message is stored first and the conversation last, so a failure in between leaves only
    * an unreachable message, never a conversation without its first message. The conversation
-   * insert is therefore where `message.received` for the first message belongs.
+   * insert is therefore where `message.received` for the first message is recorded.
    */
   async start(workspaceId: string, input: ConversationStart): Promise<Posted> {
     if (!(await this.refs.contacts.exists(workspaceId, input.contact_id))) {
@@ -140,8 +158,11 @@ export class Conversations {
       updated_at: now,
       unread_source_id: message._id,
     };
+    const event = newEvent(workspaceId, "message.received", toMessage(message), undefined, now);
+    conversation.pending_events = [event];
     await this.refs.messages.insert(message);
     await this.collection.insertOne(conversation);
+    await this.relay.afterWrite("conversations", id, [event]);
     return { message, conversation };
   }
 
@@ -179,7 +200,20 @@ export class Conversations {
    */
   async addMessage(conversation: ConversationDoc, input: MessageInput): Promise<Posted> {
     const message = newMessage(conversation, input);
+    // A customer's message is `message.received`, recorded in the message document itself.
+    const received =
+      message.author_type === "customer"
+        ? newEvent(
+            message.workspace_id,
+            "message.received",
+            toMessage(message),
+            undefined,
+            message.created_at,
+          )
+        : undefined;
+    if (received) message.pending_events = [received];
     await this.refs.messages.insert(message);
+    if (received) await this.relay.afterWrite("messages", message._id, [received]);
     return { message, conversation: await this.record(message) };
   }
 
@@ -204,31 +238,47 @@ export class Conversations {
   }
 
   /**
-   * Replaces the assignees (any workspace). Only a change of the set writes (order is ignored):
-   * the update's filter excludes a conversation that already has exactly these assignees, so
-   * `changed` is decided by the database, atomically. `changed` with `after` is what
-   * `conversation.assigned` reports; the events issue attaches it to this same update.
+   * Replaces the assignees (any workspace). Only a change of the set writes (order is ignored),
+   * and that write carries `conversation.assigned`, whose `data` is the whole conversation after
+   * it: so the update only applies to the exact state the event was made from (every field a
+   * write can move is in its filter), and a concurrent change makes it read and decide again.
    */
   async setAssignees(
     id: string,
     assigneeIds: string[],
   ): Promise<{ changed: boolean; before: ConversationDoc; after: ConversationDoc }> {
-    // The spec makes both sets duplicate-free, so "contains all of them and as many" is "the same set".
-    const sameSet =
-      assigneeIds.length === 0
-        ? { assignee_ids: { $size: 0 } }
-        : { assignee_ids: { $all: assigneeIds, $size: assigneeIds.length } };
-    const now = new Date();
-    const before = await this.collection.findOneAndUpdate(
-      { _id: id, $nor: [sameSet] },
-      { $set: { assignee_ids: assigneeIds, updated_at: now } },
-      { returnDocument: "before" },
-    );
-    if (!before) {
-      const current = await this.getAny(id);
-      return { changed: false, before: current, after: current };
+    const giveUpAt = Date.now() + CONTENDED_AFTER_MS;
+    for (let delay = 1; ; delay = Math.min(delay * 2, 50)) {
+      const before = await this.getAny(id);
+      // Both lists are duplicate-free (the spec says so), so equal sizes and inclusion are equal sets.
+      const same =
+        before.assignee_ids.length === assigneeIds.length &&
+        assigneeIds.every((assignee) => before.assignee_ids.includes(assignee));
+      if (same) return { changed: false, before, after: before };
+
+      const now = new Date(Math.max(Date.now(), before.updated_at.getTime()));
+      const after = { ...before, assignee_ids: assigneeIds, updated_at: now };
+      const previous = { assignee_ids: before.assignee_ids };
+      const event = newEvent(
+        before.workspace_id,
+        "conversation.assigned",
+        toConversation(after),
+        previous,
+        now,
+      );
+      const unchanged: Filter<ConversationDoc> = { _id: id };
+      for (const field of MOVABLE_FIELDS) (unchanged as Record<string, unknown>)[field] = before[field];
+      const { matchedCount } = await this.collection.updateOne(unchanged, {
+        $set: { assignee_ids: assigneeIds, updated_at: now },
+        ...pushEvent(event),
+      });
+      if (matchedCount === 1) {
+        await this.relay.afterWrite("conversations", id, [event]);
+        return { changed: true, before, after };
+      }
+      if (Date.now() > giveUpAt) throw concurrentUpdate("conversation");
+      await new Promise((done) => setTimeout(done, Math.random() * delay));
     }
-    return { changed: true, before, after: { ...before, assignee_ids: assigneeIds, updated_at: now } };
   }
 
   /** Closes (stamping `closed_at`); closing a closed conversation changes nothing. */

@@ -1,6 +1,7 @@
 import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
 import type { Schema } from "../spec/types.js";
+import type { EventRelay, WithPendingEvents } from "./outbox.js";
 import { newestFirst, type Page } from "./records.js";
 
 /**
@@ -12,7 +13,7 @@ import { newestFirst, type Page } from "./records.js";
 /** Who wrote a message (spec `Message.author_type`); the direction follows from it. */
 export type AuthorType = Schema<"MessageAuthorType">;
 
-export interface MessageDoc {
+export interface MessageDoc extends WithPendingEvents {
   _id: string;
   workspace_id: string;
   conversation_id: string;
@@ -68,8 +69,9 @@ export function newMessage(
 export class Messages {
   private readonly collection: Collection<MessageDoc>;
 
-  constructor(db: Db) {
+  constructor(db: Db, relay: EventRelay) {
     this.collection = db.collection<MessageDoc>("messages");
+    relay.track("messages");
   }
 
   async ensureIndexes(): Promise<void> {
@@ -80,10 +82,9 @@ export class Messages {
   }
 
   /**
-   * Stores one message. For a customer message added to an existing conversation this insert is
-   * where the message exists, so it is where the events issue records `message.received` (in
-   * this document). A new conversation's first message is the exception: there the conversation
-   * insert, which comes after, is the commit point (see `Conversations.start`).
+   * Stores one message, with the `message.received` a customer message carries in
+   * `pending_events` (see `Conversations.addMessage`). A new conversation's first message is the
+   * exception: there the conversation insert, which comes after, records it (`Conversations.start`).
    */
   async insert(doc: MessageDoc): Promise<MessageDoc> {
     await this.collection.insertOne(doc);

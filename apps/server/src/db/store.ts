@@ -36,8 +36,8 @@ export function createStore(
   const events = new Events(db);
   const relay = new EventRelay(db, events, { immediate: config.eventRelayImmediate, logger });
   const contacts = new Contacts(db, relay);
-  const messages = new Messages(db);
-  const conversations = new Conversations(db, { contacts, messages });
+  const messages = new Messages(db, relay);
+  const conversations = new Conversations(db, { contacts, messages }, relay);
   return {
     db,
     workspaces: new Workspaces(db),
