@@ -1,9 +1,6 @@
 import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/db/contacts.js";
-import { Events } from "../src/db/events.js";
-import { EventRelay } from "../src/db/outbox.js";
 import { newId } from "../src/domain/ids.js";
-import { createLogger } from "../src/logger.js";
-import type { BenchContext } from "./environment.js";
+import { type BenchContext, seedRelay } from "./environment.js";
 import type { Dataset, Scenario } from "./scenario.js";
 
 /** A contact as a client typically creates one: a few fields, one of them unique. */
@@ -24,12 +21,7 @@ function contactsDataset(count: number): Dataset {
   return {
     name: `${count.toLocaleString("en")} contacts`,
     async seed(context) {
-      // With their contact.created events, relayed at once, as the API's create leaves them.
-      const relay = new EventRelay(context.db, new Events(context.db), {
-        immediate: true,
-        logger: createLogger("warn"),
-      });
-      const contacts = new Contacts(context.db, relay);
+      const contacts = new Contacts(context.db, seedRelay(context.db));
       const ids: string[] = [];
       let next = 0;
       const worker = async () => {

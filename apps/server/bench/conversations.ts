@@ -1,7 +1,7 @@
 import { Contacts } from "../src/db/contacts.js";
 import { type ConversationDoc, Conversations } from "../src/db/conversations.js";
 import { type MessageDoc, Messages, newMessage } from "../src/db/messages.js";
-import type { BenchContext } from "./environment.js";
+import { type BenchContext, seedRelay } from "./environment.js";
 import type { Dataset, Scenario } from "./scenario.js";
 
 const CHANNELS = ["email", "chat", "sms", "whatsapp"];
@@ -16,8 +16,10 @@ function conversationsDataset(count: number): Dataset {
   return {
     name: `${count.toLocaleString("en")} conversations`,
     async seed(context) {
-      const contacts = new Contacts(context.db);
-      const conversations = new Conversations(context.db, { contacts, messages: new Messages(context.db) });
+      const relay = seedRelay(context.db);
+      const contacts = new Contacts(context.db, relay);
+      const messages = new Messages(context.db, relay);
+      const conversations = new Conversations(context.db, { contacts, messages }, relay);
       const contactIds: string[] = [];
       for (let i = 0; i < CONTACTS; i++) {
         contactIds.push((await contacts.create(context.workspaceId, { name: `Bench Customer ${i}` }))._id);

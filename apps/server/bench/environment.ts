@@ -4,6 +4,8 @@ import { loadConfig } from "../src/config.js";
 import { SCOPES } from "../src/db/api-keys.js";
 import { createMongoClient } from "../src/db/client.js";
 import { startEmbeddedDatabase } from "../src/db/embedded.js";
+import { Events } from "../src/db/events.js";
+import { EventRelay } from "../src/db/outbox.js";
 import { createLogger } from "../src/logger.js";
 import { startTestServer } from "../test/helpers/server.js";
 
@@ -120,4 +122,12 @@ export async function seedMany(
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
   if (failure) throw failure.error;
+}
+
+/**
+ * The relay a seed's records go through, so a dataset carries its events (relayed at once) as
+ * the API's writes leave them.
+ */
+export function seedRelay(db: Db): EventRelay {
+  return new EventRelay(db, new Events(db), { immediate: true, logger: createLogger("warn") });
 }
