@@ -85,7 +85,10 @@ function classFor(status: number): typeof DesklineError {
   return APIError;
 }
 
-/** The error to throw for a non-2xx response, from its status and (parsed) body. */
+/**
+ * The error to throw for a non-2xx response, from its status and (parsed) body: what the
+ * namespaces throw, for callers of the raw client (`{ data, error, response }`) who want the same.
+ */
 export function errorFromResponse(response: Response, body: unknown): DesklineError {
   const error = (body as { error?: ErrorBody } | undefined)?.error;
   const details = typeof error === "object" && error !== null ? error : {};

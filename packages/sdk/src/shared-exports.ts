@@ -12,6 +12,7 @@ export {
   DesklineError,
   type DesklineErrorFields,
   type ErrorBody,
+  errorFromResponse,
   InvalidRequestError,
   NotFoundError,
   PermissionError,
