@@ -1,0 +1,160 @@
+// `deskline config …`: API keys and base URLs kept in named profiles in the user's config file
+// (mode 0600). A key is never printed back whole.
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import {
+  type ConfigFile,
+  configPath,
+  DEFAULT_PROFILE,
+  maskKey,
+  normalizeBaseUrl,
+  PROFILE_SETTINGS,
+  readConfig,
+  resolveSettings,
+  settingName,
+  writeConfig,
+} from "../config.js";
+import { globalsOf } from "../context.js";
+import { UsageError } from "../errors.js";
+import { formatTable, printObject, writeLine } from "../output.js";
+import { examples } from "./kit.js";
+
+const SETTINGS = Object.keys(PROFILE_SETTINGS).join(", ");
+
+/** The profile a config command acts on: --profile, $DESKLINE_PROFILE, the current one, `default`. */
+function targetProfile(command: Command, config: ConfigFile): string {
+  return (
+    globalsOf(command).profile || process.env.DESKLINE_PROFILE || config.current_profile || DEFAULT_PROFILE
+  );
+}
+
+const shown = (setting: string, value: string | undefined) =>
+  value === undefined ? undefined : setting === "api-key" ? maskKey(value) : value;
+
+export function register(config: Command): void {
+  examples(
+    config,
+    "deskline config set api-key dk_…",
+    "deskline config set base-url https://deskline.example.com --profile prod",
+  );
+
+  examples(
+    config
+      .command("set")
+      .description(`save a setting (${SETTINGS}) in a profile (--profile, default: the current one)`)
+      .argument("<setting>", SETTINGS)
+      .argument("<value>", "the value; - reads it from stdin (keeps keys out of shell history)")
+      .action((name: string, value: string, _options, command: Command) => {
+        const setting = settingName(name);
+        let text = value === "-" ? readFileSync(0, "utf8").trim() : value.trim();
+        if (!text) throw new UsageError(`empty value for ${setting}`);
+        if (setting === "base-url") text = normalizeBaseUrl(text);
+        const file = readConfig();
+        const profile = targetProfile(command, file);
+        file.profiles[profile] = { ...file.profiles[profile], [PROFILE_SETTINGS[setting]]: text };
+        file.current_profile ??= profile;
+        writeConfig(file);
+        writeLine(`${setting} of profile '${profile}' set to ${shown(setting, text)} (${configPath()})`);
+      }),
+    "deskline config set api-key dk_FuKU…",
+    'printf %s "$KEY" | deskline config set api-key - --profile prod',
+  );
+
+  examples(
+    config
+      .command("get")
+      .description("print a setting of a profile (an API key masked)")
+      .argument("<setting>", SETTINGS)
+      .action((name: string, _options, command: Command) => {
+        const setting = settingName(name);
+        const file = readConfig();
+        const value = file.profiles[targetProfile(command, file)]?.[PROFILE_SETTINGS[setting]];
+        if (value === undefined)
+          throw new UsageError(`${setting} is not set in profile '${targetProfile(command, file)}'`);
+        writeLine(shown(setting, value) ?? "");
+      }),
+    "deskline config get base-url --profile prod",
+  );
+
+  examples(
+    config
+      .command("unset")
+      .description("remove a setting from a profile")
+      .argument("<setting>", SETTINGS)
+      .action((name: string, _options, command: Command) => {
+        const setting = settingName(name);
+        const file = readConfig();
+        const profile = targetProfile(command, file);
+        const stored = file.profiles[profile];
+        if (stored) delete stored[PROFILE_SETTINGS[setting]];
+        writeConfig(file);
+        writeLine(`${setting} removed from profile '${profile}'`);
+      }),
+    "deskline config unset api-key --profile old",
+  );
+
+  examples(
+    config
+      .command("use")
+      .description("make a profile the current one")
+      .argument("<profile>", "profile name")
+      .action((profile: string) => {
+        const file = readConfig();
+        if (!file.profiles[profile]) {
+          throw new UsageError(
+            `no profile '${profile}'; create it with: deskline config set api-key <key> --profile ${profile}`,
+          );
+        }
+        file.current_profile = profile;
+        writeConfig(file);
+        writeLine(`current profile: ${profile}`);
+      }),
+    "deskline config use prod",
+  );
+
+  examples(
+    config
+      .command("show")
+      .alias("list")
+      .description("show the profiles and the settings in effect, with where each comes from")
+      .action((_options, command: Command) => {
+        const file = readConfig();
+        const globals = globalsOf(command);
+        const settings = resolveSettings(globals);
+        const effective = {
+          profile: settings.profile,
+          api_key: settings.apiKey ? maskKey(settings.apiKey) : null,
+          api_key_from: settings.sources.apiKey,
+          base_url: settings.baseUrl,
+          base_url_from: settings.sources.baseUrl,
+          config_file: configPath(),
+        };
+        const profiles = Object.entries(file.profiles).map(([name, profile]) => ({
+          name,
+          current: name === (file.current_profile ?? DEFAULT_PROFILE),
+          api_key: profile.api_key ? maskKey(profile.api_key) : null,
+          base_url: profile.base_url ?? null,
+        }));
+        if (globals.json) return writeLine(JSON.stringify({ ...effective, profiles }));
+        printObject(effective, false);
+        if (profiles.length === 0) return;
+        writeLine("");
+        writeLine(
+          formatTable(profiles, [
+            { header: "PROFILE", value: (p) => `${p.name}${p.current ? " *" : ""}` },
+            { header: "API KEY", value: (p) => p.api_key },
+            { header: "BASE URL", value: (p) => p.base_url },
+          ]),
+        );
+      }),
+    "deskline config show --profile prod",
+  );
+
+  examples(
+    config
+      .command("path")
+      .description("print where the config file is")
+      .action(() => writeLine(configPath())),
+    "deskline config path",
+  );
+}

@@ -1,0 +1,145 @@
+// `deskline contacts …`: the import (the ops team's daily job) and one command per API operation.
+
+import type { Contact } from "@deskline/sdk";
+import type { Command } from "commander";
+import { clientFor, globalsOf } from "../context.js";
+import { catalogOf } from "../fields.js";
+import { contactCreateSchema, listParameters } from "../generated/schemas.js";
+import { INPUT_FORMATS, type InputFormat } from "../import/read-rows.js";
+import type { Column } from "../output.js";
+import { printObject, writeLine } from "../output.js";
+import {
+  addBodyOptions,
+  addListOptions,
+  bodyOf,
+  examples,
+  listCommand,
+  pageSize,
+  positiveInteger,
+  queryOf,
+} from "./kit.js";
+
+const COLUMNS: Column<Contact>[] = [
+  { header: "ID", value: (c) => c.id },
+  { header: "NAME", value: (c) => c.name },
+  { header: "EMAIL", value: (c) => c.email },
+  { header: "STAGE", value: (c) => c.lifecycle_stage },
+  { header: "TAGS", value: (c) => c.tags },
+  { header: "CREATED", value: (c) => c.created_at },
+];
+
+const catalog = () => catalogOf(contactCreateSchema);
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function register(contacts: Command): void {
+  examples(contacts, "deskline contacts import customers.csv", "deskline contacts list --search ada");
+
+  examples(
+    contacts
+      .command("import")
+      .description(
+        "create or update contacts from a CSV, JSON Lines or JSON array file (- for stdin). Columns name contact fields; " +
+          "tags/segments split on ; or |; custom_fields.<key> and external_ids.<system> columns fill those maps. " +
+          "A row whose email (or --match external id) exists updates that contact with what differs; re-running changes nothing.",
+      )
+      .argument("<file>", "CSV, .jsonl/.ndjson or .json file, or - for stdin")
+      .option(
+        "--format <format>",
+        `input format (default: from the extension, else sniffed): ${INPUT_FORMATS.join(", ")}`,
+      )
+      .option(
+        "--map <Column=field>",
+        'rename a column, e.g. --map "E-Mail=email" (repeatable; "Column=" skips it)',
+        collect,
+        [],
+      )
+      .option("--match <key>", "find existing contacts by 'email' or 'external_ids.<system>'", "email")
+      .option("--concurrency <n>", "requests in flight at once", positiveInteger, 8)
+      .option("--errors <file>", "write rejected rows here with their line number and reason")
+      .option("--dry-run", "validate and report what would happen, writing nothing")
+      .action(async (file: string, options, command: Command) => {
+        const { importContacts } = await import("../import/import-contacts.js");
+        const deskline = await clientFor(command, { maxRetries: 8 });
+        await importContacts(deskline, {
+          file,
+          format: options.format as InputFormat | undefined,
+          map: options.map,
+          match: options.match,
+          concurrency: Math.max(1, options.concurrency),
+          errors: options.errors,
+          dryRun: Boolean(options.dryRun),
+          json: Boolean(globalsOf(command).json),
+        });
+      }),
+    'deskline contacts import crm-export.csv --map "E-Mail=email" --map "CRM Id=external_ids.crm" --match external_ids.crm --errors rejected.csv',
+    "deskline contacts import contacts.jsonl --dry-run --json",
+    "cat contacts.csv | deskline contacts import - --concurrency 16",
+  );
+
+  examples(
+    addListOptions(
+      contacts.command("list").description("list contacts, newest first"),
+      listParameters.listContacts,
+    ).action(async (options, command: Command) => {
+      const deskline = await clientFor(command);
+      const query = { ...queryOf(options, listParameters.listContacts), limit: pageSize(options.limit) };
+      await listCommand(command, deskline.contacts.list(query), COLUMNS, options.limit);
+    }),
+    "deskline contacts list --tag vip --lifecycle-stage customer --limit 50",
+    "deskline contacts list --json | jq -r .email",
+  );
+
+  examples(
+    contacts
+      .command("get")
+      .description("show one contact")
+      .argument("<id>", "contact id (con_…)")
+      .action(async (id: string, _options, command: Command) => {
+        const deskline = await clientFor(command);
+        printObject(await deskline.contacts.get(id), Boolean(globalsOf(command).json));
+      }),
+    "deskline contacts get con_0VbeYDSZ9Ll1A3gKu1ulxi --json",
+  );
+
+  examples(
+    addBodyOptions(contacts.command("create").description("create a contact")).action(
+      async (options, command: Command) => {
+        const deskline = await clientFor(command);
+        const created = await deskline.contacts.create(bodyOf(options, catalog()) as never);
+        printObject(created, Boolean(globalsOf(command).json));
+      },
+    ),
+    'deskline contacts create --set name="Ada Lovelace" --set email=ada@example.com --set "tags=vip;beta" --set custom_fields.plan=pro',
+    'deskline contacts create --data \'{"name":"Ada","external_ids":{"crm":"4711"}}\'',
+  );
+
+  examples(
+    addBodyOptions(
+      contacts
+        .command("update")
+        .description("change the fields given (field= clears one)")
+        .argument("<id>", "contact id"),
+    ).action(async (id: string, options, command: Command) => {
+      const deskline = await clientFor(command);
+      const updated = await deskline.contacts.update(id, bodyOf(options, catalog()) as never);
+      printObject(updated, Boolean(globalsOf(command).json));
+    }),
+    "deskline contacts update con_0VbeYDSZ9Ll1A3gKu1ulxi --set lifecycle_stage=customer --set phone=",
+  );
+
+  examples(
+    contacts
+      .command("delete")
+      .description("delete contacts")
+      .argument("<id...>", "contact ids")
+      .action(async (ids: string[], _options, command: Command) => {
+        const deskline = await clientFor(command);
+        for (const id of ids) {
+          const deleted = await deskline.contacts.delete(id);
+          if (globalsOf(command).json) writeLine(JSON.stringify(deleted));
+          else writeLine(`deleted ${deleted.id}`);
+        }
+      }),
+    "deskline contacts delete con_0VbeYDSZ9Ll1A3gKu1ulxi",
+  );
+}

@@ -1,0 +1,97 @@
+// `deskline conversations …`: read conversations and their messages, answer, add internal notes.
+import { readFileSync } from "node:fs";
+import type { Conversation, Message } from "@deskline/sdk";
+import type { Command } from "commander";
+import { clientFor, globalsOf } from "../context.js";
+import { UsageError } from "../errors.js";
+import { listParameters } from "../generated/schemas.js";
+import { type Column, printObject } from "../output.js";
+import { addListOptions, examples, listCommand, pageSize, queryOf } from "./kit.js";
+
+const COLUMNS: Column<Conversation>[] = [
+  { header: "ID", value: (c) => c.id },
+  { header: "STATUS", value: (c) => c.status },
+  { header: "CHANNEL", value: (c) => c.channel },
+  { header: "CONTACT", value: (c) => c.contact_id },
+  { header: "UNREAD", value: (c) => c.unread },
+  { header: "CREATED", value: (c) => c.created_at },
+];
+
+const MESSAGE_COLUMNS: Column<Message>[] = [
+  { header: "ID", value: (m) => m.id },
+  { header: "DIRECTION", value: (m) => m.direction },
+  { header: "NOTE", value: (m) => m.internal_note },
+  { header: "CREATED", value: (m) => m.created_at },
+  { header: "BODY", value: (m) => (m.body.length > 60 ? `${m.body.slice(0, 59)}…` : m.body) },
+];
+
+export function register(conversations: Command): void {
+  examples(
+    conversations,
+    "deskline conversations list --unread true",
+    "deskline conversations reply conv_… -m 'On it!'",
+  );
+
+  examples(
+    addListOptions(
+      conversations.command("list").description("list conversations, newest first"),
+      listParameters.listConversations,
+    ).action(async (options, command: Command) => {
+      const deskline = await clientFor(command);
+      const query = { ...queryOf(options, listParameters.listConversations), limit: pageSize(options.limit) };
+      await listCommand(command, deskline.conversations.list(query as never), COLUMNS, options.limit);
+    }),
+    "deskline conversations list --status open --channel email --unread true",
+  );
+
+  examples(
+    conversations
+      .command("get")
+      .description("show one conversation")
+      .argument("<id>", "conversation id (conv_…)")
+      .action(async (id: string, _options, command: Command) => {
+        const deskline = await clientFor(command);
+        printObject(await deskline.conversations.get(id), Boolean(globalsOf(command).json));
+      }),
+    "deskline conversations get conv_0VbeYBCu9tPuFypVLWBsJN",
+  );
+
+  examples(
+    addListOptions(
+      conversations
+        .command("messages")
+        .description("list a conversation's messages, newest first")
+        .argument("<id>", "conversation id"),
+      listParameters.listMessages,
+    ).action(async (id: string, options, command: Command) => {
+      const deskline = await clientFor(command);
+      const items = deskline.conversations.messages.list(id, { limit: pageSize(options.limit) });
+      await listCommand(command, items, MESSAGE_COLUMNS, options.limit);
+    }),
+    "deskline conversations messages conv_0VbeYBCu9tPuFypVLWBsJN --limit 20 --json",
+  );
+
+  for (const [verb, note] of [
+    ["reply", false],
+    ["note", true],
+  ] as const) {
+    examples(
+      conversations
+        .command(verb)
+        .description(
+          note ? "add an internal note (not sent to the contact)" : "send an agent message to the contact",
+        )
+        .argument("<id>", "conversation id")
+        .option("-m, --body <text>", "the message text; - reads stdin")
+        .action(async (id: string, options: { body?: string }, command: Command) => {
+          if (options.body === undefined)
+            throw new UsageError("give the message with -m/--body <text> (- reads stdin)");
+          const body = options.body === "-" ? readFileSync(0, "utf8") : options.body;
+          const deskline = await clientFor(command);
+          const message = await deskline.conversations.messages.create(id, { body, internal_note: note });
+          printObject(message, Boolean(globalsOf(command).json));
+        }),
+      `deskline conversations ${verb} conv_0VbeYBCu9tPuFypVLWBsJN -m ${note ? "'Refund approved by finance'" : "'Thanks, fixed now!'"}`,
+    );
+  }
+}

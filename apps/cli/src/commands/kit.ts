@@ -1,0 +1,130 @@
+// Pieces every command group shares: help examples, list filter flags built from the spec's query
+// parameters, request bodies from `--data`/`--set`, and paged list printing.
+import { readFileSync } from "node:fs";
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { globalsOf } from "../context.js";
+import { UsageError } from "../errors.js";
+import { assign, type FieldCatalog, targetOf } from "../fields.js";
+import type { listParameters } from "../generated/schemas.js";
+import { type Column, printList } from "../output.js";
+
+/** Every command's help ends with examples. */
+export function examples(command: Command, ...lines: string[]): Command {
+  return command.addHelpText(
+    "after",
+    `\nExample${lines.length > 1 ? "s" : ""}:\n${lines.map((l) => `  $ ${l}`).join("\n")}\n`,
+  );
+}
+
+export const positiveInteger = (value: string): number => {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new InvalidArgumentError("must be a whole number ≥ 0");
+  return number;
+};
+
+const kebab = (name: string) => name.replace(/_/g, "-");
+const camel = (name: string) => name.replace(/[-_]([a-z])/g, (_, c: string) => c.toUpperCase());
+
+type Parameter = (typeof listParameters)[keyof typeof listParameters][number];
+
+/**
+ * One flag per query parameter, named like it (`--lifecycle-stage`, and `--lifecycle_stage` as
+ * the API writes it); repeatable ones (`--tag a --tag b`) collect. Plus `--limit` on the total.
+ */
+export function addListOptions(command: Command, parameters: readonly Parameter[]): Command {
+  for (const parameter of parameters) {
+    const value = parameter.array ? `<${parameter.name}...>` : `<${parameter.name}>`;
+    const description = parameter.description + (parameter.array ? " Repeatable." : "");
+    const flag = new Option(`--${kebab(parameter.name)} ${value}`, description);
+    if (parameter.type === "boolean") flag.choices(["true", "false"]);
+    command.addOption(flag);
+    if (parameter.name.includes("_"))
+      command.addOption(new Option(`--${parameter.name} ${value}`).hideHelp());
+  }
+  return command.option(
+    "--limit <n>",
+    "at most this many in total (lists page automatically)",
+    positiveInteger,
+  );
+}
+
+/** The query of a list call from the parsed flags. */
+export function queryOf(
+  options: Record<string, unknown>,
+  parameters: readonly Parameter[],
+): Record<string, unknown> {
+  const query: Record<string, unknown> = {};
+  for (const parameter of parameters) {
+    const value = options[camel(parameter.name)] ?? options[parameter.name];
+    if (value === undefined) continue;
+    query[parameter.name] = parameter.type === "boolean" ? value === "true" : value;
+  }
+  return query;
+}
+
+/** Pages of at most 100 (the API's maximum), fewer when `--limit` asks for fewer. */
+export const pageSize = (limit: number | undefined) => Math.min(100, Math.max(1, limit ?? 100));
+
+export async function listCommand<T>(
+  command: Command,
+  items: AsyncIterable<T>,
+  columns: readonly Column<T>[],
+  limit: number | undefined,
+): Promise<void> {
+  await printList(items, columns, { json: Boolean(globalsOf(command).json), limit });
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** `--data <json|@file|->` and repeatable `--set field=value` for create and update. */
+export function addBodyOptions(command: Command): Command {
+  return command
+    .option("-d, --data <json>", "the request body as JSON; @file reads a file, - reads stdin")
+    .option(
+      "-s, --set <field=value>",
+      "one field (repeatable): lists split on ; or |, custom_fields.<key>, external_ids.<system>, address.<part>",
+      collect,
+    );
+}
+
+/** The body from `--data` and `--set` (sets win), mapped like import columns. */
+export function bodyOf(
+  options: { data?: string; set?: string[] },
+  catalog: FieldCatalog,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (options.data !== undefined) {
+    const text =
+      options.data === "-"
+        ? readFileSync(0, "utf8")
+        : options.data.startsWith("@")
+          ? readFileSync(options.data.slice(1), "utf8")
+          : options.data;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`--data is not valid JSON: ${(error as Error).message}`);
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+      throw new UsageError("--data must be a JSON object");
+    }
+    Object.assign(body, parsed);
+  }
+  for (const pair of options.set ?? []) {
+    const equals = pair.indexOf("=");
+    if (equals <= 0) throw new UsageError(`--set '${pair}' must look like field=value`);
+    const name = pair.slice(0, equals).trim();
+    const target = targetOf(name, catalog);
+    if (!target)
+      throw new UsageError(
+        `--set: unknown field '${name}' (fields: ${[...catalog.kinds.keys()].join(", ")})`,
+      );
+    const text = pair.slice(equals + 1);
+    // `field=` clears an optional field, as `null` does in the API.
+    assign(body, target, text === "" ? null : text, catalog);
+  }
+  if (Object.keys(body).length === 0)
+    throw new UsageError("nothing to send: give --data '{…}' or --set field=value");
+  return body;
+}

@@ -1,0 +1,204 @@
+// `deskline tickets …`: bulk status moves by id or by filter (the ops team's `tickets solve`),
+// and one command per API operation.
+
+import type { Ticket, TicketStatus } from "@deskline/sdk";
+import type { Command } from "commander";
+import { clientFor, globalsOf } from "../context.js";
+import { PartialFailure, UsageError } from "../errors.js";
+import { catalogOf } from "../fields.js";
+import { listParameters, ticketCreateSchema, ticketStatusSchema } from "../generated/schemas.js";
+import { type Column, formatRecord, formatTable, printObject, writeLine } from "../output.js";
+import type { MoveReport, MoveTarget } from "../tickets/move-status.js";
+import {
+  addBodyOptions,
+  addListOptions,
+  bodyOf,
+  examples,
+  listCommand,
+  pageSize,
+  positiveInteger,
+  queryOf,
+} from "./kit.js";
+
+const COLUMNS: Column<Ticket>[] = [
+  { header: "ID", value: (t) => t.id },
+  { header: "STATUS", value: (t) => t.status },
+  { header: "PRIORITY", value: (t) => t.priority },
+  { header: "SUBJECT", value: (t) => t.subject },
+  { header: "TAGS", value: (t) => t.tags },
+  { header: "CREATED", value: (t) => t.created_at },
+];
+
+const STATUSES = ticketStatusSchema.enum as readonly TicketStatus[];
+const FILTERS = listParameters.listTickets;
+
+/** The bulk moves, by the verb ops people use. (`Solved`, `Closed`, `Cancelled` never reopen.) */
+const MOVES: { verb: string; status: TicketStatus; summary: string }[] = [
+  { verb: "solve", status: "Solved", summary: "mark tickets Solved (stamps solved_at)" },
+  { verb: "close", status: "Closed", summary: "close tickets (open or Solved ones; stamps closed_at)" },
+  { verb: "cancel", status: "Cancelled", summary: "cancel open tickets (stamps closed_at)" },
+];
+
+export function register(tickets: Command): void {
+  examples(
+    tickets,
+    'deskline tickets solve --status "On you" --tag billing',
+    "deskline tickets list --status New",
+  );
+
+  for (const move of MOVES) {
+    examples(
+      moveCommand(tickets.command(move.verb), move.summary).action(
+        async (ids: string[], options, command: Command) => runMove(command, ids, options, move.status),
+      ),
+      `deskline tickets ${move.verb} tkt_0VbeYBCu9tPuFypVLWBsJN tkt_0VbeYBCu9tPuFypVLWBsJO`,
+      `deskline tickets ${move.verb} --status "On you" --tag billing --json`,
+    );
+  }
+  examples(
+    moveCommand(
+      tickets.command("set-status").argument("<status>", `one of: ${STATUSES.join(", ")}`),
+      "move tickets to any status the status machine allows",
+    ).action(async (status: string, ids: string[], options, command: Command) => {
+      if (!STATUSES.includes(status as TicketStatus)) {
+        throw new UsageError(`unknown status '${status}'; one of: ${STATUSES.join(", ")}`);
+      }
+      await runMove(command, ids, options, status as TicketStatus);
+    }),
+    'deskline tickets set-status "On hold" --status New --priority low',
+  );
+
+  examples(
+    addListOptions(tickets.command("list").description("list tickets, newest first"), FILTERS).action(
+      async (options, command: Command) => {
+        const deskline = await clientFor(command);
+        const query = { ...queryOf(options, FILTERS), limit: pageSize(options.limit) };
+        await listCommand(command, deskline.tickets.list(query as never), COLUMNS, options.limit);
+      },
+    ),
+    'deskline tickets list --status "On you" --priority urgent',
+  );
+
+  examples(
+    tickets
+      .command("get")
+      .description("show one ticket")
+      .argument("<id>", "ticket id (tkt_…)")
+      .action(async (id: string, _options, command: Command) => {
+        const deskline = await clientFor(command);
+        printObject(await deskline.tickets.get(id), Boolean(globalsOf(command).json));
+      }),
+    "deskline tickets get tkt_0VbeYBCu9tPuFypVLWBsJN",
+  );
+
+  const catalog = () => catalogOf(ticketCreateSchema);
+  examples(
+    addBodyOptions(tickets.command("create").description("create a ticket")).action(
+      async (options, command: Command) => {
+        const deskline = await clientFor(command);
+        printObject(
+          await deskline.tickets.create(bodyOf(options, catalog()) as never),
+          Boolean(globalsOf(command).json),
+        );
+      },
+    ),
+    'deskline tickets create --set subject="Printer on fire" --set priority=urgent --set contact_id=con_…',
+  );
+  examples(
+    addBodyOptions(
+      tickets.command("update").description("change the fields given").argument("<id>", "ticket id"),
+    ).action(async (id: string, options, command: Command) => {
+      const deskline = await clientFor(command);
+      const updated = await deskline.tickets.update(id, bodyOf(options, catalog()) as never);
+      printObject(updated, Boolean(globalsOf(command).json));
+    }),
+    "deskline tickets update tkt_0VbeYBCu9tPuFypVLWBsJN --set priority=high --set 'tags=billing;refund'",
+  );
+  examples(
+    tickets
+      .command("delete")
+      .description("delete tickets")
+      .argument("<id...>", "ticket ids")
+      .action(async (ids: string[], _options, command: Command) => {
+        const deskline = await clientFor(command);
+        for (const id of ids) {
+          const deleted = await deskline.tickets.delete(id);
+          writeLine(globalsOf(command).json ? JSON.stringify(deleted) : `deleted ${deleted.id}`);
+        }
+      }),
+    "deskline tickets delete tkt_0VbeYBCu9tPuFypVLWBsJN",
+  );
+}
+
+/** Ids, or the list filters (`--status "On you" --tag billing`) to move every match. */
+function moveCommand(command: Command, summary: string): Command {
+  return addListOptions(
+    command.description(`${summary}: by id, or every ticket matching the filters`),
+    FILTERS,
+  )
+    .argument("[ids...]", "ticket ids (tkt_…); or give filters instead")
+    .option("--concurrency <n>", "tickets moved at once", positiveInteger, 4);
+}
+
+async function runMove(
+  command: Command,
+  ids: string[],
+  options: Record<string, unknown>,
+  status: TicketStatus,
+): Promise<void> {
+  const filters = queryOf(options, FILTERS);
+  const hasFilters = Object.keys(filters).length > 0;
+  if (ids.length > 0 && hasFilters) throw new UsageError("give ticket ids or filters, not both");
+  if (ids.length === 0 && !hasFilters) {
+    throw new UsageError(`which tickets? Give ids, or filters such as --status "On you" --tag billing`);
+  }
+  const deskline = await clientFor(command);
+  const { moveTickets } = await import("../tickets/move-status.js");
+  const limit = options.limit as number | undefined;
+  async function* byFilter(): AsyncGenerator<MoveTarget> {
+    let count = 0;
+    if (limit === 0) return;
+    for await (const ticket of deskline.tickets.list({ ...filters, limit: pageSize(limit) } as never)) {
+      yield { id: ticket.id, ticket };
+      if (limit !== undefined && ++count >= limit) return;
+    }
+  }
+  async function* byId(): AsyncGenerator<MoveTarget> {
+    for (const id of ids) yield { id };
+  }
+  const report = await moveTickets(
+    deskline,
+    ids.length ? byId() : byFilter(),
+    status,
+    options.concurrency as number,
+  );
+  printReport(report, Boolean(globalsOf(command).json));
+  if (report.refused + report.failed > 0) throw new PartialFailure("some tickets were not moved");
+}
+
+function printReport(report: MoveReport, json: boolean): void {
+  if (json) {
+    writeLine(JSON.stringify(report));
+    return;
+  }
+  if (report.results.length > 0) {
+    writeLine(
+      formatTable(report.results, [
+        { header: "ID", value: (r) => r.id },
+        { header: "WAS", value: (r) => r.from },
+        { header: "RESULT", value: (r) => r.outcome },
+        { header: "REASON", value: (r) => r.reason },
+      ]),
+    );
+    writeLine("");
+  }
+  writeLine(
+    formatRecord({
+      status: report.status,
+      changed: report.changed,
+      unchanged: report.unchanged,
+      refused: report.refused,
+      failed: report.failed,
+    }),
+  );
+}

@@ -1,0 +1,77 @@
+// `deskline webhooks endpoints …`: register, list and remove the HTTPS endpoints that receive events.
+
+import type { EventType, WebhookEndpoint } from "@deskline/sdk";
+import type { Command } from "commander";
+import { clientFor, globalsOf } from "../context.js";
+import { type Column, printObject, writeLine } from "../output.js";
+import { examples, listCommand, pageSize, positiveInteger } from "./kit.js";
+
+const COLUMNS: Column<WebhookEndpoint>[] = [
+  { header: "ID", value: (e) => e.id },
+  { header: "STATUS", value: (e) => e.status },
+  { header: "URL", value: (e) => e.url },
+  { header: "EVENTS", value: (e) => e.events },
+  { header: "DESCRIPTION", value: (e) => e.description },
+];
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function register(webhooks: Command): void {
+  examples(webhooks, "deskline webhooks endpoints list");
+  const endpoints = webhooks.command("endpoints").description("webhook endpoints: list, create, delete");
+  examples(
+    endpoints,
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event ticket.updated",
+  );
+
+  examples(
+    endpoints
+      .command("list")
+      .description("list webhook endpoints (secrets are never listed)")
+      .option("--limit <n>", "at most this many in total", positiveInteger)
+      .action(async (options: { limit?: number }, command: Command) => {
+        const deskline = await clientFor(command);
+        await listCommand(
+          command,
+          deskline.webhookEndpoints.list({ limit: pageSize(options.limit) } as never),
+          COLUMNS,
+          options.limit,
+        );
+      }),
+    "deskline webhooks endpoints list --json",
+  );
+
+  examples(
+    endpoints
+      .command("create")
+      .description("register an endpoint; prints its signing secret, which is shown this once")
+      .requiredOption("--url <url>", "HTTPS URL that receives the events")
+      .option("--description <text>", "what the endpoint is for")
+      .option("--event <type>", "an event type to receive (repeatable; default: all)", collect)
+      .action(async (options: { url: string; description?: string; event?: string[] }, command: Command) => {
+        const deskline = await clientFor(command);
+        const created = await deskline.webhookEndpoints.create({
+          url: options.url,
+          ...(options.description ? { description: options.description } : {}),
+          ...(options.event ? { events: options.event as EventType[] } : {}),
+        });
+        printObject(created, Boolean(globalsOf(command).json));
+      }),
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
+  );
+
+  examples(
+    endpoints
+      .command("delete")
+      .description("remove webhook endpoints")
+      .argument("<id...>", "endpoint ids (we_…)")
+      .action(async (ids: string[], _options, command: Command) => {
+        const deskline = await clientFor(command);
+        for (const id of ids) {
+          const deleted = await deskline.webhookEndpoints.delete(id);
+          writeLine(globalsOf(command).json ? JSON.stringify(deleted) : `deleted ${deleted.id}`);
+        }
+      }),
+    "deskline webhooks endpoints delete we_0VbeYBCu9tPuFypVLWBsJN",
+  );
+}

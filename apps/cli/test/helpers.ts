@@ -1,0 +1,80 @@
+// Runs the built `deskline` binary as a child process, as a user's shell would, against the run's
+// real server, with a config directory of its own so no user settings leak in.
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
+
+export const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  key?: string;
+  /** Text piped to stdin. */
+  input?: string;
+  env?: Record<string, string | undefined>;
+}
+
+/** A scratch directory for one test file (input files, errors files, config). */
+export function scratch(): string {
+  return mkdtempSync(join(tmpdir(), "deskline-cli-"));
+}
+
+export function writeScratch(dir: string, name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** The environment the CLI sees: the run's server, the key if given, an empty config dir. */
+export function cliEnv(options: CliOptions = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    XDG_CONFIG_HOME: options.env?.XDG_CONFIG_HOME ?? scratch(),
+    DESKLINE_BASE_URL: inject("baseUrl"),
+  };
+  if (options.key) env.DESKLINE_API_KEY = options.key;
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+/** Starts `deskline <args>`; the caller may kill it (see the interrupted import test). */
+export function spawnCli(args: string[], options: CliOptions = {}) {
+  const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv(options), stdio: "pipe" });
+  const result = new Promise<CliResult>((resolve, reject) => {
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+  child.stdin.end(options.input ?? "");
+  return { child, result };
+}
+
+export function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return spawnCli(args, options).result;
+}
+
+/** stdout as JSON Lines. */
+export const jsonLines = (stdout: string): any[] =>
+  stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line));
