@@ -15,6 +15,7 @@ const WANTED = {
   contactCreate: "ContactCreate",
   ticketCreate: "TicketCreate",
   ticketStatus: "TicketStatus",
+  webhookEndpointUpdate: "WebhookEndpointUpdate",
 } as const;
 
 export async function generateSchemas(): Promise<string> {

@@ -22,6 +22,10 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<CommandGroup
     load: () => import("./commands/conversations.js"),
   },
   webhooks: { summary: "manage webhook endpoints", load: () => import("./commands/webhooks.js") },
+  events: {
+    summary: "list and read the events of the workspace",
+    load: () => import("./commands/events.js"),
+  },
   config: { summary: "API key, base URL and named profiles", load: () => import("./commands/config.js") },
   completion: {
     summary: "print a bash or zsh completion script",

@@ -3,8 +3,10 @@
 import type { EventType, WebhookEndpoint } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
+import { catalogOf } from "../fields.js";
+import { webhookEndpointUpdateSchema } from "../generated/schemas.js";
 import { type Column, printObject, writeLine } from "../output.js";
-import { examples, listCommand, pageSize, positiveInteger } from "./kit.js";
+import { addBodyOptions, bodyOf, examples, listCommand, pageSize, positiveInteger } from "./kit.js";
 
 const COLUMNS: Column<WebhookEndpoint>[] = [
   { header: "ID", value: (e) => e.id },
@@ -18,7 +20,9 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 export function register(webhooks: Command): void {
   examples(webhooks, "deskline webhooks endpoints list");
-  const endpoints = webhooks.command("endpoints").description("webhook endpoints: list, create, delete");
+  const endpoints = webhooks
+    .command("endpoints")
+    .description("webhook endpoints: list, create, get, update, rotate-secret, delete");
   examples(
     endpoints,
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event ticket.updated",
@@ -58,6 +62,55 @@ export function register(webhooks: Command): void {
         printObject(created, Boolean(globalsOf(command).json));
       }),
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
+  );
+
+  examples(
+    endpoints
+      .command("get")
+      .description("show one endpoint (its status, and why it was disabled if it was)")
+      .argument("<id>", "endpoint id (we_…)")
+      .action(async (id: string, _options, command: Command) => {
+        const deskline = await clientFor(command);
+        printObject(await deskline.webhookEndpoints.get(id), Boolean(globalsOf(command).json));
+      }),
+    "deskline webhooks endpoints get we_0VbeYBCu9tPuFypVLWBsJN",
+  );
+
+  examples(
+    addBodyOptions(
+      endpoints
+        .command("update")
+        .description("change an endpoint (url, description, events…)")
+        .argument("<id>", "endpoint id"),
+    ).action(async (id: string, options, command: Command) => {
+      const deskline = await clientFor(command);
+      const body = bodyOf(options, catalogOf(webhookEndpointUpdateSchema));
+      printObject(
+        await deskline.webhookEndpoints.update(id, body as never),
+        Boolean(globalsOf(command).json),
+      );
+    }),
+    "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --set description='CRM sync' --set 'events=ticket.created;ticket.updated'",
+  );
+
+  examples(
+    endpoints
+      .command("rotate-secret")
+      .description(
+        "make a new signing secret (printed this once); the old one stays valid for --expires-in seconds",
+      )
+      .argument("<id>", "endpoint id")
+      .option(
+        "--expires-in <seconds>",
+        "grace period of the old secret (0: stop using it now)",
+        positiveInteger,
+      )
+      .action(async (id: string, options: { expiresIn?: number }, command: Command) => {
+        const deskline = await clientFor(command);
+        const body = options.expiresIn === undefined ? {} : { expires_in: options.expiresIn };
+        printObject(await deskline.webhookEndpoints.rotateSecret(id, body), Boolean(globalsOf(command).json));
+      }),
+    "deskline webhooks endpoints rotate-secret we_0VbeYBCu9tPuFypVLWBsJN --expires-in 3600",
   );
 
   examples(

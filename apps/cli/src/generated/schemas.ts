@@ -426,6 +426,65 @@ export const ticketStatusSchema = {
   ]
 } as const;
 
+export const webhookEndpointUpdateSchema = {
+  "type": "object",
+  "description": "Body of `updateWebhookEndpoint`; every field is optional and only the fields sent change.",
+  "additionalProperties": false,
+  "properties": {
+    "url": {
+      "type": "string",
+      "format": "uri",
+      "pattern": "^https://",
+      "maxLength": 2048,
+      "description": "Must be an HTTPS URL."
+    },
+    "description": {
+      "type": [
+        "string",
+        "null"
+      ],
+      "minLength": 1,
+      "maxLength": 500,
+      "description": "`null` clears it."
+    },
+    "events": {
+      "type": "array",
+      "description": "Event types to receive, or `[\"*\"]` for all; replaces the list whole.",
+      "minItems": 1,
+      "uniqueItems": true,
+      "items": {
+        "description": "An event type a webhook endpoint subscribes to, or `*` for every type (also those added later).",
+        "anyOf": [
+          {
+            "type": "string",
+            "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change). More may be added within v1.\n",
+            "enum": [
+              "contact.created",
+              "contact.updated",
+              "ticket.created",
+              "ticket.updated",
+              "message.received",
+              "conversation.assigned"
+            ]
+          },
+          {
+            "type": "string",
+            "const": "*"
+          }
+        ]
+      }
+    },
+    "status": {
+      "type": "string",
+      "description": "`disabled` after 15 consecutive failed deliveries or by the owner (`updateWebhookEndpoint`); enabled again by the owner or the operator.",
+      "enum": [
+        "enabled",
+        "disabled"
+      ]
+    }
+  }
+} as const;
+
 /** The query parameters of each list operation, by operationId: the filter flags of `… list`. */
 export const listParameters = {
   "listContacts": [
@@ -549,5 +608,25 @@ export const listParameters = {
     }
   ],
   "listMessages": [],
-  "listWebhookEndpoints": []
+  "listWebhookEndpoints": [],
+  "listEvents": [
+    {
+      "name": "type",
+      "array": true,
+      "type": "string",
+      "description": "Only events of this type. May repeat (`type=ticket.created&type=ticket.updated`); any of them matches."
+    },
+    {
+      "name": "created_after",
+      "array": false,
+      "type": "string",
+      "description": "Only objects created strictly after this instant. Unix seconds or RFC 3339, exclusive."
+    },
+    {
+      "name": "created_before",
+      "array": false,
+      "type": "string",
+      "description": "Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive."
+    }
+  ]
 } as const;

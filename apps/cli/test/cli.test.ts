@@ -1,0 +1,233 @@
+// The CLI as a whole: configuration and profiles, the contact, webhook and event commands, --json,
+// help on every command, shell completion, and the generated schemas' freshness.
+import { execFileSync } from "node:child_process";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { api, newWorkspace } from "../../server/test/helpers/api.js";
+import { generateSchemas, OUTPUT } from "../scripts/generate-schemas.js";
+import { cli, jsonLines, scratch } from "./helpers.js";
+
+describe("configuration", () => {
+  it("keeps keys in profiles in a 0600 file, never prints them whole, and picks flags over env over profile", async () => {
+    const { key } = await newWorkspace();
+    const { key: other } = await newWorkspace();
+    const config = scratch();
+    const env = { XDG_CONFIG_HOME: config, DESKLINE_BASE_URL: undefined };
+
+    const set = await cli(["config", "set", "api-key", key], { env });
+    expect(set.code).toBe(0);
+    expect(set.stdout).not.toContain(key);
+    await cli(["config", "set", "base-url", `${inject("baseUrl")}/open/v1`], { env });
+    const file = join(config, "deskline", "config.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(file, "utf8")).profiles.default).toEqual({
+      api_key: key,
+      base_url: inject("baseUrl"),
+    });
+
+    const got = await cli(["config", "get", "api-key"], { env });
+    expect(got.stdout.trim()).toBe(`dk_${key.slice(3, 7)}…${key.slice(-4)}`);
+    const shown = await cli(["config", "show", "--json"], { env });
+    expect(shown.stdout).not.toContain(key);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ profile: "default", api_key_from: "profile default" });
+
+    // The profile alone is enough to call the API.
+    await api.post("/open/v1/contacts", { key, body: { name: "Mine" } });
+    const mine = await cli(["contacts", "list", "--json"], { env });
+    expect(jsonLines(mine.stdout).map((c) => c.name)).toEqual(["Mine"]);
+
+    // A second profile, chosen with --profile; then the environment beats it, and a flag beats both.
+    await cli(["config", "set", "api-key", "-", "--profile", "other"], { env, input: `${other}\n` });
+    await cli(["config", "set", "base-url", inject("baseUrl"), "--profile", "other"], { env });
+    expect(
+      jsonLines((await cli(["contacts", "list", "--json", "--profile", "other"], { env })).stdout),
+    ).toEqual([]);
+    const fromEnv = await cli(["--profile", "other", "contacts", "list", "--json"], {
+      env: { ...env, DESKLINE_API_KEY: key },
+    });
+    expect(jsonLines(fromEnv.stdout)).toHaveLength(1);
+    const badFlag = await cli(["contacts", "list", "--api-key", "dk_wrong"], {
+      env: { ...env, DESKLINE_API_KEY: key },
+    });
+    expect(badFlag.code).toBe(1);
+    expect(badFlag.stderr).toMatch(/code invalid_api_key/);
+
+    const unknown = await cli(["contacts", "list", "--profile", "nope"], { env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("no profile 'nope'");
+  });
+
+  it("without any key: a clear message and exit 2", async () => {
+    const result = await cli(["tickets", "list"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/no API key.*\n.*deskline config set api-key/);
+  });
+});
+
+describe("contact commands", () => {
+  it("create with --set, get, update (field= clears), list by filters, delete", async () => {
+    const { key } = await newWorkspace();
+    const created = await cli(
+      [
+        "contacts",
+        "create",
+        "--set",
+        "name=Ada Lovelace",
+        "--set",
+        "email=ada@example.com",
+        "--set",
+        "phone=+44 1",
+        "--set",
+        "tags=vip|beta",
+        "--set",
+        "custom_fields.plan=pro",
+        "--set",
+        "lifecycle_stage=lead",
+        "--json",
+      ],
+      { key },
+    );
+    expect(created.code).toBe(0);
+    const ada = JSON.parse(created.stdout);
+    expect(ada).toMatchObject({ tags: ["vip", "beta"], custom_fields: { plan: "pro" } });
+
+    const updated = await cli(
+      ["contacts", "update", ada.id, "--set", "phone=", "--set", "lifecycle_stage=customer", "--json"],
+      {
+        key,
+      },
+    );
+    expect(JSON.parse(updated.stdout)).toMatchObject({ phone: null, lifecycle_stage: "customer" });
+
+    await api.post("/open/v1/contacts", { key, body: { name: "Grace", lifecycle_stage: "customer" } });
+    const byStage = await cli(
+      ["contacts", "list", "--lifecycle-stage", "customer", "--tag", "vip", "--json"],
+      { key },
+    );
+    expect(jsonLines(byStage.stdout).map((c) => c.id)).toEqual([ada.id]);
+    const snake = await cli(["contacts", "list", "--lifecycle_stage", "customer", "--json"], { key });
+    expect(jsonLines(snake.stdout)).toHaveLength(2);
+
+    const table = await cli(["contacts", "get", ada.id], { key });
+    expect(table.stdout).toMatch(/^email\s+ada@example\.com$/m);
+    const deleted = await cli(["contacts", "delete", ada.id], { key });
+    expect(deleted.stdout.trim()).toBe(`deleted ${ada.id}`);
+    const bad = await cli(["contacts", "create", "--set", "email=nope", "--json"], { key });
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stderr).error).toMatchObject({
+      status: 400,
+      request_id: expect.stringMatching(/^req_/),
+    });
+  });
+});
+
+describe("webhook endpoints and events", () => {
+  it("create (secret once), list, get, update, rotate-secret, delete; events list", async () => {
+    const { key } = await newWorkspace();
+    const created = await cli(
+      [
+        "webhooks",
+        "endpoints",
+        "create",
+        "--url",
+        "https://hooks.deskline-test.invalid/x",
+        "--event",
+        "ticket.updated",
+        "--json",
+      ],
+      { key },
+    );
+    expect(created.code).toBe(0);
+    const endpoint = JSON.parse(created.stdout);
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    const listed = jsonLines((await cli(["webhooks", "endpoints", "list", "--json"], { key })).stdout);
+    expect(listed.map((e) => e.id)).toEqual([endpoint.id]);
+    expect(listed[0]).not.toHaveProperty("secret");
+    const updated = await cli(
+      [
+        "webhooks",
+        "endpoints",
+        "update",
+        endpoint.id,
+        "--set",
+        "events=ticket.created;ticket.updated",
+        "--json",
+      ],
+      { key },
+    );
+    expect(JSON.parse(updated.stdout).events).toEqual(["ticket.created", "ticket.updated"]);
+    const rotated = await cli(
+      ["webhooks", "endpoints", "rotate-secret", endpoint.id, "--expires-in", "0", "--json"],
+      { key },
+    );
+    expect(JSON.parse(rotated.stdout).secret).not.toBe(endpoint.secret);
+    const shown = await cli(["webhooks", "endpoints", "get", endpoint.id], { key });
+    expect(shown.stdout).toMatch(/^url\s+https:\/\/hooks\.deskline-test\.invalid\/x$/m);
+    expect((await cli(["webhooks", "endpoints", "delete", endpoint.id], { key })).code).toBe(0);
+
+    const events = await cli(["events", "list", "--type", "ticket.created", "--json"], { key });
+    expect(events.code).toBe(0);
+    for (const event of jsonLines(events.stdout)) expect(event.type).toBe("ticket.created");
+  });
+});
+
+/** Every command path of the CLI, read from its own completion script. */
+async function commandPaths(): Promise<string[]> {
+  const script = (await cli(["completion", "bash"])).stdout;
+  return [...script.matchAll(/^ {4}"([^"]*)"\)/gm)].map((match) => match[1] as string);
+}
+
+describe("help and completion", () => {
+  it("every command's --help shows an example and exits 0", async () => {
+    const paths = await commandPaths();
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "",
+        "contacts import",
+        "tickets solve",
+        "webhooks endpoints create",
+        "events list",
+      ]),
+    );
+    for (const path of paths) {
+      const result = await cli([...path.split(" ").filter(Boolean), "--help"]);
+      expect(result.code, path).toBe(0);
+      expect(result.stdout, path).toMatch(/\nExamples?:\n {2}\$ .*deskline /);
+    }
+  });
+
+  it("usage errors exit 2", async () => {
+    expect((await cli(["contacts", "list", "--no-such-flag"])).code).toBe(2);
+    expect((await cli(["nonsense"])).code).toBe(2);
+    expect((await cli(["contacts", "import"])).code).toBe(2);
+  });
+
+  it("bash completes commands and flags", async () => {
+    const script = (await cli(["completion", "bash"])).stdout;
+    const complete = (words: string[]) =>
+      execFileSync(
+        "bash",
+        [
+          "-c",
+          `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _deskline; echo "\${COMPREPLY[@]}"`,
+        ],
+        { encoding: "utf8" },
+      ).trim();
+    expect(complete(["deskline", "co"]).split(" ").sort()).toEqual([
+      "completion",
+      "config",
+      "contacts",
+      "conversations",
+    ]);
+    expect(complete(["deskline", "--profile", "prod", "contacts", "im"])).toBe("import");
+    expect(complete(["deskline", "contacts", "import", "--dr"])).toBe("--dry-run");
+    expect((await cli(["completion", "zsh"])).stdout).toContain("bashcompinit");
+  });
+});
+
+describe("generated schemas", () => {
+  it("match the spec (run `pnpm -F @deskline/cli generate` when this fails)", async () => {
+    expect(readFileSync(OUTPUT, "utf8")).toBe(await generateSchemas());
+  });
+});
