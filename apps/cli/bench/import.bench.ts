@@ -18,22 +18,29 @@ const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const BIN = here("../dist/bin.js");
 const runId = Date.now().toString(36);
 
-async function admin(baseUrl: string, token: string, path: string, body: unknown): Promise<any> {
+async function admin(
+  baseUrl: string,
+  token: string,
+  path: string,
+  body: unknown,
+): Promise<Record<string, string>> {
   const response = await fetch(`${baseUrl}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
   if (response.status !== 201) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return response.json();
+  return (await response.json()) as Record<string, string>;
 }
 
 async function newKey(baseUrl: string, token: string): Promise<string> {
   const workspace = await admin(baseUrl, token, "/admin/v1/workspaces", { name: "cli bench" });
   const scopes = ["contacts:read", "contacts:write"];
-  return (
-    await admin(baseUrl, token, `/admin/v1/workspaces/${workspace.id}/api-keys`, { name: "bench", scopes })
-  ).key;
+  const created = await admin(baseUrl, token, `/admin/v1/workspaces/${workspace.id}/api-keys`, {
+    name: "bench",
+    scopes,
+  });
+  return created.key as string;
 }
 
 /** Rows with every column kind the import maps, written as a stream (the file is not held in memory). */
@@ -49,7 +56,7 @@ async function writeCsv(path: string): Promise<void> {
 }
 
 function runImport(baseUrl: string, key: string, file: string, rssFile: string) {
-  return new Promise<{ summary: any; seconds: number }>((resolve, reject) => {
+  return new Promise<{ summary: Record<string, number>; seconds: number }>((resolve, reject) => {
     const started = performance.now();
     const child = spawn(
       process.execPath,

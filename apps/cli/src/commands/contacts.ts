@@ -7,12 +7,14 @@ import { catalogOf } from "../fields.js";
 import { contactCreateSchema, listParameters } from "../generated/schemas.js";
 import { INPUT_FORMATS, type InputFormat } from "../import/read-rows.js";
 import type { Column } from "../output.js";
-import { printObject, writeLine } from "../output.js";
+import { printObject } from "../output.js";
 import {
   addBodyOptions,
   addListOptions,
   bodyOf,
+  deleteCommand,
   examples,
+  getCommand,
   listCommand,
   pageSize,
   positiveInteger,
@@ -89,16 +91,10 @@ export function register(contacts: Command): void {
     "deskline contacts list --json | jq -r .email",
   );
 
-  examples(
-    contacts
-      .command("get")
-      .description("show one contact")
-      .argument("<id>", "contact id (con_…)")
-      .action(async (id: string, _options, command: Command) => {
-        const deskline = await clientFor(command);
-        printObject(await deskline.contacts.get(id), Boolean(globalsOf(command).json));
-      }),
-    "deskline contacts get con_0VbeYDSZ9Ll1A3gKu1ulxi --json",
+  getCommand(
+    contacts,
+    { noun: "contact", id: "con", example: "deskline contacts get con_0VbeYDSZ9Ll1A3gKu1ulxi --json" },
+    (d, id) => d.contacts.get(id),
   );
 
   examples(
@@ -127,19 +123,9 @@ export function register(contacts: Command): void {
     "deskline contacts update con_0VbeYDSZ9Ll1A3gKu1ulxi --set lifecycle_stage=customer --set phone=",
   );
 
-  examples(
-    contacts
-      .command("delete")
-      .description("delete contacts")
-      .argument("<id...>", "contact ids")
-      .action(async (ids: string[], _options, command: Command) => {
-        const deskline = await clientFor(command);
-        for (const id of ids) {
-          const deleted = await deskline.contacts.delete(id);
-          if (globalsOf(command).json) writeLine(JSON.stringify(deleted));
-          else writeLine(`deleted ${deleted.id}`);
-        }
-      }),
-    "deskline contacts delete con_0VbeYDSZ9Ll1A3gKu1ulxi",
+  deleteCommand(
+    contacts,
+    { noun: "contact", id: "con", example: "deskline contacts delete con_0VbeYDSZ9Ll1A3gKu1ulxi" },
+    (d, id) => d.contacts.delete(id),
   );
 }

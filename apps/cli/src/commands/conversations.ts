@@ -6,7 +6,7 @@ import { clientFor, globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
 import { listParameters } from "../generated/schemas.js";
 import { type Column, printObject } from "../output.js";
-import { addListOptions, examples, listCommand, pageSize, queryOf } from "./kit.js";
+import { addListOptions, examples, getCommand, listCommand, pageSize, queryOf } from "./kit.js";
 
 const COLUMNS: Column<Conversation>[] = [
   { header: "ID", value: (c) => c.id },
@@ -44,16 +44,10 @@ export function register(conversations: Command): void {
     "deskline conversations list --status open --channel email --unread true",
   );
 
-  examples(
-    conversations
-      .command("get")
-      .description("show one conversation")
-      .argument("<id>", "conversation id (conv_…)")
-      .action(async (id: string, _options, command: Command) => {
-        const deskline = await clientFor(command);
-        printObject(await deskline.conversations.get(id), Boolean(globalsOf(command).json));
-      }),
-    "deskline conversations get conv_0VbeYBCu9tPuFypVLWBsJN",
+  getCommand(
+    conversations,
+    { noun: "conversation", id: "conv", example: "deskline conversations get conv_0VbeYBCu9tPuFypVLWBsJN" },
+    (d, id) => d.conversations.get(id),
   );
 
   examples(

@@ -2,10 +2,10 @@
 
 import type { Event } from "@deskline/sdk";
 import type { Command } from "commander";
-import { clientFor, globalsOf } from "../context.js";
+import { clientFor } from "../context.js";
 import { listParameters } from "../generated/schemas.js";
-import { type Column, printObject } from "../output.js";
-import { addListOptions, examples, listCommand, pageSize, queryOf } from "./kit.js";
+import type { Column } from "../output.js";
+import { addListOptions, examples, getCommand, listCommand, pageSize, queryOf } from "./kit.js";
 
 const COLUMNS: Column<Event>[] = [
   { header: "ID", value: (e) => e.id },
@@ -27,16 +27,9 @@ export function register(events: Command): void {
     }),
     "deskline events list --type contact.created --type contact.updated --created-after 2026-01-01T00:00:00Z --json",
   );
-  examples(
-    events
-      .command("get")
-      .description("show one event with its data")
-      .argument("<id>", "event id (evt_…)")
-      .action(async (id: string, _options, command: Command) => {
-        const deskline = await clientFor(command);
-        const event = await deskline.events.get(id);
-        printObject(event as unknown as Record<string, unknown>, Boolean(globalsOf(command).json));
-      }),
-    "deskline events get evt_2bXkqB4cD6eF8gHi --json",
+  getCommand(
+    events,
+    { noun: "event", id: "evt", example: "deskline events get evt_2bXkqB4cD6eF8gHi --json" },
+    (d, id) => d.events.get(id),
   );
 }

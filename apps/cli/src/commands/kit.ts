@@ -1,12 +1,13 @@
 // Pieces every command group shares: help examples, list filter flags built from the spec's query
 // parameters, request bodies from `--data`/`--set`, and paged list printing.
 import { readFileSync } from "node:fs";
+import type { Deskline } from "@deskline/sdk";
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { globalsOf } from "../context.js";
+import { clientFor, globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
 import { assign, type FieldCatalog, targetOf } from "../fields.js";
 import type { listParameters } from "../generated/schemas.js";
-import { type Column, printList } from "../output.js";
+import { type Column, printList, printObject, writeLine } from "../output.js";
 
 /** Every command's help ends with examples. */
 export function examples(command: Command, ...lines: string[]): Command {
@@ -127,4 +128,45 @@ export function bodyOf(
   if (Object.keys(body).length === 0)
     throw new UsageError("nothing to send: give --data '{…}' or --set field=value");
   return body;
+}
+
+/** `<group> get <id>`: one object, as `key  value` lines or JSON. */
+export function getCommand(
+  parent: Command,
+  what: { noun: string; id: string; example: string },
+  get: (deskline: Deskline, id: string) => Promise<object>,
+): void {
+  examples(
+    parent
+      .command("get")
+      .description(`show one ${what.noun}`)
+      .argument("<id>", `${what.noun} id (${what.id}_…)`)
+      .action(async (id: string, _options, command: Command) => {
+        const deskline = await clientFor(command);
+        printObject((await get(deskline, id)) as Record<string, unknown>, Boolean(globalsOf(command).json));
+      }),
+    what.example,
+  );
+}
+
+/** `<group> delete <id...>`: deletes each in turn, stopping at the first error. */
+export function deleteCommand(
+  parent: Command,
+  what: { noun: string; id: string; example: string },
+  remove: (deskline: Deskline, id: string) => Promise<{ id: string }>,
+): void {
+  examples(
+    parent
+      .command("delete")
+      .description(`delete ${what.noun}s`)
+      .argument("<id...>", `${what.noun} ids (${what.id}_…)`)
+      .action(async (ids: string[], _options, command: Command) => {
+        const deskline = await clientFor(command);
+        for (const id of ids) {
+          const deleted = await remove(deskline, id);
+          writeLine(globalsOf(command).json ? JSON.stringify(deleted) : `deleted ${deleted.id}`);
+        }
+      }),
+    what.example,
+  );
 }

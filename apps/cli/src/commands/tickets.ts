@@ -13,7 +13,9 @@ import {
   addBodyOptions,
   addListOptions,
   bodyOf,
+  deleteCommand,
   examples,
+  getCommand,
   listCommand,
   pageSize,
   positiveInteger,
@@ -79,16 +81,10 @@ export function register(tickets: Command): void {
     'deskline tickets list --status "On you" --priority urgent',
   );
 
-  examples(
-    tickets
-      .command("get")
-      .description("show one ticket")
-      .argument("<id>", "ticket id (tkt_…)")
-      .action(async (id: string, _options, command: Command) => {
-        const deskline = await clientFor(command);
-        printObject(await deskline.tickets.get(id), Boolean(globalsOf(command).json));
-      }),
-    "deskline tickets get tkt_0VbeYBCu9tPuFypVLWBsJN",
+  getCommand(
+    tickets,
+    { noun: "ticket", id: "tkt", example: "deskline tickets get tkt_0VbeYBCu9tPuFypVLWBsJN" },
+    (d, id) => d.tickets.get(id),
   );
 
   const catalog = () => catalogOf(ticketCreateSchema);
@@ -114,19 +110,10 @@ export function register(tickets: Command): void {
     }),
     "deskline tickets update tkt_0VbeYBCu9tPuFypVLWBsJN --set priority=high --set 'tags=billing;refund'",
   );
-  examples(
-    tickets
-      .command("delete")
-      .description("delete tickets")
-      .argument("<id...>", "ticket ids")
-      .action(async (ids: string[], _options, command: Command) => {
-        const deskline = await clientFor(command);
-        for (const id of ids) {
-          const deleted = await deskline.tickets.delete(id);
-          writeLine(globalsOf(command).json ? JSON.stringify(deleted) : `deleted ${deleted.id}`);
-        }
-      }),
-    "deskline tickets delete tkt_0VbeYBCu9tPuFypVLWBsJN",
+  deleteCommand(
+    tickets,
+    { noun: "ticket", id: "tkt", example: "deskline tickets delete tkt_0VbeYBCu9tPuFypVLWBsJN" },
+    (d, id) => d.tickets.delete(id),
   );
 }
 

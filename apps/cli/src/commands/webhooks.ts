@@ -5,8 +5,17 @@ import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { catalogOf } from "../fields.js";
 import { webhookEndpointUpdateSchema } from "../generated/schemas.js";
-import { type Column, printObject, writeLine } from "../output.js";
-import { addBodyOptions, bodyOf, examples, listCommand, pageSize, positiveInteger } from "./kit.js";
+import { type Column, printObject } from "../output.js";
+import {
+  addBodyOptions,
+  bodyOf,
+  deleteCommand,
+  examples,
+  getCommand,
+  listCommand,
+  pageSize,
+  positiveInteger,
+} from "./kit.js";
 
 const COLUMNS: Column<WebhookEndpoint>[] = [
   { header: "ID", value: (e) => e.id },
@@ -64,16 +73,14 @@ export function register(webhooks: Command): void {
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
   );
 
-  examples(
-    endpoints
-      .command("get")
-      .description("show one endpoint (its status, and why it was disabled if it was)")
-      .argument("<id>", "endpoint id (we_…)")
-      .action(async (id: string, _options, command: Command) => {
-        const deskline = await clientFor(command);
-        printObject(await deskline.webhookEndpoints.get(id), Boolean(globalsOf(command).json));
-      }),
-    "deskline webhooks endpoints get we_0VbeYBCu9tPuFypVLWBsJN",
+  getCommand(
+    endpoints,
+    {
+      noun: "webhook endpoint",
+      id: "we",
+      example: "deskline webhooks endpoints get we_0VbeYBCu9tPuFypVLWBsJN",
+    },
+    (d, id) => d.webhookEndpoints.get(id),
   );
 
   examples(
@@ -113,18 +120,13 @@ export function register(webhooks: Command): void {
     "deskline webhooks endpoints rotate-secret we_0VbeYBCu9tPuFypVLWBsJN --expires-in 3600",
   );
 
-  examples(
-    endpoints
-      .command("delete")
-      .description("remove webhook endpoints")
-      .argument("<id...>", "endpoint ids (we_…)")
-      .action(async (ids: string[], _options, command: Command) => {
-        const deskline = await clientFor(command);
-        for (const id of ids) {
-          const deleted = await deskline.webhookEndpoints.delete(id);
-          writeLine(globalsOf(command).json ? JSON.stringify(deleted) : `deleted ${deleted.id}`);
-        }
-      }),
-    "deskline webhooks endpoints delete we_0VbeYBCu9tPuFypVLWBsJN",
+  deleteCommand(
+    endpoints,
+    {
+      noun: "webhook endpoint",
+      id: "we",
+      example: "deskline webhooks endpoints delete we_0VbeYBCu9tPuFypVLWBsJN",
+    },
+    (d, id) => d.webhookEndpoints.delete(id),
   );
 }
