@@ -1,6 +1,6 @@
 // `deskline events …`: the workspace's event log (what webhooks deliver), for audits and replays.
 
-import type { Event } from "@deskline/sdk";
+import type { DesklineEvent as Event } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor } from "../context.js";
 import { listParameters } from "../generated/schemas.js";
