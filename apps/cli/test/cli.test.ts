@@ -231,3 +231,42 @@ describe("generated schemas", () => {
     expect(readFileSync(OUTPUT, "utf8")).toBe(await generateSchemas());
   });
 });
+
+describe("conversations", () => {
+  it("list by filter, get, messages, reply and note", async () => {
+    const { admin } = await import("../../server/test/helpers/api.js");
+    const { workspaceId, key } = await newWorkspace();
+    const contact = (await api.post("/open/v1/contacts", { key, body: { name: "Chatty" } })).body;
+    const created = await admin("POST", `/admin/v1/workspaces/${workspaceId}/conversations`, {
+      contact_id: contact.id,
+      channel: "chat",
+      message: { body: "Hello?" },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+
+    const listed = await cli(
+      ["conversations", "list", "--contact-id", contact.id, "--unread", "true", "--json"],
+      { key },
+    );
+    expect(jsonLines(listed.stdout).map((c) => c.id)).toEqual([id]);
+    expect((await cli(["conversations", "get", id], { key })).stdout).toMatch(/^channel\s+chat$/m);
+
+    const reply = await cli(["conversations", "reply", id, "-m", "On it!", "--json"], { key });
+    expect(JSON.parse(reply.stdout)).toMatchObject({
+      body: "On it!",
+      internal_note: false,
+      direction: "outbound",
+    });
+    const note = await cli(["conversations", "note", id, "--body", "-", "--json"], {
+      key,
+      input: "VIP, be quick",
+    });
+    expect(JSON.parse(note.stdout)).toMatchObject({ body: "VIP, be quick", internal_note: true });
+
+    const messages = jsonLines((await cli(["conversations", "messages", id, "--json"], { key })).stdout);
+    expect(messages.map((m) => m.body)).toEqual(["VIP, be quick", "On it!", "Hello?"]);
+    const unread = await cli(["conversations", "list", "--unread", "true", "--json"], { key });
+    expect(jsonLines(unread.stdout)).toEqual([]);
+  });
+});
