@@ -22,16 +22,24 @@ export interface SpecOperation {
   responses: Json;
   /** The JSON Schema of its `application/json` request body, if it takes one. */
   bodySchema: Json | undefined;
+  /** Which spec document it comes from. */
+  file: SpecFile;
+  /** The operation as the spec writes it, `$ref`s resolved (security, parameters, examples…). */
+  definition: Json;
   /** Whether a request to `path` (a concrete path, e.g. `/open/v1/contacts/con_1`) is this operation. */
   matches(method: string, path: string): boolean;
 }
 
 const METHODS = ["get", "post", "put", "patch", "delete"];
 
-async function operationsOf(file: string): Promise<SpecOperation[]> {
-  const spec = (await dereference(
-    fileURLToPath(new URL(`../../../../spec/${file}`, import.meta.url)),
-  )) as Json;
+type SpecFile = "openapi.yaml" | "admin.yaml";
+
+const readSpec = async (file: SpecFile) =>
+  (await dereference(fileURLToPath(new URL(`../../../../spec/${file}`, import.meta.url)))) as Json;
+const specs = { "openapi.yaml": await readSpec("openapi.yaml"), "admin.yaml": await readSpec("admin.yaml") };
+
+function operationsOf(file: SpecFile): SpecOperation[] {
+  const spec = specs[file];
   const out: SpecOperation[] = [];
   for (const [path, item] of Object.entries(spec.paths as Json)) {
     for (const method of METHODS) {
@@ -44,6 +52,8 @@ async function operationsOf(file: string): Promise<SpecOperation[]> {
         path,
         responses: operation.responses,
         bodySchema: operation.requestBody?.content?.["application/json"]?.schema,
+        file,
+        definition: { ...operation, security: operation.security ?? spec.security },
         matches: (m, p) => m === method.toUpperCase() && pattern.test(p),
       });
     }
@@ -60,10 +70,10 @@ function createAjv(): Ajv2020 {
   return ajv;
 }
 
-export const specOperations = [
-  ...(await operationsOf("openapi.yaml")),
-  ...(await operationsOf("admin.yaml")),
-];
+export const specOperations = [...operationsOf("openapi.yaml"), ...operationsOf("admin.yaml")];
+
+/** Every API key scope, as the admin spec's `Scope` enum lists them. */
+export const specScopes: string[] = specs["admin.yaml"].components.schemas.Scope.enum;
 const ajv = createAjv();
 const validators = new Map<string, ValidateFunction | undefined>();
 
