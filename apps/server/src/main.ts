@@ -5,6 +5,7 @@ import { DatabaseConnection } from "./db/client.js";
 import { startEmbeddedDatabase } from "./db/embedded.js";
 import { createStore, ensureIndexes } from "./db/store.js";
 import { createDemoWorkspace } from "./demo.js";
+import { answerClientErrors } from "./http/client-errors.js";
 import { loadOpenApi } from "./http/openapi.js";
 import { createLogger } from "./logger.js";
 import { startSweeps } from "./sweeps.js";
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   });
 
   const server: Server = app.listen(config.port, config.host);
+  answerClientErrors(server);
   await new Promise<void>((done, fail) => server.once("listening", done).once("error", fail));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;

@@ -1,6 +1,7 @@
 import type { Context } from "koa";
 import getRawBody from "raw-body";
 import { AppError } from "../errors.js";
+import { findDuplicateName, findUnsafeValue } from "./i-json.js";
 
 /**
  * Reads a JSON request body: JSON only (415), at most `limit` bytes (413), well-formed (400).
@@ -31,8 +32,9 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
     throw new AppError(400, "invalid_body", "The request body could not be read completely.");
   }
   if (raw.trim() === "") return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(raw);
+    parsed = JSON.parse(raw);
   } catch (error) {
     throw new AppError(
       400,
@@ -40,4 +42,19 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
       `The request body is not valid JSON: ${(error as Error).message}`,
     );
   }
+  if (parsed === null || typeof parsed !== "object") return parsed;
+  // I-JSON (RFC 7493): JSON.parse would keep the last of two equal names and a stored record
+  // would not hold what was sent (see i-json.ts).
+  const duplicate = findDuplicateName(raw);
+  if (duplicate !== undefined) {
+    throw new AppError(
+      400,
+      "invalid_json",
+      `\`${duplicate}\` appears more than once in the body.`,
+      duplicate,
+    );
+  }
+  const unsafe = findUnsafeValue(parsed);
+  if (unsafe) throw new AppError(400, "parameter_invalid", unsafe.message, unsafe.param);
+  return parsed;
 }

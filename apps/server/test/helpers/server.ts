@@ -4,6 +4,7 @@ import { type Config, loadConfig } from "../../src/config.js";
 import { DatabaseConnection } from "../../src/db/client.js";
 import { startEmbeddedDatabase } from "../../src/db/embedded.js";
 import { createStore, ensureIndexes } from "../../src/db/store.js";
+import { answerClientErrors } from "../../src/http/client-errors.js";
 import { loadOpenApi } from "../../src/http/openapi.js";
 import { createLogger } from "../../src/logger.js";
 
@@ -54,6 +55,7 @@ export async function startTestServer(
     clock: options.clock,
   });
   const server = app.listen(0, "127.0.0.1");
+  answerClientErrors(server);
   await new Promise<void>((done) => server.once("listening", done));
   const { port } = server.address() as AddressInfo;
   return {
