@@ -7,12 +7,17 @@ import { AppError, errorMiddleware } from "./errors.js";
 import type { OpenApi } from "./http/openapi.js";
 import { requestId } from "./http/request-id.js";
 import type { Logger } from "./logger.js";
+import { requestMetrics } from "./metrics/http.js";
+import type { Metrics } from "./metrics/metrics.js";
+import { createMetrics } from "./metrics/wire.js";
 import { adminRoutes } from "./routes/admin.js";
 import { adminConversationRoutes } from "./routes/admin-conversations.js";
 import { contactRoutes } from "./routes/contacts.js";
 import { conversationRoutes } from "./routes/conversations.js";
+import { docsRoutes } from "./routes/docs.js";
 import { eventRoutes } from "./routes/events.js";
 import { createRouteKit } from "./routes/kit.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { opsRoutes } from "./routes/ops.js";
 import { ticketRoutes } from "./routes/tickets.js";
 import { webhookEndpointRoutes } from "./routes/webhook-endpoints.js";
@@ -25,14 +30,19 @@ export interface AppDeps {
   logger: Logger;
   /** Milliseconds now, for the rate limiter; tests pass a clock they move by hand. */
   clock?: () => number;
+  /** The process's metrics (main.ts shares them with the delivery worker); made here if not given. */
+  metrics?: Metrics;
 }
 
 /** Builds the Koa app from its dependencies; no I/O happens here (main.ts does the wiring). */
-export function createApp({ config, store, database, openapi, logger, clock }: AppDeps): Koa {
+export function createApp({ config, store, database, openapi, logger, clock, metrics }: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
   const kit = createRouteKit(router, { store, database, config, openapi }, clock);
+  const appMetrics = metrics ?? createMetrics({ store, database });
   opsRoutes(router, kit);
+  metricsRoutes(router, appMetrics, config.metricsToken);
+  docsRoutes(router, kit);
   adminRoutes(kit);
   adminConversationRoutes(kit);
   contactRoutes(kit);
@@ -43,6 +53,7 @@ export function createApp({ config, store, database, openapi, logger, clock }: A
 
   app.use(requestId);
   app.use(accessLog(logger));
+  app.use(requestMetrics(appMetrics));
   app.use(errorMiddleware(logger));
   app.use(router.routes());
   app.use(

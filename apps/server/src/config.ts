@@ -15,6 +15,8 @@ export interface Config {
   /** Bearer token of the admin API; unset turns the admin API off. */
   adminToken: string | undefined;
   logLevel: string;
+  /** Bearer token of GET /metrics; unset leaves it open (keep it off the internet then). */
+  metricsToken: string | undefined;
   /** Token bucket per API key; 0 turns rate limiting off. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
@@ -78,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embeddedDatabase: oneOf(env, "DESKLINE_EMBEDDED_DB", EMBEDDED_DATABASE_CHOICES),
     adminToken: text(env, "ADMIN_TOKEN"),
     logLevel: text(env, "LOG_LEVEL") ?? "info",
+    metricsToken: text(env, "METRICS_TOKEN"),
     rateLimitPerSecond,
     rateLimitBurst: integer(env, "RATE_LIMIT_BURST", rateLimitPerSecond * 2),
     idempotencyTtlMs: integer(env, "IDEMPOTENCY_TTL_HOURS", 24, 24) * 3_600_000,

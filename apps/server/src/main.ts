@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import type { Server } from "node:http";
 import { createApp } from "./app.js";
 import { ConfigError, loadConfig } from "./config.js";
@@ -8,6 +9,7 @@ import { createDemoWorkspace } from "./demo.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import { loadOpenApi } from "./http/openapi.js";
 import { createLogger } from "./logger.js";
+import { createMetrics } from "./metrics/wire.js";
 import { startSweeps } from "./sweeps.js";
 
 /**
@@ -24,7 +26,8 @@ async function main(): Promise<void> {
   const database = new DatabaseConnection(uri, config.databaseName);
   const store = createStore(database.db, config, logger);
   const openapi = await loadOpenApi();
-  const app = createApp({ config, store, database, openapi, logger });
+  const metrics = createMetrics({ store, database });
+  const app = createApp({ config, store, database, openapi, logger, metrics });
 
   const stopping = new AbortController();
   const indexesReady = database.connectUntilReady(() => ensureIndexes(store), logger, stopping.signal);

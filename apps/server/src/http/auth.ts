@@ -55,18 +55,38 @@ export function requireAdmin(adminToken: string | undefined) {
     if (!expected) {
       throw new AppError(404, "route_not_found", "The admin API is off; set ADMIN_TOKEN to turn it on.");
     }
-    const given = Buffer.from(bearerToken(ctx));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw new AppError(
-        401,
-        "invalid_api_key",
-        "The admin token is wrong; send `Authorization: Bearer $ADMIN_TOKEN`.",
-        undefined,
-        {
-          "WWW-Authenticate": 'Bearer realm="deskline-admin", error="invalid_token"',
-        },
+    assertToken(
+      ctx,
+      expected,
+      "deskline-admin",
+      "The admin token is wrong; send `Authorization: Bearer $ADMIN_TOKEN`.",
+    );
+    await next();
+  };
+}
+
+/** GET /metrics: bearer METRICS_TOKEN, compared in constant time; open when unset. */
+export function requireMetricsToken(metricsToken: string | undefined) {
+  const expected = metricsToken ? Buffer.from(metricsToken) : undefined;
+  return async (ctx: Context, next: Next) => {
+    if (expected) {
+      assertToken(
+        ctx,
+        expected,
+        "deskline-metrics",
+        "The metrics token is wrong; send `Authorization: Bearer $METRICS_TOKEN`.",
       );
     }
     await next();
   };
+}
+
+/** A fixed operator token (not an API key): present, and equal in constant time. */
+function assertToken(ctx: Context, expected: Buffer, realm: string, wrong: string): void {
+  const given = Buffer.from(bearerToken(ctx));
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new AppError(401, "invalid_api_key", wrong, undefined, {
+      "WWW-Authenticate": `Bearer realm="${realm}", error="invalid_token"`,
+    });
+  }
 }

@@ -56,8 +56,9 @@ export function createRouteKit(
       if (!operation) throw new Error(`operation ${operationId} is not in the spec`);
       const isAdmin = operation.path.startsWith("/admin/");
       const chain: Middleware[] = [];
-      if (isAdmin || operation.authenticated) chain.push(databaseGate);
-      if (isAdmin) chain.push(admin);
+      if (operation.authenticated) chain.push(databaseGate);
+      // The admin API's public page (its reference, `security: []`) needs no token.
+      if (isAdmin && operation.authenticated) chain.push(admin);
       else if (operation.authenticated) chain.push(requireApiKey(store.apiKeys, operation.scope), limiter);
       chain.push(parseRequest(operation, config.bodyLimitBytes));
       if (operation.method === "POST") {

@@ -26,11 +26,19 @@ export function readSpecDocument(file: string): SpecDocument {
 }
 
 /** A spec file with every `$ref` resolved; refuses a spec Redocly cannot resolve. */
-export async function dereferenceSpec(file: string): Promise<Json> {
+export function dereferenceSpec(file: string): Promise<Json> {
+  return bundleSpec(file, { dereference: true });
+}
+
+/**
+ * A spec file as one self-contained document: `$ref`s into the other file become local ones
+ * (what a browser renderer needs), or with `dereference`, every `$ref` is replaced by its target.
+ */
+export async function bundleSpec(file: string, { dereference = false } = {}): Promise<Json> {
   const { bundle: document, problems } = await bundle({
     ref: resolve(SPEC_DIR, file),
     config: await createConfig({}),
-    dereference: true,
+    dereference,
   });
   const errors = problems.filter((problem) => problem.severity === "error");
   if (errors.length > 0) {

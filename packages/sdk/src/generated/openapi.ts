@@ -423,6 +423,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API reference page
+         * @description This description rendered as a browsable reference page (HTML), for people. The renderer (Redoc) is served by the server itself under `/open/v1/docs/`, so the page works offline. No authentication.
+         */
+        get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -2729,6 +2749,28 @@ export interface operations {
                      *     }
                      */
                     "application/json": Record<string, never>;
+                };
+            };
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getApiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reference page. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             default: components["responses"]["UnexpectedError"];

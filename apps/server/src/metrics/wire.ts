@@ -1,0 +1,55 @@
+import type { DatabaseConnection } from "../db/client.js";
+import type { Store } from "../db/store.js";
+import { OWNER_DISABLED_REASON } from "../db/webhook-endpoints.js";
+import { type GaugeSources, Metrics } from "./metrics.js";
+
+/**
+ * Connects the metrics to what they count: the relay reports each event it records, and the
+ * scrape-time gauges read the database every process shares, so each process reports the same
+ * deployment-wide figure (aggregate those with `max`, not `sum`, in PromQL).
+ */
+
+export interface MetricsWiring {
+  store: Store;
+  database: Pick<DatabaseConnection, "ping">;
+  /** Counts delivery jobs waiting to run; the delivery worker passes its own once it has one. */
+  pendingJobs?: () => Promise<number>;
+  /** Node's process metrics; off in tests that start many apps in one process. */
+  processMetrics?: boolean;
+}
+
+/** The metrics of one server process, wired to its store and database. */
+export function createMetrics({ store, database, pendingJobs, processMetrics }: MetricsWiring): Metrics {
+  const metrics = new Metrics({ processMetrics });
+  store.relay.addHook(async (event) => metrics.eventRecorded(event.type));
+  metrics.watch(databaseGaugeSources(store, database, pendingJobs));
+  return metrics;
+}
+
+/**
+ * Agenda's default collection. Delivery jobs wait there with a `nextRunAt`; a finished one-off
+ * job keeps its document with `nextRunAt: null`. The delivery worker may pass its own count.
+ */
+export const AGENDA_COLLECTION = "agendaJobs";
+
+export function databaseGaugeSources(
+  store: Store,
+  database: Pick<DatabaseConnection, "ping">,
+  pendingJobs?: () => Promise<number>,
+): GaugeSources {
+  return {
+    databaseUp: () => database.ping(),
+    async disabledEndpoints() {
+      const endpoints = store.webhookEndpoints.collection;
+      const all = await endpoints.countDocuments({ status: "disabled" });
+      const owner = await endpoints.countDocuments({
+        status: "disabled",
+        disabled_reason: OWNER_DISABLED_REASON,
+      });
+      return { owner, failures: all - owner };
+    },
+    pendingJobs:
+      pendingJobs ??
+      (() => store.db.collection(AGENDA_COLLECTION).countDocuments({ nextRunAt: { $ne: null } })),
+  };
+}
