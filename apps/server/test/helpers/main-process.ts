@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll } from "vitest";
 
 /**
- * The real server process (`src/main.ts`) as a child, for tests of what only a process shows:
+ * The real server process (`src/main.ts`, or its build) as a child, for tests of what only a process shows:
  * start-up, signals, a SIGKILL. Whatever a test file starts is killed after its tests.
  */
 
@@ -23,8 +23,12 @@ export interface MainProcess {
   exited: Promise<number | null>;
 }
 
-export function startMain(env: Record<string, string>): MainProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+/** How to run the server: from source through tsx (the default), or the build (`dist/main.js`). */
+export const FROM_SOURCE = ["--import", "tsx", "src/main.ts"];
+export const BUILT = ["dist/main.js"];
+
+export function startMain(env: Record<string, string>, args: string[] = FROM_SOURCE): MainProcess {
+  const child = spawn(process.execPath, args, {
     cwd: join(import.meta.dirname, "../.."),
     env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
