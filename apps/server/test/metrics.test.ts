@@ -1,6 +1,11 @@
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+import { createStore } from "../src/db/store.js";
+import { newEvent } from "../src/domain/events.js";
+import { createLogger } from "../src/logger.js";
 import { Metrics } from "../src/metrics/metrics.js";
+import { AGENDA_COLLECTION, createMetrics } from "../src/metrics/wire.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
 
@@ -104,7 +109,7 @@ describe("GET /metrics", () => {
     ).toBe(2);
     expect(moved("deskline_rate_limited_total")).toBe(1);
     expect(moved("deskline_idempotent_replays_total")).toBe(1);
-    // The replay recorded no second event.
+    // The writer relays its event before it answers; the replay recorded no second one.
     expect(moved('deskline_events_recorded_total{type="contact.created"}')).toBe(1);
     // The scrape before this one is counted too, under its route.
     expect(moved('deskline_http_requests_total{operation="/metrics",status="200"}')).toBe(1);
@@ -132,7 +137,7 @@ describe("GET /metrics", () => {
     // Delivery jobs as Agenda keeps them: one waiting, one finished (nextRunAt null).
     await client
       .db(databaseName)
-      .collection("agendaJobs")
+      .collection(AGENDA_COLLECTION)
       .insertMany([
         { name: "deliver", nextRunAt: new Date() },
         { name: "deliver", nextRunAt: null },
@@ -142,6 +147,27 @@ describe("GET /metrics", () => {
     expect(value(after, 'deskline_webhook_endpoints_disabled{reason="owner"}')).toBe(1);
     expect(value(after, 'deskline_webhook_endpoints_disabled{reason="failures"}')).toBe(0);
     expect(value(after, "deskline_webhook_jobs_pending")).toBe(1);
+  });
+});
+
+describe("createMetrics", () => {
+  it("counts each event the relay records, by type", async () => {
+    // The relay of a store over this file's database, as a writer (or the sweep) runs it.
+    const db = client.db(databaseName);
+    const store = createStore(db, loadConfig({}), createLogger("silent"));
+    const metrics = createMetrics({ store, database: { ping: async () => true }, processMetrics: false });
+    const events = [
+      newEvent("ws_metrics", "contact.created", { id: "con_1", object: "contact" }),
+      newEvent("ws_metrics", "contact.updated", { id: "con_1", object: "contact" }),
+    ];
+    await db.collection("contacts").insertOne({ _id: "con_metrics_1" as never, pending_events: events });
+    await store.relay.drain("contacts", "con_metrics_1");
+    await store.relay.drain("contacts", "con_metrics_1"); // nothing left: nothing counted twice
+
+    const samples = parseExposition(await metrics.render());
+    expect(samples.get('deskline_events_recorded_total{type="contact.created"}')).toBe(1);
+    expect(samples.get('deskline_events_recorded_total{type="contact.updated"}')).toBe(1);
+    expect(await db.collection("events").countDocuments({ workspace_id: "ws_metrics" })).toBe(2);
   });
 });
 

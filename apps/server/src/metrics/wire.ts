@@ -27,10 +27,11 @@ export function createMetrics({ store, database, pendingJobs, processMetrics }: 
 }
 
 /**
- * Agenda's default collection. Delivery jobs wait there with a `nextRunAt`; a finished one-off
- * job keeps its document with `nextRunAt: null`. The delivery worker may pass its own count.
+ * The collection the delivery worker keeps its Agenda jobs in (issue 11). A job waits there with
+ * a `nextRunAt`; a finished one-off job keeps its document with `nextRunAt: null`. The delivery
+ * worker may pass a count of its own instead.
  */
-export const AGENDA_COLLECTION = "agendaJobs";
+export const AGENDA_COLLECTION = "agenda_jobs";
 
 export function databaseGaugeSources(
   store: Store,
