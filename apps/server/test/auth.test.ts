@@ -125,6 +125,32 @@ describe("admin API", () => {
     expect(again.body.revoked_at).toBe(revoked.body.revoked_at);
   });
 
+  it("introspection names the workspace of a plaintext key, revoked or not, and never echoes it", async () => {
+    const created = await admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, {
+      name: "introspected",
+      scopes: ["contacts:read", "tickets:write"],
+    });
+    const found = await admin("POST", "/admin/v1/api-keys/introspect", { key: created.body.key });
+    expect(found.status).toBe(200);
+    const { key: _secret, ...record } = created.body;
+    expect(found.body).toEqual(record);
+    expect(JSON.stringify(found.body)).not.toContain(created.body.key);
+
+    await admin("DELETE", `/admin/v1/api-keys/${created.body.id}`);
+    const revoked = await admin("POST", "/admin/v1/api-keys/introspect", { key: created.body.key });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revoked_at).not.toBeNull();
+
+    const unknown = await admin("POST", "/admin/v1/api-keys/introspect", { key: `${created.body.key}x` });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({ code: "resource_missing", param: "key" });
+    expect(JSON.stringify(unknown.body)).not.toContain(created.body.key);
+    const empty = await admin("POST", "/admin/v1/api-keys/introspect", { key: "" });
+    expect(empty.status).toBe(400);
+    const withKey = await api.post("/admin/v1/api-keys/introspect", { key, body: { key } });
+    expect(withKey.status).toBe(401);
+  });
+
   it("rejects unknown scopes, unknown workspaces and a wrong admin token", async () => {
     const badScope = await admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, {
       name: "x",

@@ -86,6 +86,11 @@ export class ApiKeys {
     return doc;
   }
 
+  /** The key with this plaintext, revoked or not (admin introspection); one `_id` probe. */
+  findByPlaintext(key: string): Promise<ApiKeyDoc | null> {
+    return this.collection.findOne({ _id: hashKey(key) });
+  }
+
   async list(workspaceId: string): Promise<ApiKeyDoc[]> {
     return this.collection.find({ workspace_id: workspaceId }).sort({ id: -1 }).limit(1000).toArray();
   }

@@ -56,6 +56,31 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/api-keys/introspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look up the key behind a plaintext API key
+         * @description Token introspection (after RFC 7662): given a plaintext key, returns its record, above all
+         *     the `workspace_id` it is bound to, which admin operations on a workspace need. Tools that
+         *     hold only a key use it (`deskline trigger` creates conversations in the key's workspace).
+         *     A revoked key is returned with `revoked_at` set; a key that was never issued is
+         *     `404 resource_missing`. The key travels in the body, never in a URL, so it stays out of
+         *     access logs.
+         */
+        post: operations["introspectApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/api-keys/{id}": {
         parameters: {
             query?: never;
@@ -340,6 +365,10 @@ export type components = {
             last_used_at: string | null;
             /** Format: date-time */
             revoked_at: string | null;
+        };
+        /** @description A plaintext API key to look up. */
+        ApiKeyIntrospection: {
+            key: string;
         };
         /** @description An API key with its secret `key`, returned once by `createApiKey`. */
         ApiKeyWithSecret: {
@@ -825,6 +854,37 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    introspectApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyIntrospection"];
+            };
+        };
+        responses: {
+            /** @description The key's record, without its secret. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

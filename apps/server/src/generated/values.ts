@@ -331,6 +331,9 @@ export const schemaProperties = {
     "last_used_at",
     "revoked_at"
   ],
+  "ApiKeyIntrospection": [
+    "key"
+  ],
   "ApiKeyWithSecret": [
     "id",
     "object",

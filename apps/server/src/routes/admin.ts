@@ -22,6 +22,13 @@ export function adminRoutes({ op, store }: RouteKit): void {
     return { status: 200, body: { object: "list", data: docs.map(toApiKey), has_more: false } };
   });
 
+  op("introspectApiKey", async ({ body }) => {
+    const doc = await store.apiKeys.findByPlaintext(body.key);
+    // The plaintext is never echoed back, not even in the error.
+    if (!doc) throw new AppError(404, "resource_missing", "No such API key.", "key");
+    return { status: 200, body: toApiKey(doc) };
+  });
+
   op("revokeApiKey", async ({ id }) => {
     const doc = await store.apiKeys.revoke(id);
     if (!doc) throw new AppError(404, "resource_missing", `No such API key: '${id}'.`, "id");
