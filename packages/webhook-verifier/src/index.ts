@@ -1,5 +1,6 @@
 // `@deskline/webhook-verifier`: node:crypto for the sync functions, WebCrypto for the async twins.
 // Everything of `/web` (types, errors, async API) plus the sync functions.
 
+export { type StandardWebhookHeaders, signStandardWebhook } from "./standard-webhooks.js";
 export { constructEvent, signPayload, verifySignature } from "./verify.js";
 export * from "./web.js";
