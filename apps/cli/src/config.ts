@@ -48,9 +48,17 @@ export function readConfig(path = configPath()): ConfigFile {
 
 /** Writes the file readable by its owner only, replacing it whole (no half-written file). */
 export function writeConfig(config: ConfigFile, path = configPath()): void {
+  writePrivateFile(path, `${JSON.stringify(config, null, 2)}\n`);
+}
+
+/**
+ * Replaces `path` whole with `text`, readable by its owner only: written beside it, then renamed
+ * over it, so a crash or a kill leaves the old file or the new one, never half of one.
+ */
+export function writePrivateFile(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  writeFileSync(temporary, text, { mode: 0o600 });
   chmodSync(temporary, 0o600);
   renameSync(temporary, path);
 }

@@ -26,6 +26,14 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<CommandGroup
     summary: "list and read the events of the workspace",
     load: () => import("./commands/events.js"),
   },
+  listen: {
+    summary: "forward the workspace's events to a local webhook receiver, signed",
+    load: () => import("./commands/listen.js"),
+  },
+  trigger: {
+    summary: "cause an event on purpose (creates a contact, a ticket, a conversation …)",
+    load: () => import("./commands/trigger.js"),
+  },
   config: { summary: "API key, base URL and named profiles", load: () => import("./commands/config.js") },
   completion: {
     summary: "print a bash or zsh completion script",

@@ -1,5 +1,5 @@
-// The tests run the built `deskline` binary against the real server: build it (and the SDK it
-// imports) when the sources are newer than the build, then start the server as its own tests do.
+// The tests run the built `deskline` binary against the real server: build it (and the SDK and
+// the verifier it imports) when the sources are newer than the build, then start the server as its own tests do.
 import { execFileSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -27,7 +27,7 @@ function builtAt(file: string): number {
 }
 
 export default async function setup(project: TestProject) {
-  for (const pkg of ["packages/sdk", "apps/cli"]) {
+  for (const pkg of ["packages/sdk", "packages/webhook-verifier", "apps/cli"]) {
     const built = builtAt(join(root, pkg, pkg === "apps/cli" ? "dist/bin.js" : "dist/index.js"));
     if (built < newestSource(join(root, pkg, "src"))) {
       execFileSync("pnpm", ["--silent", "run", "build"], { cwd: join(root, pkg), stdio: "ignore" });

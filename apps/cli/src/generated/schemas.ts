@@ -485,6 +485,19 @@ export const webhookEndpointUpdateSchema = {
   }
 } as const;
 
+export const eventTypeSchema = {
+  "type": "string",
+  "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change). More may be added within v1.\n",
+  "enum": [
+    "contact.created",
+    "contact.updated",
+    "ticket.created",
+    "ticket.updated",
+    "message.received",
+    "conversation.assigned"
+  ]
+} as const;
+
 /** The query parameters of each list operation, by operationId: the filter flags of `… list`. */
 export const listParameters = {
   "listContacts": [

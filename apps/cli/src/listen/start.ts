@@ -1,0 +1,61 @@
+// Where a listener starts: where the last one stopped (its saved cursor), or `--since` a point in
+// time or an event, or, the first time, now.
+import type { Deskline } from "@deskline/sdk";
+import { UsageError } from "../errors.js";
+import { type Cursor, cursorFrom, markHandled } from "./cursor.js";
+
+export interface Start {
+  cursor: Cursor;
+  /** For the banner: where forwarding starts, in words. */
+  description: string;
+}
+
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(".000Z", "Z");
+
+/** Unix seconds of a number of Unix seconds or an RFC 3339 time; undefined for anything else. */
+function secondsOf(value: string): number | undefined {
+  if (/^\d{1,12}$/.test(value)) return Number(value);
+  if (/^\d{4}-\d{2}-\d{2}T/.test(value)) {
+    const ms = Date.parse(value);
+    if (Number.isFinite(ms)) return Math.floor(ms / 1000);
+  }
+  return undefined;
+}
+
+/** After the event `id`: ids sort by creation, so its second's ids up to its own are handled. */
+async function afterEvent(deskline: Deskline, id: string): Promise<Cursor> {
+  const { created } = await deskline.events.get(id);
+  let cursor = cursorFrom(created);
+  const sameSecond = deskline.events.list({
+    created_after: String(created - 1),
+    created_before: String(created + 1),
+    limit: 100,
+  });
+  for await (const event of sameSecond) if (event.id <= id) cursor = markHandled(cursor, event);
+  return cursor;
+}
+
+export async function startingPoint(
+  deskline: Deskline,
+  since: string | undefined,
+  saved: Cursor | undefined,
+  now = Math.floor(performance.timeOrigin / 1000),
+): Promise<Start> {
+  if (since === undefined && saved) {
+    return { cursor: saved, description: `resuming where the last run stopped (${iso(saved.newest)})` };
+  }
+  if (since === undefined || since === "now") {
+    // From the second the listener started in: an event of that second from just before the
+    // start is forwarded too, rather than one from just after it missed (`created` is seconds).
+    return { cursor: cursorFrom(now), description: "from now on" };
+  }
+  if (since.startsWith("evt_"))
+    return { cursor: await afterEvent(deskline, since), description: `after ${since}` };
+  const seconds = secondsOf(since);
+  if (seconds === undefined) {
+    throw new UsageError(
+      `--since '${since}': give now, an event id (evt_…), Unix seconds or an RFC 3339 time`,
+    );
+  }
+  return { cursor: cursorFrom(seconds), description: `since ${iso(seconds)}` };
+}
