@@ -129,6 +129,8 @@ const SENDERS: Record<string, (body: Json, world: World) => Promise<ApiResponse>
     const { id } = await openConversation(workspaceId, key);
     return admin("PUT", `/admin/v1/conversations/${id}/assignees`, body);
   },
+  // Looks a key up: the sample body names no key, so the world's own is looked up.
+  introspectApiKey: (_body, { key }) => admin("POST", "/admin/v1/api-keys/introspect", { key }),
 };
 
 /**
@@ -138,6 +140,8 @@ const SENDERS: Record<string, (body: Json, world: World) => Promise<ApiResponse>
 const NOT_RESOURCE_FIELDS: Record<string, string[]> = {
   // The old secret's grace period (webhook-endpoints.test.ts reads it from the database).
   rotateWebhookEndpointSecret: ["expires_in"],
+  // The plaintext key is what is looked up, never echoed (auth.test.ts checks the lookup).
+  introspectApiKey: ["key"],
 };
 
 const withBody = specOperations.filter((operation) => operation.bodySchema?.properties);
