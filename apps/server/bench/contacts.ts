@@ -1,4 +1,5 @@
 import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/db/contacts.js";
+import { Tombstones } from "../src/db/tombstones.js";
 import { newId } from "../src/domain/ids.js";
 import { type BenchContext, seedRelay } from "./environment.js";
 import type { Dataset, Scenario } from "./scenario.js";
@@ -21,7 +22,7 @@ function contactsDataset(count: number): Dataset {
   return {
     name: `${count.toLocaleString("en")} contacts`,
     async seed(context) {
-      const contacts = new Contacts(context.db, seedRelay(context.db));
+      const contacts = new Contacts(context.db, seedRelay(context.db), new Tombstones(context.db));
       const ids: string[] = [];
       let next = 0;
       const worker = async () => {

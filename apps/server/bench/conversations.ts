@@ -1,6 +1,7 @@
 import { Contacts } from "../src/db/contacts.js";
 import { type ConversationDoc, Conversations } from "../src/db/conversations.js";
 import { type MessageDoc, Messages, newMessage } from "../src/db/messages.js";
+import { Tombstones } from "../src/db/tombstones.js";
 import { type BenchContext, seedRelay } from "./environment.js";
 import type { Dataset, Scenario } from "./scenario.js";
 
@@ -17,7 +18,7 @@ function conversationsDataset(count: number): Dataset {
     name: `${count.toLocaleString("en")} conversations`,
     async seed(context) {
       const relay = seedRelay(context.db);
-      const contacts = new Contacts(context.db, relay);
+      const contacts = new Contacts(context.db, relay, new Tombstones(context.db));
       const messages = new Messages(context.db, relay);
       const conversations = new Conversations(context.db, { contacts, messages }, relay);
       const contactIds: string[] = [];

@@ -35,6 +35,12 @@ export interface Config {
   eventRelayIntervalMs: number;
   /** Whether the writer relays its events right after the write; off only to test the sweep. */
   eventRelayImmediate: boolean;
+  /**
+   * How long after its `updated_at` a write is surely committed (stamp-to-commit time plus clock
+   * skew between API processes): an incremental pull answers a page whose last change is younger
+   * than this only once it is this old, so no page passes over a write still committing.
+   */
+  syncSettleMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -89,5 +95,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventRetentionMs: integer(env, "EVENT_RETENTION_DAYS", 30, 1) * 86_400_000,
     eventRelayIntervalMs: integer(env, "EVENT_RELAY_INTERVAL_MS", 30_000, 100),
     eventRelayImmediate: flag(env, "EVENT_RELAY_IMMEDIATE", true),
+    syncSettleMs: integer(env, "SYNC_SETTLE_MS", 1_000),
   };
 }

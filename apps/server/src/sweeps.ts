@@ -5,7 +5,7 @@ import type { Logger } from "./logger.js";
 /**
  * The periodic work of a server process (DESIGN.md §2: expiry by sweeps, no TTL indexes): the
  * relay's sweep for events a crashed writer left on their documents, and the removal of expired
- * idempotency keys and events. Every process may run them at once; each is idempotent.
+ * idempotency keys, events and tombstones. Every process may run them at once; each is idempotent.
  */
 
 const HOURLY = 3_600_000;
@@ -45,6 +45,8 @@ export function startSweeps(store: Store, config: Config, logger: Logger): () =>
     ),
     every(HOURLY, () => store.idempotencyKeys.sweep(), "idempotency sweep", logger),
     every(HOURLY, () => store.events.sweep(config.eventRetentionMs), "event retention sweep", logger),
+    // Tombstones live as long as events: a pull learns of deletions within the same window.
+    every(HOURLY, () => store.tombstones.sweep(config.eventRetentionMs), "tombstone sweep", logger),
   ];
   return () => {
     for (const stop of stops) stop();

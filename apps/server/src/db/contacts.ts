@@ -4,10 +4,12 @@ import { newId } from "../domain/ids.js";
 import { schemaProperties } from "../generated/values.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import type { EventRelay } from "./outbox.js";
+import { pullPage } from "./pull.js";
 import {
-  deleteInWorkspace,
   diffPatch,
+  ensurePullIndex,
   ensureWorkspaceIdIndex,
+  existingIds,
   existsInWorkspace,
   type FieldRules,
   findInWorkspace,
@@ -15,12 +17,15 @@ import {
   newestFirst,
   normalizeField,
   normalizeInput,
+  oldestChangeFirst,
   type Page,
+  type PullWindow,
   publicValues,
   type RecordDoc,
   toResource,
   updateInWorkspace,
 } from "./records.js";
+import { deleteRecorded, type Tombstones } from "./tombstones.js";
 import { ensureUniqueKeysIndex, type UniqueKey, uniqueKey, writeUnique } from "./unique-keys.js";
 
 /** The contact fields a client sets (the spec's `ContactCreate`); the response lists all of them, null when unset. */
@@ -99,6 +104,7 @@ export class Contacts {
   constructor(
     db: Db,
     private readonly relay: EventRelay,
+    private readonly tombstones: Tombstones,
   ) {
     this.collection = db.collection<ContactDoc>("contacts");
     relay.track("contacts");
@@ -109,6 +115,7 @@ export class Contacts {
     // One per list filter, each ending in `_id` so the newest-first page is read in index order
     // (docs/decisions.md lists them).
     await ensureWorkspaceIdIndex(this.collection);
+    await ensurePullIndex(this.collection);
     for (const field of ["email_lc", "phone", "tags", "segments", "lifecycle_stage"]) {
       await this.collection.createIndex(
         { workspace_id: 1, [field]: 1, _id: -1 },
@@ -208,24 +215,54 @@ export class Contacts {
     return patched;
   }
 
-  delete(workspaceId: string, id: string): Promise<void> {
-    return deleteInWorkspace(this.relay, this.collection, "contact", workspaceId, id);
+  /**
+   * Deletes a contact, its tombstone written first (db/tombstones.ts) so that a pull learns of
+   * every deletion; `mergedInto` names the contact a merge moved it into.
+   */
+  delete(workspaceId: string, id: string, mergedInto: string | null = null): Promise<void> {
+    return deleteRecorded(
+      { relay: this.relay, tombstones: this.tombstones },
+      this.collection,
+      "contact",
+      workspaceId,
+      id,
+      mergedInto,
+    );
   }
 
   list(workspaceId: string, filters: ContactFilters, page: Page): Promise<ContactDoc[]> {
-    const filter: Record<string, unknown> = {};
-    if (filters.email !== undefined) filter.email_lc = filters.email.toLowerCase();
-    if (filters.phone !== undefined) filter.phone = filters.phone;
-    if (filters.lifecycle_stage !== undefined) filter.lifecycle_stage = filters.lifecycle_stage;
-    // Repeated `tag`/`segment`: all must match.
-    if (filters.tag?.length) filter.tags = { $all: filters.tag };
-    if (filters.segment?.length) filter.segments = { $all: filters.segment };
-    if (filters.search !== undefined && filters.search !== "") {
-      // A substring in any of three fields: no index serves it; it scans the workspace's
-      // contacts newest first until the page is full.
-      const pattern = { $regex: escapeRegex(filters.search), $options: "i" };
-      filter.$or = [{ name: pattern }, { email: pattern }, { phone: pattern }];
-    }
-    return newestFirst(this.collection, workspaceId, filter, page);
+    return newestFirst(this.collection, workspaceId, filterOf(filters), page);
   }
+
+  /** A page of an incremental pull: changed contacts and deleted ones (db/pull.ts). */
+  pull(workspaceId: string, filters: ContactFilters, window: PullWindow, settleMs: number) {
+    const filter = filterOf(filters);
+    return pullPage<ContactDoc>(
+      {
+        records: (upTo) => oldestChangeFirst(this.collection, workspaceId, filter, window, upTo),
+        tombstones: (upTo) => this.tombstones.since(workspaceId, "contact", window.after, window.limit, upTo),
+        existing: (ids) => existingIds(this.collection, workspaceId, ids),
+      },
+      window,
+      settleMs,
+    );
+  }
+}
+
+/** The list filters as a query (every one is an equality or a range some index serves, but `search`). */
+function filterOf(filters: ContactFilters): Record<string, unknown> {
+  const filter: Record<string, unknown> = {};
+  if (filters.email !== undefined) filter.email_lc = filters.email.toLowerCase();
+  if (filters.phone !== undefined) filter.phone = filters.phone;
+  if (filters.lifecycle_stage !== undefined) filter.lifecycle_stage = filters.lifecycle_stage;
+  // Repeated `tag`/`segment`: all must match.
+  if (filters.tag?.length) filter.tags = { $all: filters.tag };
+  if (filters.segment?.length) filter.segments = { $all: filters.segment };
+  if (filters.search !== undefined && filters.search !== "") {
+    // A substring in any of three fields: no index serves it; it scans the workspace's
+    // contacts newest first until the page is full.
+    const pattern = { $regex: escapeRegex(filters.search), $options: "i" };
+    filter.$or = [{ name: pattern }, { email: pattern }, { phone: pattern }];
+  }
+  return filter;
 }

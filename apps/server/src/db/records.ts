@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Collection, Filter } from "mongodb";
 import type { StoredEvent } from "../domain/events.js";
+import type { PullPosition } from "../domain/pull-cursor.js";
 import { AppError } from "../errors.js";
 import { type EventRelay, pushEvent, type WithPendingEvents } from "./outbox.js";
 
@@ -160,6 +161,17 @@ export async function existsInWorkspace<T extends { _id: string; workspace_id: s
   return (await collection.findOne(filter, { projection: { _id: 1 } })) !== null;
 }
 
+/** Which of these ids are records of the workspace. */
+export async function existingIds<T extends { _id: string; workspace_id: string }>(
+  collection: Collection<T>,
+  workspaceId: string,
+  ids: string[],
+): Promise<Set<string>> {
+  const filter = { _id: { $in: ids }, workspace_id: workspaceId } as Filter<T>;
+  const docs = await collection.find(filter, { projection: { _id: 1 } }).toArray();
+  return new Set(docs.map((doc) => doc._id as string));
+}
+
 /** What a read-decide-write step decided: the fields to set (and unset), or nothing to write. */
 export interface Decision<R> {
   set?: Record<string, unknown>;
@@ -243,7 +255,69 @@ export function newestFirst<T extends Pick<RecordDoc, "_id" | "workspace_id" | "
     .toArray() as Promise<T[]>;
 }
 
-/** Deletes one record of the workspace, once the relay has moved the events it still carries. */
+/**
+ * `filter` narrowed to what an incremental pull reads after `after`: changed strictly after its
+ * instant, or at that instant with a greater id; and not after `upTo` when given. One flat
+ * range on `updated_at` plus an `$or` that only breaks ties, so the `{workspace_id, updated_at,
+ * _id}` index serves it as one range.
+ */
+export function afterPosition<T extends Record<string, unknown>>(
+  filter: T,
+  after: PullPosition,
+  upTo?: Date,
+): T & Record<string, unknown> {
+  const range: Record<string, Date> = after.id ? { $gte: after.updatedAt } : { $gt: after.updatedAt };
+  if (upTo) range.$lte = upTo;
+  const query: Record<string, unknown> = { ...filter, updated_at: range };
+  if (after.id) {
+    const ties = [{ updated_at: { $gt: after.updatedAt } }, { _id: { $gt: after.id } }];
+    // The resource's own filters may carry an `$or` already (a contact `search`).
+    if (query.$or) {
+      query.$and = [{ $or: query.$or }, { $or: ties }];
+      delete query.$or;
+    } else query.$or = ties;
+  }
+  return query as T & Record<string, unknown>;
+}
+
+/** The window of one incremental pull page, as plain values (http/paging.ts parses them). */
+export interface PullWindow {
+  limit: number;
+  after: PullPosition;
+  createdAfter?: Date;
+  createdBefore?: Date;
+}
+
+/**
+ * A pull query: the workspace's records matching `filter`, changed after the window's position,
+ * oldest change first by (`updated_at`, `_id`), one more than asked. Served by the
+ * `{workspace_id, updated_at, _id}` index on MongoDB (the fallback scans).
+ */
+export function oldestChangeFirst<T extends Pick<RecordDoc, "_id" | "workspace_id" | "updated_at">>(
+  collection: Collection<T>,
+  workspaceId: string,
+  filter: Record<string, unknown>,
+  window: PullWindow,
+  upTo?: Date,
+): Promise<T[]> {
+  const query = afterPosition({ ...filter, workspace_id: workspaceId }, window.after, upTo);
+  const created: Record<string, Date> = {};
+  if (window.createdAfter !== undefined) created.$gt = window.createdAfter;
+  if (window.createdBefore !== undefined) created.$lt = window.createdBefore;
+  if (Object.keys(created).length) query.created_at = created;
+  return collection
+    .find(query as Filter<T>)
+    .sort({ updated_at: 1, _id: 1 })
+    .limit(window.limit + 1)
+    .toArray() as Promise<T[]>;
+}
+
+/** `{workspace_id, updated_at, _id}`: the incremental pull's order, read as one index range. */
+export function ensurePullIndex<T extends RecordDoc>(collection: Collection<T>): Promise<string> {
+  return collection.createIndex({ workspace_id: 1, updated_at: 1, _id: 1 }, { name: "workspace_pull" });
+}
+
+/** Deletes one record of the workspace. */
 export async function deleteInWorkspace<T extends RecordDoc>(
   relay: EventRelay,
   collection: Collection<T>,

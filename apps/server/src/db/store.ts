@@ -9,6 +9,7 @@ import { IdempotencyKeys } from "./idempotency.js";
 import { Messages } from "./messages.js";
 import { EventRelay } from "./outbox.js";
 import { Tickets } from "./tickets.js";
+import { Tombstones } from "./tombstones.js";
 import { WebhookEndpoints } from "./webhook-endpoints.js";
 import { Workspaces } from "./workspaces.js";
 
@@ -24,6 +25,8 @@ export interface Store {
   idempotencyKeys: IdempotencyKeys;
   webhookEndpoints: WebhookEndpoints;
   events: Events;
+  /** Deleted contacts and tickets, for incremental pulls (db/tombstones.ts). */
+  tombstones: Tombstones;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
   relay: EventRelay;
 }
@@ -35,7 +38,8 @@ export function createStore(
 ): Store {
   const events = new Events(db);
   const relay = new EventRelay(db, events, { immediate: config.eventRelayImmediate, logger });
-  const contacts = new Contacts(db, relay);
+  const tombstones = new Tombstones(db);
+  const contacts = new Contacts(db, relay, tombstones);
   const messages = new Messages(db, relay);
   const conversations = new Conversations(db, { contacts, messages }, relay);
   return {
@@ -45,10 +49,11 @@ export function createStore(
     contacts,
     conversations,
     messages,
-    tickets: new Tickets(db, { contacts, conversations }, relay),
+    tickets: new Tickets(db, { contacts, conversations }, relay, tombstones),
     idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs),
     webhookEndpoints: new WebhookEndpoints(db),
     events,
+    tombstones,
     relay,
   };
 }
@@ -63,5 +68,6 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.idempotencyKeys.ensureIndexes();
   await store.webhookEndpoints.ensureIndexes();
   await store.events.ensureIndexes();
+  await store.tombstones.ensureIndexes();
   await store.relay.ensureIndexes();
 }

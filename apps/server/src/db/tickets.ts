@@ -6,21 +6,26 @@ import { AppError } from "../errors.js";
 import { schemaProperties } from "../generated/values.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import type { EventRelay } from "./outbox.js";
+import { pullPage } from "./pull.js";
 import {
-  deleteInWorkspace,
   diffPatch,
+  ensurePullIndex,
   ensureWorkspaceIdIndex,
+  existingIds,
   type FieldRules,
   findInWorkspace,
   hasChanges,
   newestFirst,
   normalizeInput,
+  oldestChangeFirst,
   type Page,
+  type PullWindow,
   publicValues,
   type RecordDoc,
   toResource,
   updateInWorkspace,
 } from "./records.js";
+import { deleteRecorded, type Tombstones } from "./tombstones.js";
 
 /** The ticket fields a client sets (the spec's `TicketCreate`), in response order. */
 export const TICKET_FIELDS = schemaProperties.TicketCreate;
@@ -65,6 +70,7 @@ export class Tickets {
     db: Db,
     refs: { contacts: Referenced; conversations: Referenced },
     private readonly relay: EventRelay,
+    private readonly tombstones: Tombstones,
   ) {
     this.collection = db.collection<TicketDoc>("tickets");
     relay.track("tickets");
@@ -78,6 +84,7 @@ export class Tickets {
     // One per list filter, each ending in `_id` so the newest-first page is read in index order
     // (docs/decisions.md lists them).
     await ensureWorkspaceIdIndex(this.collection);
+    await ensurePullIndex(this.collection);
     for (const field of ["status", "priority", "category", "contact_id", "tags"]) {
       await this.collection.createIndex(
         { workspace_id: 1, [field]: 1, _id: -1 },
@@ -154,19 +161,33 @@ export class Tickets {
     return patched;
   }
 
-  async delete(workspaceId: string, id: string): Promise<void> {
-    await deleteInWorkspace(this.relay, this.collection, "ticket", workspaceId, id);
+  /** Deletes a ticket, its tombstone written first (db/tombstones.ts). */
+  delete(workspaceId: string, id: string): Promise<void> {
+    return deleteRecorded(
+      { relay: this.relay, tombstones: this.tombstones },
+      this.collection,
+      "ticket",
+      workspaceId,
+      id,
+    );
   }
 
   list(workspaceId: string, filters: TicketFilters, page: Page): Promise<TicketDoc[]> {
-    const filter: Record<string, unknown> = {};
-    if (filters.status !== undefined) filter.status = filters.status;
-    if (filters.priority !== undefined) filter.priority = filters.priority;
-    if (filters.category !== undefined) filter.category = filters.category;
-    if (filters.contact_id !== undefined) filter.contact_id = filters.contact_id;
-    // Repeated `tag`: all must match.
-    if (filters.tag?.length) filter.tags = { $all: filters.tag };
-    return newestFirst(this.collection, workspaceId, filter, page);
+    return newestFirst(this.collection, workspaceId, filterOf(filters), page);
+  }
+
+  /** A page of an incremental pull: changed tickets and deleted ones (db/pull.ts). */
+  pull(workspaceId: string, filters: TicketFilters, window: PullWindow, settleMs: number) {
+    const filter = filterOf(filters);
+    return pullPage<TicketDoc>(
+      {
+        records: (upTo) => oldestChangeFirst(this.collection, workspaceId, filter, window, upTo),
+        tombstones: (upTo) => this.tombstones.since(workspaceId, "ticket", window.after, window.limit, upTo),
+        existing: (ids) => existingIds(this.collection, workspaceId, ids),
+      },
+      window,
+      settleMs,
+    );
   }
 
   /**
@@ -185,4 +206,16 @@ export class Tickets {
       );
     }
   }
+}
+
+/** The list filters as a query. */
+function filterOf(filters: TicketFilters): Record<string, unknown> {
+  const filter: Record<string, unknown> = {};
+  if (filters.status !== undefined) filter.status = filters.status;
+  if (filters.priority !== undefined) filter.priority = filters.priority;
+  if (filters.category !== undefined) filter.category = filters.category;
+  if (filters.contact_id !== undefined) filter.contact_id = filters.contact_id;
+  // Repeated `tag`: all must match.
+  if (filters.tag?.length) filter.tags = { $all: filters.tag };
+  return filter;
 }

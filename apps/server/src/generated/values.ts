@@ -17,6 +17,13 @@ export const schemaProperties = {
     "object",
     "deleted"
   ],
+  "Tombstone": [
+    "id",
+    "object",
+    "deleted",
+    "deleted_at",
+    "merged_into"
+  ],
   "DeletedTicket": [
     "id",
     "object",
@@ -114,7 +121,37 @@ export const schemaProperties = {
   "ContactList": [
     "object",
     "data",
-    "has_more"
+    "has_more",
+    "next_cursor",
+    "deleted"
+  ],
+  "ContactBatch": [
+    "match",
+    "contacts"
+  ],
+  "ContactBatchResult": [
+    "object",
+    "data"
+  ],
+  "ContactBatchItemApplied": [
+    "index",
+    "status",
+    "contact"
+  ],
+  "ContactBatchItemFailed": [
+    "index",
+    "status",
+    "error"
+  ],
+  "ErrorDetail": [
+    "type",
+    "code",
+    "message",
+    "param"
+  ],
+  "ContactMerge": [
+    "contact_ids",
+    "prefer"
   ],
   "Ticket": [
     "id",
@@ -170,7 +207,9 @@ export const schemaProperties = {
   "TicketList": [
     "object",
     "data",
-    "has_more"
+    "has_more",
+    "next_cursor",
+    "deleted"
   ],
   "Conversation": [
     "id",

@@ -1,6 +1,9 @@
-import type { Page } from "../db/records.js";
+import type { PulledPage } from "../db/pull.js";
+import type { Page, PullWindow } from "../db/records.js";
+import { type TombstoneDoc, toTombstone } from "../db/tombstones.js";
+import { decodeCursor, encodeCursor } from "../domain/pull-cursor.js";
 import { AppError } from "../errors.js";
-import type { QueryOf } from "../spec/types.js";
+import type { QueryOf, Schema } from "../spec/types.js";
 
 /** The list envelope of DESIGN.md §3. */
 export interface ListPage<T> {
@@ -14,6 +17,9 @@ export type PageQuery = Pick<
   QueryOf<"listContacts">,
   "limit" | "starting_after" | "created_after" | "created_before"
 >;
+
+/** The parameters of an incremental pull, on the lists that offer one. */
+export type PullQuery = PageQuery & Pick<QueryOf<"listContacts">, "updated_after" | "cursor">;
 
 const DEFAULT_LIMIT = 10;
 
@@ -59,4 +65,56 @@ export function parsePage(query: PageQuery, idPattern: (value: string) => boolea
 /** Fetches one more than asked to learn `has_more` without a count. */
 export function toPage<Doc, Out>(docs: Doc[], limit: number, shape: (doc: Doc) => Out): ListPage<Out> {
   return { object: "list", data: docs.slice(0, limit).map(shape), has_more: docs.length > limit };
+}
+
+/**
+ * The window of an incremental pull (spec: *Incremental pull*), or undefined for a plain
+ * newest-first list: `updated_after` starts one, `cursor` continues one.
+ */
+export function parsePull(query: PullQuery): PullWindow | undefined {
+  if (query.updated_after === undefined && query.cursor === undefined) return undefined;
+  if (query.updated_after !== undefined && query.cursor !== undefined) {
+    throw new AppError(
+      400,
+      "parameter_invalid",
+      "Pass either `updated_after` (to start a pull) or `cursor` (to continue one), not both.",
+      "cursor",
+    );
+  }
+  if (query.starting_after !== undefined) {
+    throw new AppError(
+      400,
+      "parameter_invalid",
+      "`starting_after` pages the newest-first list; a pull continues with `cursor` (its `next_cursor`).",
+      "starting_after",
+    );
+  }
+  const { createdAfter, createdBefore, limit } = parsePage(query, () => true);
+  const after =
+    query.cursor !== undefined
+      ? decodeCursor(query.cursor)
+      : { updatedAt: parseTimestamp(query.updated_after as string, "updated_after") };
+  if (!after) {
+    throw new AppError(
+      400,
+      "parameter_invalid",
+      "`cursor` must be a `next_cursor` from a previous page of a pull.",
+      "cursor",
+    );
+  }
+  return { limit, after, createdAfter, createdBefore };
+}
+
+/** A pull's page: the list envelope plus its tombstones and where the next page starts. */
+export function toPulledPage<Doc, Out>(
+  pulled: PulledPage<Doc>,
+  shape: (doc: Doc) => Out,
+): ListPage<Out> & { deleted: Schema<"Tombstone">[]; next_cursor: string } {
+  return {
+    object: "list",
+    data: pulled.records.map(shape),
+    has_more: pulled.hasMore,
+    next_cursor: encodeCursor(pulled.position),
+    deleted: pulled.tombstones.map((doc: TombstoneDoc) => toTombstone(doc)),
+  };
 }

@@ -1,11 +1,16 @@
 import { toTicket } from "../db/tickets.js";
 import { isId } from "../domain/ids.js";
-import { parsePage, toPage } from "../http/paging.js";
+import { parsePage, parsePull, toPage, toPulledPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
 /** Seed §4.2: parse → call → shape; the rules live in db/tickets.ts and domain/ticket-status.ts. */
-export function ticketRoutes({ op, store }: RouteKit): void {
+export function ticketRoutes({ op, store, config }: RouteKit): void {
   op("listTickets", async ({ ctx, query }) => {
+    const pull = parsePull(query);
+    if (pull) {
+      const pulled = await store.tickets.pull(workspaceOf(ctx), query, pull, config.syncSettleMs);
+      return { status: 200, body: toPulledPage(pulled, toTicket) };
+    }
     const page = parsePage(query, (value) => isId("tkt", value));
     const docs = await store.tickets.list(workspaceOf(ctx), query, page);
     return { status: 200, body: toPage(docs, page.limit, toTicket) };
