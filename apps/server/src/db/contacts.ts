@@ -87,14 +87,20 @@ export function uniqueKeysOf(
   doc: Pick<ContactDoc, "email_lc" | "external_ids">,
 ): UniqueKey[] {
   const keys: UniqueKey[] = [];
-  if (doc.email_lc) keys.push(uniqueKey(workspaceId, ["email", doc.email_lc], "email_taken", "email"));
+  if (doc.email_lc) keys.push(emailKey(workspaceId, doc.email_lc));
   for (const [system, value] of Object.entries(doc.external_ids ?? {})) {
-    keys.push(
-      uniqueKey(workspaceId, ["external_id", system, value], "external_id_taken", `external_ids.${system}`),
-    );
+    keys.push(externalIdKey(workspaceId, system, value));
   }
   return keys;
 }
+
+/** The unique key of an email (case-insensitive: give it lower-cased). */
+export const emailKey = (workspaceId: string, emailLc: string): UniqueKey =>
+  uniqueKey(workspaceId, ["email", emailLc], "email_taken", "email");
+
+/** The unique key of one external id. */
+export const externalIdKey = (workspaceId: string, system: string, value: string): UniqueKey =>
+  uniqueKey(workspaceId, ["external_id", system, value], "external_id_taken", `external_ids.${system}`);
 
 type Patched = { doc: ContactDoc; previous: Partial<Record<ContactField, unknown>>; event?: StoredEvent };
 
@@ -151,6 +157,11 @@ export class Contacts {
     );
     await this.relay.afterWrite("contacts", doc._id, [event]);
     return doc;
+  }
+
+  /** The contact holding a unique key (its email or an external id; see uniqueKeysOf), if any. */
+  findByUniqueKey(key: string): Promise<ContactDoc | null> {
+    return this.collection.findOne({ unique_keys: key });
   }
 
   get(workspaceId: string, id: string): Promise<ContactDoc> {

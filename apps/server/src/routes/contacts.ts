@@ -1,10 +1,19 @@
-import { toContact } from "../db/contacts.js";
+import type { ValidateFunction } from "ajv";
+import { type BatchItemResult, parseMatchKey, upsertBatch } from "../db/contact-batch.js";
+import { type ContactInput, toContact } from "../db/contacts.js";
 import { isId } from "../domain/ids.js";
+import { AppError } from "../errors.js";
 import { parsePage, parsePull, toPage, toPulledPage } from "../http/paging.js";
+import { assertValid } from "../http/validate.js";
+import type { Schema } from "../spec/types.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
 /** Seed §4.1: parse → call → shape; the rules live in db/contacts.ts. */
-export function contactRoutes({ op, store, config }: RouteKit): void {
+export function contactRoutes({ op, store, config, openapi }: RouteKit): void {
+  // A batch item is a PATCH body: the spec's ContactUpdate, checked item by item so that one
+  // invalid item fails alone (the batch schema itself only asks for objects).
+  const validateItem = openapi.operations.get("updateContact")?.validateBody as ValidateFunction;
+
   op("listContacts", async ({ ctx, query }) => {
     const pull = parsePull(query);
     if (pull) {
@@ -21,6 +30,20 @@ export function contactRoutes({ op, store, config }: RouteKit): void {
     return { status: 201, body: toContact(doc) };
   });
 
+  op("batchUpsertContacts", async ({ ctx, body }) => {
+    const items = body.contacts.map((item) => {
+      try {
+        assertValid(validateItem, item, "body");
+        return item as ContactInput;
+      } catch (error) {
+        if (error instanceof AppError) return error;
+        throw error;
+      }
+    });
+    const results = await upsertBatch(store.contacts, workspaceOf(ctx), parseMatchKey(body.match), items);
+    return { status: 200, body: { object: "contact_batch", data: results.map(toBatchItemResult) } };
+  });
+
   op("getContact", async ({ ctx, id }) => ({
     status: 200,
     body: toContact(await store.contacts.get(workspaceOf(ctx), id)),
@@ -35,4 +58,15 @@ export function contactRoutes({ op, store, config }: RouteKit): void {
     await store.contacts.delete(workspaceOf(ctx), id);
     return { status: 200, body: { id, object: "contact", deleted: true } };
   });
+}
+
+/** One item's result as the spec shows it: the contact, or the error it would have got alone. */
+function toBatchItemResult(result: BatchItemResult, index: number): Schema<"ContactBatchItemResult"> {
+  if (result.status !== "error") return { index, status: result.status, contact: toContact(result.doc) };
+  const { type, code, message, param } = result.error;
+  return {
+    index,
+    status: "error",
+    error: { type, code, message, ...(param === undefined ? {} : { param }) },
+  };
 }
