@@ -13,7 +13,9 @@ export type paths = {
         };
         /**
          * List contacts
-         * @description Returns the workspace's contacts, newest first. All filters can be combined. `search` is a
+         * @description Returns the workspace's contacts, newest first; with `updated_after` or `cursor`, an
+         *     incremental pull instead, oldest change first (see *Incremental pull*). All filters can be
+         *     combined. `search` is a
          *     case-insensitive substring match against name, email or phone; `email` matches the whole
          *     address case-insensitively. Looking a contact up by `email` before writing (a typical sync)
          *     needs `contacts:read` in addition to `contacts:write`.
@@ -75,6 +77,81 @@ export type paths = {
         patch: operations["updateContact"];
         trace?: never;
     };
+    "/open/v1/contacts/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update up to 100 contacts
+         * @description Upserts up to 100 contacts in one request, each found by the `match` key: `email`
+         *     (case-insensitive) or `external_ids.<system>` (e.g. `external_ids.salesforce`). Every item
+         *     must carry its match value. An item whose contact does not exist yet is created (`name`
+         *     required; emits `contact.created`); one that exists is updated with PATCH semantics
+         *     (`updateContact`: only the fields sent, only what differs; emits `contact.updated` with
+         *     `previous_attributes`) or left `unchanged` (no write, no event).
+         *
+         *     The answer is `200` with one result per item, **in input order**: `created`, `updated` or
+         *     `unchanged` with the contact, or `error` with the error object (`type`, `code`, `message`,
+         *     `param`) the same item would have got alone, e.g. `parameter_missing`, `parameter_invalid`,
+         *     `email_taken`, `external_id_taken`, `concurrent_update`. One failing item never fails the
+         *     others. Items with the same match value are applied in input order; concurrent batches
+         *     that touch the same contacts never create duplicates (the match value is unique) nor lose
+         *     an update (each update applies to the version it was decided on). With an
+         *     `Idempotency-Key` the whole batch is replayed, results included, without a second write.
+         */
+        post: operations["batchUpsertContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/v1/contacts/{id}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The contact's id (`con_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example con_2bXkq9TmR4vN8sLw
+                 */
+                id: components["parameters"]["ContactId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge contacts into this one
+         * @description Merges the contacts of `contact_ids` into the contact of the path (the survivor): their
+         *     tickets and conversations are re-pointed to the survivor (each ticket emits
+         *     `ticket.updated`), `tags`, `segments` and `external_ids` are unioned, the survivor's empty
+         *     fields are filled from them (in `contact_ids` order; `custom_fields` per key), the merged
+         *     contacts are deleted (their tombstones in an incremental pull name the survivor in
+         *     `merged_into`), and `contact.updated` with `previous_attributes` is emitted for the
+         *     survivor. Answers the survivor.
+         *
+         *     Two different values for the same external-id system are a conflict: `409 merge_conflict`
+         *     naming every conflicting system (`param` is the first, `external_ids.<system>`), and
+         *     nothing changes, unless `prefer` names the contact (the survivor or one of `contact_ids`)
+         *     whose values win. The same holds for two different emails when the survivor has none.
+         *
+         *     A merge is safe to retry: repeating it after a failure or a crash completes it (contacts
+         *     already merged into this survivor count as merged), and repeating a completed one answers
+         *     the survivor unchanged.
+         */
+        post: operations["mergeContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/tickets": {
         parameters: {
             query?: never;
@@ -84,7 +161,9 @@ export type paths = {
         };
         /**
          * List tickets
-         * @description Returns the workspace's tickets, newest first. All filters can be combined.
+         * @description Returns the workspace's tickets, newest first; with `updated_after` or `cursor`, an
+         *     incremental pull instead, oldest change first (see *Incremental pull*). All filters can be
+         *     combined.
          */
         get: operations["listTickets"];
         put?: never;
@@ -659,7 +738,7 @@ export type components = {
                  *     `insufficient_scope`, `resource_missing`, `parameter_invalid`, `parameter_missing`,
                  *     `parameter_unknown`, `invalid_json`, `invalid_body`, `unsupported_media_type`,
                  *     `body_too_large`, `email_taken`, `external_id_taken`, `idempotency_key_reused`,
-                 *     `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`,
+                 *     `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `merge_conflict`,
                  *     `rate_limited`, `database_unavailable`, `internal_error`, `route_not_found`,
                  *     `method_not_allowed`. New codes may be added within v1.
                  * @example parameter_invalid
@@ -681,6 +760,25 @@ export type components = {
             object: "contact";
             /** @constant */
             deleted: true;
+        };
+        /**
+         * @description A deleted contact or ticket, listed by an incremental pull (`deleted`) for 30 days after the
+         *     deletion (`EVENT_RETENTION_DAYS`).
+         */
+        Tombstone: {
+            /** @description Id of the deleted record. */
+            id: string;
+            /** @enum {string} */
+            object: "contact" | "ticket";
+            /** @constant */
+            deleted: true;
+            /**
+             * Format: date-time
+             * @description When it was deleted; its place in the pull's order.
+             */
+            deleted_at: string;
+            /** @description The contact it was merged into (`mergeContacts`), or null for a plain delete. */
+            merged_into: string | null;
         };
         /** @description Returned by `deleteTicket`. */
         DeletedTicket: {
@@ -858,13 +956,81 @@ export type components = {
                 [key: string]: string | null;
             } | null;
         };
-        /** @description A page of contacts, newest first. */
+        /** @description A page of contacts, newest first, or of an incremental pull (with `next_cursor` and `deleted`). */
         ContactList: {
             /** @constant */
             object: "list";
             data: components["schemas"]["Contact"][];
             /** @description Whether another page follows; pass the last `id` as `starting_after` to get it. */
             has_more: boolean;
+            /** @description Only in an incremental pull, on every page; pass it as `cursor` for the next page or the next run. */
+            next_cursor?: string;
+            /** @description Only in an incremental pull; the deletions of the same window, in the same order. */
+            deleted?: components["schemas"]["Tombstone"][];
+        };
+        /** @description Body of `batchUpsertContacts`. */
+        ContactBatch: {
+            /**
+             * @description How an item finds its contact, `email` or `external_ids.<system>`; every item must carry that value.
+             * @example email
+             * @example external_ids.salesforce
+             */
+            match: string;
+            /**
+             * @description The contacts, each with the fields of `ContactUpdate` (`name` is needed to create one).
+             *     Each item is validated on its own, so an invalid one gets an `error` result and the
+             *     others still apply.
+             */
+            contacts: components["schemas"]["ContactBatchItem"][];
+        };
+        /**
+         * @description One contact of a batch: the fields of `ContactUpdate`, checked item by item against that
+         *     schema (the request as a whole only checks that each item is an object).
+         */
+        ContactBatchItem: {
+            [key: string]: unknown;
+        };
+        /** @description The answer of `batchUpsertContacts`, one result per item in input order. */
+        ContactBatchResult: {
+            /** @constant */
+            object: "contact_batch";
+            data: components["schemas"]["ContactBatchItemResult"][];
+        };
+        /** @description What happened to one item. */
+        ContactBatchItemResult: components["schemas"]["ContactBatchItemApplied"] | components["schemas"]["ContactBatchItemFailed"];
+        ContactBatchItemApplied: {
+            /** @description The item's position in `contacts`. */
+            index: number;
+            /** @enum {string} */
+            status: "created" | "updated" | "unchanged";
+            contact: components["schemas"]["Contact"];
+        };
+        ContactBatchItemFailed: {
+            /** @description The item's position in `contacts`. */
+            index: number;
+            /** @constant */
+            status: "error";
+            error: components["schemas"]["ErrorDetail"];
+        };
+        /** @description An error of one item of a batch, as the same item alone would have got it (without `request_id`). */
+        ErrorDetail: {
+            type: components["schemas"]["ErrorType"];
+            /** @example parameter_missing */
+            code: string;
+            message: string;
+            /** @description The field of the item at fault, when there is one. */
+            param?: string;
+        };
+        /** @description Body of `mergeContacts`. */
+        ContactMerge: {
+            /** @description The contacts to merge into the survivor (the path's contact), which they must not include. */
+            contact_ids: string[];
+            /**
+             * @description The contact (the survivor or one of `contact_ids`) whose values win where two contacts
+             *     hold different values for the same external-id system (or different emails). Without
+             *     it such a conflict is `409 merge_conflict`.
+             */
+            prefer?: string;
         };
         /**
          * @description Status of a ticket. `New` (just opened), `On you` (waiting on the API user's own team),
@@ -978,12 +1144,16 @@ export type components = {
             /** Format: date-time */
             due_at?: string | null;
         };
-        /** @description A page of tickets, newest first. */
+        /** @description A page of tickets, newest first, or of an incremental pull (with `next_cursor` and `deleted`). */
         TicketList: {
             /** @constant */
             object: "list";
             data: components["schemas"]["Ticket"][];
             has_more: boolean;
+            /** @description Only in an incremental pull, on every page; pass it as `cursor` for the next page or the next run. */
+            next_cursor?: string;
+            /** @description Only in an incremental pull; the deletions of the same window, in the same order. */
+            deleted?: components["schemas"]["Tombstone"][];
         };
         /**
          * @description `open` or `closed`; closing and reopening come from the channels (in the reference server, the admin API).
@@ -1490,6 +1660,21 @@ export type components = {
          */
         CreatedAfter: string;
         /**
+         * @description Starts an incremental pull: only objects changed strictly after this instant, oldest change
+         *     first, ordered by (`updated_at`, `id`), with `next_cursor` and `deleted` in the answer (see
+         *     *Incremental pull*). `0` pulls everything. Unix seconds or RFC 3339 (milliseconds allowed),
+         *     exclusive. Not combinable with `cursor` or `starting_after`.
+         * @example 2026-01-01T00:00:00Z
+         */
+        UpdatedAfter: string;
+        /**
+         * @description Continues an incremental pull after the position it encodes: the `next_cursor` of the
+         *     previous page (or of the last run). Opaque; not combinable with `updated_after` or
+         *     `starting_after`.
+         * @example eyJ0IjoxNzcyNDQyOTI3NDEyLCJpIjoiY29uXzJiWGtxOVRtUjR2TjhzTHcifQ
+         */
+        Cursor: string;
+        /**
          * @description Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive.
          * @example 1767225600
          */
@@ -1664,6 +1849,21 @@ export interface operations {
                  * @example 1767225600
                  */
                 created_before?: components["parameters"]["CreatedBefore"];
+                /**
+                 * @description Starts an incremental pull: only objects changed strictly after this instant, oldest change
+                 *     first, ordered by (`updated_at`, `id`), with `next_cursor` and `deleted` in the answer (see
+                 *     *Incremental pull*). `0` pulls everything. Unix seconds or RFC 3339 (milliseconds allowed),
+                 *     exclusive. Not combinable with `cursor` or `starting_after`.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updated_after?: components["parameters"]["UpdatedAfter"];
+                /**
+                 * @description Continues an incremental pull after the position it encodes: the `next_cursor` of the
+                 *     previous page (or of the last run). Opaque; not combinable with `updated_after` or
+                 *     `starting_after`.
+                 * @example eyJ0IjoxNzcyNDQyOTI3NDEyLCJpIjoiY29uXzJiWGtxOVRtUjR2TjhzTHcifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
@@ -1866,6 +2066,116 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    batchUpsertContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
+                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
+                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
+                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
+                 *     is still running: `409 idempotency_key_in_flight`.
+                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactBatch"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in input order. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactBatchResult"];
+                };
+            };
+            /** @description Invalid request as a whole (items are judged one by one). Codes: `invalid_json`, `parameter_missing`, `parameter_invalid`, `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Conflict. Codes: `idempotency_key_in_flight`. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    mergeContacts: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
+                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
+                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
+                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
+                 *     is still running: `409 idempotency_key_in_flight`.
+                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The contact's id (`con_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example con_2bXkq9TmR4vN8sLw
+                 */
+                id: components["parameters"]["ContactId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactMerge"];
+            };
+        };
+        responses: {
+            /** @description The survivor after the merge. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Contact"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (e.g. the survivor among `contact_ids`, or `prefer` naming another contact), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The survivor or a contact of `contact_ids` does not exist in the workspace (and was not merged into this survivor). Codes: `resource_missing`. */
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `merge_conflict` (different values for the same external-id system, or different emails; `prefer` resolves it), `email_taken` / `external_id_taken` (a value moving to the survivor was taken meanwhile by another contact), `concurrent_update`, `idempotency_key_in_flight`. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     listTickets: {
         parameters: {
             query?: {
@@ -1916,6 +2226,21 @@ export interface operations {
                  * @example 1767225600
                  */
                 created_before?: components["parameters"]["CreatedBefore"];
+                /**
+                 * @description Starts an incremental pull: only objects changed strictly after this instant, oldest change
+                 *     first, ordered by (`updated_at`, `id`), with `next_cursor` and `deleted` in the answer (see
+                 *     *Incremental pull*). `0` pulls everything. Unix seconds or RFC 3339 (milliseconds allowed),
+                 *     exclusive. Not combinable with `cursor` or `starting_after`.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                updated_after?: components["parameters"]["UpdatedAfter"];
+                /**
+                 * @description Continues an incremental pull after the position it encodes: the `next_cursor` of the
+                 *     previous page (or of the last run). Opaque; not combinable with `updated_after` or
+                 *     `starting_after`.
+                 * @example eyJ0IjoxNzcyNDQyOTI3NDEyLCJpIjoiY29uXzJiWGtxOVRtUjR2TjhzTHcifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path?: never;
