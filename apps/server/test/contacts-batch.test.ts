@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
+import { eventsAbout, theEvent } from "./helpers/events.js";
 import { walkPages } from "./helpers/paging.js";
 
 const batch = (key: string, body: unknown, headers?: Record<string, string>) =>
@@ -66,6 +67,13 @@ describe("batch upsert of contacts", () => {
     expect(data[5].error).toMatchObject({ code: "parameter_missing", param: "name" });
     expect(data[6].error).toMatchObject({ code: "parameter_unknown", param: "shoe_size" });
 
+    // Each changed contact emits its event, carrying what the batch answered; unchanged: none.
+    expect((await theEvent(key, "contact.created", data[0].contact.id)).data).toEqual(data[0].contact);
+    const updated = await theEvent(key, "contact.updated", existing.body.id);
+    expect(updated.data).toEqual(data[1].contact);
+    expect(updated.previous_attributes).toEqual({ email: "ada@batch.test", lifecycle_stage: "lead" });
+    expect(await eventsAbout(key, same.body.id, "contact.updated")).toEqual([]);
+
     // What the batch answered is what is stored; the failed items wrote nothing.
     const stored = await api.get(`/open/v1/contacts/${data[0].contact.id}`, { key });
     expect(stored.body).toEqual(data[0].contact);
@@ -102,6 +110,7 @@ describe("batch upsert of contacts", () => {
     expect(again.body).toEqual(first.body);
     const found = await api.get("/open/v1/contacts", { key, query: { email: "idem@batch.test" } });
     expect(found.body.data).toHaveLength(1);
+    await theEvent(key, "contact.created", found.body.data[0].id);
     const other = await batch(key, { ...body, match: "external_ids.crm" }, headers);
     expect(other.status).toBe(422);
   });
@@ -151,7 +160,10 @@ describe("concurrent batches on the same contacts", () => {
       ),
     );
     const statuses = responses.flatMap((r) => r.body.data.map((item: { status: string }) => item.status));
-    expect(statuses.filter((s) => s === "error")).toEqual([]);
+    const errors = responses.flatMap((r) =>
+      r.body.data.filter((item: { status: string }) => item.status === "error"),
+    );
+    expect(errors).toEqual([]);
     expect(statuses.filter((s) => s === "created")).toHaveLength(emails.length);
 
     const ids = await walkPages("/open/v1/contacts", key, { limit: 100 });

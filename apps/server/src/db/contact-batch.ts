@@ -49,6 +49,9 @@ export function parseMatchKey(match: string): MatchKey {
 // rounds cover any realistic race, then the item reports a conflict like a contended PATCH.
 const ROUNDS = 5;
 
+/** How many items of one batch are written at once. */
+const WORKERS = 8;
+
 /** One item: find by the match key, then create, update or leave it. */
 async function upsertOne(
   contacts: Contacts,
@@ -72,8 +75,9 @@ async function upsertOne(
       if (!(error instanceof AppError)) throw error;
       // Someone created a contact with this very value first: update that one instead.
       const lostCreate = !existing && error.status === 409 && error.param === match.param;
-      // The matched contact was deleted meanwhile: create it anew.
-      const lostContact = existing && error.code === "resource_missing";
+      // The matched contact was deleted meanwhile: create it anew; or others kept changing it
+      // for a while (each update is version-checked): try again from a fresh read.
+      const lostContact = existing && ["resource_missing", "concurrent_update"].includes(error.code);
       if (!lostCreate && !lostContact) return { status: "error", error };
     }
   }
@@ -86,7 +90,7 @@ async function upsertOne(
 /**
  * Applies the items (invalid ones already replaced by their error) and answers one result per item,
  * in input order. Items with the same match value run one after another in input order; the rest
- * run concurrently.
+ * run a few at a time.
  */
 export async function upsertBatch(
   contacts: Contacts,
@@ -115,12 +119,17 @@ export async function upsertBatch(
     const key = match.keyOf(workspaceId, value);
     queues.set(key, [...(queues.get(key) ?? []), index]);
   });
-  await Promise.all(
-    [...queues].map(async ([key, indexes]) => {
+  // A few workers rather than one promise per item: a batch of 100 must not flood the database
+  // (on the embedded fallback every conditional update scans) and starve concurrent requests.
+  const pending = [...queues];
+  const worker = async () => {
+    for (let next = pending.shift(); next; next = pending.shift()) {
+      const [key, indexes] = next;
       for (const index of indexes) {
         results[index] = await upsertOne(contacts, workspaceId, match, key, items[index] as ContactInput);
       }
-    }),
-  );
+    }
+  };
+  await Promise.all(Array.from({ length: WORKERS }, worker));
   return results;
 }
