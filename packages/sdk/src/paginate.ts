@@ -1,11 +1,26 @@
 // What `list()` returns: awaiting it gives one page (`{ object, data, has_more }`), iterating it
 // with `for await` walks every item of every page, asking for the next page with
-// `starting_after` = the last id seen, as the API's cursor paging works.
+// `starting_after` = the last id seen, as the API's cursor paging works; or, in an incremental
+// pull (`updated_after`/`cursor`), with the page's `next_cursor`.
 
 export interface Page<Item> {
   object: "list";
   data: Item[];
   has_more: boolean;
+  /** Only in an incremental pull: where the next page starts. */
+  next_cursor?: string;
+}
+
+/** How the next page continues: after an id (newest-first lists) or at a pull's cursor. */
+export type Continuation = { starting_after: string } | { cursor: string };
+
+/** The continuation after `page`, or undefined when it is the last. */
+export function continuationAfter(page: Page<{ id: string }>): Continuation | undefined {
+  if (!page.has_more) return undefined;
+  // A pull page may hold only deletions (`data` empty) and still have more: follow its cursor.
+  if (page.next_cursor !== undefined) return { cursor: page.next_cursor };
+  const last = page.data.at(-1);
+  return last ? { starting_after: last.id } : undefined;
 }
 
 export class PagePromise<P extends Page<Item>, Item extends { id: string }>
@@ -13,7 +28,7 @@ export class PagePromise<P extends Page<Item>, Item extends { id: string }>
 {
   #first: Promise<P> | undefined;
 
-  constructor(private readonly fetchPage: (startingAfter: string | undefined) => Promise<P>) {}
+  constructor(private readonly fetchPage: (next: Continuation | undefined) => Promise<P>) {}
 
   /** The first page, fetched once, whether awaited, iterated or both. */
   #firstPage(): Promise<P> {
@@ -41,9 +56,9 @@ export class PagePromise<P extends Page<Item>, Item extends { id: string }>
     let page = await this.#firstPage();
     for (;;) {
       yield* page.data;
-      const last = page.data.at(-1);
-      if (!page.has_more || !last) return;
-      page = await this.fetchPage(last.id);
+      const next = continuationAfter(page);
+      if (!next) return;
+      page = await this.fetchPage(next);
     }
   }
 

@@ -3,7 +3,7 @@
 // A new spec operation is one more line here (and a new resource one more small class).
 
 import type { ClientContext } from "./client.js";
-import type { paths } from "./generated/openapi.js";
+import type { components, paths } from "./generated/openapi.js";
 import {
   type BodyOf,
   call,
@@ -12,7 +12,7 @@ import {
   type QueryOf,
   type ResultOf,
 } from "./operations.js";
-import { type Page, PagePromise } from "./paginate.js";
+import { type Continuation, continuationAfter, type Page, PagePromise } from "./paginate.js";
 import type { RequestOptions } from "./resilient-fetch.js";
 
 type ItemOf<P> = P extends Page<infer Item> ? Item : never;
@@ -106,28 +106,99 @@ class Resource {
     query: object | undefined,
     options: RequestOptions | undefined,
   ): Listed<P> {
-    return new PagePromise((startingAfter) =>
-      call(
-        this.context,
-        "get",
-        path,
-        { pathParams, query: startingAfter ? { ...query, starting_after: startingAfter } : query },
-        options,
-      ),
+    return new PagePromise((next) =>
+      call(this.context, "get", path, { pathParams, query: continued(query, next) }, options),
     );
+  }
+
+  /** `pull(start, options?)`: the pages of an incremental pull (see `Pull`). */
+  protected puller<P extends "/open/v1/contacts" | "/open/v1/tickets">(path: P) {
+    return (start: PullStart<P>, options?: RequestOptions): Pull<ListResult<P>> =>
+      new Pull((next) => call(this.context, "get", path, { query: continued(start, next) }, options));
   }
 }
 
+/** The query of a page: the first page's, or the continuation in place of its starting point. */
+function continued(query: object | undefined, next: Continuation | undefined): object | undefined {
+  if (!next) return query;
+  const {
+    starting_after: _after,
+    updated_after: _since,
+    cursor: _cursor,
+    ...rest
+  } = (query ?? {}) as Record<string, unknown>;
+  return { ...rest, ...next };
+}
+
+/**
+ * Where an incremental pull starts: `updated_after` (`0` for everything) or the `cursor` kept from
+ * the last run, with the list's filters and `limit`.
+ */
+export type PullStart<P extends keyof paths> = Omit<
+  QueryOf<OperationOf<P, "get">>,
+  "starting_after" | "updated_after" | "cursor"
+> &
+  ({ updated_after: string | number; cursor?: never } | { cursor: string; updated_after?: never });
+
+/**
+ * The pages of an incremental pull (spec: *Incremental pull*), oldest change first, until it has
+ * caught up. Each page holds the changed records (`data`), the deletions (`deleted`) and the
+ * `next_cursor` to keep; store it once the page is applied and start the next run from it:
+ *
+ * ```ts
+ * for await (const page of deskline.contacts.pull({ cursor: saved ?? undefined, updated_after: saved ? undefined : 0 })) {
+ *   for (const contact of page.data) upsert(contact);
+ *   for (const gone of page.deleted ?? []) remove(gone.id);
+ *   save(page.next_cursor);
+ * }
+ * ```
+ */
+export class Pull<P extends Page<{ id: string }>> implements AsyncIterable<P> {
+  constructor(private readonly fetchPage: (next: Continuation | undefined) => Promise<P>) {}
+
+  async *[Symbol.asyncIterator](): AsyncIterator<P> {
+    for (let next: Continuation | undefined; ; ) {
+      const page = await this.fetchPage(next);
+      yield page;
+      next = continuationAfter(page);
+      if (!next) return;
+    }
+  }
+}
+
+/** One item of `contacts.batch`: the fields of a contact update (`name` is needed to create one). */
+export type ContactBatchItem = components["schemas"]["ContactUpdate"];
+
 export class Contacts extends Resource {
   list = this.lister("/open/v1/contacts");
+  /** Every contact changed since `updated_after` or a kept `cursor`, page by page (see `Pull`). */
+  pull = this.puller("/open/v1/contacts");
   create = this.creator("/open/v1/contacts");
   get = this.byId("get", "/open/v1/contacts/{id}");
   update = this.updater("/open/v1/contacts/{id}");
   delete = this.byId("delete", "/open/v1/contacts/{id}");
+  readonly #batch = this.creator("/open/v1/contacts/batch");
+  /**
+   * Creates or updates up to 100 contacts matched by `match` (`email` or `external_ids.<system>`);
+   * resolves to one result per item, in input order (`created`, `updated`, `unchanged` with the
+   * contact, or `error` with the error); a failing item never fails the others.
+   */
+  batch = (
+    body: { match: "email" | `external_ids.${string}`; contacts: ContactBatchItem[] },
+    options?: RequestOptions,
+  ) => this.#batch(body, options);
+  /**
+   * Merges `contact_ids` into the contact `id` (tickets and conversations move to it, tags,
+   * segments and external ids are unioned, its empty fields filled, the others deleted); `prefer`
+   * names whose values win a conflict. Safe to retry. Resolves to the surviving contact.
+   */
+  merge = this.action("/open/v1/contacts/{id}/merge");
 }
 
 export class Tickets extends Resource {
   list = this.lister("/open/v1/tickets");
+  /** Every ticket changed since `updated_after` or a kept `cursor`, page by page (see `Pull`). */
+  pull = this.puller("/open/v1/tickets");
   create = this.creator("/open/v1/tickets");
   get = this.byId("get", "/open/v1/tickets/{id}");
   update = this.updater("/open/v1/tickets/{id}");

@@ -58,6 +58,52 @@ describe("contacts", () => {
   });
 });
 
+describe("contact sync", () => {
+  it("batch() upserts by a match key and answers per item, in input order", async () => {
+    const { deskline: own } = await workspaceClient();
+    const first = await own.contacts.batch({
+      match: "external_ids.crm",
+      contacts: [
+        { name: "Grace", external_ids: { crm: "G-1" } },
+        { name: "Nameless", email: "bad" },
+      ],
+    });
+    expect(first.data.map((r) => r.status)).toEqual(["created", "error"]);
+    const again = await own.contacts.batch({
+      match: "external_ids.crm",
+      contacts: [{ external_ids: { crm: "G-1" }, lifecycle_stage: "customer" }],
+    });
+    const [result] = again.data;
+    expect(result?.status).toBe("updated");
+    if (result?.status !== "updated") throw new Error("narrowing");
+    expect(result.contact).toMatchObject({ name: "Grace", lifecycle_stage: "customer" });
+  });
+
+  it("pull() pages oldest change first with deletions, and list() iterates a pull by its cursor", async () => {
+    const { deskline: own } = await workspaceClient();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await own.contacts.create({ name: `Sync ${i}` })).id);
+    await own.contacts.delete(ids[0] as string);
+
+    const seen: string[] = [];
+    const deleted: string[] = [];
+    let cursor = "";
+    for await (const page of own.contacts.pull({ updated_after: 0, limit: 2 })) {
+      seen.push(...page.data.map((c) => c.id));
+      deleted.push(...(page.deleted ?? []).map((t) => t.id));
+      cursor = page.next_cursor ?? "";
+    }
+    expect(seen).toEqual(ids.slice(1));
+    expect(deleted).toEqual([ids[0]]);
+
+    // The kept cursor: the next run sees only what changed since.
+    await own.contacts.update(ids[2] as string, { lifecycle_stage: "customer" });
+    const later = [];
+    for await (const contact of own.contacts.list({ cursor, limit: 2 })) later.push(contact.id);
+    expect(later).toEqual([ids[2]]);
+  });
+});
+
 describe("tickets", () => {
   it("creates, gets, solves, lists by status and deletes", async () => {
     const contact = await deskline.contacts.create({ name: "Grace" });
