@@ -1,6 +1,7 @@
 // `deskline contacts import <file>`: read rows as a stream, map and validate each against the
-// spec, upsert the valid ones `concurrency` at a time, send the rest to the errors file, and
-// report created / updated / unchanged / failed.
+// spec, upsert the valid ones (100 a request through the batch operation where the server has
+// it, else one by one, `concurrency` at a time), send the rest to the errors file, and report
+// created / updated / unchanged / failed.
 import { AuthenticationError, ConnectionError, type Deskline, PermissionError } from "@deskline/sdk";
 import { describeError, PartialFailure, UsageError } from "../errors.js";
 import { catalogOf, parseRenames } from "../fields.js";
@@ -8,6 +9,7 @@ import { contactCreateSchema } from "../generated/schemas.js";
 import { formatDuration, formatRecord, writeLine } from "../output.js";
 import { forEachConcurrent } from "../pool.js";
 import { compileValidator } from "../validate.js";
+import { BatchImporter } from "./batch.js";
 import { type ErrorsWriter, type FailedRow, openErrorsFile } from "./errors-file.js";
 import { startProgress } from "./progress.js";
 import { type InputFormat, openRows, type SourceRow } from "./read-rows.js";
@@ -70,6 +72,10 @@ export async function importContacts(deskline: Deskline, options: ImportOptions)
     if (errors) await errors.write(failure);
     else if (failed <= SHOWN_FAILURES) process.stderr.write(`line ${failure.row.line}: ${failure.reason}\n`);
   };
+  const batches = new BatchImporter(
+    { ...upsertOptions, concurrency: options.concurrency },
+    { done: (outcome) => counts[outcome]++, failed: (row, reason, code) => fail({ row, reason, code }) },
+  );
 
   const handle = async (row: SourceRow) => {
     rows++;
@@ -77,6 +83,8 @@ export async function importContacts(deskline: Deskline, options: ImportOptions)
     const reason = "error" in mapped ? mapped.error : validate(mapped.body);
     if (reason !== undefined || !("body" in mapped)) {
       await fail({ row, reason: reason ?? "invalid" });
+    } else if (!options.dryRun && batches.accepts(mapped.body)) {
+      await batches.add(row, mapped.body);
     } else {
       try {
         const outcome = options.dryRun
@@ -94,6 +102,7 @@ export async function importContacts(deskline: Deskline, options: ImportOptions)
 
   try {
     await forEachConcurrent(source.rows, options.concurrency, handle);
+    await batches.flush();
   } finally {
     progress.stop();
     await errors?.close();

@@ -28,7 +28,7 @@ export interface UpsertOptions {
 type Body = Record<string, unknown>;
 
 /** The value the row is matched on, if it has one. */
-function matchValue(body: Body, match: Match): string | undefined {
+export function matchValue(body: Body, match: Match): string | undefined {
   if (match.kind === "email") return typeof body.email === "string" ? body.email.toLowerCase() : undefined;
   const value = (body.external_ids as Record<string, unknown> | undefined)?.[match.system];
   return typeof value === "string" ? value : undefined;
