@@ -59,9 +59,11 @@ async function upsertOne(
   match: MatchKey,
   key: string,
   item: ContactInput,
+  /** What the batch's one read found for this key: the first round trusts it. */
+  known?: ContactDoc | null,
 ): Promise<BatchItemResult> {
   for (let round = 0; round < ROUNDS; round++) {
-    const existing = await contacts.findByUniqueKey(key);
+    const existing = round === 0 && known !== undefined ? known : await contacts.findByUniqueKey(key);
     try {
       if (!existing) {
         if (typeof item.name !== "string") {
@@ -119,14 +121,37 @@ export async function upsertBatch(
     const key = match.keyOf(workspaceId, value);
     queues.set(key, [...(queues.get(key) ?? []), index]);
   });
-  // A few workers rather than one promise per item: a batch of 100 must not flood the database
-  // (on the embedded fallback every conditional update scans) and starve concurrent requests.
-  const pending = [...queues];
+  // One read for every match value, and one insert for the first item of every value no contact
+  // holds yet: a batch of new contacts costs two round trips (and the events' two), not 200.
+  const found = await contacts.findByUniqueKeys([...queues.keys()]);
+  const fresh = [...queues].filter(
+    ([key, [first]]) => !found.has(key) && typeof (items[first as number] as ContactInput).name === "string",
+  );
+  const created = await contacts.createMany(
+    workspaceId,
+    fresh.map(([, [first]]) => items[first as number] as ContactInput),
+  );
+  // Keys whose state the batch's read no longer tells: just created, or refused by the index.
+  const moved = new Set<string>();
+  fresh.forEach(([key, indexes], position) => {
+    moved.add(key);
+    const doc = created[position];
+    // Refused by a unique index (taken meanwhile): its item goes the one-by-one way below.
+    if (doc) results[indexes.shift() as number] = { status: "created", doc };
+  });
+
+  // The rest one by one, a few workers rather than one promise per item: a batch of 100 must not
+  // flood the database (on the embedded fallback every conditional update scans) and starve
+  // concurrent requests.
+  const pending = [...queues].filter(([, indexes]) => indexes.length > 0);
   const worker = async () => {
     for (let next = pending.shift(); next; next = pending.shift()) {
       const [key, indexes] = next;
-      for (const index of indexes) {
-        results[index] = await upsertOne(contacts, workspaceId, match, key, items[index] as ContactInput);
+      for (const [n, index] of indexes.entries()) {
+        // Only the first write of a key may trust the batch's read; later ones read anew.
+        const known = n === 0 && !moved.has(key) ? (found.get(key) ?? null) : undefined;
+        const item = items[index] as ContactInput;
+        results[index] = await upsertOne(contacts, workspaceId, match, key, item, known);
       }
     }
   };

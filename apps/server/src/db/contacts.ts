@@ -3,6 +3,7 @@ import { newEvent, type StoredEvent } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import { schemaProperties } from "../generated/values.js";
 import type { QueryOf, Schema } from "../spec/types.js";
+import { duplicateKeyIndexes } from "./errors.js";
 import type { EventRelay } from "./outbox.js";
 import { pullPage } from "./pull.js";
 import {
@@ -102,6 +103,29 @@ export const emailKey = (workspaceId: string, emailLc: string): UniqueKey =>
 export const externalIdKey = (workspaceId: string, system: string, value: string): UniqueKey =>
   uniqueKey(workspaceId, ["external_id", system, value], "external_id_taken", `external_ids.${system}`);
 
+/**
+ * A new contact as stored, with its unique keys and its `contact.created` event inside (the event
+ * is part of the inserted document: no contact without its event).
+ */
+function newContact(workspaceId: string, input: ContactInput): { doc: ContactDoc; keys: UniqueKey[] } {
+  const now = new Date();
+  const doc = {
+    _id: newId("con"),
+    workspace_id: workspaceId,
+    version: 0,
+    ...normalizeInput(RULES, input),
+  } as ContactDoc;
+  // On create, as in a PATCH, a null inside custom_fields means "not set".
+  doc.custom_fields = merge({}, doc.custom_fields) as ContactDoc["custom_fields"];
+  doc.email_lc = doc.email ? doc.email.toLowerCase() : null;
+  doc.created_at = now;
+  doc.updated_at = now;
+  const keys = uniqueKeysOf(workspaceId, doc);
+  if (keys.length) doc.unique_keys = keys.map((k) => k.key);
+  doc.pending_events = [newEvent(workspaceId, "contact.created", toContact(doc), undefined, now)];
+  return { doc, keys };
+}
+
 type Patched = { doc: ContactDoc; previous: Partial<Record<ContactField, unknown>>; event?: StoredEvent };
 
 export class Contacts {
@@ -131,23 +155,7 @@ export class Contacts {
   }
 
   async create(workspaceId: string, input: ContactInput): Promise<ContactDoc> {
-    const now = new Date();
-    const doc = {
-      _id: newId("con"),
-      workspace_id: workspaceId,
-      version: 0,
-      ...normalizeInput(RULES, input),
-    } as ContactDoc;
-    // On create, as in a PATCH, a null inside custom_fields means "not set".
-    doc.custom_fields = merge({}, doc.custom_fields) as ContactDoc["custom_fields"];
-    doc.email_lc = doc.email ? doc.email.toLowerCase() : null;
-    doc.created_at = now;
-    doc.updated_at = now;
-    const keys = uniqueKeysOf(workspaceId, doc);
-    if (keys.length) doc.unique_keys = keys.map((k) => k.key);
-    // The event is part of the inserted document: no contact without its contact.created.
-    const event = newEvent(workspaceId, "contact.created", toContact(doc), undefined, now);
-    doc.pending_events = [event];
+    const { doc, keys } = newContact(workspaceId, input);
     await writeUnique(
       this.collection,
       "contact",
@@ -155,8 +163,41 @@ export class Contacts {
       () => keys,
       () => this.collection.insertOne(doc),
     );
-    await this.relay.afterWrite("contacts", doc._id, [event]);
+    await this.relay.afterWrite("contacts", doc._id, doc.pending_events ?? []);
     return doc;
+  }
+
+  /**
+   * Creates many contacts in one round trip (a batch upsert's new ones), each exactly as `create`
+   * would. A contact the unique index refuses (its email or an external id was taken meanwhile)
+   * is left out: its place holds undefined, and the caller goes through `create`/`update` for it.
+   */
+  async createMany(workspaceId: string, inputs: ContactInput[]): Promise<(ContactDoc | undefined)[]> {
+    if (inputs.length === 0) return [];
+    const docs = inputs.map((input) => newContact(workspaceId, input).doc);
+    const refused = new Set<number>();
+    try {
+      await this.collection.insertMany(docs, { ordered: false });
+    } catch (error) {
+      const indexes = duplicateKeyIndexes(error);
+      if (!indexes) throw error;
+      for (const index of indexes) refused.add(index);
+    }
+    const created = docs.map((doc, index) => (refused.has(index) ? undefined : doc));
+    await this.relay.afterWriteMany(
+      "contacts",
+      created.flatMap((doc) => (doc ? [{ id: doc._id, events: doc.pending_events ?? [] }] : [])),
+    );
+    return created;
+  }
+
+  /** The contacts holding any of these unique keys, by key. */
+  async findByUniqueKeys(keys: string[]): Promise<Map<string, ContactDoc>> {
+    const found = new Map<string, ContactDoc>();
+    for await (const doc of this.collection.find({ unique_keys: { $in: keys } })) {
+      for (const key of doc.unique_keys ?? []) found.set(key, doc);
+    }
+    return found;
   }
 
   /** The contact holding a unique key (its email or an external id; see uniqueKeysOf), if any. */

@@ -1,4 +1,5 @@
 import {
+  MongoBulkWriteError,
   MongoNetworkError,
   MongoNotConnectedError,
   MongoServerError,
@@ -14,6 +15,17 @@ import {
 /** A unique index (or `_id`) refused a value that is taken. */
 export function isDuplicateKey(error: unknown): boolean {
   return error instanceof MongoServerError && error.code === 11000;
+}
+
+/**
+ * The positions an unordered `insertMany` could not insert because a unique index refused them,
+ * or undefined when it failed for any other reason (then nothing is known to be only that).
+ */
+export function duplicateKeyIndexes(error: unknown): number[] | undefined {
+  if (!(error instanceof MongoBulkWriteError)) return undefined;
+  const failures = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  if (failures.length === 0 || failures.some((failure) => failure.code !== 11000)) return undefined;
+  return failures.map((failure) => failure.index);
 }
 
 /** The database cannot be reached right now (network, server selection, pool cleared, closed). */

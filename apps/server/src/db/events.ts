@@ -1,7 +1,7 @@
 import type { Collection, Db } from "mongodb";
 import type { EventType, StoredEvent } from "../domain/events.js";
 import type { Schema } from "../spec/types.js";
-import { isDuplicateKey } from "./errors.js";
+import { duplicateKeyIndexes, isDuplicateKey } from "./errors.js";
 import { newestFirst, notFound, type Page } from "./records.js";
 
 /**
@@ -45,6 +45,15 @@ export class Events {
     } catch (error) {
       if (isDuplicateKey(error)) return false;
       throw error;
+    }
+  }
+
+  /** `record` for many events in one round trip; those stored already are left as they are. */
+  async recordMany(events: StoredEvent[]): Promise<void> {
+    try {
+      await this.collection.insertMany(events, { ordered: false });
+    } catch (error) {
+      if (!duplicateKeyIndexes(error)) throw error;
     }
   }
 

@@ -82,6 +82,29 @@ export class EventRelay {
     }
   }
 
+  /**
+   * `afterWrite` for many documents of one collection written together (a batch): the events are
+   * recorded in one round trip and their pending copies removed in another.
+   */
+  async afterWriteMany(collection: string, written: { id: string; events: StoredEvent[] }[]): Promise<void> {
+    const events = written.flatMap((w) => w.events);
+    // The driver refuses an empty bulk write.
+    if (!this.options.immediate || events.length === 0) return;
+    try {
+      await this.events.recordMany(events);
+      for (const event of events) for (const hook of this.hooks) await hook(event);
+      const removals = written.flatMap(({ id, events: mine }) =>
+        mine.map((event) => ({
+          // `_id` alone, as removePending, so the fallback finds each document without a scan.
+          updateOne: { filter: { _id: id }, update: { $pull: { pending_events: { _id: event._id } } } },
+        })),
+      );
+      await this.db.collection<Outboxed>(collection).bulkWrite(removals, { ordered: false });
+    } catch (err) {
+      this.options.logger.warn({ err, collection }, "event relay failed; the sweep will retry");
+    }
+  }
+
   /** Moves every event still pending on one document of `collection` into `events`. */
   async drain(collection: string, id: string): Promise<void> {
     const target = this.db.collection<Outboxed>(collection);
