@@ -47,6 +47,8 @@ export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc {
   email_lc: string | null;
   /** Its email and external ids as unique keys (db/unique-keys.ts); absent when it has none. */
   unique_keys?: string[];
+  /** Set while a merge moves it into this contact (db/contact-merge.ts); not in the API. */
+  merged_into?: string;
 }
 
 const RULES: FieldRules<ContactField> = {
@@ -200,6 +202,19 @@ export class Contacts {
     return found;
   }
 
+  /**
+   * First step of merging `id` into `survivorId` (db/contact-merge.ts): marks it `merged_into` and
+   * gives up its unique keys, so its email and external ids can move to the survivor. Its fields
+   * stay as they are until it is deleted, so a crash here loses nothing. Returns the contact.
+   */
+  releaseForMerge(workspaceId: string, id: string, survivorId: string): Promise<ContactDoc> {
+    return updateInWorkspace(this.collection, "contact", workspaceId, id, async (current) => {
+      const done = current.merged_into === survivorId && !current.unique_keys;
+      if (done) return { result: current };
+      return { set: { merged_into: survivorId }, unset: ["unique_keys"], result: current };
+    });
+  }
+
   /** The contact holding a unique key (its email or an external id; see uniqueKeysOf), if any. */
   findByUniqueKey(key: string): Promise<ContactDoc | null> {
     return this.collection.findOne({ unique_keys: key });
@@ -220,7 +235,12 @@ export class Contacts {
    * nothing was written). A concurrent PATCH makes this one re-read and merge again, so none
    * overwrites another; a taken email or external id is 409, atomically by the unique index.
    */
-  async update(workspaceId: string, id: string, patch: ContactInput): Promise<Patched> {
+  async update(
+    workspaceId: string,
+    id: string,
+    /** The PATCH body, or how to make it from the current contact (decided anew on each retry). */
+    patchOrPlan: ContactInput | ((current: ContactDoc) => ContactInput),
+  ): Promise<Patched> {
     let keys: UniqueKey[] = [];
     const patched = await writeUnique(
       this.collection,
@@ -234,6 +254,7 @@ export class Contacts {
           workspaceId,
           id,
           async (current) => {
+            const patch = typeof patchOrPlan === "function" ? patchOrPlan(current) : patchOrPlan;
             const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
               MERGED.has(field)
                 ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})

@@ -167,6 +167,17 @@ export class Conversations {
   }
 
   /** One conversation of the workspace; another workspace's is exactly as missing as an unknown one. */
+  /**
+   * Points every conversation of these contacts at `toId` (a merge). Each document moves in one
+   * atomic write; safe to repeat. No event: no event type reports a conversation's contact.
+   */
+  async repoint(workspaceId: string, fromIds: string[], toId: string): Promise<void> {
+    await this.collection.updateMany(
+      { workspace_id: workspaceId, contact_id: { $in: fromIds } },
+      { $set: { contact_id: toId }, $max: { updated_at: new Date() } },
+    );
+  }
+
   get(workspaceId: string, id: string): Promise<ConversationDoc> {
     return findInWorkspace(this.collection, "conversation", workspaceId, id);
   }

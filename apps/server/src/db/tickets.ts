@@ -161,6 +161,22 @@ export class Tickets {
     return patched;
   }
 
+  /**
+   * Points every ticket of these contacts at `toId` (a merge), each by a PATCH of `contact_id`,
+   * so each emits its `ticket.updated`. Safe to repeat: a ticket already moved matches no more.
+   */
+  async repoint(workspaceId: string, fromIds: string[], toId: string): Promise<void> {
+    const query = { workspace_id: workspaceId, contact_id: { $in: fromIds } };
+    for await (const { _id } of this.collection.find(query, { projection: { _id: 1 } })) {
+      try {
+        await this.update(workspaceId, _id, { contact_id: toId });
+      } catch (error) {
+        // Deleted meanwhile: nothing left to move.
+        if (!(error instanceof AppError && error.code === "resource_missing")) throw error;
+      }
+    }
+  }
+
   /** Deletes a ticket, its tombstone written first (db/tombstones.ts). */
   delete(workspaceId: string, id: string): Promise<void> {
     return deleteRecorded(

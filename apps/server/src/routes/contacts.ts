@@ -1,5 +1,6 @@
 import type { ValidateFunction } from "ajv";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "../db/contact-batch.js";
+import { mergeContacts } from "../db/contact-merge.js";
 import { type ContactInput, toContact } from "../db/contacts.js";
 import { isId } from "../domain/ids.js";
 import { AppError } from "../errors.js";
@@ -42,6 +43,11 @@ export function contactRoutes({ op, store, config, openapi }: RouteKit): void {
     });
     const results = await upsertBatch(store.contacts, workspaceOf(ctx), parseMatchKey(body.match), items);
     return { status: 200, body: { object: "contact_batch", data: results.map(toBatchItemResult) } };
+  });
+
+  op("mergeContacts", async ({ ctx, id, body }) => {
+    const doc = await mergeContacts(store, workspaceOf(ctx), id, body);
+    return { status: 200, body: toContact(doc) };
   });
 
   op("getContact", async ({ ctx, id }) => ({
