@@ -548,6 +548,18 @@ export const listParameters = {
       "array": false,
       "type": "string",
       "description": "Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive."
+    },
+    {
+      "name": "updated_after",
+      "array": false,
+      "type": "string",
+      "description": "Starts an incremental pull of what changed after this instant (exclusive; 0 = everything)."
+    },
+    {
+      "name": "cursor",
+      "array": false,
+      "type": "string",
+      "description": "Continues an incremental pull: the `next_cursor` of the previous page or of the last run."
     }
   ],
   "listTickets": [
@@ -592,6 +604,18 @@ export const listParameters = {
       "array": false,
       "type": "string",
       "description": "Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive."
+    },
+    {
+      "name": "updated_after",
+      "array": false,
+      "type": "string",
+      "description": "Starts an incremental pull of what changed after this instant (exclusive; 0 = everything)."
+    },
+    {
+      "name": "cursor",
+      "array": false,
+      "type": "string",
+      "description": "Continues an incremental pull: the `next_cursor` of the previous page or of the last run."
     }
   ],
   "listConversations": [

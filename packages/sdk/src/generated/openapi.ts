@@ -1660,17 +1660,17 @@ export type components = {
          */
         CreatedAfter: string;
         /**
-         * @description Starts an incremental pull: only objects changed strictly after this instant, oldest change
-         *     first, ordered by (`updated_at`, `id`), with `next_cursor` and `deleted` in the answer (see
-         *     *Incremental pull*). `0` pulls everything. Unix seconds or RFC 3339 (milliseconds allowed),
-         *     exclusive. Not combinable with `cursor` or `starting_after`.
+         * @description Starts an incremental pull of what changed after this instant (exclusive; 0 = everything).
+         *     Objects come oldest change first, ordered by (`updated_at`, `id`), with `next_cursor` and
+         *     `deleted` in the answer (see *Incremental pull*). Unix seconds or RFC 3339 (milliseconds
+         *     allowed). Not combinable with `cursor` or `starting_after`.
          * @example 2026-01-01T00:00:00Z
          */
         UpdatedAfter: string;
         /**
-         * @description Continues an incremental pull after the position it encodes: the `next_cursor` of the
-         *     previous page (or of the last run). Opaque; not combinable with `updated_after` or
-         *     `starting_after`.
+         * @description Continues an incremental pull: the `next_cursor` of the previous page or of the last run.
+         *     Opaque; it encodes the position after which the pull goes on. Not combinable with
+         *     `updated_after` or `starting_after`.
          * @example eyJ0IjoxNzcyNDQyOTI3NDEyLCJpIjoiY29uXzJiWGtxOVRtUjR2TjhzTHcifQ
          */
         Cursor: string;
@@ -1850,17 +1850,17 @@ export interface operations {
                  */
                 created_before?: components["parameters"]["CreatedBefore"];
                 /**
-                 * @description Starts an incremental pull: only objects changed strictly after this instant, oldest change
-                 *     first, ordered by (`updated_at`, `id`), with `next_cursor` and `deleted` in the answer (see
-                 *     *Incremental pull*). `0` pulls everything. Unix seconds or RFC 3339 (milliseconds allowed),
-                 *     exclusive. Not combinable with `cursor` or `starting_after`.
+                 * @description Starts an incremental pull of what changed after this instant (exclusive; 0 = everything).
+                 *     Objects come oldest change first, ordered by (`updated_at`, `id`), with `next_cursor` and
+                 *     `deleted` in the answer (see *Incremental pull*). Unix seconds or RFC 3339 (milliseconds
+                 *     allowed). Not combinable with `cursor` or `starting_after`.
                  * @example 2026-01-01T00:00:00Z
                  */
                 updated_after?: components["parameters"]["UpdatedAfter"];
                 /**
-                 * @description Continues an incremental pull after the position it encodes: the `next_cursor` of the
-                 *     previous page (or of the last run). Opaque; not combinable with `updated_after` or
-                 *     `starting_after`.
+                 * @description Continues an incremental pull: the `next_cursor` of the previous page or of the last run.
+                 *     Opaque; it encodes the position after which the pull goes on. Not combinable with
+                 *     `updated_after` or `starting_after`.
                  * @example eyJ0IjoxNzcyNDQyOTI3NDEyLCJpIjoiY29uXzJiWGtxOVRtUjR2TjhzTHcifQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2227,17 +2227,17 @@ export interface operations {
                  */
                 created_before?: components["parameters"]["CreatedBefore"];
                 /**
-                 * @description Starts an incremental pull: only objects changed strictly after this instant, oldest change
-                 *     first, ordered by (`updated_at`, `id`), with `next_cursor` and `deleted` in the answer (see
-                 *     *Incremental pull*). `0` pulls everything. Unix seconds or RFC 3339 (milliseconds allowed),
-                 *     exclusive. Not combinable with `cursor` or `starting_after`.
+                 * @description Starts an incremental pull of what changed after this instant (exclusive; 0 = everything).
+                 *     Objects come oldest change first, ordered by (`updated_at`, `id`), with `next_cursor` and
+                 *     `deleted` in the answer (see *Incremental pull*). Unix seconds or RFC 3339 (milliseconds
+                 *     allowed). Not combinable with `cursor` or `starting_after`.
                  * @example 2026-01-01T00:00:00Z
                  */
                 updated_after?: components["parameters"]["UpdatedAfter"];
                 /**
-                 * @description Continues an incremental pull after the position it encodes: the `next_cursor` of the
-                 *     previous page (or of the last run). Opaque; not combinable with `updated_after` or
-                 *     `starting_after`.
+                 * @description Continues an incremental pull: the `next_cursor` of the previous page or of the last run.
+                 *     Opaque; it encodes the position after which the pull goes on. Not combinable with
+                 *     `updated_after` or `starting_after`.
                  * @example eyJ0IjoxNzcyNDQyOTI3NDEyLCJpIjoiY29uXzJiWGtxOVRtUjR2TjhzTHcifQ
                  */
                 cursor?: components["parameters"]["Cursor"];
