@@ -86,8 +86,17 @@ async function readBack(world: World, operation: SpecOperation, id?: string): Pr
   return answers;
 }
 
-const send = (operation: SpecOperation, path: string, options: { key?: string; headers?: Json }) =>
-  request(operation.method, path, { ...options, body: exampleBody(operation) });
+const send = (
+  operation: SpecOperation,
+  path: string,
+  options: { key?: string; headers?: Json; body?: Json },
+) => request(operation.method, path, { ...options, body: options.body ?? exampleBody(operation) });
+
+/** Bodies that name other records: the spec example's ids do not exist, so these make real ones. */
+const LIVE_BODIES: Record<string, (world: World) => Promise<Json>> = {
+  mergeContacts: async (world) => ({ contact_ids: [await fixtureId(world, "/open/v1/contacts")] }),
+};
+const bodyFor = (operation: SpecOperation, world: World) => LIVE_BODIES[operation.operationId]?.(world);
 
 let mine: World;
 let theirs: World;
@@ -133,14 +142,15 @@ describe("scopes: every scope but an operation's own is 403 insufficient_scope, 
     const scope = scopeOf(operation) as string;
     const id = operation.path.includes("{id}") ? await fixtureId(mine, collectionOf(operation)) : undefined;
     const path = concretePath(operation, id);
+    const body = await bodyFor(operation, mine);
     const before = await readBack(mine, operation, id);
     for (const other of specScopes.filter((s) => s !== scope)) {
-      expectInsufficientScope(await send(operation, path, { key: only.get(other) }), scope);
+      expectInsufficientScope(await send(operation, path, { key: only.get(other), body }), scope);
     }
-    expectInsufficientScope(await send(operation, path, { key: allBut.get(scope) }), scope);
+    expectInsufficientScope(await send(operation, path, { key: allBut.get(scope), body }), scope);
     expect(await readBack(mine, operation, id)).toEqual(before);
     // The same request with the scope passes: the 403s above were about the scope alone.
-    const allowed = await send(operation, path, { key: only.get(scope) });
+    const allowed = await send(operation, path, { key: only.get(scope), body });
     expect(allowed.status, JSON.stringify(allowed.body)).toBeGreaterThanOrEqual(200);
     expect(allowed.status, JSON.stringify(allowed.body)).toBeLessThan(300);
   });
@@ -181,9 +191,10 @@ describe("workspaces: an id of another workspace is 404 exactly like an unknown 
   it.each(cases(withId))("%s", async (_id, operation) => {
     const theirId = await fixtureId(theirs, collectionOf(operation));
     const unknownId = theirId.replace(/_(.*)$/, (_m, rest: string) => `_${"0".repeat(rest.length)}`);
+    const body = await bodyFor(operation, mine);
     const before = await readBack(theirs, operation, theirId);
-    const foreign = await send(operation, concretePath(operation, theirId), { key: mine.key });
-    const missing = await send(operation, concretePath(operation, unknownId), { key: mine.key });
+    const foreign = await send(operation, concretePath(operation, theirId), { key: mine.key, body });
+    const missing = await send(operation, concretePath(operation, unknownId), { key: mine.key, body });
     expect(missing.body.error?.code, JSON.stringify(missing.body)).toBe("resource_missing");
     expectSameAsMissing({ response: foreign, id: theirId }, { response: missing, id: unknownId });
     expect(await readBack(theirs, operation, theirId)).toEqual(before);

@@ -141,6 +141,8 @@ export async function mergeContacts(
 ): Promise<ContactDoc> {
   const { contacts } = deps;
   const ids = request.contact_ids;
+  // The survivor first: another workspace's id is 404 whatever the body says.
+  const survivor = await contacts.get(workspaceId, survivorId);
   if (ids.includes(survivorId)) {
     throw new AppError(
       400,
@@ -157,7 +159,6 @@ export async function mergeContacts(
       "prefer",
     );
   }
-  const survivor = await contacts.get(workspaceId, survivorId);
   const merged = await pending(deps, workspaceId, survivorId, ids);
   // The fill order: the preferred contact's values first.
   merged.sort((a, b) => Number(b._id === request.prefer) - Number(a._id === request.prefer));
