@@ -461,7 +461,7 @@ export type components = {
                  *     `insufficient_scope`, `resource_missing`, `parameter_invalid`, `parameter_missing`,
                  *     `parameter_unknown`, `invalid_json`, `invalid_body`, `unsupported_media_type`,
                  *     `body_too_large`, `email_taken`, `external_id_taken`, `idempotency_key_reused`,
-                 *     `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`,
+                 *     `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `merge_conflict`,
                  *     `rate_limited`, `database_unavailable`, `internal_error`, `route_not_found`,
                  *     `method_not_allowed`. New codes may be added within v1.
                  * @example parameter_invalid
