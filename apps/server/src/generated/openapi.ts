@@ -3038,12 +3038,20 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example openapi: 3.1.0
-                     *     info:
-                     *       title: Deskline Open API
-                     *       version: 1.0.0
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Deskline Open API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
                      */
-                    "application/yaml": string;
+                    "application/yaml": {
+                        openapi: string;
+                        info: Record<string, unknown>;
+                        paths: Record<string, unknown>;
+                    };
                 };
             };
             default: components["responses"]["UnexpectedError"];
