@@ -7,7 +7,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { ALL_SCOPES, request } from "./helpers/api.js";
-import { startMain } from "./helpers/main-process.js";
+import { eventually, startMain } from "./helpers/main-process.js";
 
 const root = join(import.meta.dirname, "../../..");
 
@@ -57,6 +57,12 @@ describe("Schemathesis against spec/openapi.yaml", () => {
       RATE_LIMIT_PER_SECOND: "0",
     });
     const baseUrl = await server.baseUrl;
+    // Listening comes before the database is reached; until then every operation is a 503.
+    await eventually(
+      () => request("GET", "/readyz", { baseUrl }),
+      (response) => response.status === 200,
+      "the fuzz server's readiness",
+    );
     const admin = (path: string, body: unknown) =>
       request("POST", path, { baseUrl, body, headers: { Authorization: `Bearer ${adminToken}` } });
     const workspace = await admin("/admin/v1/workspaces", { name: "fuzz" });
@@ -66,12 +72,13 @@ describe("Schemathesis against spec/openapi.yaml", () => {
     // Something for the links from lists to follow: a conversation (no public operation makes
     // one) with its contact, and the events their creation records.
     const contact = await request("POST", "/open/v1/contacts", { baseUrl, key, body: { name: "Fuzz seed" } });
+    expect(contact.status, JSON.stringify(contact.body)).toBe(201);
     const conversation = await admin(`/admin/v1/workspaces/${workspace.body.id}/conversations`, {
       contact_id: contact.body.id,
       channel: "email",
       message: { body: "Seeded for the fuzzer." },
     });
-    expect(conversation.status).toBe(201);
+    expect(conversation.status, JSON.stringify(conversation.body)).toBe(201);
 
     // Its own working directory: Schemathesis keeps a cache of examples in `.schemathesis/`.
     const cwd = join(root, ".tmp/schemathesis");

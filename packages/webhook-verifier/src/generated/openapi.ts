@@ -3037,12 +3037,20 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example openapi: 3.1.0
-                     *     info:
-                     *       title: Deskline Open API
-                     *       version: 1.0.0
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Deskline Open API",
+                     *         "version": "1.0.0"
+                     *       },
+                     *       "paths": {}
+                     *     }
                      */
-                    "application/yaml": string;
+                    "application/yaml": {
+                        openapi: string;
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                    };
                 };
             };
             default: components["responses"]["UnexpectedError"];
