@@ -12,6 +12,7 @@ import type { Metrics } from "./metrics/metrics.js";
 import { createMetrics } from "./metrics/wire.js";
 import { adminRoutes } from "./routes/admin.js";
 import { adminConversationRoutes } from "./routes/admin-conversations.js";
+import { adminWebhookRoutes } from "./routes/admin-webhooks.js";
 import { contactRoutes } from "./routes/contacts.js";
 import { conversationRoutes } from "./routes/conversations.js";
 import { docsRoutes } from "./routes/docs.js";
@@ -45,6 +46,7 @@ export function createApp({ config, store, database, openapi, logger, clock, met
   docsRoutes(router, kit);
   adminRoutes(kit);
   adminConversationRoutes(kit);
+  adminWebhookRoutes(kit);
   contactRoutes(kit);
   ticketRoutes(kit);
   webhookEndpointRoutes(kit);

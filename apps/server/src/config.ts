@@ -1,10 +1,18 @@
 /** Typed configuration read once from the environment; nothing else reads process.env. */
 
+import { DEFAULT_RETRY_DELAYS, parseRetryDelays } from "./delivery/retry-schedule.js";
+
 /** Which embedded database to start without MONGODB_URI (db/embedded.ts); `auto` tries mongod first. */
 export const EMBEDDED_DATABASE_CHOICES = ["auto", "mongodb-memory-server", "mongo-java-server"] as const;
 export type EmbeddedDatabaseChoice = (typeof EMBEDDED_DATABASE_CHOICES)[number];
 
+/** What a process does (DESIGN.md §6): serve the API, deliver webhooks, or both. */
+export const ROLES = ["all", "api", "worker"] as const;
+export type Role = (typeof ROLES)[number];
+
 export interface Config {
+  /** ROLE: `api` serves HTTP, `worker` delivers webhooks, `all` (default) does both. */
+  role: Role;
   port: number;
   host: string;
   /** A real MongoDB deployment; unset starts the embedded database (db/embedded.ts). */
@@ -41,6 +49,18 @@ export interface Config {
    * than this only once it is this old, so no page passes over a write still committing.
    */
   syncSettleMs: number;
+  /** WEBHOOK_TIMEOUT_MS: an attempt that has no 2xx answer by then fails. */
+  webhookTimeoutMs: number;
+  /** WEBHOOK_RETRY_DELAYS: the waits before each retry, in milliseconds (before jitter). */
+  webhookRetryDelaysMs: number[];
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: lets deliveries reach loopback and private addresses (dev, tests). */
+  webhookAllowPrivateNetworks: boolean;
+  /** WEBHOOK_POLL_INTERVAL_MS: how often a worker looks for due deliveries. */
+  webhookPollIntervalMs: number;
+  /** WEBHOOK_CONCURRENCY: the most attempts one process runs at once. */
+  webhookConcurrency: number;
+  /** NODE_EXTRA_CA_CERTS: more CA certificates deliveries trust (how tests trust their receivers). */
+  extraCaCertsFile: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -76,9 +96,19 @@ function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: 
   return raw as T;
 }
 
+function retryDelays(env: NodeJS.ProcessEnv): number[] {
+  const raw = text(env, "WEBHOOK_RETRY_DELAYS") ?? DEFAULT_RETRY_DELAYS;
+  try {
+    return parseRetryDelays(raw);
+  } catch (error) {
+    throw new ConfigError(`WEBHOOK_RETRY_DELAYS: ${(error as Error).message}`);
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitPerSecond = integer(env, "RATE_LIMIT_PER_SECOND", 100);
   return {
+    role: oneOf(env, "ROLE", ROLES),
     port: integer(env, "PORT", 3000),
     host: text(env, "HOST") ?? "127.0.0.1",
     mongodbUri: text(env, "MONGODB_URI"),
@@ -96,5 +126,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventRelayIntervalMs: integer(env, "EVENT_RELAY_INTERVAL_MS", 30_000, 100),
     eventRelayImmediate: flag(env, "EVENT_RELAY_IMMEDIATE", true),
     syncSettleMs: integer(env, "SYNC_SETTLE_MS", 1_000),
+    webhookTimeoutMs: integer(env, "WEBHOOK_TIMEOUT_MS", 10_000, 1),
+    webhookRetryDelaysMs: retryDelays(env),
+    webhookAllowPrivateNetworks: flag(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
+    webhookPollIntervalMs: integer(env, "WEBHOOK_POLL_INTERVAL_MS", 1_000, 10),
+    webhookConcurrency: integer(env, "WEBHOOK_CONCURRENCY", 50, 1),
+    extraCaCertsFile: text(env, "NODE_EXTRA_CA_CERTS"),
   };
 }

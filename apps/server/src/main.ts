@@ -1,20 +1,23 @@
 #!/usr/bin/env node
 import type { Server } from "node:http";
 import { createApp } from "./app.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { type Config, ConfigError, loadConfig } from "./config.js";
 import { DatabaseConnection } from "./db/client.js";
 import { startEmbeddedDatabase } from "./db/embedded.js";
-import { createStore, ensureIndexes } from "./db/store.js";
+import { createStore, ensureIndexes, type Store } from "./db/store.js";
+import { WebhookDelivery } from "./delivery/agenda.js";
 import { createDemoWorkspace } from "./demo.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import { loadOpenApi } from "./http/openapi.js";
-import { createLogger } from "./logger.js";
+import { createLogger, type Logger } from "./logger.js";
+import type { Metrics } from "./metrics/metrics.js";
 import { createMetrics } from "./metrics/wire.js";
 import { startSweeps } from "./sweeps.js";
 
 /**
- * Wiring: config → database (MONGODB_URI or the embedded one) → app → listen, and a graceful
- * shutdown that lets in-flight requests finish before the database closes.
+ * Wiring: config → database (MONGODB_URI or the embedded one) → webhook delivery → app → listen,
+ * per ROLE (`api` serves HTTP, `worker` delivers webhooks, `all` both), and a graceful shutdown
+ * that lets in-flight requests and running delivery attempts finish before the database closes.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -25,44 +28,55 @@ async function main(): Promise<void> {
   const uri = config.mongodbUri ?? (embedded?.uri as string);
   const database = new DatabaseConnection(uri, config.databaseName);
   const store = createStore(database.db, config, logger);
-  const openapi = await loadOpenApi();
   const metrics = createMetrics({ store, database });
-  const app = createApp({ config, store, database, openapi, logger, metrics });
+  // Every role creates the delivery jobs of the events it relays; workers also run them. Agenda
+  // is built once the database answers (its backend creates indexes when it connects); events
+  // relayed before then wait for it, so none is relayed without its jobs.
+  let delivery: WebhookDelivery | undefined;
+  let deliveryBuilt: (built: WebhookDelivery) => void = () => {};
+  const deliveryReady = new Promise<WebhookDelivery>((done) => {
+    deliveryBuilt = done;
+  });
+  store.relay.addHook(async (event) => (await deliveryReady).enqueue(event));
 
   const stopping = new AbortController();
   const indexesReady = database.connectUntilReady(() => ensureIndexes(store), logger, stopping.signal);
   let stopSweeps = () => {};
-  void indexesReady.then(() => {
-    if (!stopping.signal.aborted) stopSweeps = startSweeps(store, config, logger);
-  });
+  indexesReady
+    .then(async () => {
+      if (stopping.signal.aborted) return;
+      delivery = new WebhookDelivery(database.db, store, config, logger);
+      await delivery.ready();
+      deliveryBuilt(delivery);
+      stopSweeps = startSweeps(store, config, logger);
+      if (config.role !== "api") {
+        await delivery.start();
+        logger.info({ role: config.role, concurrency: config.webhookConcurrency }, "delivering webhooks");
+      }
+    })
+    .catch((err: unknown) => {
+      // A process that cannot deliver (or create delivery jobs) must not look healthy: exit, and
+      // let the supervisor restart it.
+      logger.fatal({ err }, "webhook delivery could not start");
+      process.exit(1);
+    });
 
-  const server: Server = app.listen(config.port, config.host);
-  answerClientErrors(server);
-  await new Promise<void>((done, fail) => server.once("listening", done).once("error", fail));
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const baseUrl = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ baseUrl }, "listening");
+  const server = config.role === "worker" ? undefined : await listen(config, store, database, logger, metrics);
 
-  if (process.argv.includes("--demo")) {
+  if (server && process.argv.includes("--demo")) {
     await indexesReady;
     const demo = await createDemoWorkspace(store);
-    printDemo(baseUrl, demo.key, demo.workspaceId, config.adminToken);
+    printDemo(server.baseUrl, demo.key, demo.workspaceId, config.adminToken);
   }
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
-    logger.info({ signal }, "shutting down: finishing in-flight requests");
+    logger.info({ signal }, "shutting down: finishing in-flight requests and delivery attempts");
     stopping.abort();
     stopSweeps();
-    const force = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs).unref();
-    await new Promise<void>((done) => {
-      server.close(() => done());
-      server.closeIdleConnections();
-    });
-    clearTimeout(force);
+    await Promise.all([server?.close(config.shutdownTimeoutMs), delivery?.stop(config.shutdownTimeoutMs)]);
     await database.close();
     await embedded?.stop();
     logger.info("stopped");
@@ -70,6 +84,35 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+/** Serves the API (ROLE api or all); `close` lets in-flight requests finish, up to `timeoutMs`. */
+async function listen(
+  config: Config,
+  store: Store,
+  database: DatabaseConnection,
+  logger: Logger,
+  metrics: Metrics,
+): Promise<{ baseUrl: string; close(timeoutMs: number): Promise<void> }> {
+  const app = createApp({ config, store, database, openapi: await loadOpenApi(), logger, metrics });
+  const server: Server = app.listen(config.port, config.host);
+  answerClientErrors(server);
+  await new Promise<void>((done, fail) => server.once("listening", done).once("error", fail));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  const baseUrl = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ baseUrl }, "listening");
+  return {
+    baseUrl,
+    async close(timeoutMs) {
+      const force = setTimeout(() => server.closeAllConnections(), timeoutMs).unref();
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeIdleConnections();
+      });
+      clearTimeout(force);
+    },
+  };
 }
 
 function printDemo(baseUrl: string, key: string, workspaceId: string, adminToken: string | undefined): void {

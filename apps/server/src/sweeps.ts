@@ -5,7 +5,8 @@ import type { Logger } from "./logger.js";
 /**
  * The periodic work of a server process (DESIGN.md §2: expiry by sweeps, no TTL indexes): the
  * relay's sweep for events a crashed writer left on their documents, and the removal of expired
- * idempotency keys, events and tombstones. Every process may run them at once; each is idempotent.
+ * idempotency keys, events, tombstones and delivery attempts. Every process may run them at once;
+ * each is idempotent.
  */
 
 const HOURLY = 3_600_000;
@@ -47,6 +48,13 @@ export function startSweeps(store: Store, config: Config, logger: Logger): () =>
     every(HOURLY, () => store.events.sweep(config.eventRetentionMs), "event retention sweep", logger),
     // Tombstones live as long as events: a pull learns of deletions within the same window.
     every(HOURLY, () => store.tombstones.sweep(config.eventRetentionMs), "tombstone sweep", logger),
+    // Attempts are kept as long as the events they delivered.
+    every(
+      HOURLY,
+      () => store.deliveryAttempts.sweep(config.eventRetentionMs),
+      "delivery attempt retention sweep",
+      logger,
+    ),
   ];
   return () => {
     for (const stop of stops) stop();

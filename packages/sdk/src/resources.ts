@@ -229,6 +229,8 @@ export class WebhookEndpoints extends Resource {
   delete = this.byId("delete", "/open/v1/webhook-endpoints/{id}");
   /** A new signing secret (returned this once); the old one stays valid for `expires_in` seconds. */
   rotateSecret = this.action("/open/v1/webhook-endpoints/{id}/rotate-secret");
+  /** Every delivery attempt to the endpoint, newest first: status, duration and why it failed. */
+  listAttempts = this.nestedLister("/open/v1/webhook-endpoints/{id}/attempts");
 }
 
 export class Events extends Resource {

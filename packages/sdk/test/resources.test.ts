@@ -160,6 +160,8 @@ describe("webhook endpoints", () => {
     const listed = await deskline.webhookEndpoints.list().toArray();
     expect(listed.map((e) => e.id)).toContain(endpoint.id);
     expect(listed.find((e) => e.id === endpoint.id)).not.toHaveProperty("secret");
+    // Nothing was delivered to it (the test server delivers nothing): an empty attempts list.
+    expect(await deskline.webhookEndpoints.listAttempts(endpoint.id).toArray()).toEqual([]);
     expect(await deskline.webhookEndpoints.delete(endpoint.id)).toEqual({
       id: endpoint.id,
       object: "webhook_endpoint",

@@ -646,6 +646,7 @@ export const listParameters = {
   ],
   "listMessages": [],
   "listWebhookEndpoints": [],
+  "listWebhookEndpointAttempts": [],
   "listEvents": [
     {
       "name": "type",

@@ -4,6 +4,8 @@ import type { Logger } from "../logger.js";
 import { ApiKeys } from "./api-keys.js";
 import { Contacts } from "./contacts.js";
 import { Conversations } from "./conversations.js";
+import { DeliveryAttempts } from "./delivery-attempts.js";
+import { ensureDeliveryJobIndexes } from "./delivery-jobs.js";
 import { Events } from "./events.js";
 import { IdempotencyKeys } from "./idempotency.js";
 import { Messages } from "./messages.js";
@@ -27,6 +29,7 @@ export interface Store {
   events: Events;
   /** Deleted contacts and tickets, for incremental pulls (db/tombstones.ts). */
   tombstones: Tombstones;
+  deliveryAttempts: DeliveryAttempts;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
   relay: EventRelay;
 }
@@ -54,6 +57,7 @@ export function createStore(
     webhookEndpoints: new WebhookEndpoints(db),
     events,
     tombstones,
+    deliveryAttempts: new DeliveryAttempts(db),
     relay,
   };
 }
@@ -70,4 +74,6 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.events.ensureIndexes();
   await store.tombstones.ensureIndexes();
   await store.relay.ensureIndexes();
+  await store.deliveryAttempts.ensureIndexes();
+  await ensureDeliveryJobIndexes(store.db);
 }

@@ -42,6 +42,18 @@ export type WebhookEndpointPatch = BodyOf<"updateWebhookEndpoint">;
 
 export const OWNER_DISABLED_REASON = "disabled by the owner";
 
+/** Seed §8: consecutive failed deliveries after which an endpoint is disabled. */
+export const DISABLE_AFTER_FAILURES = 15;
+export const FAILURES_DISABLED_REASON = `${DISABLE_AFTER_FAILURES} consecutive failed deliveries`;
+
+/** The fields that put an endpoint back to work: by its owner's PATCH or the admin `enable`. */
+const ENABLED = {
+  status: "enabled",
+  disabled_at: null,
+  disabled_reason: null,
+  consecutive_failures: 0,
+} as const;
+
 /** The API shape; the secrets are never part of it. */
 export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpoint"> {
   return {
@@ -150,12 +162,7 @@ export class WebhookEndpoints {
       }
     }
     if (patch.status === "enabled" && current.status === "disabled") {
-      Object.assign(set, {
-        status: "enabled",
-        disabled_at: null,
-        disabled_reason: null,
-        consecutive_failures: 0,
-      });
+      Object.assign(set, ENABLED);
     } else if (patch.status === "disabled" && current.status === "enabled") {
       Object.assign(set, { status: "disabled", disabled_at: now, disabled_reason: OWNER_DISABLED_REASON });
     }
@@ -192,6 +199,65 @@ export class WebhookEndpoints {
       if (rotated) return { doc: rotated, secret: secrets[0]?.secret as string };
     }
     throw concurrentUpdate("webhook endpoint");
+  }
+
+  /** The enabled endpoints of a workspace that subscribe to `type` (directly or with `*`). */
+  subscribedTo(workspaceId: string, type: string): Promise<WebhookEndpointDoc[]> {
+    return this.collection
+      .find({ workspace_id: workspaceId, status: "enabled", events: { $in: ["*", type] } } as never)
+      .toArray();
+  }
+
+  /** An endpoint of any workspace (deliveries and the admin API), or null. */
+  find(id: string): Promise<WebhookEndpointDoc | null> {
+    return this.collection.findOne({ _id: id });
+  }
+
+  /** The admin `enable`: as the owner's `{status: "enabled"}`, for an endpoint of any workspace. */
+  async enable(id: string): Promise<WebhookEndpointDoc> {
+    const enabled = await this.collection.findOneAndUpdate(
+      { _id: id, status: "disabled" },
+      { $set: { ...ENABLED, updated_at: new Date() } },
+      { returnDocument: "after" },
+    );
+    const doc = enabled ?? (await this.find(id));
+    if (!doc) throw notFound("webhook endpoint", id);
+    return doc;
+  }
+
+  /** A delivery succeeded: the consecutive failures start again from 0. */
+  async deliverySucceeded(id: string): Promise<void> {
+    await this.collection.updateOne(
+      { _id: id, consecutive_failures: { $ne: 0 } },
+      { $set: { consecutive_failures: 0 } },
+    );
+  }
+
+  /**
+   * A delivery failed (its last attempt did): one more consecutive failure, and at exactly
+   * DISABLE_AFTER_FAILURES the endpoint is disabled. Each step is one conditional single-document
+   * update, so concurrent deliveries never lose a count and exactly one of them disables it.
+   * Returns true when this failure disabled the endpoint.
+   */
+  async deliveryFailed(id: string, now = new Date()): Promise<boolean> {
+    const below = await this.collection.updateOne(
+      { _id: id, status: "enabled", consecutive_failures: { $lt: DISABLE_AFTER_FAILURES - 1 } },
+      { $inc: { consecutive_failures: 1 } },
+    );
+    if (below.matchedCount === 1) return false;
+    const disabled = await this.collection.updateOne(
+      { _id: id, status: "enabled", consecutive_failures: { $gte: DISABLE_AFTER_FAILURES - 1 } },
+      {
+        $set: {
+          status: "disabled",
+          disabled_at: now,
+          disabled_reason: FAILURES_DISABLED_REASON,
+          consecutive_failures: DISABLE_AFTER_FAILURES,
+          updated_at: now,
+        },
+      },
+    );
+    return disabled.matchedCount === 1;
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {

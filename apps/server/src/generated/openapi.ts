@@ -413,6 +413,36 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/webhook-endpoints/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's delivery attempts
+         * @description Every HTTP attempt to deliver an event to this endpoint, newest first: the attempt number
+         *     (1, then up to 4 retries), the endpoint's HTTP status, how long it took, and why it failed
+         *     (`HTTP 503`, `timeout after 10000 ms`, `redirect not followed (HTTP 302)`, `connection
+         *     refused`, `address refused: …` for a private address). Use it to see why deliveries fail.
+         *     Attempts are kept as long as events.
+         */
+        get: operations["listWebhookEndpointAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/events": {
         parameters: {
             query?: never;
@@ -1306,6 +1336,36 @@ export type components = {
             description?: string | null;
             /** @description Event types to receive, or `["*"]` for all. Omitted means all. */
             events?: components["schemas"]["EventSubscription"][];
+        };
+        /** @description One HTTP attempt to deliver one event to one endpoint. */
+        DeliveryAttempt: {
+            id: string;
+            /** @constant */
+            object: "delivery_attempt";
+            endpoint_id: string;
+            event_id: string;
+            event_type: components["schemas"]["EventType"];
+            /** @description 1 for the first attempt, up to 5 (4 retries). An attempt whose worker died before recording its outcome is recorded by the next one with the error `interrupted: …`. */
+            attempt: number;
+            /** @description HTTP status of the endpoint's answer; `null` when there was none (timeout, connection error, refused address). */
+            status_code: number | null;
+            duration_ms: number;
+            /** @description Why the attempt failed, e.g. `HTTP 503`, `timeout after 10000 ms`, `redirect not followed`; `null` on success. */
+            error: string | null;
+            /** @description `true` for a 2xx answer within the timeout (`WEBHOOK_TIMEOUT_MS`, 10 seconds by default). */
+            succeeded: boolean;
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            created_at: string;
+        };
+        /** @description A page of delivery attempts, newest first. */
+        DeliveryAttemptList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["DeliveryAttempt"][];
+            has_more: boolean;
         };
         /** @description A page of webhook endpoints, newest first. */
         WebhookEndpointList: {
@@ -2919,6 +2979,55 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listWebhookEndpointAttempts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of objects to return, 1..100.
+                 * @example 25
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
+                 * @example con_2bXkq9TmR4vN8sLw
+                 */
+                starting_after?: components["parameters"]["StartingAfter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of delivery attempts. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryAttemptList"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

@@ -282,6 +282,24 @@ export const schemaProperties = {
     "description",
     "events"
   ],
+  "DeliveryAttempt": [
+    "id",
+    "object",
+    "endpoint_id",
+    "event_id",
+    "event_type",
+    "attempt",
+    "status_code",
+    "duration_ms",
+    "error",
+    "succeeded",
+    "created_at"
+  ],
+  "DeliveryAttemptList": [
+    "object",
+    "data",
+    "has_more"
+  ],
   "WebhookEndpointList": [
     "object",
     "data",
@@ -401,24 +419,6 @@ export const schemaProperties = {
   ],
   "AssigneesSet": [
     "assignee_ids"
-  ],
-  "DeliveryAttempt": [
-    "id",
-    "object",
-    "endpoint_id",
-    "event_id",
-    "event_type",
-    "attempt",
-    "status_code",
-    "duration_ms",
-    "error",
-    "succeeded",
-    "created_at"
-  ],
-  "DeliveryAttemptList": [
-    "object",
-    "data",
-    "has_more"
   ]
 } as const;
 

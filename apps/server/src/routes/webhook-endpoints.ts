@@ -1,3 +1,4 @@
+import { toDeliveryAttempt } from "../db/delivery-attempts.js";
 import { toWebhookEndpoint } from "../db/webhook-endpoints.js";
 import { isId } from "../domain/ids.js";
 import { parsePage, toPage } from "../http/paging.js";
@@ -37,6 +38,13 @@ export function webhookEndpointRoutes({ op, store }: RouteKit): void {
     const graceMs = (body.expires_in ?? DEFAULT_GRACE_SECONDS) * 1000;
     const { doc, secret } = await store.webhookEndpoints.rotateSecret(workspaceOf(ctx), id, graceMs);
     return { status: 200, body: withSecret(toWebhookEndpoint(doc), secret) };
+  });
+
+  op("listWebhookEndpointAttempts", async ({ ctx, id, query }) => {
+    const page = parsePage(query, (value) => isId("att", value));
+    const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
+    const docs = await store.deliveryAttempts.list(endpoint, page);
+    return { status: 200, body: toPage(docs, page.limit, toDeliveryAttempt) };
   });
 
   op("deleteWebhookEndpoint", async ({ ctx, id }) => {

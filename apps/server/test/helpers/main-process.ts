@@ -21,6 +21,8 @@ export interface MainProcess {
   output: () => string;
   /** Resolves with the exit code (null after a signal). */
   exited: Promise<number | null>;
+  /** Resolves once the output matches `pattern` (e.g. a worker's "delivering webhooks"). */
+  logged: (pattern: RegExp) => Promise<void>;
 }
 
 /** How to run the server: from source through tsx (the default), or the build (`dist/main.js`). */
@@ -36,27 +38,36 @@ export function startMain(env: Record<string, string>, args: string[] = FROM_SOU
   started.push(child);
   let output = "";
   const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
-  const baseUrl = new Promise<string>((resolve, reject) => {
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /"baseUrl":"([^"]+)"/.exec(output);
-      if (match?.[1]) resolve(match[1]);
+  const waiting: { pattern: RegExp; done: () => void }[] = [];
+  const onOutput = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const w of waiting.filter((w) => w.pattern.test(output))) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.done();
+    }
+  };
+  child.stdout?.on("data", onOutput);
+  child.stderr?.on("data", onOutput);
+  const logged = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      if (pattern.test(output)) return resolve();
+      waiting.push({ pattern, done: resolve });
+      void exited.then((code) => reject(new Error(`main exited early with ${code}: ${output}`)));
     });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    void exited.then((code) => reject(new Error(`main exited early with ${code}: ${output}`)));
-  });
-  return { child, baseUrl, output: () => output, exited };
+  const baseUrl = logged(/"baseUrl":"[^"]+"/).then(() => /"baseUrl":"([^"]+)"/.exec(output)?.[1] as string);
+  // A worker never logs a base URL: its exit must not be an unhandled rejection.
+  baseUrl.catch(() => {});
+  return { child, baseUrl, output: () => output, exited, logged };
 }
 
-/** Polls `probe` until `accept` says yes; fails after 30 s, showing the last value. */
+/** Polls `probe` until `accept` says yes; fails after `timeoutMs` (30 s), showing the last value. */
 export async function eventually<T>(
   probe: () => Promise<T>,
   accept: (value: T) => boolean,
   what: string,
+  timeoutMs = 30_000,
 ): Promise<T> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (accept(value)) return value;

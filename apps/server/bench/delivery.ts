@@ -1,0 +1,311 @@
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import autocannon from "autocannon";
+import { Agent, request } from "undici";
+import { startTestServer } from "../test/helpers/server.js";
+import { newRunId, startBenchDatabase } from "./environment.js";
+
+/**
+ * `pnpm bench` (delivery part): how fast an API write reaches a webhook receiver (issue 11
+ * item 7). Server processes (src/main.ts) with a ROLE each; the bench POSTs contacts to the API
+ * and an HTTPS receiver on 127.0.0.1 notes when each `contact.created` arrives.
+ *
+ *  1. latency write → receiver at 100 writes/s, with ROLE=all (a new job runs at once in the
+ *     process that wrote it) and with ROLE=api + a separate ROLE=worker process (which polls);
+ *  2. sustained deliveries/s: a backlog written as fast as the API takes it, drained by ROLE=all;
+ *  3. baselines from the same run: a bare undici POST to the same receiver (the floor of a
+ *     delivery's latency) and the API's own create-contact rate (autocannon, 16 connections).
+ *
+ *   BENCH_SECONDS=5   seconds of the 100/s stream and of the API measurement
+ */
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+// The API server's requests cut off when its measurement ends are not worth a log line each.
+process.env.TEST_LOG_LEVEL ??= "fatal";
+const RATE = 100;
+const BACKLOG = 1000;
+const log = (line: string) => process.stderr.write(`[delivery bench] ${line}\n`);
+
+function certificate() {
+  const dir = mkdtempSync(join(tmpdir(), "deskline-bench-"));
+  const [cert, key] = [join(dir, "cert.pem"), join(dir, "key.pem")];
+  execFileSync(
+    "openssl",
+    [
+      ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
+      ...[
+        "-keyout",
+        key,
+        "-out",
+        cert,
+        "-days",
+        "1",
+        "-subj",
+        "/CN=bench",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+      ],
+    ],
+    { stdio: "ignore" },
+  );
+  return { certFile: cert, cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8") };
+}
+
+/** An HTTPS receiver that notes when each delivery arrived. */
+async function receiver(tls: { cert: string; key: string }) {
+  const arrived = new Map<string, number>();
+  const server = createServer(tls, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const at = performance.now();
+      const text = Buffer.concat(chunks).toString();
+      // Deliveries are keyed by the contact id of their event; the baseline's posts by nothing.
+      const id = text.startsWith('{"id":"evt_') ? (JSON.parse(text) as { data: { id: string } }).data.id : "";
+      arrived.set(id, at);
+      res.writeHead(204).end();
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await new Promise((done) => server.once("listening", done));
+  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  return { url, arrived, close: () => new Promise((done) => server.close(done)) };
+}
+
+const ADMIN_TOKEN = "bench-admin";
+
+async function post(url: string, body: unknown, headers: Record<string, string>) {
+  const res = await request(url, {
+    method: "POST",
+    body: JSON.stringify(body),
+    headers: { "content-type": "application/json", ...headers },
+  });
+  const json = (await res.body.json()) as Record<string, unknown> & { id: string; key: string };
+  if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A server process (src/main.ts) with a ROLE, trusting the receiver's certificate. */
+function startServer(uri: string, databaseName: string, role: "all" | "api" | "worker", certFile: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: join(import.meta.dirname, ".."),
+    env: {
+      ...process.env,
+      PORT: "0",
+      MONGODB_URI: uri,
+      MONGODB_DATABASE: databaseName,
+      ADMIN_TOKEN,
+      ROLE: role,
+      LOG_LEVEL: "info",
+      RATE_LIMIT_PER_SECOND: "0",
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+      NODE_EXTRA_CA_CERTS: certFile,
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  const seen = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve) => {
+      const check = () => {
+        const match = pattern.exec(output);
+        if (match) {
+          child.stdout?.off("data", check);
+          resolve(match);
+        }
+      };
+      child.stdout?.on("data", (chunk: Buffer) => {
+        // Only start-up lines matter; request logs are dropped unread.
+        if (output.length < 100_000) output += chunk.toString();
+        check();
+      });
+    });
+  return {
+    role,
+    child,
+    baseUrl: role === "worker" ? undefined : seen(/"baseUrl":"([^"]+)"/).then((m) => m[1] as string),
+    delivering: seen(/delivering webhooks/),
+    exited: new Promise((done) => child.once("exit", done)),
+  };
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+};
+const ms = (n: number) => `${n.toFixed(1)} ms`;
+
+async function main() {
+  const database = await startBenchDatabase();
+  const tls = certificate();
+  const runId = newRunId();
+  const results: Record<string, unknown> = {};
+  try {
+    // Baseline 1: a bare POST to the receiver, one at a time (keep-alive, as deliveries are).
+    const target = await receiver(tls);
+    const agent = new Agent({ connect: { ca: tls.cert } });
+    const bare: number[] = [];
+    for (let i = 0; i < 500; i++) {
+      const t = performance.now();
+      const res = await request(target.url, { method: "POST", body: "{}", dispatcher: agent });
+      await res.body.dump();
+      bare.push(performance.now() - t);
+    }
+    await agent.close();
+    results.bareP50 = percentile(bare, 50);
+    results.bareP99 = percentile(bare, 99);
+    log(
+      `bare POST to the receiver: p50 ${ms(results.bareP50 as number)}, p99 ${ms(results.bareP99 as number)}`,
+    );
+
+    // Baseline 2: the API's own write rate (create contact) on this database server.
+    const api = await startTestServer({ mongodbUri: database.uri, databaseName: `bench_api_${runId}` });
+    const ws = (await (
+      await fetch(`${api.baseUrl}/admin/v1/workspaces`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${api.adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "bench" }),
+      })
+    ).json()) as { id: string };
+    const keyed = (await (
+      await fetch(`${api.baseUrl}/admin/v1/workspaces/${ws.id}/api-keys`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${api.adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "bench", scopes: ["contacts:write"] }),
+      })
+    ).json()) as { key: string };
+    const writes = await autocannon({
+      url: `${api.baseUrl}/open/v1/contacts`,
+      method: "POST",
+      connections: 16,
+      duration: seconds,
+      headers: { authorization: `Bearer ${keyed.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Bench" }),
+    });
+    await api.stop();
+    results.apiWritesPerSecond = writes.requests.total / writes.duration;
+    log(`API create-contact: ${(results.apiWritesPerSecond as number).toFixed(0)} writes/s`);
+
+    /** Server processes (src/main.ts) on a database of their own; the first one serves the API. */
+    const deployment = async (roles: Array<"all" | "api" | "worker">) => {
+      const databaseName = `bench_delivery_${roles.join("_")}_${newRunId()}`;
+      const processes = roles.map((role) => startServer(database.uri, databaseName, role, tls.certFile));
+      const baseUrl = await processes[0]?.baseUrl;
+      await Promise.all(processes.filter((p) => p.role !== "api").map((p) => p.delivering));
+      const admin = (path: string, body: unknown) =>
+        post(`${baseUrl}${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` });
+      const ws = await admin("/admin/v1/workspaces", { name: "bench" });
+      const { key } = await admin(`/admin/v1/workspaces/${ws.id}/api-keys`, {
+        name: "bench",
+        scopes: ["contacts:write", "webhooks:manage"],
+      });
+      const auth = { authorization: `Bearer ${key}` };
+      await post(
+        `${baseUrl}/open/v1/webhook-endpoints`,
+        { url: target.url, events: ["contact.created"] },
+        auth,
+      );
+      /** One API write (create contact); its event id is found by the contact id it carries. */
+      const write = async () => {
+        const started = performance.now();
+        const contact = await post(`${baseUrl}/open/v1/contacts`, { name: "Bench" }, auth);
+        return { contactId: contact.id as string, started };
+      };
+      const stop = async () => {
+        for (const p of processes) p.child.kill("SIGTERM");
+        await Promise.all(processes.map((p) => p.exited));
+      };
+      return { write, stop };
+    };
+
+    const stream = async (write: () => Promise<{ contactId: string; started: number }>) => {
+      const sent: { contactId: string; started: number }[] = [];
+      const total = RATE * seconds;
+      const t0 = performance.now();
+      const pending: Promise<void>[] = [];
+      for (let i = 0; i < total; i++) {
+        const wait = t0 + (i * 1000) / RATE - performance.now();
+        if (wait > 0) await new Promise((done) => setTimeout(done, wait));
+        pending.push(write().then((s) => void sent.push(s)));
+      }
+      await Promise.all(pending);
+      const deadline = performance.now() + 120_000;
+      while (sent.some((s) => !target.arrived.has(s.contactId)) && performance.now() < deadline) {
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      const latencies = sent.map((s) => (target.arrived.get(s.contactId) ?? Number.NaN) - s.started);
+      const lost = latencies.filter(Number.isNaN).length;
+      const arrived = latencies.filter((l) => !Number.isNaN(l));
+      return { p50: percentile(arrived, 50), p99: percentile(arrived, 99), lost };
+    };
+
+    // 1a. ROLE=all: one process writes and delivers (a new job runs at once).
+    const all = await deployment(["all"]);
+    results.all = await stream(all.write);
+    log(`ROLE=all at ${RATE}/s: ${JSON.stringify(results.all)}`);
+
+    // 2. Sustained: a backlog written as fast as the API takes it, drained by the ROLE=all process.
+    const backlog: string[] = [];
+    const writeStart = performance.now();
+    for (let i = 0; i < BACKLOG; i += 16) {
+      const batch = await Promise.all(Array.from({ length: 16 }, () => all.write()));
+      backlog.push(...batch.map((b) => b.contactId));
+    }
+    const writtenIn = (performance.now() - writeStart) / 1000;
+    while (backlog.some((id) => !target.arrived.has(id))) await new Promise((done) => setTimeout(done, 50));
+    const drainedIn =
+      (Math.max(...backlog.map((id) => target.arrived.get(id) as number)) - writeStart) / 1000;
+    results.deliveriesPerSecond = BACKLOG / drainedIn;
+    results.backlogWritesPerSecond = BACKLOG / writtenIn;
+    log(`sustained: ${BACKLOG} writes in ${writtenIn.toFixed(1)} s, delivered in ${drainedIn.toFixed(1)} s`);
+    await all.stop();
+
+    // 1b. ROLE=api and a separate ROLE=worker process (which polls every second).
+    const split = await deployment(["api", "worker"]);
+    results.worker = await stream(split.write);
+    log(`separate worker at ${RATE}/s: ${JSON.stringify(results.worker)}`);
+    await split.stop();
+    await target.close();
+  } finally {
+    await database.stop();
+  }
+  const r = results as {
+    bareP50: number;
+    bareP99: number;
+    apiWritesPerSecond: number;
+    deliveriesPerSecond: number;
+    all: { p50: number; p99: number; lost: number };
+    worker: { p50: number; p99: number; lost: number };
+  };
+  const rows = [
+    [
+      "write → receiver, ROLE=all",
+      ms(r.all.p50),
+      ms(r.all.p99),
+      `${(r.all.p50 / r.bareP50).toFixed(1)}× bare POST p50 (${ms(r.bareP50)})`,
+    ],
+    [
+      "write → receiver, separate worker",
+      ms(r.worker.p50),
+      ms(r.worker.p99),
+      `${(r.worker.p50 / r.bareP50).toFixed(1)}× bare POST p50`,
+    ],
+  ];
+  process.stdout.write(
+    `\nWebhook delivery (${RATE} events/s for ${seconds} s; HTTPS receiver on 127.0.0.1)\n` +
+      `| scenario | p50 | p99 | vs baseline |\n|---|--:|--:|---|\n${rows.map((row) => `| ${row.join(" | ")} |`).join("\n")}\n` +
+      `| sustained deliveries/s (ROLE=all, ${BACKLOG} backlog) | ${r.deliveriesPerSecond.toFixed(0)}/s | | ${(r.deliveriesPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate (${r.apiWritesPerSecond.toFixed(0)}/s) |\n` +
+      `lost: ROLE=all ${r.all.lost}, worker ${r.worker.lost}\n`,
+  );
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,100 @@
+import type { Collection, Db } from "mongodb";
+import type { EventType } from "../domain/events.js";
+import { newId } from "../domain/ids.js";
+import type { Schema } from "../spec/types.js";
+import { isDuplicateKey } from "./errors.js";
+import { newestFirst, type Page } from "./records.js";
+
+/**
+ * The `delivery_attempts` collection (issue 11 item 3): one document per HTTP attempt to deliver
+ * one event to one endpoint, listed newest first by the public and the admin API so developers see
+ * why their endpoint fails, and kept as long as events (the same retention sweep).
+ */
+
+export interface DeliveryAttemptDoc {
+  _id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: EventType;
+  /** 1 for the first attempt, up to 1 + the number of retries. */
+  attempt: number;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  succeeded: boolean;
+  /** When the attempt started. */
+  created_at: Date;
+}
+
+export type DeliveryAttemptInput = Omit<DeliveryAttemptDoc, "_id">;
+
+export function toDeliveryAttempt(doc: DeliveryAttemptDoc): Schema<"DeliveryAttempt"> {
+  return {
+    id: doc._id,
+    object: "delivery_attempt",
+    endpoint_id: doc.endpoint_id,
+    event_id: doc.event_id,
+    event_type: doc.event_type,
+    attempt: doc.attempt,
+    status_code: doc.status_code,
+    duration_ms: doc.duration_ms,
+    error: doc.error,
+    succeeded: doc.succeeded,
+    created_at: doc.created_at.toISOString(),
+  };
+}
+
+export class DeliveryAttempts {
+  readonly collection: Collection<DeliveryAttemptDoc>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<DeliveryAttemptDoc>("delivery_attempts");
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex(
+      { workspace_id: 1, endpoint_id: 1, _id: -1 },
+      { name: "endpoint_newest" },
+    );
+    // One record per attempt number of a delivery: the database refuses a second one, whatever
+    // two workers believe (the fencing in delivery/worker.ts already keeps them apart).
+    await this.collection.createIndex(
+      { event_id: 1, endpoint_id: 1, attempt: 1 },
+      { name: "one_per_attempt", unique: true },
+    );
+    await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
+  }
+
+  /** Records an attempt; false when that attempt number of the delivery is recorded already. */
+  async record(input: DeliveryAttemptInput): Promise<boolean> {
+    try {
+      await this.collection.insertOne({ _id: newId("att", input.created_at.getTime()), ...input });
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Is that attempt of the delivery recorded? (A unique-index lookup.) */
+  async exists(eventId: string, endpointId: string, attempt: number): Promise<boolean> {
+    const found = await this.collection.findOne(
+      { event_id: eventId, endpoint_id: endpointId, attempt },
+      { projection: { _id: 1 } },
+    );
+    return found !== null;
+  }
+
+  /** A page of one endpoint's attempts, newest first, one more than asked for `has_more`. */
+  list(endpoint: { _id: string; workspace_id: string }, page: Page): Promise<DeliveryAttemptDoc[]> {
+    return newestFirst(this.collection, endpoint.workspace_id, { endpoint_id: endpoint._id }, page);
+  }
+
+  /** Removes attempts older than the retention period of events; returns how many went. */
+  async sweep(retentionMs: number, now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - retentionMs);
+    const { deletedCount } = await this.collection.deleteMany({ created_at: { $lt: cutoff } });
+    return deletedCount;
+  }
+}

@@ -1,0 +1,59 @@
+import { signPayload, signStandardWebhook } from "@deskline/webhook-verifier";
+import type { Dispatcher } from "undici";
+import packageJson from "../../package.json" with { type: "json" };
+import { postWebhook } from "./http-client.js";
+import { type AttemptOutcome, classifyAttempt } from "./outcome.js";
+
+/**
+ * One delivery attempt (seed §6.2, DESIGN.md §6): the stored event's exact bytes, signed anew
+ * with every secret valid now (a `v1` per secret during a rotation) in `Service-Signature` and,
+ * for receivers on Svix's or standard-webhooks' libraries, in the Standard Webhooks headers.
+ */
+
+export const USER_AGENT = `Deskline-Webhooks/${packageJson.version}`;
+
+export interface AttemptRequest {
+  url: string;
+  eventId: string;
+  eventType: string;
+  /** The event's stored JSON, sent byte for byte. */
+  payload: string;
+  /** The endpoint's secrets valid now, newest first. */
+  secrets: string[];
+}
+
+/** The headers of a delivery signed at `now`. */
+export function deliveryHeaders(request: AttemptRequest, now: Date): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    "user-agent": USER_AGENT,
+    "service-signature": signPayload(request.payload, request.secrets, { timestamp: now }),
+    "service-event": request.eventType,
+    "service-delivery": request.eventId,
+    ...signStandardWebhook(request.eventId, request.payload, request.secrets, { timestamp: now }),
+  };
+}
+
+export interface AttemptReport extends AttemptOutcome {
+  startedAt: Date;
+  durationMs: number;
+}
+
+/** Sends one attempt and reports how it went; never throws for what the endpoint does. */
+export async function attemptDelivery(
+  dispatcher: Dispatcher,
+  request: AttemptRequest,
+  timeoutMs: number,
+): Promise<AttemptReport> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const result = await postWebhook(
+    dispatcher,
+    request.url,
+    request.payload,
+    deliveryHeaders(request, startedAt),
+    timeoutMs,
+  );
+  const durationMs = Math.round(performance.now() - started);
+  return { ...classifyAttempt(result), startedAt, durationMs };
+}

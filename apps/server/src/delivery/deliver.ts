@@ -1,0 +1,145 @@
+import type { Job } from "agenda";
+import { type Collection, ObjectId } from "mongodb";
+import type { Dispatcher } from "undici";
+import type { Store } from "../db/store.js";
+import { signingSecrets } from "../db/webhook-endpoints.js";
+import type { Logger } from "../logger.js";
+import { type AttemptReport, attemptDelivery } from "./attempt.js";
+import { retryDelay } from "./retry-schedule.js";
+
+/**
+ * The delivery job's body: one run is one attempt of one delivery (an event to an endpoint).
+ * It claims the attempt number, sends, records the attempt, then either schedules the retry
+ * (the job's next run) or settles the delivery on the endpoint's consecutive failures.
+ */
+
+/** What a delivery job carries; `attempt` counts the attempts claimed so far. */
+export interface DeliveryJobData {
+  event_id: string;
+  endpoint_id: string;
+  workspace_id: string;
+  attempt: number;
+}
+
+/** The job document as Agenda stores it, as far as the claim reads and writes it. */
+interface JobDoc {
+  _id: ObjectId;
+  lockedAt: Date | null;
+  data: DeliveryJobData;
+}
+
+export interface DeliverDeps {
+  store: Store;
+  jobs: Collection<JobDoc>;
+  dispatcher: Dispatcher;
+  logger: Logger;
+  timeoutMs: number;
+  retryDelaysMs: readonly number[];
+  /** Called when a failure disabled the endpoint: its pending deliveries stop. */
+  onEndpointDisabled: (endpointId: string) => Promise<void>;
+  /** Called around the HTTP attempt, for the per-endpoint share of the concurrency. */
+  inFlight: { enter(endpointId: string): void; leave(endpointId: string): void };
+}
+
+/** An interrupted attempt: its worker died (or lost its lock) before recording the outcome. */
+const INTERRUPTED = "interrupted: the worker stopped before the outcome was recorded";
+
+/**
+ * Claims the next attempt number of this job, atomically and fenced by the lock this worker took:
+ * the update matches only while the job's `lockedAt` is still ours, so when a lock expired and
+ * another worker took the job over, at most one of the two gets each attempt number. Refreshes
+ * the lock, so its lifetime counts from the attempt's start. Returns the number, or null.
+ */
+async function claimAttempt(jobs: Collection<JobDoc>, job: Job<DeliveryJobData>): Promise<number | null> {
+  const lockedAt = new Date();
+  const claimed = await jobs.findOneAndUpdate(
+    { _id: new ObjectId(String(job.attrs._id)), lockedAt: job.attrs.lockedAt ?? null },
+    { $inc: { "data.attempt": 1 }, $set: { lockedAt } },
+    { returnDocument: "after", projection: { "data.attempt": 1 } },
+  );
+  if (!claimed) return null;
+  job.attrs.lockedAt = lockedAt;
+  job.attrs.data.attempt = claimed.data.attempt;
+  return claimed.data.attempt;
+}
+
+export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Promise<void> {
+  const { store, logger } = deps;
+  const { event_id: eventId, endpoint_id: endpointId } = job.attrs.data;
+  const attempt = await claimAttempt(deps.jobs, job);
+  if (attempt === null) {
+    logger.warn({ eventId, endpointId }, "delivery taken over by another worker; not sending");
+    return;
+  }
+  const [event, endpoint] = await Promise.all([
+    store.events.collection.findOne({ _id: eventId }),
+    store.webhookEndpoints.find(endpointId),
+  ]);
+  // Deleted, disabled (by its owner or by failures) or past retention: the delivery stops here.
+  if (!event || !endpoint || endpoint.status !== "enabled") return;
+
+  const base = {
+    workspace_id: event.workspace_id,
+    endpoint_id: endpointId,
+    event_id: eventId,
+    event_type: event.type,
+  };
+  if (attempt > 1 && !(await store.deliveryAttempts.exists(eventId, endpointId, attempt - 1))) {
+    await store.deliveryAttempts.record({
+      ...base,
+      attempt: attempt - 1,
+      status_code: null,
+      duration_ms: 0,
+      error: INTERRUPTED,
+      succeeded: false,
+      created_at: new Date(),
+    });
+  }
+  const lastAttempt = 1 + deps.retryDelaysMs.length;
+  let report: AttemptReport | undefined;
+  if (attempt <= lastAttempt) {
+    deps.inFlight.enter(endpointId);
+    try {
+      report = await attemptDelivery(
+        deps.dispatcher,
+        {
+          url: endpoint.url,
+          eventId,
+          eventType: event.type,
+          payload: event.payload,
+          secrets: signingSecrets(endpoint),
+        },
+        deps.timeoutMs,
+      );
+    } finally {
+      deps.inFlight.leave(endpointId);
+    }
+    await store.deliveryAttempts.record({
+      ...base,
+      attempt,
+      status_code: report.statusCode,
+      duration_ms: report.durationMs,
+      error: report.error,
+      succeeded: report.succeeded,
+      created_at: report.startedAt,
+    });
+    if (report.succeeded) {
+      // The common case (no failures to forget) costs no write; a concurrent failure that the
+      // read missed is reset by the next success.
+      if (endpoint.consecutive_failures !== 0) await store.webhookEndpoints.deliverySucceeded(endpointId);
+      return;
+    }
+    const wait = retryDelay(deps.retryDelaysMs, attempt + 1);
+    if (wait !== null) {
+      // Job.run saves nextRunAt after this returns: the job's next run is the retry.
+      job.attrs.nextRunAt = new Date(Date.now() + wait);
+      return;
+    }
+  }
+  // The last attempt failed (or crashes used up the attempts): the delivery failed.
+  logger.info({ eventId, endpointId, attempts: attempt, error: report?.error }, "webhook delivery failed");
+  if (await store.webhookEndpoints.deliveryFailed(endpointId)) {
+    logger.warn({ endpointId }, "webhook endpoint disabled after consecutive failed deliveries");
+    await deps.onEndpointDisabled(endpointId);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * What one delivery attempt's result means (DESIGN.md §6): success is a 2xx within the timeout;
+ * a redirect is not followed and fails; every other answer, a timeout, a refused or broken
+ * connection and a refused address fail too. The error text is what developers read in the
+ * attempts log, so it says what happened in plain words. Pure: the HTTP code hands it a result.
+ */
+
+/** How an attempt ended, as the HTTP client saw it. */
+export type AttemptResult =
+  | { kind: "response"; statusCode: number }
+  | { kind: "timeout"; timeoutMs: number }
+  /** The SSRF guard would not connect to the address (`reason` names it and its range). */
+  | { kind: "address_refused"; reason: string }
+  /** Anything else: DNS failure, connection refused or reset, TLS failure; `code` as Node gives it. */
+  | { kind: "network_error"; code: string | undefined; message: string };
+
+export interface AttemptOutcome {
+  succeeded: boolean;
+  /** The endpoint's HTTP status, or null when it never answered. */
+  statusCode: number | null;
+  /** Why it failed, or null on success. */
+  error: string | null;
+}
+
+const NETWORK_ERRORS: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host name lookup failed",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  UND_ERR_SOCKET: "connection closed before an answer",
+  UND_ERR_CONNECT_TIMEOUT: "connect timeout",
+  CERT_HAS_EXPIRED: "TLS certificate expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "TLS certificate not trusted (self-signed)",
+  SELF_SIGNED_CERT_IN_CHAIN: "TLS certificate not trusted (self-signed in chain)",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "TLS certificate not trusted",
+  ERR_TLS_CERT_ALTNAME_INVALID: "TLS certificate does not match the host name",
+};
+
+export function classifyAttempt(result: AttemptResult): AttemptOutcome {
+  switch (result.kind) {
+    case "response": {
+      const { statusCode } = result;
+      if (statusCode >= 200 && statusCode < 300) return { succeeded: true, statusCode, error: null };
+      const error =
+        statusCode >= 300 && statusCode < 400
+          ? `redirect not followed (HTTP ${statusCode})`
+          : `HTTP ${statusCode}`;
+      return { succeeded: false, statusCode, error };
+    }
+    case "timeout":
+      return { succeeded: false, statusCode: null, error: `timeout after ${result.timeoutMs} ms` };
+    case "address_refused":
+      return { succeeded: false, statusCode: null, error: `address refused: ${result.reason}` };
+    case "network_error": {
+      const known = result.code ? NETWORK_ERRORS[result.code] : undefined;
+      const error = known ?? (result.code ? `${result.code}: ${result.message}` : result.message);
+      return { succeeded: false, statusCode: null, error: error.slice(0, 500) };
+    }
+  }
+}

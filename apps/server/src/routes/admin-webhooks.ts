@@ -1,0 +1,25 @@
+import { toDeliveryAttempt } from "../db/delivery-attempts.js";
+import { notFound } from "../db/records.js";
+import { toWebhookEndpoint } from "../db/webhook-endpoints.js";
+import { isId } from "../domain/ids.js";
+import { parsePage, toPage } from "../http/paging.js";
+import type { RouteKit } from "./kit.js";
+
+/**
+ * DESIGN.md §5: the operator's view of webhook endpoints of any workspace: re-enable one that
+ * deliveries disabled, and read its delivery attempts.
+ */
+export function adminWebhookRoutes({ op, store }: RouteKit): void {
+  op("enableWebhookEndpoint", async ({ id }) => ({
+    status: 200,
+    body: toWebhookEndpoint(await store.webhookEndpoints.enable(id)),
+  }));
+
+  op("listDeliveryAttempts", async ({ id, query }) => {
+    const page = parsePage(query, (value) => isId("att", value));
+    const endpoint = await store.webhookEndpoints.find(id);
+    if (!endpoint) throw notFound("webhook endpoint", id);
+    const docs = await store.deliveryAttempts.list(endpoint, page);
+    return { status: 200, body: toPage(docs, page.limit, toDeliveryAttempt) };
+  });
+}

@@ -1,0 +1,133 @@
+import { describe, expect, it } from "vitest";
+import { refusedRange } from "../src/delivery/address-policy.js";
+import { type AttemptResult, classifyAttempt } from "../src/delivery/outcome.js";
+import { parseRetryDelays, retryDelay, withJitter } from "../src/delivery/retry-schedule.js";
+
+// Table tests of the delivery's pure rules: retry schedule, outcome, and the SSRF address policy.
+
+describe("WEBHOOK_RETRY_DELAYS", () => {
+  it.each([
+    ["1m,5m,30m,2h", [60_000, 300_000, 1_800_000, 7_200_000]],
+    ["50ms,50ms,50ms,50ms", [50, 50, 50, 50]],
+    [" 1s , 2s ", [1_000, 2_000]],
+    ["1.5s", [1_500]],
+    ["0ms", [0]],
+  ])("%s parses", (text, expected) => {
+    expect(parseRetryDelays(text)).toEqual(expected);
+  });
+
+  it.each([["1m,1m,1m,1m,1m"], ["5"], ["5d"], ["m"], ["-1s"], ["1m,,2m"], [""]])("%j is refused", (text) => {
+    expect(() => parseRetryDelays(text)).toThrow();
+  });
+
+  it.each([
+    [0, 800],
+    [0.5, 1000],
+    [0.999999, 1200],
+  ])("jitter with random %d gives %d of 1000", (random, expected) => {
+    expect(withJitter(1000, () => random)).toBe(expected);
+  });
+
+  it("jitter stays within ±20 % over many draws", () => {
+    for (let i = 0; i < 1000; i++) {
+      const d = withJitter(60_000);
+      expect(d).toBeGreaterThanOrEqual(48_000);
+      expect(d).toBeLessThanOrEqual(72_000);
+    }
+  });
+
+  it.each([
+    [2, 1000],
+    [3, 2000],
+    [4, 3000],
+    [5, 4000],
+    [6, null],
+  ])("before attempt %d the wait is %s", (attempt, expected) => {
+    expect(retryDelay([1000, 2000, 3000, 4000], attempt, () => 0.5)).toBe(expected);
+  });
+});
+
+describe("attempt outcome", () => {
+  const table: [AttemptResult, boolean, number | null, string | null][] = [
+    [{ kind: "response", statusCode: 200 }, true, 200, null],
+    [{ kind: "response", statusCode: 204 }, true, 204, null],
+    [{ kind: "response", statusCode: 299 }, true, 299, null],
+    [{ kind: "response", statusCode: 301 }, false, 301, "redirect not followed (HTTP 301)"],
+    [{ kind: "response", statusCode: 307 }, false, 307, "redirect not followed (HTTP 307)"],
+    [{ kind: "response", statusCode: 199 }, false, 199, "HTTP 199"],
+    [{ kind: "response", statusCode: 400 }, false, 400, "HTTP 400"],
+    [{ kind: "response", statusCode: 410 }, false, 410, "HTTP 410"],
+    [{ kind: "response", statusCode: 503 }, false, 503, "HTTP 503"],
+    [{ kind: "timeout", timeoutMs: 10000 }, false, null, "timeout after 10000 ms"],
+    [
+      { kind: "address_refused", reason: "127.0.0.1 is loopback" },
+      false,
+      null,
+      "address refused: 127.0.0.1 is loopback",
+    ],
+    [{ kind: "network_error", code: "ECONNREFUSED", message: "x" }, false, null, "connection refused"],
+    [{ kind: "network_error", code: "EWHAT", message: "odd" }, false, null, "EWHAT: odd"],
+    [{ kind: "network_error", code: undefined, message: "odd" }, false, null, "odd"],
+  ];
+  it.each(table)("%j", (result, succeeded, statusCode, error) => {
+    expect(classifyAttempt(result)).toEqual({ succeeded, statusCode, error });
+  });
+});
+
+describe("SSRF address policy", () => {
+  it.each([
+    ["0.0.0.0", "unspecified"],
+    ["0.1.2.3", "unspecified"],
+    ["10.0.0.1", "private"],
+    ["10.255.255.255", "private"],
+    ["100.64.0.1", "carrier-grade NAT"],
+    ["100.127.255.255", "carrier-grade NAT"],
+    ["127.0.0.1", "loopback"],
+    ["127.255.0.9", "loopback"],
+    ["169.254.169.254", "link-local"],
+    ["172.16.0.1", "private"],
+    ["172.31.255.255", "private"],
+    ["192.168.1.1", "private"],
+    ["224.0.0.1", "multicast"],
+    ["239.255.255.255", "multicast"],
+    ["240.0.0.1", "reserved"],
+    ["255.255.255.255", "broadcast"],
+    ["::", "unspecified"],
+    ["::1", "loopback"],
+    ["[::1]", "loopback"],
+    ["fe80::1", "link-local"],
+    ["fe80::1%eth0", "link-local"],
+    ["febf::1", "link-local"],
+    ["fc00::1", "unique-local"],
+    ["fd12:3456::1", "unique-local"],
+    ["ff02::1", "multicast"],
+    ["::ffff:127.0.0.1", "loopback"],
+    ["::ffff:7f00:1", "loopback"],
+    ["::ffff:10.1.2.3", "private"],
+    ["::ffff:169.254.169.254", "link-local"],
+    ["::127.0.0.1", "loopback"],
+    ["64:ff9b::10.0.0.1", "private"],
+    ["example.com", "not an IP address"],
+  ])("%s is refused as %s", (address, range) => {
+    expect(refusedRange(address)).toBe(range);
+  });
+
+  it.each([
+    ["8.8.8.8"],
+    ["1.1.1.1"],
+    ["100.63.255.255"],
+    ["100.128.0.0"],
+    ["172.15.255.255"],
+    ["172.32.0.0"],
+    ["192.167.255.255"],
+    ["169.253.0.1"],
+    ["223.255.255.255"],
+    ["2606:4700:4700::1111"],
+    ["2001:db8::1"],
+    ["::ffff:8.8.8.8"],
+    ["64:ff9b::8.8.8.8"],
+    ["fec0::1"],
+  ])("%s is allowed", (address) => {
+    expect(refusedRange(address)).toBeNull();
+  });
+});

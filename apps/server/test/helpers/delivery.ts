@@ -1,0 +1,93 @@
+import { type Db, MongoClient } from "mongodb";
+import { afterAll, inject } from "vitest";
+import { loadConfig } from "../../src/config.js";
+import { Events } from "../../src/db/events.js";
+import { EventRelay, pushEvent } from "../../src/db/outbox.js";
+import { createStore } from "../../src/db/store.js";
+import { WebhookDelivery } from "../../src/delivery/agenda.js";
+import { type EventType, newEvent, type StoredEvent } from "../../src/domain/events.js";
+import { newId } from "../../src/domain/ids.js";
+import { createLogger } from "../../src/logger.js";
+import { testCertificate } from "./https-receiver.js";
+import { type MainProcess, startMain } from "./main-process.js";
+
+/**
+ * A delivery deployment for one test: its own database (so its workers take no other test's
+ * jobs), server processes (`src/main.ts`) with a ROLE each, trusting the test receivers'
+ * certificate through NODE_EXTRA_CA_CERTS, with millisecond retry delays; and `emit`, which
+ * records events the way the API's writes do (a document carrying them, moved by the relay,
+ * whose hook creates the delivery jobs) for event types no public write makes yet.
+ */
+
+export const TEST_DELIVERY_ENV = {
+  WEBHOOK_RETRY_DELAYS: "50ms,50ms,50ms,50ms",
+  WEBHOOK_POLL_INTERVAL_MS: "50",
+  WEBHOOK_TIMEOUT_MS: "1000",
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+  EVENT_RELAY_INTERVAL_MS: "100",
+};
+
+export interface Deployment {
+  databaseName: string;
+  db: Db;
+  /** Starts one more server process on this deployment's database. */
+  start(role: "all" | "api" | "worker", env?: Record<string, string>): Promise<MainProcess>;
+  /** Records an event of `type` in `workspaceId` and relays it, creating its delivery jobs. */
+  emit(workspaceId: string, type: EventType, data?: Record<string, unknown>): Promise<StoredEvent>;
+}
+
+const clients: MongoClient[] = [];
+afterAll(async () => {
+  for (const client of clients) await client.close();
+});
+
+const DATA_OF: Record<EventType, (id: string) => Record<string, unknown>> = {
+  "contact.created": (id) => ({ id, object: "contact", name: "Ada" }),
+  "contact.updated": (id) => ({ id, object: "contact", name: "Ada L." }),
+  "ticket.created": (id) => ({ id, object: "ticket", subject: "Printer on fire" }),
+  "ticket.updated": (id) => ({ id, object: "ticket", status: "Solved" }),
+  "message.received": (id) => ({ id, object: "message", body: "Hello ✓ — ünïcödé" }),
+  "conversation.assigned": (id) => ({ id, object: "conversation", assignee_ids: ["agent_1"] }),
+};
+
+export async function startDeployment(env: Record<string, string> = {}): Promise<Deployment> {
+  const databaseName = `deskline_delivery_${newId("req")}`;
+  const client = await new MongoClient(inject("mongodbUri")).connect();
+  clients.push(client);
+  const db = client.db(databaseName);
+  const logger = createLogger("silent");
+  const config = { ...loadConfig({}), role: "api" as const };
+  const events = new Events(db);
+  const relay = new EventRelay(db, events, { immediate: true, logger });
+  // The enqueuing half of delivery, exactly as an API process runs it.
+  const delivery = new WebhookDelivery(db, createStore(db, config, logger), config, logger);
+  relay.addHook((event) => delivery.enqueue(event));
+  const outbox = db.collection<{ _id: string; pending_events?: StoredEvent[] }>("test_outbox");
+  return {
+    databaseName,
+    db,
+    async start(role, extra = {}) {
+      const main = startMain({
+        MONGODB_URI: inject("mongodbUri"),
+        MONGODB_DATABASE: databaseName,
+        ADMIN_TOKEN: inject("adminToken"),
+        NODE_EXTRA_CA_CERTS: testCertificate().certFile,
+        ROLE: role,
+        ...TEST_DELIVERY_ENV,
+        ...env,
+        ...extra,
+      });
+      if (role !== "worker") await main.baseUrl;
+      if (role !== "api") await main.logged(/delivering webhooks/);
+      return main;
+    },
+    async emit(workspaceId, type, data) {
+      const id = newId("con");
+      const event = newEvent(workspaceId, type, data ?? DATA_OF[type](id));
+      await outbox.insertOne({ _id: id, ...({} as object) });
+      await outbox.updateOne({ _id: id }, pushEvent(event));
+      await relay.drain("test_outbox", id);
+      return event;
+    },
+  };
+}

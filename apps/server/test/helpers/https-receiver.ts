@@ -1,0 +1,115 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import { createServer, type Server } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll } from "vitest";
+
+/**
+ * Webhook receivers for the delivery tests: real HTTPS servers on 127.0.0.1 with a self-signed
+ * certificate made here (openssl), which the delivering server process trusts through
+ * NODE_EXTRA_CA_CERTS. Each records what it received; a test decides what it answers.
+ */
+
+export interface TestCertificate {
+  /** PEM files: the certificate (also the CA the server must trust) and its key. */
+  certFile: string;
+  keyFile: string;
+}
+
+let certificate: TestCertificate | undefined;
+
+/** A self-signed certificate for 127.0.0.1 and localhost, made once per test file. */
+export function testCertificate(): TestCertificate {
+  if (certificate) return certificate;
+  const dir = mkdtempSync(join(tmpdir(), "deskline-receiver-"));
+  const certFile = join(dir, "cert.pem");
+  const keyFile = join(dir, "key.pem");
+  execFileSync(
+    "openssl",
+    [
+      ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
+      ...["-keyout", keyFile, "-out", certFile, "-days", "1", "-subj", "/CN=deskline test receiver"],
+      ...["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+    ],
+    { stdio: "ignore" },
+  );
+  certificate = { certFile, keyFile };
+  return certificate;
+}
+
+export interface ReceivedDelivery {
+  headers: IncomingHttpHeaders;
+  /** The raw body, as bytes arrived. */
+  body: Buffer;
+  receivedAt: number;
+}
+
+/** How to answer one request: a status (and headers), after an optional delay; or never. */
+export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | "hang";
+
+export interface Receiver {
+  url: string;
+  port: number;
+  received: ReceivedDelivery[];
+  /** Decides each answer (default: 200); `received` already holds the request. */
+  answer: (delivery: ReceivedDelivery, index: number) => Answer;
+  /** Requests whose `service-delivery` is `eventId`. */
+  deliveriesOf(eventId: string): ReceivedDelivery[];
+  /** Answers every request left hanging with 200. */
+  release(): void;
+  close(): Promise<void>;
+}
+
+const servers: Server[] = [];
+afterAll(async () => {
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((done) => server.close(done));
+  }
+});
+
+export async function startReceiver(path = "/hooks"): Promise<Receiver> {
+  const { certFile, keyFile } = testCertificate();
+  const hanging: ServerResponse[] = [];
+  const receiver: Receiver = {
+    url: "",
+    port: 0,
+    received: [],
+    answer: () => ({ status: 200 }),
+    deliveriesOf: (eventId) => receiver.received.filter((r) => r.headers["service-delivery"] === eventId),
+    release() {
+      for (const res of hanging.splice(0)) if (!res.writableEnded) res.writeHead(200).end("ok");
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    },
+  };
+  const server = createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const delivery = { headers: req.headers, body: Buffer.concat(chunks), receivedAt: Date.now() };
+      receiver.received.push(delivery);
+      const answer = receiver.answer(delivery, receiver.received.length - 1);
+      if (answer === "hang") {
+        hanging.push(res);
+        return;
+      }
+      const send = () => {
+        if (!res.destroyed) res.writeHead(answer.status, answer.headers).end("received");
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs);
+      else send();
+    });
+  });
+  servers.push(server);
+  server.listen(0, "127.0.0.1");
+  await new Promise<void>((done) => server.once("listening", done));
+  receiver.port = (server.address() as AddressInfo).port;
+  receiver.url = `https://127.0.0.1:${receiver.port}${path}`;
+  return receiver;
+}

@@ -1,0 +1,389 @@
+import { writeFileSync } from "node:fs";
+import { constructEvent, verifySignature } from "@deskline/webhook-verifier";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { EVENT_TYPES } from "../src/domain/events.js";
+import { admin, api, newWorkspace } from "./helpers/api.js";
+import { type Deployment, startDeployment } from "./helpers/delivery.js";
+import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
+import { eventually, type MainProcess } from "./helpers/main-process.js";
+
+// Webhook delivery end to end (issue 11): a real server process (ROLE=all) delivers over real
+// HTTPS to receivers this file starts on 127.0.0.1, trusted through NODE_EXTRA_CA_CERTS, with
+// retry delays of 50 ms and a 3 s timeout.
+
+// Deliveries share two cores with everything else running; waits are generous, never timed.
+const SLOW = 90_000;
+// Long enough that TLS handshakes on a busy machine do not time out, short enough for the test.
+const TIMEOUT_MS = 3000;
+vi.setConfig({ testTimeout: 180_000 });
+
+let deployment: Deployment;
+let main: MainProcess;
+afterAll(() => {
+  if (process.env.DEBUG_DELIVERY) writeFileSync("/tmp/delivery-debug.log", main.output());
+});
+let baseUrl: string;
+let key: string;
+let workspaceId: string;
+
+beforeAll(async () => {
+  deployment = await startDeployment({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
+  main = await deployment.start("all");
+  baseUrl = await main.baseUrl;
+});
+
+// Each test has its own workspace, so no endpoint of another test receives its events.
+beforeEach(async () => {
+  ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
+});
+
+async function endpointFor(url: string, events: string[] = ["*"]) {
+  const created = await api.post("/open/v1/webhook-endpoints", { key, baseUrl, body: { url, events } });
+  expect(created.status).toBe(201);
+  return created.body as { id: string; secret: string };
+}
+
+const attemptsOf = async (endpointId: string) => {
+  const page = await api.get(`/open/v1/webhook-endpoints/${endpointId}/attempts?limit=100`, { key, baseUrl });
+  expect(page.status).toBe(200);
+  return page.body.data as Array<{
+    event_id: string;
+    attempt: number;
+    status_code: number | null;
+    error: string | null;
+    succeeded: boolean;
+    duration_ms: number;
+  }>;
+};
+
+const getEndpoint = async (id: string) =>
+  (await api.get(`/open/v1/webhook-endpoints/${id}`, { key, baseUrl })).body;
+
+/** Waits until `receiver` has `count` requests for `eventId`. */
+const delivered = (receiver: Receiver, eventId: string, count = 1) =>
+  eventually(
+    async () => receiver.deliveriesOf(eventId).length,
+    (n) => n >= count,
+    `${count} deliveries of ${eventId}`,
+    SLOW,
+  );
+
+/** Waits until the endpoint's attempts for `eventId` settle: a success or `count` attempts. */
+const settled = (endpointId: string, eventId: string, count: number) =>
+  eventually(
+    async () => (await attemptsOf(endpointId)).filter((a) => a.event_id === eventId),
+    (attempts) => attempts.length >= count,
+    `${count} attempts for ${eventId}`,
+    SLOW,
+  );
+
+describe("webhook delivery", () => {
+  it("delivers every event type, the stored bytes, signed for the verifier and for standard-webhooks", async () => {
+    const receiver = await startReceiver();
+    const endpoint = await endpointFor(receiver.url);
+    for (const type of EVENT_TYPES) {
+      const event = await deployment.emit(workspaceId, type);
+      await delivered(receiver, event._id);
+      const [delivery] = receiver.deliveriesOf(event._id);
+      if (!delivery) throw new Error("no delivery");
+      expect(delivery.body.toString("utf8")).toBe(event.payload);
+      expect(delivery.headers["content-type"]).toBe("application/json");
+      expect(delivery.headers["service-event"]).toBe(type);
+      expect(delivery.headers["user-agent"]).toMatch(/^Deskline-Webhooks\/\d+\.\d+\.\d+$/);
+      const parsed = constructEvent(
+        delivery.body,
+        delivery.headers["service-signature"] as string,
+        endpoint.secret,
+      );
+      expect(parsed.id).toBe(event._id);
+      expect(parsed.type).toBe(type);
+      const standard = new Webhook(endpoint.secret).verify(delivery.body.toString("utf8"), {
+        "webhook-id": delivery.headers["webhook-id"] as string,
+        "webhook-timestamp": delivery.headers["webhook-timestamp"] as string,
+        "webhook-signature": delivery.headers["webhook-signature"] as string,
+      });
+      expect(standard).toEqual(JSON.parse(event.payload));
+      expect(delivery.headers["webhook-id"]).toBe(event._id);
+    }
+    const attempts = await attemptsOf(endpoint.id);
+    expect(attempts).toHaveLength(EVENT_TYPES.length);
+    expect(attempts.every((a) => a.succeeded && a.status_code === 200 && a.attempt === 1)).toBe(true);
+    expect((await getEndpoint(endpoint.id)).consecutive_failures).toBe(0);
+  });
+
+  it("delivers what the API's writes record: a contact created and updated, a ticket created", async () => {
+    const receiver = await startReceiver();
+    const endpoint = await endpointFor(receiver.url);
+    const contact = await api.post("/open/v1/contacts", { key, baseUrl, body: { name: "Ada" } });
+    expect(contact.status).toBe(201);
+    const patched = await api.patch(`/open/v1/contacts/${contact.body.id}`, {
+      key,
+      baseUrl,
+      body: { name: "Ada Lovelace" },
+    });
+    expect(patched.status).toBe(200);
+    const ticket = await api.post("/open/v1/tickets", { key, baseUrl, body: { subject: "Printer on fire" } });
+    expect(ticket.status).toBe(201);
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= 3,
+      "three deliveries",
+      SLOW,
+    );
+    const bodies = receiver.received.map((r) =>
+      constructEvent(r.body, r.headers["service-signature"] as string, endpoint.secret),
+    );
+    expect(bodies.map((e) => [e.type, (e.data as { id: string }).id]).sort()).toEqual(
+      [
+        ["contact.created", contact.body.id],
+        ["contact.updated", contact.body.id],
+        ["ticket.created", ticket.body.id],
+      ].sort(),
+    );
+    // The delivered body is the event the events API serves, byte for byte.
+    for (const delivery of receiver.received) {
+      const id = delivery.headers["service-delivery"] as string;
+      const stored = await api.get(`/open/v1/events/${id}`, { key, baseUrl });
+      expect(JSON.parse(delivery.body.toString())).toEqual(stored.body);
+    }
+  });
+
+  it("delivers only the types an endpoint subscribes to", async () => {
+    const receiver = await startReceiver();
+    const everything = await startReceiver();
+    await endpointFor(receiver.url, ["contact.created", "ticket.updated"]);
+    await endpointFor(everything.url);
+    const sent = [];
+    for (const type of [
+      "contact.created",
+      "contact.updated",
+      "ticket.updated",
+      "message.received",
+    ] as const) {
+      sent.push(await deployment.emit(workspaceId, type));
+    }
+    for (const event of sent) await delivered(everything, event._id);
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= 2,
+      "the subscribed deliveries",
+      SLOW,
+    );
+    expect(receiver.received.map((r) => r.headers["service-event"]).sort()).toEqual([
+      "contact.created",
+      "ticket.updated",
+    ]);
+  });
+
+  it("retries a failing endpoint with the same event id, signed anew, until it succeeds", async () => {
+    const receiver = await startReceiver();
+    receiver.answer = (_delivery, index) => (index < 2 ? { status: 503 } : { status: 204 });
+    const endpoint = await endpointFor(receiver.url);
+    const event = await deployment.emit(workspaceId, "ticket.created");
+    await delivered(receiver, event._id, 3);
+    const attempts = await settled(endpoint.id, event._id, 3);
+    expect(attempts.map((a) => [a.attempt, a.status_code, a.succeeded, a.error])).toEqual([
+      [3, 204, true, null],
+      [2, 503, false, "HTTP 503"],
+      [1, 503, false, "HTTP 503"],
+    ]);
+    for (const delivery of receiver.received) {
+      expect(delivery.headers["service-delivery"]).toBe(event._id);
+      expect(() =>
+        verifySignature(delivery.body, delivery.headers["service-signature"] as string, endpoint.secret),
+      ).not.toThrow();
+    }
+    // Admin sees the same attempts.
+    const adminList = await admin(
+      "GET",
+      `/admin/v1/webhook-endpoints/${endpoint.id}/attempts`,
+      undefined,
+      baseUrl,
+    );
+    expect(adminList.status).toBe(200);
+    expect(adminList.body.data.map((a: { attempt: number }) => a.attempt)).toEqual([3, 2, 1]);
+    expect((await getEndpoint(endpoint.id)).consecutive_failures).toBe(0);
+  });
+
+  it.each([
+    ["a 4xx", { status: 400 }, "HTTP 400", 400],
+    ["a 5xx", { status: 500 }, "HTTP 500", 500],
+    [
+      "a redirect",
+      { status: 302, headers: { location: "/elsewhere" } },
+      "redirect not followed (HTTP 302)",
+      302,
+    ],
+    ["a timeout", { status: 200, delayMs: TIMEOUT_MS + 1000 }, `timeout after ${TIMEOUT_MS} ms`, null],
+  ] as const)(
+    "counts %s as a failed attempt, five times, then one failed delivery",
+    async (_what, answer, error, status) => {
+      const receiver = await startReceiver();
+      receiver.answer = () => ({ ...answer });
+      const endpoint = await endpointFor(receiver.url);
+      const event = await deployment.emit(workspaceId, "contact.updated");
+      const attempts = await settled(endpoint.id, event._id, 5);
+      await eventually(
+        () => getEndpoint(endpoint.id),
+        (e) => e.consecutive_failures === 1,
+        "the failure count",
+        SLOW,
+      );
+      expect(attempts.map((a) => [a.attempt, a.status_code, a.error, a.succeeded])).toEqual(
+        [5, 4, 3, 2, 1].map((n) => [n, status, error, false]),
+      );
+      // Redirects are not followed: only the endpoint's own path was ever asked.
+      expect(receiver.received.every((r) => r.headers["service-delivery"] === event._id)).toBe(true);
+      expect(receiver.received).toHaveLength(5);
+    },
+  );
+
+  it("counts a refused connection as a failed attempt", async () => {
+    const receiver = await startReceiver();
+    await receiver.close(); // nothing listens on its port any more
+    const endpoint = await endpointFor(receiver.url);
+    const event = await deployment.emit(workspaceId, "contact.updated");
+    const attempts = await settled(endpoint.id, event._id, 5);
+    expect(new Set(attempts.map((a) => a.error))).toEqual(new Set(["connection refused"]));
+  });
+
+  it("disables an endpoint at exactly 15 failed deliveries, delivers nothing after, and resumes once enabled", async () => {
+    const receiver = await startReceiver();
+    receiver.answer = () => ({ status: 500 });
+    const control = await startReceiver();
+    const endpoint = await endpointFor(receiver.url);
+    await endpointFor(control.url);
+    const failed = [];
+    for (let i = 0; i < 15; i++) failed.push(await deployment.emit(workspaceId, "contact.created"));
+    const disabled = await eventually(
+      () => getEndpoint(endpoint.id),
+      (e) => e.status === "disabled",
+      "disabling",
+      SLOW,
+    );
+    expect(disabled.consecutive_failures).toBe(15);
+    expect(disabled.disabled_reason).toBe("15 consecutive failed deliveries");
+    expect(disabled.disabled_at).not.toBeNull();
+    const mine = await attemptsOf(endpoint.id);
+    expect(
+      mine
+        .filter((a) => a.attempt === 5 && !a.succeeded)
+        .map((a) => a.event_id)
+        .sort(),
+    ).toEqual(failed.map((e) => e._id).sort());
+    expect(mine).toHaveLength(15 * 5);
+    // Every answer recorded came from the receiver (a loaded machine may time some out first).
+    const answered = mine.filter((a) => a.status_code === 500).length;
+    expect(receiver.received.length).toBeGreaterThanOrEqual(answered);
+    expect(receiver.received.length).toBeLessThanOrEqual(15 * 5);
+
+    const later = await deployment.emit(workspaceId, "contact.created");
+    await delivered(control, later._id);
+    await new Promise((done) => setTimeout(done, 300));
+    expect(receiver.deliveriesOf(later._id)).toHaveLength(0);
+
+    const enabled = await admin(
+      "POST",
+      `/admin/v1/webhook-endpoints/${endpoint.id}/enable`,
+      undefined,
+      baseUrl,
+    );
+    expect(enabled.status).toBe(200);
+    expect(enabled.body).toMatchObject({ status: "enabled", consecutive_failures: 0, disabled_at: null });
+    receiver.answer = () => ({ status: 200 });
+    const resumed = await deployment.emit(workspaceId, "contact.created");
+    await delivered(receiver, resumed._id);
+    expect(receiver.deliveriesOf(later._id)).toHaveLength(0); // skipped while disabled: not resent
+  });
+
+  it("stops an endpoint its owner disabled and resumes when the owner enables it", async () => {
+    const receiver = await startReceiver();
+    const control = await startReceiver();
+    const endpoint = await endpointFor(receiver.url);
+    await endpointFor(control.url);
+    const paused = await api.patch(`/open/v1/webhook-endpoints/${endpoint.id}`, {
+      key,
+      baseUrl,
+      body: { status: "disabled" },
+    });
+    expect(paused.status).toBe(200);
+    const skipped = await deployment.emit(workspaceId, "ticket.updated");
+    await delivered(control, skipped._id);
+    const resumedBody = { status: "enabled" };
+    expect(
+      (await api.patch(`/open/v1/webhook-endpoints/${endpoint.id}`, { key, baseUrl, body: resumedBody }))
+        .status,
+    ).toBe(200);
+    const after = await deployment.emit(workspaceId, "ticket.updated");
+    await delivered(receiver, after._id);
+    expect(receiver.deliveriesOf(skipped._id)).toHaveLength(0);
+  });
+
+  it("signs with the old and the new secret during a rotation's grace period, then with the new one", async () => {
+    const receiver = await startReceiver();
+    const endpoint = await endpointFor(receiver.url);
+    const rotate = (expires_in: number) =>
+      api.post(`/open/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, {
+        key,
+        baseUrl,
+        body: { expires_in },
+      });
+    const rotated = await rotate(3600);
+    expect(rotated.status).toBe(200);
+    const during = await deployment.emit(workspaceId, "contact.created");
+    await delivered(receiver, during._id);
+    const [graced] = receiver.deliveriesOf(during._id);
+    if (!graced) throw new Error("no delivery");
+    const header = graced.headers["service-signature"] as string;
+    expect(header.match(/v1=/g)).toHaveLength(2);
+    for (const secret of [endpoint.secret, rotated.body.secret]) {
+      expect(() => verifySignature(graced.body, header, secret)).not.toThrow();
+      expect(() =>
+        new Webhook(secret).verify(graced.body.toString(), { ...graced.headers } as Record<string, string>),
+      ).not.toThrow();
+    }
+
+    const final = await rotate(0);
+    const after = await deployment.emit(workspaceId, "contact.created");
+    await delivered(receiver, after._id);
+    const [only] = receiver.deliveriesOf(after._id);
+    if (!only) throw new Error("no delivery");
+    const onlyHeader = only.headers["service-signature"] as string;
+    expect(onlyHeader.match(/v1=/g)).toHaveLength(1);
+    expect(() => verifySignature(only.body, onlyHeader, final.body.secret)).not.toThrow();
+    expect(() => verifySignature(only.body, onlyHeader, [endpoint.secret, rotated.body.secret])).toThrow();
+  });
+
+  it("does not let a slow endpoint hold up the others", async () => {
+    const slow = await startReceiver();
+    slow.answer = () => "hang";
+    const fast = await startReceiver();
+    await endpointFor(slow.url);
+    await endpointFor(fast.url);
+    const events = [];
+    for (let i = 0; i < 10; i++) events.push(await deployment.emit(workspaceId, "contact.updated"));
+    for (const event of events) await delivered(fast, event._id);
+    slow.release();
+  });
+});
+
+describe("the attempts list", () => {
+  it("is the endpoint owner's only: another workspace gets 404", async () => {
+    const receiver = await startReceiver();
+    const endpoint = await endpointFor(receiver.url);
+    const other = await newWorkspace(undefined, baseUrl);
+    const foreign = await api.get(`/open/v1/webhook-endpoints/${endpoint.id}/attempts`, {
+      key: other.key,
+      baseUrl,
+    });
+    expect(foreign.status).toBe(404);
+    const missing = await admin(
+      "GET",
+      "/admin/v1/webhook-endpoints/we_0000000000000000000000/attempts",
+      undefined,
+      baseUrl,
+    );
+    expect(missing.status).toBe(404);
+  });
+});

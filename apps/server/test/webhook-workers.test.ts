@@ -1,0 +1,156 @@
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { api, newWorkspace } from "./helpers/api.js";
+import { type Deployment, startDeployment } from "./helpers/delivery.js";
+import { startReceiver } from "./helpers/https-receiver.js";
+import { eventually, type MainProcess } from "./helpers/main-process.js";
+
+// Webhook delivery across processes (issue 11 items 4 and 5): the SSRF guard of a worker that
+// may not reach private networks, two workers sharing one database, a worker SIGKILLed in the
+// middle of an attempt, and a worker stopped with SIGTERM. Each test has its own database.
+
+const SLOW = 90_000;
+vi.setConfig({ testTimeout: 180_000 });
+
+const started: MainProcess[] = [];
+afterAll(() => {
+  if (process.env.DEBUG_DELIVERY) for (const m of started) console.log(m.output().slice(-3000));
+});
+
+/** A deployment with an API process, and a workspace with an endpoint per url. */
+async function world(env: Record<string, string> = {}) {
+  const deployment: Deployment = await startDeployment(env);
+  const apiProcess = await deployment.start("api");
+  started.push(apiProcess);
+  const baseUrl = await apiProcess.baseUrl;
+  const { key, workspaceId } = await newWorkspace(undefined, baseUrl);
+  const endpoint = async (url: string) => {
+    const created = await api.post("/open/v1/webhook-endpoints", { key, baseUrl, body: { url } });
+    expect(created.status).toBe(201);
+    return created.body.id as string;
+  };
+  const attempts = async (endpointId: string) =>
+    (await api.get(`/open/v1/webhook-endpoints/${endpointId}/attempts?limit=100`, { key, baseUrl })).body
+      .data as Array<{ event_id: string; attempt: number; error: string | null; succeeded: boolean }>;
+  const worker = async (extra: Record<string, string> = {}) => {
+    const process = await deployment.start("worker", extra);
+    started.push(process);
+    return process;
+  };
+  return { deployment, baseUrl, key, workspaceId, endpoint, attempts, worker };
+}
+
+describe("the SSRF guard", () => {
+  it("refuses loopback by address and by name unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, and records why", async () => {
+    const w = await world({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "false", WEBHOOK_RETRY_DELAYS: "50ms" });
+    await w.worker();
+    const receiver = await startReceiver();
+    const byAddress = await w.endpoint(receiver.url);
+    const byName = await w.endpoint(`https://localhost:${receiver.port}/hooks`);
+    const byMappedAddress = await w.endpoint(`https://[::ffff:127.0.0.1]:${receiver.port}/hooks`);
+    const event = await w.deployment.emit(w.workspaceId, "contact.created");
+    for (const [endpointId, error] of [
+      [byAddress, "address refused: 127.0.0.1 is loopback"],
+      [byName, /^address refused: localhost resolves to (127\.0\.0\.1|::1) is loopback$/],
+      [byMappedAddress, /^address refused: ::ffff:(127\.0\.0\.1|7f00:1) is loopback$/],
+    ] as const) {
+      const list = await eventually(
+        () => w.attempts(endpointId),
+        (a) => a.length === 2,
+        "both attempts",
+        SLOW,
+      );
+      for (const attempt of list) {
+        expect(attempt.event_id).toBe(event._id);
+        expect(attempt.succeeded).toBe(false);
+        expect(attempt.error).toMatch(error);
+      }
+    }
+    expect(receiver.received).toHaveLength(0);
+  });
+});
+
+describe("two workers on one database", () => {
+  it("never make one attempt twice: each request the receiver got is one recorded attempt", async () => {
+    const w = await world({ WEBHOOK_TIMEOUT_MS: "10000" });
+    await Promise.all([w.worker(), w.worker()]);
+    const receiver = await startReceiver();
+    const endpointId = await w.endpoint(receiver.url);
+    const events = [];
+    for (let i = 0; i < 60; i++) events.push(await w.deployment.emit(w.workspaceId, "ticket.updated"));
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= events.length,
+      "every delivery",
+      SLOW,
+    );
+    // Let any duplicate arrive before counting.
+    await new Promise((done) => setTimeout(done, 1000));
+    const attempts = await w.attempts(endpointId);
+    for (const event of events) {
+      const recorded = attempts.filter((a) => a.event_id === event._id);
+      expect(receiver.deliveriesOf(event._id)).toHaveLength(recorded.length);
+      expect(recorded.filter((a) => a.succeeded)).toHaveLength(1);
+    }
+    // On an idle machine every first attempt succeeds: one request per event.
+    expect(receiver.received.length).toBe(attempts.length);
+  });
+});
+
+describe("a worker that dies", () => {
+  it("SIGKILLed in the middle of an attempt: the delivery happens after a restart", async () => {
+    // A 1 s timeout makes the lock lifetime 2 * 1 s + 30 s: the restarted worker takes the job
+    // over once that has passed.
+    const w = await world({ WEBHOOK_TIMEOUT_MS: "1000" });
+    const first = await w.worker();
+    const receiver = await startReceiver();
+    receiver.answer = (_d, index) => (index === 0 ? "hang" : { status: 200 });
+    const endpointId = await w.endpoint(receiver.url);
+    const event = await w.deployment.emit(w.workspaceId, "message.received");
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= 1,
+      "the first attempt",
+      SLOW,
+    );
+    first.child.kill("SIGKILL");
+    await first.exited;
+    receiver.release();
+    await w.worker({ WEBHOOK_TIMEOUT_MS: "1000" });
+    await eventually(
+      async () => receiver.deliveriesOf(event._id).length,
+      (n) => n >= 2,
+      "redelivery",
+      SLOW,
+    );
+    const attempts = await eventually(
+      () => w.attempts(endpointId),
+      (a) => a.some((x) => x.succeeded),
+      "the recorded success",
+      SLOW,
+    );
+    expect(attempts.map((a) => [a.attempt, a.succeeded, a.error?.split(":")[0] ?? null])).toEqual([
+      [2, true, null],
+      [1, false, "interrupted"],
+    ]);
+  });
+
+  it("SIGTERMed during an attempt: lets it finish and record, then exits 0", async () => {
+    const w = await world({ WEBHOOK_TIMEOUT_MS: "10000" });
+    const worker = await w.worker();
+    const receiver = await startReceiver();
+    receiver.answer = () => ({ status: 200, delayMs: 1500 });
+    const endpointId = await w.endpoint(receiver.url);
+    await w.deployment.emit(w.workspaceId, "conversation.assigned");
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= 1,
+      "the attempt",
+      SLOW,
+    );
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+    const attempts = await w.attempts(endpointId);
+    expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([[1, true]]);
+    expect(receiver.received).toHaveLength(1);
+  });
+});
