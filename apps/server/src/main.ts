@@ -61,7 +61,8 @@ async function main(): Promise<void> {
       process.exit(1);
     });
 
-  const server = config.role === "worker" ? undefined : await listen(config, store, database, logger, metrics);
+  const server =
+    config.role === "worker" ? undefined : await listen(config, store, database, logger, metrics);
 
   if (server && process.argv.includes("--demo")) {
     await indexesReady;
