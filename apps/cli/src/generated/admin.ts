@@ -415,36 +415,6 @@ export type components = {
             /** @description Identifiers of agents in the API user's own system; replaces the current set. */
             assignee_ids: string[];
         };
-        /** @description One HTTP attempt to deliver one event to one endpoint. */
-        DeliveryAttempt: {
-            id: string;
-            /** @constant */
-            object: "delivery_attempt";
-            endpoint_id: string;
-            event_id: string;
-            event_type: components["schemas"]["EventType"];
-            /** @description 1 for the first attempt, up to 5 (4 retries). */
-            attempt: number;
-            /** @description HTTP status of the endpoint's answer; `null` when there was none (timeout, connection error, refused address). */
-            status_code: number | null;
-            duration_ms: number;
-            /** @description Why the attempt failed, e.g. `HTTP 503`, `timeout after 10000 ms`, `redirect not followed`; `null` on success. */
-            error: string | null;
-            /** @description `true` for a 2xx answer within 10 seconds. */
-            succeeded: boolean;
-            /**
-             * Format: date-time
-             * @description When the attempt started.
-             */
-            created_at: string;
-        };
-        /** @description A page of delivery attempts, newest first. */
-        DeliveryAttemptList: {
-            /** @constant */
-            object: "list";
-            data: components["schemas"]["DeliveryAttempt"][];
-            has_more: boolean;
-        };
         /**
          * @description Broad category of an error, fixed per HTTP status: `invalid_request_error` (400, 404, 405,
          *     409, 413, 415, 422), `authentication_error` (401), `permission_error` (403),
@@ -573,6 +543,36 @@ export type components = {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /** @description One HTTP attempt to deliver one event to one endpoint. */
+        DeliveryAttempt: {
+            id: string;
+            /** @constant */
+            object: "delivery_attempt";
+            endpoint_id: string;
+            event_id: string;
+            event_type: components["schemas"]["EventType"];
+            /** @description 1 for the first attempt, up to 5 (4 retries). An attempt whose worker died before recording its outcome is recorded by the next one with the error `interrupted: …`. */
+            attempt: number;
+            /** @description HTTP status of the endpoint's answer; `null` when there was none (timeout, connection error, refused address). */
+            status_code: number | null;
+            duration_ms: number;
+            /** @description Why the attempt failed, e.g. `HTTP 503`, `timeout after 10000 ms`, `redirect not followed`; `null` on success. */
+            error: string | null;
+            /** @description `true` for a 2xx answer within the timeout (`WEBHOOK_TIMEOUT_MS`, 10 seconds by default). */
+            succeeded: boolean;
+            /**
+             * Format: date-time
+             * @description When the attempt started.
+             */
+            created_at: string;
+        };
+        /** @description A page of delivery attempts, newest first. */
+        DeliveryAttemptList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["DeliveryAttempt"][];
+            has_more: boolean;
         };
     };
     responses: {
