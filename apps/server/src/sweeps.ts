@@ -30,15 +30,18 @@ function every(intervalMs: number, work: () => Promise<unknown>, what: string, l
 
 /** Starts the sweeps once the database is ready; returns a function that stops them. */
 export function startSweeps(store: Store, config: Config, logger: Logger): () => void {
-  // The first relay sweep takes every leftover at once (a restart after a crash finds its own);
-  // later ones leave the last interval's events to the writers that are relaying them right now.
-  let grace = 0;
+  // The first relay sweep takes every leftover from before this process started (a restart after
+  // a crash finds its own), but not the events this process writes meanwhile: their writers are
+  // relaying them right now. Later sweeps likewise leave the last interval's events alone.
+  const startedAt = Date.now();
+  let first = true;
   const stops = [
     every(
       config.eventRelayIntervalMs,
       async () => {
+        const grace = first ? Date.now() - startedAt : config.eventRelayIntervalMs;
+        first = false;
         const moved = await store.relay.sweep(grace);
-        grace = config.eventRelayIntervalMs;
         if (moved > 0) logger.info({ moved }, "relayed events left by an interrupted writer");
       },
       "event relay sweep",
