@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   indexesReady
     .then(async () => {
       if (stopping.signal.aborted) return;
-      delivery = new WebhookDelivery(database.db, store, config, logger);
+      delivery = new WebhookDelivery(database.db, store, config, logger, { metrics });
       await delivery.ready();
       deliveryBuilt(delivery);
       stopSweeps = startSweeps(store, config, logger);

@@ -248,6 +248,36 @@ describe("webhook delivery", () => {
     expect(new Set(attempts.map((a) => a.error))).toEqual(new Set(["connection refused"]));
   });
 
+  it("counts attempts and finished deliveries by outcome on /metrics", async () => {
+    // Other tests' deliveries may finish meanwhile in the same process: counts only ever grow.
+    const scrape = async () => {
+      const text = await (await fetch(`${baseUrl}/metrics`)).text();
+      const value = (name: string, outcome: string) =>
+        Number(new RegExp(`^${name}\\{outcome="${outcome}"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0);
+      return {
+        succeeded: value("deskline_webhook_deliveries_total", "succeeded"),
+        failed: value("deskline_webhook_deliveries_total", "failed"),
+        failedAttempts: value("deskline_webhook_attempt_duration_seconds_count", "failed"),
+      };
+    };
+    const before = await scrape();
+    const receiver = await startReceiver();
+    const down = await startReceiver();
+    await down.close();
+    await endpointFor(receiver.url, ["ticket.created"]);
+    await endpointFor(down.url, ["contact.updated"]);
+    await deployment.emit(workspaceId, "ticket.created");
+    await deployment.emit(workspaceId, "contact.updated");
+    const after = await eventually(
+      scrape,
+      (now) => now.succeeded > before.succeeded && now.failed > before.failed,
+      "a succeeded and a failed delivery counted",
+      SLOW,
+    );
+    // The failed delivery made five attempts, each observed in the latency histogram.
+    expect(after.failedAttempts - before.failedAttempts).toBeGreaterThanOrEqual(5);
+  });
+
   it("disables an endpoint at exactly 15 failed deliveries, delivers nothing after, and resumes once enabled", async () => {
     const receiver = await startReceiver();
     receiver.answer = () => ({ status: 500 });

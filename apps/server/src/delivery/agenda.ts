@@ -9,7 +9,7 @@ import { isDuplicateKey } from "../db/errors.js";
 import type { Store } from "../db/store.js";
 import type { StoredEvent } from "../domain/events.js";
 import type { Logger } from "../logger.js";
-import { type DeliveryJobData, deliver } from "./deliver.js";
+import { type DeliveryJobData, type DeliveryMetrics, deliver } from "./deliver.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
 
 /**
@@ -57,7 +57,7 @@ export class WebhookDelivery {
     private readonly store: Store,
     config: DeliveryConfig,
     private readonly logger: Logger,
-    options: { ca?: string[] } = {},
+    options: { ca?: string[]; metrics?: DeliveryMetrics } = {},
   ) {
     this.processes = config.role !== "api";
     const concurrency = config.webhookConcurrency;
@@ -105,6 +105,7 @@ export class WebhookDelivery {
             logger,
             timeoutMs: config.webhookTimeoutMs,
             retryDelaysMs: config.webhookRetryDelaysMs,
+            metrics: options.metrics,
             onEndpointDisabled: (endpoint) => this.stopEndpoint(endpoint),
             inFlight: {
               enter: (e) => this.inFlight.set(e, (this.inFlight.get(e) ?? 0) + 1),

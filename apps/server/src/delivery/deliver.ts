@@ -4,6 +4,7 @@ import type { Dispatcher } from "undici";
 import type { Store } from "../db/store.js";
 import { signingSecrets } from "../db/webhook-endpoints.js";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics/metrics.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
 import { retryDelay } from "./retry-schedule.js";
 
@@ -39,7 +40,12 @@ export interface DeliverDeps {
   onEndpointDisabled: (endpointId: string) => Promise<void>;
   /** Called around the HTTP attempt, for the per-endpoint share of the concurrency. */
   inFlight: { enter(endpointId: string): void; leave(endpointId: string): void };
+  /** Counts attempts and finished deliveries for `/metrics`. */
+  metrics?: DeliveryMetrics;
 }
+
+/** The part of the server's metrics that delivery feeds. */
+export type DeliveryMetrics = Pick<Metrics, "deliveryAttempt" | "deliveryFinished">;
 
 /** An interrupted attempt: its worker died (or lost its lock) before recording the outcome. */
 const INTERRUPTED = "interrupted: the worker stopped before the outcome was recorded";
@@ -123,7 +129,9 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
       succeeded: report.succeeded,
       created_at: report.startedAt,
     });
+    deps.metrics?.deliveryAttempt(report.succeeded ? "succeeded" : "failed", report.durationMs);
     if (report.succeeded) {
+      deps.metrics?.deliveryFinished("succeeded");
       // The common case (no failures to forget) costs no write; a concurrent failure that the
       // read missed is reset by the next success.
       if (endpoint.consecutive_failures !== 0) await store.webhookEndpoints.deliverySucceeded(endpointId);
@@ -138,6 +146,7 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
   }
   // The last attempt failed (or crashes used up the attempts): the delivery failed.
   logger.info({ eventId, endpointId, attempts: attempt, error: report?.error }, "webhook delivery failed");
+  deps.metrics?.deliveryFinished("failed");
   if (await store.webhookEndpoints.deliveryFailed(endpointId)) {
     logger.warn({ endpointId }, "webhook endpoint disabled after consecutive failed deliveries");
     await deps.onEndpointDisabled(endpointId);
