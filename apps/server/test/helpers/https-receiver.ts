@@ -1,44 +1,17 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll } from "vitest";
+import { testCertificate } from "./test-certificate.js";
+
+export { type TestCertificate, testCertificate } from "./test-certificate.js";
 
 /**
  * Webhook receivers for the delivery tests: real HTTPS servers on 127.0.0.1 with a self-signed
- * certificate made here (openssl), which the delivering server process trusts through
+ * certificate (./test-certificate.ts), which the delivering server process trusts through
  * NODE_EXTRA_CA_CERTS. Each records what it received; a test decides what it answers.
  */
-
-export interface TestCertificate {
-  /** PEM files: the certificate (also the CA the server must trust) and its key. */
-  certFile: string;
-  keyFile: string;
-}
-
-let certificate: TestCertificate | undefined;
-
-/** A self-signed certificate for 127.0.0.1 and localhost, made once per test file. */
-export function testCertificate(): TestCertificate {
-  if (certificate) return certificate;
-  const dir = mkdtempSync(join(tmpdir(), "deskline-receiver-"));
-  const certFile = join(dir, "cert.pem");
-  const keyFile = join(dir, "key.pem");
-  execFileSync(
-    "openssl",
-    [
-      ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
-      ...["-keyout", keyFile, "-out", certFile, "-days", "1", "-subj", "/CN=deskline test receiver"],
-      ...["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
-    ],
-    { stdio: "ignore" },
-  );
-  certificate = { certFile, keyFile };
-  return certificate;
-}
 
 export interface ReceivedDelivery {
   headers: IncomingHttpHeaders;

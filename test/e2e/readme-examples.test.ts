@@ -1,0 +1,107 @@
+// Every runnable shell example of the README, run as written against the built server: one bash
+// session per `## ` section (rules in ../helpers/readme-examples.ts), with `$B`, `$ADMIN_TOKEN`,
+// `$KEY` (every scope) and `$WS` set, `deskline` on PATH (the built binary), jq and curl. Every
+// API answer goes through the spec-checking proxy and must be a success.
+import { spawn } from "node:child_process";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, inject, it } from "vitest";
+import { readmeSections, sectionScript } from "../helpers/readme-examples.js";
+import { CLI_BIN, newWorld, type World } from "../helpers/world.js";
+
+const README = fileURLToPath(new URL("../../README.md", import.meta.url));
+const sections = readmeSections(readFileSync(README, "utf8"));
+const runnable = sections.filter((section) => section.blocks.length > 0);
+
+/** Files the CLI section's examples read, as a reader would have them. */
+const FIXTURES: Record<string, string> = {
+  "crm-export.csv":
+    "name,E-Mail,CRM Id,tags\nAda Lovelace,ada@example.com,4711,vip\nCharles Babbage,charles@example.com,4712,\n",
+  "new.jsonl": `${JSON.stringify({ name: "Grace Hopper", email: "grace@example.com", tags: ["vip"] })}\n`,
+};
+
+let world: World | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+interface Session {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+async function runSession(script: string, w: World): Promise<Session> {
+  const dir = join(w.scratch, "session");
+  const bin = join(w.scratch, "bin");
+  mkdirSync(dir, { recursive: true });
+  mkdirSync(bin, { recursive: true });
+  for (const [name, text] of Object.entries(FIXTURES)) writeFileSync(join(dir, name), text);
+  writeFileSync(join(bin, "deskline"), `#!/bin/sh\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`);
+  chmodSync(join(bin, "deskline"), 0o755);
+  const child = spawn("bash", ["-c", script], {
+    cwd: dir,
+    env: {
+      PATH: `${bin}:${process.env.PATH}`,
+      HOME: w.scratch,
+      XDG_CONFIG_HOME: join(w.scratch, "config"),
+      XDG_STATE_HOME: join(w.scratch, "state"),
+      B: w.baseUrl,
+      ADMIN_TOKEN: inject("adminToken"),
+      KEY: w.key,
+      WS: w.workspaceId,
+      DESKLINE_BASE_URL: w.baseUrl,
+      DESKLINE_API_KEY: w.key,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk;
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 50_000);
+  const code = await new Promise<number | null>((done) => child.once("close", done));
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+describe("README examples", () => {
+  it("the sections a reader follows are run, not skipped", () => {
+    expect(runnable.map((s) => s.title)).toEqual(
+      expect.arrayContaining(["A contact sync with curl", "The `deskline` command line", "Receive webhooks"]),
+    );
+    for (const section of sections)
+      for (const skipped of section.skipped) expect(skipped.reason, `README.md:${skipped.line}`).not.toBe("");
+  });
+
+  it.each(runnable.map((section) => [section.title, section] as const))(
+    "%s: every shell example runs and every API answer is a documented success",
+    async (_title, section) => {
+      world = await newWorld();
+      const session = await runSession(sectionScript(section), world);
+      const where = session.stderr
+        .split("\n")
+        .filter((l) => l.startsWith("== README.md:"))
+        .pop();
+      expect(
+        session.code,
+        `failed after ${where}\n${session.stderr.slice(-3000)}\n${session.stdout.slice(-2000)}`,
+      ).toBe(0);
+      expect(world.proxy.problems()).toEqual([]);
+      const failures = world.proxy.exchanges.filter((e) => e.status >= 400);
+      expect(failures.map((e) => `${e.method} ${e.path} ${e.status} ${JSON.stringify(e.body)}`)).toEqual([]);
+      expect(session.stdout).not.toMatch(/"error"\s*:\s*\{/);
+      expect(world.proxy.exchanges.length).toBeGreaterThan(0);
+      // Endpoints the examples register point at example hosts: nothing may have been sent there.
+      for (const endpoint of await world.sdk.webhookEndpoints.list().toArray()) {
+        expect(await world.sdk.webhookEndpoints.listAttempts(endpoint.id).toArray()).toEqual([]);
+      }
+    },
+  );
+});

@@ -1,0 +1,34 @@
+// One built server for the whole end-to-end project (its start is the slow part), trusting the
+// self-signed certificate the test files' HTTPS receivers use, with millisecond retry delays.
+import { randomBytes } from "node:crypto";
+import type { TestProject } from "vitest/node";
+import { testCertificate } from "../apps/server/test/helpers/test-certificate.js";
+import { startBuiltServer } from "./helpers/server-process.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    baseUrl: string;
+    adminToken: string;
+    /** The receivers' certificate and key (PEM files), which the server trusts. */
+    certFile: string;
+    keyFile: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const certificate = testCertificate();
+  const adminToken = `e2e-${randomBytes(12).toString("hex")}`;
+  const server = await startBuiltServer({
+    ADMIN_TOKEN: adminToken,
+    NODE_EXTRA_CA_CERTS: certificate.certFile,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    WEBHOOK_RETRY_DELAYS: "50ms,50ms,50ms,50ms",
+    WEBHOOK_POLL_INTERVAL_MS: "50",
+    EVENT_RELAY_INTERVAL_MS: "100",
+  });
+  project.provide("baseUrl", server.baseUrl);
+  project.provide("adminToken", adminToken);
+  project.provide("certFile", certificate.certFile);
+  project.provide("keyFile", certificate.keyFile);
+  return () => server.stop();
+}

@@ -1,0 +1,74 @@
+// The README's shell examples as scripts, so the end-to-end project runs what a reader copies:
+// a README that no longer works fails the tests. The rules (also in README "How it is built"):
+// - a section is a `## ` heading with what follows up to the next one (its `### ` parts included),
+//   and its fenced `sh`/`bash` blocks run in order, in one bash session;
+// - a block right after an `<!-- e2e: skip (why) -->` comment is not run (it installs, starts
+//   servers, or shows placeholders); the reason is required;
+// - inside a block, two kinds of line are dropped: starting the server in the background
+//   (`pnpm start &`), and setting only the variables the test provides (B, PORT, ADMIN_TOKEN).
+
+export interface ShellBlock {
+  /** 1-based line of the block's first line of code in the README. */
+  line: number;
+  code: string;
+}
+
+export interface SkippedBlock extends ShellBlock {
+  reason: string;
+}
+
+export interface ReadmeSection {
+  title: string;
+  blocks: ShellBlock[];
+  skipped: SkippedBlock[];
+}
+
+const SKIP_MARKER = /^<!--\s*e2e:\s*skip\s*\((.+)\)\s*-->$/;
+const FENCE = /^(\s*)```(\S*)\s*$/;
+const SHELL = new Set(["sh", "bash"]);
+const DROPPED_LINES = [/^pnpm start &/, /^(export\s+)?((B|PORT|ADMIN_TOKEN)=\S+\s*)+$/];
+
+export function readmeSections(markdown: string): ReadmeSection[] {
+  const lines = markdown.split("\n");
+  const sections: ReadmeSection[] = [];
+  let section: ReadmeSection | undefined;
+  let lastText = "";
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i] as string;
+    if (text.startsWith("## ")) {
+      section = { title: text.slice(3).trim(), blocks: [], skipped: [] };
+      sections.push(section);
+      lastText = "";
+      continue;
+    }
+    const fence = FENCE.exec(text);
+    if (!fence) {
+      if (text.trim() !== "") lastText = text.trim();
+      continue;
+    }
+    const indent = fence[1]?.length ?? 0;
+    const body: string[] = [];
+    const start = i + 2;
+    for (i++; i < lines.length && !FENCE.test(lines[i] as string); i++)
+      body.push((lines[i] as string).slice(indent));
+    const skip = SKIP_MARKER.exec(lastText);
+    if (lastText.startsWith("<!-- e2e") && !skip)
+      throw new Error(`README.md:${start - 2}: a skip marker needs its reason`);
+    lastText = "";
+    if (!section || !SHELL.has(fence[2] ?? "")) continue;
+    const block = { line: start, code: body.join("\n") };
+    if (skip) section.skipped.push({ ...block, reason: skip[1] as string });
+    else section.blocks.push(block);
+  }
+  return sections;
+}
+
+/** One section as a bash script: strict mode, then each block after a marker naming its README line. */
+export function sectionScript(section: ReadmeSection): string {
+  const parts = ["set -euo pipefail"];
+  for (const block of section.blocks) {
+    const kept = block.code.split("\n").filter((line) => !DROPPED_LINES.some((p) => p.test(line.trim())));
+    parts.push(`echo "== README.md:${block.line}" >&2`, ...kept);
+  }
+  return `${parts.join("\n")}\n`;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+// The end-to-end project: the built server, CLI, SDK and verifier together, through their public
+// faces only (see README "How it is built").
+export default defineConfig({
+  test: {
+    name: "e2e",
+    include: ["e2e/**/*.test.ts"],
+    globalSetup: ["global-setup.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
