@@ -5,12 +5,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import {
-  byEventId,
-  eventually,
-  startVerifiedReceiver,
-  type VerifiedReceiver,
-} from "../helpers/verified-receiver.js";
+import { eventually } from "../../apps/server/test/helpers/main-process.js";
+import { byEventId, startVerifiedReceiver, type VerifiedReceiver } from "../helpers/verified-receiver.js";
 import { newWorld, type World } from "../helpers/world.js";
 
 let world: World;
@@ -95,10 +91,11 @@ describe("deskline contacts import → server → signed webhooks → verified r
     // Every expected event arrived, verified: one contact.created per contact (the import's and
     // Grace's own), one contact.updated for Grace's row.
     const arrived = await eventually(
-      () => byEventId(receiver.verified),
+      async () => byEventId(receiver.verified),
       (events) =>
         [...events.values()].filter((e) => e.event.type.startsWith("contact.")).length >= NEW_ROWS + 2,
       "the import's webhook deliveries",
+      45_000,
     );
     const contactEvents = [...arrived.values()]
       .map((e) => e.event)
@@ -157,10 +154,11 @@ describe("deskline tickets solve → ticket.updated with previous_attributes", (
     expect(solved.status).toBe("Solved");
     expect(solved.solved_at).toEqual(expect.any(String));
     const arrived = await eventually(
-      () => [...byEventId(receiver.verified).values()].map((e) => e.event),
+      async () => [...byEventId(receiver.verified).values()].map((e) => e.event),
       (events) =>
         events.some((e) => e.type === "ticket.updated" && (e.data as { id: string }).id === ticket.id),
       "the ticket.updated delivery",
+      45_000,
     );
     const updates = arrived.filter(
       (e) => e.type === "ticket.updated" && (e.data as { id: string }).id === ticket.id,

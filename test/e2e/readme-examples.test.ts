@@ -2,7 +2,7 @@
 // session per `## ` section (rules in ../helpers/readme-examples.ts), with `$B`, `$ADMIN_TOKEN`,
 // `$KEY` (every scope) and `$WS` set, `deskline` on PATH (the built binary), jq and curl. Every
 // API answer goes through the spec-checking proxy and must be a success.
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,9 +10,13 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { readmeSections, sectionScript } from "../helpers/readme-examples.js";
 import { CLI_BIN, newWorld, type World } from "../helpers/world.js";
 
-const README = fileURLToPath(new URL("../../README.md", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const README = join(ROOT, "README.md");
 const sections = readmeSections(readFileSync(README, "utf8"));
 const runnable = sections.filter((section) => section.blocks.length > 0);
+const modules = sections.flatMap((section) =>
+  section.modules.map((block) => ({ section: section.title, block })),
+);
 
 /** Files the CLI section's examples read, as a reader would have them. */
 const FIXTURES: Record<string, string> = {
@@ -102,6 +106,36 @@ describe("README examples", () => {
       for (const endpoint of await world.sdk.webhookEndpoints.list().toArray()) {
         expect(await world.sdk.webhookEndpoints.listAttempts(endpoint.id).toArray()).toEqual([]);
       }
+    },
+  );
+
+  // The receivers' code (Express and Koa) cannot listen on a reader's port here, but it must at
+  // least load and build its app against the installed packages: a renamed export, a wrong
+  // subpath or a changed signature fails. Written under the repository's .tmp/ so that bare
+  // imports resolve from its node_modules, as in a reader's project.
+  it.each(modules.map(({ section, block }) => [`${section}, README.md:${block.line}`, block] as const))(
+    "the JavaScript example at %s loads and runs",
+    async (_where, block) => {
+      const dir = join(ROOT, ".tmp", "readme-modules");
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `README-${block.line}.mjs`);
+      writeFileSync(file, `${block.code}\n`);
+      const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          [file],
+          {
+            env: {
+              ...process.env,
+              DESKLINE_WEBHOOK_SECRET: "whsec_dGVzdCBzZWNyZXQgb2YgdGhlIFJFQURNRSBleGFtcGxl",
+            },
+            timeout: 20_000,
+          },
+          (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? -1) : 0, stderr }),
+        ),
+      );
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
     },
   );
 });

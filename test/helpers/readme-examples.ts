@@ -5,7 +5,8 @@
 // - a block right after an `<!-- e2e: skip (why) -->` comment is not run (it installs, starts
 //   servers, or shows placeholders); the reason is required;
 // - inside a block, two kinds of line are dropped: starting the server in the background
-//   (`pnpm start &`), and setting only the variables the test provides (B, PORT, ADMIN_TOKEN).
+//   (`pnpm start &`), and setting only the variables the test provides (B, PORT, ADMIN_TOKEN);
+// - `js` blocks are collected too (the tests import-run the receivers), under the same skip rule.
 
 export interface ShellBlock {
   /** 1-based line of the block's first line of code in the README. */
@@ -21,6 +22,8 @@ export interface ReadmeSection {
   title: string;
   blocks: ShellBlock[];
   skipped: SkippedBlock[];
+  /** The section's `js` blocks, each a module. */
+  modules: ShellBlock[];
 }
 
 const SKIP_MARKER = /^<!--\s*e2e:\s*skip\s*\((.+)\)\s*-->$/;
@@ -36,7 +39,7 @@ export function readmeSections(markdown: string): ReadmeSection[] {
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i] as string;
     if (text.startsWith("## ")) {
-      section = { title: text.slice(3).trim(), blocks: [], skipped: [] };
+      section = { title: text.slice(3).trim(), blocks: [], skipped: [], modules: [] };
       sections.push(section);
       lastText = "";
       continue;
@@ -55,9 +58,11 @@ export function readmeSections(markdown: string): ReadmeSection[] {
     if (lastText.startsWith("<!-- e2e") && !skip)
       throw new Error(`README.md:${start - 2}: a skip marker needs its reason`);
     lastText = "";
-    if (!section || !SHELL.has(fence[2] ?? "")) continue;
+    const language = fence[2] ?? "";
+    if (!section || !(SHELL.has(language) || language === "js")) continue;
     const block = { line: start, code: body.join("\n") };
     if (skip) section.skipped.push({ ...block, reason: skip[1] as string });
+    else if (language === "js") section.modules.push(block);
     else section.blocks.push(block);
   }
   return sections;

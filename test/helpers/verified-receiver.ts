@@ -78,20 +78,3 @@ export function byEventId(
   }
   return events;
 }
-
-/** Polls `probe` until `accept` says yes; fails after `timeoutMs`, showing the last value. */
-export async function eventually<T>(
-  probe: () => T | Promise<T>,
-  accept: (value: T) => boolean,
-  what: string,
-  timeoutMs = 45_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 2000)}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
-}
