@@ -28,6 +28,11 @@ export interface Config {
   /** Token bucket per API key; 0 turns rate limiting off. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /**
+   * How long a process trusts an API key it has looked up (0: look it up on every request). A
+   * revocation takes effect at once in the process that served it, within this long in others.
+   */
+  apiKeyCacheMs: number;
   /** How long an idempotency key is remembered (DESIGN.md §3: at least 24 h). */
   idempotencyTtlMs: number;
   /** The largest request body accepted (DESIGN.md §3: 1 MiB). */
@@ -119,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: text(env, "METRICS_TOKEN"),
     rateLimitPerSecond,
     rateLimitBurst: integer(env, "RATE_LIMIT_BURST", rateLimitPerSecond * 2),
+    apiKeyCacheMs: integer(env, "API_KEY_CACHE_MS", 1_000),
     idempotencyTtlMs: integer(env, "IDEMPOTENCY_TTL_HOURS", 24, 24) * 3_600_000,
     bodyLimitBytes: 1024 * 1024,
     shutdownTimeoutMs: integer(env, "SHUTDOWN_TIMEOUT_MS", 10_000),

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
 import { schemaEnums } from "../generated/values.js";
@@ -45,10 +46,32 @@ const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 // whether a key is still in use.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
+// Bounds the memory of the lookup cache: far more keys than one process serves at once, and a
+// flood of made-up keys can only push real ones out (they are then looked up again), not grow it.
+const CACHED_KEYS = 10_000;
+
+/** A lookup's outcome, cached as a box so that "no such key" is cached (and coalesced) too. */
+type Lookup = { doc: ApiKeyDoc | null };
+
 export class ApiKeys {
   private readonly collection: Collection<ApiKeyDoc>;
-  constructor(db: Db) {
+  /**
+   * Every request authenticates, and at thousands of requests a second the key lookup would be
+   * half of a GET's database work. So a process keeps what it looked up for `cacheMs`
+   * (API_KEY_CACHE_MS), keyed by the key's hash; concurrent lookups of one key share one query.
+   * A revocation evicts the key here at once; other processes notice within `cacheMs`.
+   */
+  private readonly lookups: LRUCache<string, Lookup> | undefined;
+
+  constructor(db: Db, options: { cacheMs?: number } = {}) {
     this.collection = db.collection<ApiKeyDoc>("api_keys");
+    if (options.cacheMs) {
+      this.lookups = new LRUCache<string, Lookup>({
+        max: CACHED_KEYS,
+        ttl: options.cacheMs,
+        fetchMethod: async (hash) => ({ doc: await this.collection.findOne({ _id: hash }) }),
+      });
+    }
   }
 
   async ensureIndexes(): Promise<void> {
@@ -76,10 +99,15 @@ export class ApiKeys {
 
   /** The live (not revoked) key with this plaintext, if any. */
   async authenticate(key: string): Promise<ApiKeyDoc | null> {
-    const doc = await this.collection.findOne({ _id: hashKey(key) });
+    const hash = hashKey(key);
+    const doc = this.lookups
+      ? ((await this.lookups.fetch(hash))?.doc ?? null)
+      : await this.collection.findOne({ _id: hash });
     if (!doc || doc.revoked_at) return null;
     const now = new Date();
     if (!doc.last_used_at || now.getTime() - doc.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+      // Noted on the (possibly cached) document too, so the next requests do not write again.
+      doc.last_used_at = now;
       // Fire and forget: a failed bookkeeping write must not fail the request.
       this.collection.updateOne({ _id: doc._id }, { $set: { last_used_at: now } }).catch(() => {});
     }
@@ -103,6 +131,8 @@ export class ApiKeys {
       { $set: { revoked_at: new Date() } },
       { returnDocument: "after" },
     );
-    return revoked ?? (await this.collection.findOne({ id }));
+    const doc = revoked ?? (await this.collection.findOne({ id }));
+    if (doc) this.lookups?.delete(doc._id);
+    return doc;
   }
 }

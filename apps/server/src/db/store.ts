@@ -36,7 +36,7 @@ export interface Store {
 
 export function createStore(
   db: Db,
-  config: Pick<Config, "idempotencyTtlMs" | "eventRelayImmediate">,
+  config: Pick<Config, "idempotencyTtlMs" | "eventRelayImmediate" | "apiKeyCacheMs">,
   logger: Logger,
 ): Store {
   const events = new Events(db);
@@ -48,7 +48,7 @@ export function createStore(
   return {
     db,
     workspaces: new Workspaces(db),
-    apiKeys: new ApiKeys(db),
+    apiKeys: new ApiKeys(db, { cacheMs: config.apiKeyCacheMs }),
     contacts,
     conversations,
     messages,
