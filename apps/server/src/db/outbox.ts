@@ -38,9 +38,19 @@ export type RelayHook = (event: StoredEvent) => Promise<void>;
 
 type Outboxed = { _id: string; pending_events?: StoredEvent[] };
 
+/** Events written on one document, waiting for the relay. */
+type PendingDocument = { collection: string; id: string; events: StoredEvent[] };
+
+// At most this many documents per relay round: bounds one bulk write and one insertMany.
+const RELAY_BATCH = 500;
+
 export class EventRelay {
   private readonly hooks: RelayHook[] = [];
   private readonly tracked: Collection<Outboxed>[] = [];
+  /** Written documents whose events await the next relay round (see afterWrite). */
+  private readonly queue: PendingDocument[] = [];
+  private readonly waiting: (() => void)[] = [];
+  private flushing = false;
 
   constructor(
     private readonly db: Db,
@@ -70,39 +80,45 @@ export class EventRelay {
   }
 
   /**
-   * Called by the writer right after the write that recorded `events` on document `id`. A failure
-   * here does not undo the change: it is logged and the sweep relays the events later.
+   * Called by the writer right after the write that recorded `events` on document `id`; resolves
+   * once they are relayed. A failure here does not undo the change: it is logged and the sweep
+   * relays the events later.
+   *
+   * Writers that finish while a relay is under way are relayed together next (group commit): a
+   * lone write is relayed at once, and under load a batch costs the same three round trips as one
+   * write (record the events, run the hooks, remove the pending copies), instead of two or more
+   * per write.
    */
-  async afterWrite(collection: string, id: string, events: StoredEvent[]): Promise<void> {
-    if (!this.options.immediate || events.length === 0) return;
-    try {
-      await this.relay(this.db.collection<Outboxed>(collection), id, events);
-    } catch (err) {
-      this.options.logger.warn({ err, collection, id }, "event relay failed; the sweep will retry");
-    }
+  afterWrite(collection: string, id: string, events: StoredEvent[]): Promise<void> {
+    return this.afterWriteMany(collection, [{ id, events }]);
   }
 
-  /**
-   * `afterWrite` for many documents of one collection written together (a batch): the events are
-   * recorded in one round trip and their pending copies removed in another.
-   */
-  async afterWriteMany(collection: string, written: { id: string; events: StoredEvent[] }[]): Promise<void> {
-    const events = written.flatMap((w) => w.events);
-    // The driver refuses an empty bulk write.
-    if (!this.options.immediate || events.length === 0) return;
-    try {
-      await this.events.recordMany(events);
-      for (const event of events) for (const hook of this.hooks) await hook(event);
-      const removals = written.flatMap(({ id, events: mine }) =>
-        mine.map((event) => ({
-          // `_id` alone, as removePending, so the fallback finds each document without a scan.
-          updateOne: { filter: { _id: id }, update: { $pull: { pending_events: { _id: event._id } } } },
-        })),
-      );
-      await this.db.collection<Outboxed>(collection).bulkWrite(removals, { ordered: false });
-    } catch (err) {
-      this.options.logger.warn({ err, collection }, "event relay failed; the sweep will retry");
+  /** `afterWrite` for many documents of one collection written together (a batch). */
+  afterWriteMany(collection: string, written: { id: string; events: StoredEvent[] }[]): Promise<void> {
+    const relayed = written.filter((w) => w.events.length > 0);
+    if (!this.options.immediate || relayed.length === 0) return Promise.resolve();
+    return new Promise((done) => {
+      for (const { id, events } of relayed) this.queue.push({ collection, id, events });
+      this.waiting.push(done);
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, RELAY_BATCH);
+      // Every writer waiting now has its documents in this batch or in an earlier one.
+      const waiting = this.queue.length === 0 ? this.waiting.splice(0) : [];
+      try {
+        await this.relayAll(batch);
+      } catch (err) {
+        const ids = batch.map((b) => b.id);
+        this.options.logger.warn({ err, ids }, "event relay failed; the sweep will retry");
+      }
+      for (const done of waiting) done();
     }
+    this.flushing = false;
   }
 
   /** Moves every event still pending on one document of `collection` into `events`. */
@@ -150,20 +166,38 @@ export class EventRelay {
     return moved;
   }
 
-  private async relay(collection: Collection<Outboxed>, id: string, events: StoredEvent[]): Promise<void> {
-    for (const event of events) {
-      await this.events.record(event);
-      for (const hook of this.hooks) await hook(event);
-      await removePending(collection, id, event._id);
+  private relay(collection: Collection<Outboxed>, id: string, events: StoredEvent[]): Promise<void> {
+    return this.relayAll([{ collection: collection.collectionName, id, events }]);
+  }
+
+  /**
+   * Records the events of every document in one round trip, runs the hooks, then removes the
+   * pending copies, one bulk write per collection. Each step is idempotent, so a failure at any
+   * point leaves pending copies that a later relay moves again without doubling anything.
+   */
+  private async relayAll(documents: PendingDocument[]): Promise<void> {
+    const events = documents.flatMap((d) => d.events);
+    if (events.length === 0) return;
+    await this.events.recordMany(events);
+    for (const event of events) for (const hook of this.hooks) await hook(event);
+    const byCollection = new Map<string, PendingDocument[]>();
+    for (const d of documents) {
+      const same = byCollection.get(d.collection);
+      if (same) same.push(d);
+      else byCollection.set(d.collection, [d]);
+    }
+    for (const [name, written] of byCollection) {
+      await this.db.collection<Outboxed>(name).bulkWrite(
+        written.map(({ id, events: mine }) => ({
+          // `_id` alone: the embedded fallback finds the document without a scan for no other
+          // filter. The array stays behind empty; the sweep's index and query skip empty arrays.
+          updateOne: {
+            filter: { _id: id },
+            update: { $pull: { pending_events: { _id: { $in: mine.map((e) => e._id) } } } },
+          },
+        })),
+        { ordered: false },
+      );
     }
   }
-}
-
-/**
- * Removes a relayed event from its document. The filter is the `_id` alone (the embedded
- * fallback scans the collection for any other filter), so the array stays behind empty; the
- * sweep's index and query only see documents with an event in it.
- */
-async function removePending(collection: Collection<Outboxed>, id: string, eventId: string): Promise<void> {
-  await collection.updateOne({ _id: id }, { $pull: { pending_events: { _id: eventId } } });
 }
