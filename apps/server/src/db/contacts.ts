@@ -9,6 +9,7 @@ import { pullPage } from "./pull.js";
 import {
   diffPatch,
   ensurePullIndex,
+  ensureVersionCheckIndex,
   ensureWorkspaceIdIndex,
   existingIds,
   existsInWorkspace,
@@ -147,6 +148,7 @@ export class Contacts {
     // One per list filter, each ending in `_id` so the newest-first page is read in index order
     // (docs/decisions.md lists them).
     await ensureWorkspaceIdIndex(this.collection);
+    await ensureVersionCheckIndex(this.collection);
     await ensurePullIndex(this.collection);
     for (const field of ["email_lc", "phone", "tags", "segments", "lifecycle_stage"]) {
       await this.collection.createIndex(

@@ -140,6 +140,19 @@ export function ensureWorkspaceIdIndex<T extends Pick<RecordDoc, "_id" | "worksp
   return collection.createIndex({ workspace_id: 1, _id: 1 }, { unique: true, name: "workspace_id_unique" });
 }
 
+/**
+ * `{workspace_id, _id, version}`, unique (trivially, as above): the filter of `updateInWorkspace`'s
+ * conditional update. On MongoDB the `_id` index already finds that document, so this one only
+ * costs its upkeep; on mongo-java-server, which uses an index only for a query on exactly its
+ * fields, it turns every PATCH's update from a scan of the collection into a hash probe.
+ */
+export function ensureVersionCheckIndex<T extends RecordDoc>(collection: Collection<T>): Promise<string> {
+  return collection.createIndex(
+    { workspace_id: 1, _id: 1, version: 1 },
+    { unique: true, name: "version_check_unique" },
+  );
+}
+
 /** One record of the workspace; another workspace's id is exactly as missing as an unknown one. */
 export async function findInWorkspace<T extends { _id: string; workspace_id: string }>(
   collection: Collection<T>,

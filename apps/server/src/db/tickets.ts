@@ -10,6 +10,7 @@ import { pullPage } from "./pull.js";
 import {
   diffPatch,
   ensurePullIndex,
+  ensureVersionCheckIndex,
   ensureWorkspaceIdIndex,
   existingIds,
   type FieldRules,
@@ -84,6 +85,7 @@ export class Tickets {
     // One per list filter, each ending in `_id` so the newest-first page is read in index order
     // (docs/decisions.md lists them).
     await ensureWorkspaceIdIndex(this.collection);
+    await ensureVersionCheckIndex(this.collection);
     await ensurePullIndex(this.collection);
     for (const field of ["status", "priority", "category", "contact_id", "tags"]) {
       await this.collection.createIndex(
