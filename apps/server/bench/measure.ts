@@ -1,5 +1,6 @@
 import { createHistogram } from "node:perf_hooks";
 import autocannon, { type Request } from "autocannon";
+import { profiled } from "./cpu-profile.js";
 import type { BenchContext } from "./environment.js";
 import type { Scenario } from "./scenario.js";
 
@@ -72,7 +73,7 @@ export async function measureApi(
   const stop = () => instance.stop();
   signal.addEventListener("abort", stop, { once: true });
   try {
-    const result = await instance;
+    const result = await profiled(`${scenario.name}-api-${connections}`, async () => instance);
     return {
       perSecond: result.requests.total / result.duration,
       p50: result.latency.p50,
