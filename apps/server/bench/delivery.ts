@@ -2,7 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { Agent, request } from "undici";
@@ -16,11 +16,15 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  *
  *  1. latency write → receiver at 100 writes/s, with ROLE=all (a new job runs at once in the
  *     process that wrote it) and with ROLE=api + a separate ROLE=worker process (which polls);
- *  2. sustained deliveries/s: a backlog written as fast as the API takes it, drained by ROLE=all;
+ *  2. sustained deliveries/s, two ways: a backlog written as fast as the API takes it while the
+ *     same ROLE=all process delivers it (bound by the write rate when delivery keeps up), and the
+ *     drain rate of one ROLE=worker process started on a backlog a ROLE=api process wrote (first
+ *     to last arrival: the deliveries alone);
  *  3. baselines from the same run: a bare undici POST to the same receiver (the floor of a
  *     delivery's latency) and the API's own create-contact rate (autocannon, 16 connections).
  *
  *   BENCH_SECONDS=5   seconds of the 100/s stream and of the API measurement
+ *   BENCH_CPU_PROF=dir  write a V8 CPU profile of each server process there (node --cpu-prof)
  */
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -91,7 +95,10 @@ async function post(url: string, body: unknown, headers: Record<string, string>)
 
 /** A server process (src/main.ts) with a ROLE, trusting the receiver's certificate. */
 function startServer(uri: string, databaseName: string, role: "all" | "api" | "worker", certFile: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const profile = process.env.BENCH_CPU_PROF
+    ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF]
+    : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", "src/main.ts"], {
     cwd: join(import.meta.dirname, ".."),
     env: {
       ...process.env,
@@ -139,6 +146,9 @@ const percentile = (values: number[], p: number) => {
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 async function main() {
+  const startLoad = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
   const database = await startBenchDatabase();
   const tls = certificate();
   const runId = newRunId();
@@ -212,17 +222,39 @@ async function main() {
       const write = async () => {
         const started = performance.now();
         const contact = await post(`${baseUrl}/open/v1/contacts`, { name: "Bench" }, auth);
-        return { contactId: contact.id as string, started };
+        return { contactId: contact.id as string, started, answered: performance.now() };
+      };
+      /** Starts one more process on the same database (a worker joining later). */
+      const join = async (role: "worker") => {
+        const joined = startServer(database.uri, databaseName, role, tls.certFile);
+        processes.push(joined);
+        await joined.delivering;
       };
       const stop = async () => {
         for (const p of processes) p.child.kill("SIGTERM");
         await Promise.all(processes.map((p) => p.exited));
       };
-      return { write, stop };
+      return { write, join, stop };
     };
 
-    const stream = async (write: () => Promise<{ contactId: string; started: number }>) => {
-      const sent: { contactId: string; started: number }[] = [];
+    /** BACKLOG writes, 16 at a time; the contact ids. */
+    const writeBacklog = async (write: () => Promise<{ contactId: string }>) => {
+      const ids: string[] = [];
+      for (let i = 0; i < BACKLOG; i += 16) {
+        const batch = await Promise.all(Array.from({ length: 16 }, () => write()));
+        ids.push(...batch.map((b) => b.contactId));
+      }
+      return ids;
+    };
+    /** Waits until every one of `ids` has arrived; when each did. */
+    const arrivalOf = async (ids: string[]) => {
+      while (ids.some((id) => !target.arrived.has(id))) await new Promise((done) => setTimeout(done, 50));
+      return ids.map((id) => target.arrived.get(id) as number);
+    };
+
+    type Written = { contactId: string; started: number; answered: number };
+    const stream = async (write: () => Promise<Written>) => {
+      const sent: Written[] = [];
       const total = RATE * seconds;
       const t0 = performance.now();
       const pending: Promise<void>[] = [];
@@ -239,7 +271,15 @@ async function main() {
       const latencies = sent.map((s) => (target.arrived.get(s.contactId) ?? Number.NaN) - s.started);
       const lost = latencies.filter(Number.isNaN).length;
       const arrived = latencies.filter((l) => !Number.isNaN(l));
-      return { p50: percentile(arrived, 50), p99: percentile(arrived, 99), lost };
+      // The API's answer time is part of the latency: a slow write shows here, not in delivery.
+      const answers = sent.map((s) => s.answered - s.started);
+      return {
+        p50: percentile(arrived, 50),
+        p99: percentile(arrived, 99),
+        lost,
+        writeP50: percentile(answers, 50),
+        writeP99: percentile(answers, 99),
+      };
     };
 
     // 1a. ROLE=all: one process writes and delivers (a new job runs at once).
@@ -248,20 +288,26 @@ async function main() {
     log(`ROLE=all at ${RATE}/s: ${JSON.stringify(results.all)}`);
 
     // 2. Sustained: a backlog written as fast as the API takes it, drained by the ROLE=all process.
-    const backlog: string[] = [];
     const writeStart = performance.now();
-    for (let i = 0; i < BACKLOG; i += 16) {
-      const batch = await Promise.all(Array.from({ length: 16 }, () => all.write()));
-      backlog.push(...batch.map((b) => b.contactId));
-    }
+    const backlog = await writeBacklog(all.write);
     const writtenIn = (performance.now() - writeStart) / 1000;
-    while (backlog.some((id) => !target.arrived.has(id))) await new Promise((done) => setTimeout(done, 50));
+    await arrivalOf(backlog);
     const drainedIn =
       (Math.max(...backlog.map((id) => target.arrived.get(id) as number)) - writeStart) / 1000;
     results.deliveriesPerSecond = BACKLOG / drainedIn;
     results.backlogWritesPerSecond = BACKLOG / writtenIn;
     log(`sustained: ${BACKLOG} writes in ${writtenIn.toFixed(1)} s, delivered in ${drainedIn.toFixed(1)} s`);
     await all.stop();
+
+    // 2b. Drain: ROLE=api writes a backlog nobody delivers yet, then one ROLE=worker joins.
+    const drain = await deployment(["api"]);
+    const queued = await writeBacklog(drain.write);
+    await drain.join("worker");
+    const arrivals = await arrivalOf(queued);
+    const [first, last] = [Math.min(...arrivals), Math.max(...arrivals)];
+    results.drainPerSecond = (BACKLOG - 1) / ((last - first) / 1000);
+    log(`drain: ${BACKLOG} deliveries in ${((last - first) / 1000).toFixed(2)} s by one worker`);
+    await drain.stop();
 
     // 1b. ROLE=api and a separate ROLE=worker process (which polls every second).
     const split = await deployment(["api", "worker"]);
@@ -277,28 +323,32 @@ async function main() {
     bareP99: number;
     apiWritesPerSecond: number;
     deliveriesPerSecond: number;
-    all: { p50: number; p99: number; lost: number };
-    worker: { p50: number; p99: number; lost: number };
+    drainPerSecond: number;
+    all: { p50: number; p99: number; lost: number; writeP50: number; writeP99: number };
+    worker: { p50: number; p99: number; lost: number; writeP50: number; writeP99: number };
   };
   const rows = [
     [
       "write → receiver, ROLE=all",
       ms(r.all.p50),
       ms(r.all.p99),
-      `${(r.all.p50 / r.bareP50).toFixed(1)}× bare POST p50 (${ms(r.bareP50)})`,
+      `${(r.all.p50 / r.bareP50).toFixed(1)}× bare POST p50 (${ms(r.bareP50)}); the write's answer p50 ${ms(r.all.writeP50)}, p99 ${ms(r.all.writeP99)}`,
     ],
     [
       "write → receiver, separate worker",
       ms(r.worker.p50),
       ms(r.worker.p99),
-      `${(r.worker.p50 / r.bareP50).toFixed(1)}× bare POST p50`,
+      `${(r.worker.p50 / r.bareP50).toFixed(1)}× bare POST p50; the write's answer p50 ${ms(r.worker.writeP50)}, p99 ${ms(r.worker.writeP99)}`,
     ],
   ];
   process.stdout.write(
     `\nWebhook delivery (${RATE} events/s for ${seconds} s; HTTPS receiver on 127.0.0.1)\n` +
       `| scenario | p50 | p99 | vs baseline |\n|---|--:|--:|---|\n${rows.map((row) => `| ${row.join(" | ")} |`).join("\n")}\n` +
       `| sustained deliveries/s (ROLE=all, ${BACKLOG} backlog) | ${r.deliveriesPerSecond.toFixed(0)}/s | | ${(r.deliveriesPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate (${r.apiWritesPerSecond.toFixed(0)}/s) |\n` +
-      `lost: ROLE=all ${r.all.lost}, worker ${r.worker.lost}\n`,
+      `| drain deliveries/s (one ROLE=worker, ${BACKLOG} queued) | ${r.drainPerSecond.toFixed(0)}/s | | ${(r.drainPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate |\n` +
+      `lost: ROLE=all ${r.all.lost}, worker ${r.worker.lost}; load average at the end ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")} (${startLoad} at the start)\n`,
   );
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { MongoBackend } from "@agendajs/mongo-backend";
-import { Agenda, InMemoryNotificationChannel, type Job } from "agenda";
+import { Agenda, type Job } from "agenda";
 import { type Collection, type Db, ObjectId } from "mongodb";
 import type { Agent } from "undici";
 import type { Config } from "../config.js";
@@ -11,6 +11,7 @@ import type { StoredEvent } from "../domain/events.js";
 import type { Logger } from "../logger.js";
 import { type DeliveryJobData, type DeliveryMetrics, deliver } from "./deliver.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
+import { CoalescingNotificationChannel } from "./notification-channel.js";
 
 /**
  * Webhook delivery on Agenda (DESIGN.md §6, issue 11): one Agenda job per (event, endpoint),
@@ -72,7 +73,7 @@ export class WebhookDelivery {
       // Finished deliveries live on in `delivery_attempts`; their jobs would only slow the lock
       // query (the embedded fallback scans), so they go.
       removeOnComplete: true,
-      ...(this.processes ? { notificationChannel: new InMemoryNotificationChannel() } : {}),
+      ...(this.processes ? { notificationChannel: new CoalescingNotificationChannel() } : {}),
     });
     this.agenda.on("error", (err) => this.logger.warn({ err }, "agenda error"));
     if (!this.processes) {
@@ -131,8 +132,11 @@ export class WebhookDelivery {
       this.running.delete(id);
       this.settled.delete(id);
       // A retry or a deferral: tell this process's processor, so it runs on time, not at the
-      // next poll (a no-op when it is due after the next poll anyway).
-      if (job.attrs.nextRunAt) void this.agenda.publishJobNotification(job);
+      // next poll (a no-op when it is due after the next poll anyway). A finished delivery frees
+      // a slot: the notification (due now) makes the processor lock more due jobs at once, so a
+      // backlog drains at the speed of the deliveries, not at `lockLimit` jobs per poll. The
+      // channel coalesces these into one queue filling at a time.
+      void this.agenda.publishJobNotification(job);
     });
   }
 
