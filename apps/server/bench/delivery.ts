@@ -139,6 +139,20 @@ function startServer(uri: string, databaseName: string, role: "all" | "api" | "w
   };
 }
 
+/**
+ * CPU time (user + system) a process has used so far, in ms, from /proc (Linux; NaN elsewhere).
+ * On a shared machine latency depends on the other processes; CPU per event does not.
+ */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    // Fields 14 and 15 of stat (utime, stime), counted from the state field (3): 11 and 12 here.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -229,12 +243,15 @@ async function main() {
         const joined = startServer(database.uri, databaseName, role, tls.certFile);
         processes.push(joined);
         await joined.delivering;
+        return joined.child.pid;
       };
       const stop = async () => {
         for (const p of processes) p.child.kill("SIGTERM");
         await Promise.all(processes.map((p) => p.exited));
       };
-      return { write, join, stop };
+      /** CPU ms used so far by each process, by role. */
+      const cpu = () => processes.map((p) => ({ role: p.role, ms: cpuMs(p.child.pid) }));
+      return { write, join, stop, cpu };
     };
 
     /** BACKLOG writes, 16 at a time; the contact ids. */
@@ -253,9 +270,11 @@ async function main() {
     };
 
     type Written = { contactId: string; started: number; answered: number };
-    const stream = async (write: () => Promise<Written>) => {
+    type Cpu = () => { role: string; ms: number }[];
+    const stream = async (write: () => Promise<Written>, cpu: Cpu, duration = seconds) => {
+      const cpuBefore = cpu();
       const sent: Written[] = [];
-      const total = RATE * seconds;
+      const total = RATE * duration;
       const t0 = performance.now();
       const pending: Promise<void>[] = [];
       for (let i = 0; i < total; i++) {
@@ -273,7 +292,11 @@ async function main() {
       const arrived = latencies.filter((l) => !Number.isNaN(l));
       // The API's answer time is part of the latency: a slow write shows here, not in delivery.
       const answers = sent.map((s) => s.answered - s.started);
+      const cpuPerEvent = cpu()
+        .map((c, i) => `${c.role} ${((c.ms - (cpuBefore[i]?.ms ?? 0)) / total).toFixed(2)} ms`)
+        .join(", ");
       return {
+        cpuPerEvent,
         p50: percentile(arrived, 50),
         p99: percentile(arrived, 99),
         lost,
@@ -284,7 +307,9 @@ async function main() {
 
     // 1a. ROLE=all: one process writes and delivers (a new job runs at once).
     const all = await deployment(["all"]);
-    results.all = await stream(all.write);
+    // A second of the same stream first, unmeasured: the process's first requests compile code.
+    await stream(all.write, all.cpu, 1);
+    results.all = await stream(all.write, all.cpu);
     log(`ROLE=all at ${RATE}/s: ${JSON.stringify(results.all)}`);
 
     // 2. Sustained: a backlog written as fast as the API takes it, drained by the ROLE=all process.
@@ -302,8 +327,10 @@ async function main() {
     // 2b. Drain: ROLE=api writes a backlog nobody delivers yet, then one ROLE=worker joins.
     const drain = await deployment(["api"]);
     const queued = await writeBacklog(drain.write);
-    await drain.join("worker");
+    const workerPid = await drain.join("worker");
+    const workerCpu = cpuMs(workerPid);
     const arrivals = await arrivalOf(queued);
+    results.drainCpuPerDelivery = (cpuMs(workerPid) - workerCpu) / BACKLOG;
     const [first, last] = [Math.min(...arrivals), Math.max(...arrivals)];
     results.drainPerSecond = (BACKLOG - 1) / ((last - first) / 1000);
     log(`drain: ${BACKLOG} deliveries in ${((last - first) / 1000).toFixed(2)} s by one worker`);
@@ -311,7 +338,8 @@ async function main() {
 
     // 1b. ROLE=api and a separate ROLE=worker process (which polls every second).
     const split = await deployment(["api", "worker"]);
-    results.worker = await stream(split.write);
+    await stream(split.write, split.cpu, 1);
+    results.worker = await stream(split.write, split.cpu);
     log(`separate worker at ${RATE}/s: ${JSON.stringify(results.worker)}`);
     await split.stop();
     await target.close();
@@ -324,8 +352,16 @@ async function main() {
     apiWritesPerSecond: number;
     deliveriesPerSecond: number;
     drainPerSecond: number;
-    all: { p50: number; p99: number; lost: number; writeP50: number; writeP99: number };
-    worker: { p50: number; p99: number; lost: number; writeP50: number; writeP99: number };
+    drainCpuPerDelivery: number;
+    all: { p50: number; p99: number; lost: number; writeP50: number; writeP99: number; cpuPerEvent: string };
+    worker: {
+      p50: number;
+      p99: number;
+      lost: number;
+      writeP50: number;
+      writeP99: number;
+      cpuPerEvent: string;
+    };
   };
   const rows = [
     [
@@ -345,7 +381,8 @@ async function main() {
     `\nWebhook delivery (${RATE} events/s for ${seconds} s; HTTPS receiver on 127.0.0.1)\n` +
       `| scenario | p50 | p99 | vs baseline |\n|---|--:|--:|---|\n${rows.map((row) => `| ${row.join(" | ")} |`).join("\n")}\n` +
       `| sustained deliveries/s (ROLE=all, ${BACKLOG} backlog) | ${r.deliveriesPerSecond.toFixed(0)}/s | | ${(r.deliveriesPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate (${r.apiWritesPerSecond.toFixed(0)}/s) |\n` +
-      `| drain deliveries/s (one ROLE=worker, ${BACKLOG} queued) | ${r.drainPerSecond.toFixed(0)}/s | | ${(r.drainPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate |\n` +
+      `| drain deliveries/s (one ROLE=worker, ${BACKLOG} queued) | ${r.drainPerSecond.toFixed(0)}/s | | ${(r.drainPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate; worker CPU ${r.drainCpuPerDelivery.toFixed(2)} ms per delivery |\n` +
+      `server CPU per event at ${RATE}/s: ROLE=all: ${r.all.cpuPerEvent}; separate: ${r.worker.cpuPerEvent}\n` +
       `lost: ROLE=all ${r.all.lost}, worker ${r.worker.lost}; load average at the end ${loadavg()
         .map((l) => l.toFixed(1))
         .join(" ")} (${startLoad} at the start)\n`,

@@ -96,6 +96,32 @@ describe("two workers on one database", () => {
   });
 });
 
+describe("jobs queued by an older version", () => {
+  it("delivers a job that does not carry its event, reading the event from `events`", async () => {
+    const w = await world();
+    const receiver = await startReceiver();
+    await w.endpoint(receiver.url);
+    // No worker yet: the job waits, and loses the copy of the event that jobs now carry.
+    const event = await w.deployment.emit(w.workspaceId, "contact.updated");
+    const jobs = w.deployment.db.collection("agenda_jobs");
+    const stripped = await jobs.updateOne(
+      { "data.event_id": event._id },
+      { $unset: { "data.event_type": "", "data.payload": "" } },
+    );
+    expect(stripped.modifiedCount).toBe(1);
+    await w.worker();
+    await eventually(
+      async () => receiver.deliveriesOf(event._id),
+      (list) => list.length === 1,
+      "the delivery",
+      SLOW,
+    );
+    const [delivery] = receiver.deliveriesOf(event._id);
+    expect(delivery?.body.toString("utf8")).toBe(event.payload);
+    expect(delivery?.headers["service-event"]).toBe("contact.updated");
+  });
+});
+
 describe("a worker that dies", () => {
   it("SIGKILLed in the middle of an attempt: the delivery happens after a restart", async () => {
     // A 1 s timeout makes the lock lifetime 2 * 1 s + 30 s: the restarted worker takes the job

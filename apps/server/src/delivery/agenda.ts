@@ -163,6 +163,8 @@ export class WebhookDelivery {
           endpoint_id: endpoint._id,
           workspace_id: event.workspace_id,
           attempt: 0,
+          event_type: event.type,
+          payload: event.payload,
         };
         const job = this.agenda
           .create(DELIVERY_JOB, data)

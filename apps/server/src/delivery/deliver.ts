@@ -3,6 +3,7 @@ import { type Collection, ObjectId } from "mongodb";
 import type { Dispatcher } from "undici";
 import type { Store } from "../db/store.js";
 import { signingSecrets } from "../db/webhook-endpoints.js";
+import type { EventType, StoredEvent } from "../domain/events.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
@@ -20,6 +21,24 @@ export interface DeliveryJobData {
   endpoint_id: string;
   workspace_id: string;
   attempt: number;
+  /**
+   * The event's type and stored JSON, copied when the job is made, so an attempt reads no event
+   * (the lock query already returns the job). Events never change; jobs made before these fields
+   * existed have neither and read the event.
+   */
+  event_type?: EventType;
+  payload?: string;
+}
+
+/** The parts of the event an attempt sends: from the job, or from `events` for older jobs. */
+async function eventOf(
+  store: Store,
+  data: DeliveryJobData,
+): Promise<Pick<StoredEvent, "workspace_id" | "type" | "payload"> | null> {
+  if (data.event_type !== undefined && data.payload !== undefined) {
+    return { workspace_id: data.workspace_id, type: data.event_type, payload: data.payload };
+  }
+  return store.events.collection.findOne({ _id: data.event_id });
 }
 
 /** The job document as Agenda stores it, as far as the claim reads and writes it. */
@@ -78,10 +97,10 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
     return;
   }
   const [event, endpoint] = await Promise.all([
-    store.events.collection.findOne({ _id: eventId }),
+    eventOf(store, job.attrs.data),
     store.webhookEndpoints.find(endpointId),
   ]);
-  // Deleted, disabled (by its owner or by failures) or past retention: the delivery stops here.
+  // Deleted or disabled (by its owner or by failures): the delivery stops here.
   if (!event || !endpoint || endpoint.status !== "enabled") return;
 
   const base = {
