@@ -2,7 +2,7 @@ import type { Collection, Db } from "mongodb";
 import type { EventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import type { Schema } from "../spec/types.js";
-import { isDuplicateKey } from "./errors.js";
+import { duplicateKeyIndexes, isDuplicateKey } from "./errors.js";
 import { newestFirst, type Page } from "./records.js";
 
 /**
@@ -74,6 +74,22 @@ export class DeliveryAttempts {
     } catch (error) {
       if (isDuplicateKey(error)) return false;
       throw error;
+    }
+  }
+
+  /**
+   * `record` for many attempts in one round trip (a worker's concurrent deliveries, gathered):
+   * for each, true, or false when that attempt number was recorded already.
+   */
+  async recordMany(inputs: DeliveryAttemptInput[]): Promise<boolean[]> {
+    const docs = inputs.map((input) => ({ _id: newId("att", input.created_at.getTime()), ...input }));
+    try {
+      await this.collection.insertMany(docs, { ordered: false });
+      return docs.map(() => true);
+    } catch (error) {
+      const duplicates = duplicateKeyIndexes(error);
+      if (!duplicates) throw error;
+      return docs.map((_, i) => !duplicates.includes(i));
     }
   }
 

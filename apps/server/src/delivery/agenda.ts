@@ -4,12 +4,14 @@ import { Agenda, type Job } from "agenda";
 import { type Collection, type Db, ObjectId } from "mongodb";
 import type { Agent } from "undici";
 import type { Config } from "../config.js";
+import type { DeliveryAttemptInput } from "../db/delivery-attempts.js";
 import { DELIVERY_JOBS_COLLECTION as JOBS_COLLECTION } from "../db/delivery-jobs.js";
 import { isDuplicateKey } from "../db/errors.js";
 import type { Store } from "../db/store.js";
 import type { StoredEvent } from "../domain/events.js";
 import type { Logger } from "../logger.js";
 import { type DeliveryJobData, type DeliveryMetrics, deliver } from "./deliver.js";
+import { gathered } from "./gather.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
 import { CoalescingNotificationChannel } from "./notification-channel.js";
 
@@ -87,6 +89,13 @@ export class WebhookDelivery {
     });
     const perEndpoint = Math.max(1, Math.ceil(concurrency / 2));
     const jobs = db.collection(JOBS_COLLECTION) as unknown as Parameters<typeof deliver>[0]["jobs"];
+    const findEndpoint = gathered(async (ids: string[]) => {
+      const found = await store.webhookEndpoints.findMany([...new Set(ids)]);
+      return ids.map((id) => found.find((endpoint) => endpoint._id === id) ?? null);
+    });
+    const recordAttempt = gathered((attempts: DeliveryAttemptInput[]) =>
+      store.deliveryAttempts.recordMany(attempts),
+    );
     this.agenda.define<DeliveryJobData>(
       DELIVERY_JOB,
       async (job) => {
@@ -101,6 +110,8 @@ export class WebhookDelivery {
         await deliver(
           {
             store,
+            findEndpoint,
+            recordAttempt,
             jobs,
             dispatcher: this.agent as Agent,
             logger,

@@ -1,8 +1,9 @@
 import type { Job } from "agenda";
 import { type Collection, ObjectId } from "mongodb";
 import type { Dispatcher } from "undici";
+import type { DeliveryAttemptInput } from "../db/delivery-attempts.js";
 import type { Store } from "../db/store.js";
-import { signingSecrets } from "../db/webhook-endpoints.js";
+import { signingSecrets, type WebhookEndpointDoc } from "../db/webhook-endpoints.js";
 import type { EventType, StoredEvent } from "../domain/events.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
@@ -50,6 +51,12 @@ interface JobDoc {
 
 export interface DeliverDeps {
   store: Store;
+  /**
+   * The endpoint read and the attempt record of every attempt: the store's, gathered across the
+   * process's concurrent deliveries (delivery/gather.ts), each still fresh to its caller.
+   */
+  findEndpoint: (id: string) => Promise<WebhookEndpointDoc | null>;
+  recordAttempt: (attempt: DeliveryAttemptInput) => Promise<boolean>;
   jobs: Collection<JobDoc>;
   dispatcher: Dispatcher;
   logger: Logger;
@@ -98,7 +105,7 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
   }
   const [event, endpoint] = await Promise.all([
     eventOf(store, job.attrs.data),
-    store.webhookEndpoints.find(endpointId),
+    deps.findEndpoint(endpointId),
   ]);
   // Deleted or disabled (by its owner or by failures): the delivery stops here.
   if (!event || !endpoint || endpoint.status !== "enabled") return;
@@ -110,7 +117,7 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
     event_type: event.type,
   };
   if (attempt > 1 && !(await store.deliveryAttempts.exists(eventId, endpointId, attempt - 1))) {
-    await store.deliveryAttempts.record({
+    await deps.recordAttempt({
       ...base,
       attempt: attempt - 1,
       status_code: null,
@@ -139,7 +146,7 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
     } finally {
       deps.inFlight.leave(endpointId);
     }
-    await store.deliveryAttempts.record({
+    await deps.recordAttempt({
       ...base,
       attempt,
       status_code: report.statusCode,
