@@ -139,15 +139,19 @@ export class WebhookDelivery {
     );
     this.agenda.on(`complete:${DELIVERY_JOB}`, (job: Job) => {
       const id = String(job.attrs._id);
+      // Every slot was taken: the processor may have stopped locking at its lock limit.
+      const saturated = this.settled.size >= concurrency;
       this.running.get(id)?.();
       this.running.delete(id);
       this.settled.delete(id);
       // A retry or a deferral: tell this process's processor, so it runs on time, not at the
-      // next poll (a no-op when it is due after the next poll anyway). A finished delivery frees
-      // a slot: the notification (due now) makes the processor lock more due jobs at once, so a
-      // backlog drains at the speed of the deliveries, not at `lockLimit` jobs per poll. The
-      // channel coalesces these into one queue filling at a time.
-      void this.agenda.publishJobNotification(job);
+      // next poll (a no-op when it is due after the next poll anyway). A delivery finished while
+      // every slot was taken: the notification (due now) makes the processor lock more due jobs
+      // at once, so a backlog drains at the speed of the deliveries, not at `lockLimit` jobs per
+      // poll. (With a free slot the processor's queue is empty and its last filling found no more
+      // due jobs: asking again would only cost a lock query that finds nothing.) The channel
+      // coalesces these into one queue filling at a time.
+      if (job.attrs.nextRunAt || saturated) void this.agenda.publishJobNotification(job);
     });
   }
 
