@@ -3,6 +3,7 @@ import { Tombstones } from "../src/db/tombstones.js";
 import { newId } from "../src/domain/ids.js";
 import { type BenchContext, seedRelay } from "./environment.js";
 import type { Dataset, Scenario } from "./scenario.js";
+import { getByIdBaseline, patchByVersionBaseline, seededId } from "./seeded.js";
 
 /** A contact as a client typically creates one: a few fields, one of them unique. */
 export const contactBody = (n: number, { runId }: BenchContext) => ({
@@ -74,13 +75,7 @@ export const contactScenarios: Scenario[] = [
     method: "GET",
     path: "/open/v1/contacts/{id}",
     pathOf: seededPath,
-    baseline: {
-      label: "findOne({_id, workspace_id})",
-      async prepare(context) {
-        const contacts = context.db.collection<ContactDoc>("contacts");
-        return (n) => contacts.findOne({ _id: seededId(n, context), workspace_id: context.workspaceId });
-      },
-    },
+    baseline: getByIdBaseline("contacts"),
   },
   {
     name: "patch-contact",
@@ -90,21 +85,7 @@ export const contactScenarios: Scenario[] = [
     pathOf: seededPath,
     // A new value every time, so every request writes.
     bodyOf: (n) => ({ lifecycle_stage: `stage-${n}` }),
-    baseline: {
-      label: "findOne + updateOne({_id, workspace_id, version})",
-      async prepare(context) {
-        const contacts = context.db.collection<ContactDoc>("contacts");
-        return async (n) => {
-          const filter = { _id: seededId(n, context), workspace_id: context.workspaceId };
-          const current = await contacts.findOne(filter);
-          if (!current) throw new Error(`contact ${filter._id} is gone`);
-          return contacts.updateOne(
-            { ...filter, version: current.version },
-            { $set: { lifecycle_stage: `raw-${n}`, updated_at: new Date() }, $inc: { version: 1 } },
-          );
-        };
-      },
-    },
+    baseline: patchByVersionBaseline("contacts", "lifecycle_stage"),
   },
   {
     name: "create-contact",
@@ -147,7 +128,3 @@ export const contactScenarios: Scenario[] = [
     },
   },
 ];
-
-function seededId(n: number, { seededIds }: BenchContext): string {
-  return seededIds[(n * 7919) % seededIds.length] as string;
-}

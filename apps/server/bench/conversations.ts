@@ -4,6 +4,7 @@ import { type MessageDoc, Messages, newMessage } from "../src/db/messages.js";
 import { Tombstones } from "../src/db/tombstones.js";
 import { type BenchContext, seedRelay } from "./environment.js";
 import type { Dataset, Scenario } from "./scenario.js";
+import { seededId } from "./seeded.js";
 
 const CHANNELS = ["email", "chat", "sms", "whatsapp"];
 const CONTACTS = 50;
@@ -54,9 +55,6 @@ function conversationsDataset(count: number): Dataset {
 
 const dataset = conversationsDataset(1_000);
 
-function seededId(n: number, { seededIds }: BenchContext): string {
-  return seededIds[(n * 7919) % seededIds.length] as string;
-}
 const messagesPath = (n: number, context: BenchContext) =>
   `/open/v1/conversations/${seededId(n, context)}/messages`;
 

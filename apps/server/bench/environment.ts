@@ -99,8 +99,9 @@ export async function startScenarioServer(
 }
 
 /**
- * Creates `count` records through the API, `concurrency` at a time (a scenario's seed). On a
- * failure it lets the requests in flight finish before throwing, so none outlives the server.
+ * Creates `count` records through the API, `concurrency` at a time (a scenario's seed), and
+ * returns their ids. On a failure it lets the requests in flight finish before throwing, so none
+ * outlives the server.
  */
 export async function seedMany(
   context: BenchContext,
@@ -108,13 +109,14 @@ export async function seedMany(
   path: string,
   bodyOf: (n: number) => unknown,
   concurrency = 16,
-): Promise<void> {
+): Promise<string[]> {
   let next = 0;
   let failure: { error: unknown } | undefined;
+  const ids: string[] = [];
   const worker = async () => {
     while (next < count && !failure) {
       try {
-        await context.api("POST", path, bodyOf(next++));
+        ids.push((await context.api<{ id: string }>("POST", path, bodyOf(next++))).id);
       } catch (error) {
         failure ??= { error };
       }
@@ -122,6 +124,7 @@ export async function seedMany(
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
   if (failure) throw failure.error;
+  return ids;
 }
 
 /**

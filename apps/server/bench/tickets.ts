@@ -1,7 +1,8 @@
 import type { TicketDoc } from "../src/db/tickets.js";
 import { newId } from "../src/domain/ids.js";
 import { type BenchContext, seedMany } from "./environment.js";
-import type { Scenario } from "./scenario.js";
+import type { Dataset, Scenario } from "./scenario.js";
+import { getByIdBaseline, patchByVersionBaseline, seededId } from "./seeded.js";
 
 /** Half of the seeded tickets are `New`, the rest spread over other statuses. */
 const STATUSES = ["New", "On you", "New", "Solved"] as const;
@@ -31,6 +32,19 @@ const ticketBody = (n: number, context: BenchContext) => ({
 });
 
 const SEEDED = 1000;
+
+/** SEEDED tickets in the statuses above, made through the API: what get and patch read. */
+const dataset: Dataset = {
+  name: `${SEEDED.toLocaleString("en")} tickets`,
+  async seed(context) {
+    await ensureContact(context);
+    return seedMany(context, SEEDED, "/open/v1/tickets", (n) => ({
+      ...ticketBody(n, context),
+      status: STATUSES[n % STATUSES.length],
+    }));
+  },
+};
+const seededPath = (n: number, context: BenchContext) => `/open/v1/tickets/${seededId(n, context)}`;
 
 export const ticketScenarios: Scenario[] = [
   {
@@ -95,5 +109,24 @@ export const ticketScenarios: Scenario[] = [
         };
       },
     },
+  },
+  {
+    name: "get-ticket",
+    dataset,
+    method: "GET",
+    path: "/open/v1/tickets/{id}",
+    pathOf: seededPath,
+    baseline: getByIdBaseline("tickets"),
+  },
+  {
+    name: "patch-ticket",
+    dataset,
+    method: "PATCH",
+    path: "/open/v1/tickets/{id}",
+    pathOf: seededPath,
+    // A new value every time, so every request writes (and emits ticket.updated); `category`
+    // is free text, so even a terminal ticket accepts it.
+    bodyOf: (n) => ({ category: `category-${n}` }),
+    baseline: patchByVersionBaseline("tickets", "category"),
   },
 ];

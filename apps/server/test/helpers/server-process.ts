@@ -1,0 +1,70 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+
+/**
+ * The real server process (`src/main.ts`, or its build) as a child, without any test runner:
+ * the tests (main-process.ts, which also kills what a file started) and the crash trials
+ * (soak/) both start servers with it.
+ */
+
+export interface MainProcess {
+  child: ChildProcess;
+  /** Resolves with the base URL once the process logs that it listens. */
+  baseUrl: Promise<string>;
+  /** Everything it wrote so far, stdout and stderr. */
+  output: () => string;
+  /** Resolves with the exit code (null after a signal). */
+  exited: Promise<number | null>;
+  /** Resolves once the output matches `pattern` (e.g. a worker's "delivering webhooks"). */
+  logged: (pattern: RegExp) => Promise<void>;
+}
+
+/** How to run the server: from source through tsx (the default), or the build (`dist/main.js`). */
+export const FROM_SOURCE = ["--import", "tsx", "src/main.ts"];
+export const BUILT = ["dist/main.js"];
+
+export function spawnMain(env: Record<string, string>, args: string[] = FROM_SOURCE): MainProcess {
+  const child = spawn(process.execPath, args, {
+    cwd: join(import.meta.dirname, "../.."),
+    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  const waiting: { pattern: RegExp; done: () => void }[] = [];
+  const onOutput = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const w of waiting.filter((w) => w.pattern.test(output))) {
+      waiting.splice(waiting.indexOf(w), 1);
+      w.done();
+    }
+  };
+  child.stdout?.on("data", onOutput);
+  child.stderr?.on("data", onOutput);
+  const logged = (pattern: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      if (pattern.test(output)) return resolve();
+      waiting.push({ pattern, done: resolve });
+      void exited.then((code) => reject(new Error(`main exited early with ${code}: ${output}`)));
+    });
+  const baseUrl = logged(/"baseUrl":"[^"]+"/).then(() => /"baseUrl":"([^"]+)"/.exec(output)?.[1] as string);
+  // A worker never logs a base URL: its exit must not be an unhandled rejection.
+  baseUrl.catch(() => {});
+  return { child, baseUrl, output: () => output, exited, logged };
+}
+
+/** Polls `probe` until `accept` says yes; fails after `timeoutMs` (30 s), showing the last value. */
+export async function eventually<T>(
+  probe: () => Promise<T>,
+  accept: (value: T) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}
