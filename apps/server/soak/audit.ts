@@ -15,6 +15,13 @@ export interface ListedEvent {
   data: { id: string; [field: string]: unknown };
 }
 
+/** A delivery attempt as the endpoint's attempts log lists it (only what the audit reads). */
+export interface RecordedAttempt {
+  id: string;
+  event_id: string;
+  succeeded: boolean;
+}
+
 export interface Audit {
   acceptedCreates: number;
   acceptedPatches: number;
@@ -34,6 +41,11 @@ export interface Audit {
   delivered: number;
   /** Events it never got. */
   undelivered: string[];
+  /**
+   * Of those, the ones whose delivery failed by the retry rules: attempts are recorded, none
+   * succeeded (the attempts were cut by kills or timed out). The rest left no trace: lost.
+   */
+  undeliveredFailed: number;
   /** Deliveries beyond the first of their event. */
   duplicateDeliveries: number;
   /** Events delivered more than once. */
@@ -61,6 +73,8 @@ export function audit(input: {
   uncertain?: AcceptedWrite[];
   events: ListedEvent[];
   deliveries: Map<string, number>;
+  /** The endpoint's attempts log, if read. */
+  attempts?: RecordedAttempt[];
 }): Audit {
   const expected = new Map<string, number>();
   for (const write of input.accepted) {
@@ -96,6 +110,8 @@ export function audit(input: {
     }
   }
   const undelivered = input.events.filter((e) => !input.deliveries.has(e.id)).map((e) => e.id);
+  const attempted = new Set((input.attempts ?? []).map((a) => a.event_id));
+  const undeliveredFailed = undelivered.filter((id) => attempted.has(id)).length;
   return {
     acceptedCreates: input.accepted.filter((w) => w.op === "create").length,
     acceptedPatches: input.accepted.filter((w) => w.op === "patch").length,
@@ -106,6 +122,7 @@ export function audit(input: {
     createsAppliedTwice,
     delivered: input.events.length - undelivered.length,
     undelivered,
+    undeliveredFailed,
     duplicateDeliveries,
     eventsDeliveredTwice,
     strayDeliveries,

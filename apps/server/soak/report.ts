@@ -34,6 +34,10 @@ export function formatReport(report: SoakReport): string {
     ["events extra (no accepted write)", a.extraEvents.length],
     ["  of which creates applied twice", a.createsAppliedTwice],
     ["events delivered / undelivered", `${a.delivered} / ${a.undelivered.length}`],
+    [
+      "  undelivered: failed by the retry rules / lost",
+      `${a.undeliveredFailed} / ${a.undelivered.length - a.undeliveredFailed}`,
+    ],
     ["deliveries received (requests)", report.receiverRequests],
     ["duplicate deliveries (events twice+)", `${a.duplicateDeliveries} (${a.eventsDeliveredTwice})`],
     ["deliveries of unknown events", a.strayDeliveries],

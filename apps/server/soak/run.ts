@@ -5,7 +5,8 @@ import { runSoak } from "./soak.js";
  * `pnpm soak`: the crash trials (soak.ts says what they prove), with their figures as a table.
  * Exits 1 on any loss (a write without its event, an event never delivered, an event without its
  * write), on a 500 or a hang while the database was away, or on a refused write. Not run in CI:
- * the default takes ~10 minutes; test/soak.test.ts runs a few-seconds version in `pnpm test`.
+ * the default took 21 minutes on a saturated machine (an idle one should need about half);
+ * test/soak.test.ts runs a short version in `pnpm test`.
  *
  *   SOAK_KILLS=100        SIGKILLs of the api process, and as many of the worker
  *   SOAK_ALL_KILLS=20     SIGKILLs of a ROLE=all process

@@ -7,7 +7,7 @@ import { createTcpProxy, type TcpProxy } from "../test/helpers/tcp-proxy.js";
 import { type Audit, audit } from "./audit.js";
 import { createSlot, freePort, type ServerSlot } from "./processes.js";
 import { type CountingReceiver, startCountingReceiver } from "./receiver.js";
-import { createSoakWorkspace, readAllEvents } from "./workspace.js";
+import { createSoakWorkspace, readAllAttempts, readAllEvents } from "./workspace.js";
 import { type Answers, startWriter, type Writer } from "./writer.js";
 
 /**
@@ -70,13 +70,17 @@ export interface SoakReport {
 
 const ADMIN_TOKEN = `soak-${randomBytes(8).toString("hex")}`;
 
-/** Fast retries and a quick relay sweep, so a restarted process catches up in seconds. */
+/**
+ * Quick retries and relay sweeps, so a restarted process catches up in seconds; but retries spread
+ * over ~20 s and a 5 s timeout, so that kills and a loaded machine do not use up an event's five
+ * attempts within one kill storm (a delivery whose attempts all fail is dropped by design).
+ */
 const SOAK_ENV = {
   ADMIN_TOKEN,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-  WEBHOOK_RETRY_DELAYS: "100ms,200ms,500ms,1s",
+  WEBHOOK_RETRY_DELAYS: "200ms,1s,5s,15s",
   WEBHOOK_POLL_INTERVAL_MS: "100",
-  WEBHOOK_TIMEOUT_MS: "2000",
+  WEBHOOK_TIMEOUT_MS: "5000",
   EVENT_RELAY_INTERVAL_MS: "1000",
   RATE_LIMIT_PER_SECOND: "0",
 };
@@ -205,6 +209,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       uncertain: writer.uncertain,
       events: await readAllEvents(all.baseUrl, workspace.apiKey),
       deliveries: receiver.counts,
+      attempts: await readAllAttempts(all.baseUrl, workspace.apiKey, workspace.endpointId),
     });
     const failed = result.missingEvents.length + result.undelivered.length + result.extraEvents.length > 0;
     return {

@@ -5,7 +5,7 @@ import { runSoak } from "../soak/soak.js";
 import type { AcceptedWrite } from "../soak/writer.js";
 
 // The crash trials (soak/, `pnpm soak`): their verdict as a table test, and a short run of the
-// real thing on the run's database (20–60 s: a worker killed mid-attempt holds its job's lock for
+// real thing on the run's database (20–90 s: a worker killed mid-attempt holds its job's lock for
 // 2 × WEBHOOK_TIMEOUT_MS + 30 s). It kills only the worker, and creates only before the trial:
 // a create cut off between its write and its stored answer (an API kill, or the database cut) is
 // applied twice when retried with its key (docs/decisions.md, "Crash trials", an open finding),
@@ -78,6 +78,20 @@ describe("the crash trials' audit", () => {
       deliveries: new Map(Object.entries(deliveries)),
     });
     expect(result).toMatchObject({ expectedEvents: 3, ...expected });
+  });
+
+  it("tells a delivery that failed by the retry rules (its attempts are recorded) from a lost one", () => {
+    const result = audit({
+      accepted: writes,
+      events,
+      deliveries: new Map([["evt_1", 1]]),
+      attempts: [
+        { id: "att_1", event_id: "evt_1", succeeded: true },
+        { id: "att_2", event_id: "evt_2", succeeded: false },
+      ],
+    });
+    expect(result.undelivered).toEqual(["evt_2", "evt_3"]);
+    expect(result.undeliveredFailed).toBe(1);
   });
 
   it("excuses the event of a patch whose outcome the writer never learned, either way", () => {
