@@ -128,9 +128,11 @@ describe("deskline contacts import → server → signed webhooks → verified r
     const one = await world.sdk.events.get(graceUpdate?.id as string);
     expect(one).toEqual(graceUpdate);
 
-    // At-least-once: any duplicate carried the same id (grouped above) and payload.
-    const duplicates = [...arrived.values()].filter((e) => e.count > 1).length;
-    console.info(`import: ${contactEvents.length} events verified, ${duplicates} delivered more than once`);
+    // Delivery is at least once, but with one healthy server and a receiver that answers at once
+    // nothing calls for a second send: each event arrived exactly once. (A relay that runs its
+    // hooks again, e.g. the sweep overtaking the import's writer, must not send again.)
+    const duplicates = [...arrived.values()].filter((e) => e.count > 1).map((e) => e.event.id);
+    expect(duplicates).toEqual([]);
   });
 });
 

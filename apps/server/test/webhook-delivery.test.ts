@@ -112,6 +112,29 @@ describe("webhook delivery", () => {
     expect((await getEndpoint(endpoint.id)).consecutive_failures).toBe(0);
   });
 
+  it("does not deliver again when the relay runs its hook again after the delivery finished", async () => {
+    const receiver = await startReceiver();
+    const endpoint = await endpointFor(receiver.url);
+    const jobs = deployment.db.collection("agenda_jobs");
+    const jobGone = (eventId: string) =>
+      eventually(
+        () => jobs.countDocuments({ "data.event_id": eventId }),
+        (n) => n === 0,
+        `the delivery job of ${eventId} to finish`,
+        SLOW,
+      );
+    const event = await deployment.emit(workspaceId, "contact.created");
+    await delivered(receiver, event._id);
+    await jobGone(event._id);
+    // The first job is gone (removed on completion), so this relay creates a new one, whose run
+    // must find the delivery made and send nothing.
+    await deployment.relayAgain(event);
+    await jobGone(event._id);
+    expect(receiver.deliveriesOf(event._id)).toHaveLength(1);
+    const attempts = (await attemptsOf(endpoint.id)).filter((a) => a.event_id === event._id);
+    expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([[1, true]]);
+  });
+
   it("delivers what the API's writes record: a contact created and updated, a ticket created", async () => {
     const receiver = await startReceiver();
     const endpoint = await endpointFor(receiver.url);

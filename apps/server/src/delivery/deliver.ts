@@ -103,10 +103,19 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
     logger.warn({ eventId, endpointId }, "delivery taken over by another worker; not sending");
     return;
   }
-  const [event, endpoint] = await Promise.all([
+  const [event, endpoint, madeBefore] = await Promise.all([
     eventOf(store, job.attrs.data),
     deps.findEndpoint(endpointId),
+    // A job is removed when its delivery finishes, so a relay that runs its hook again for the
+    // same event later (the sweep overtaking a slow writer, a writer that crashed after its
+    // hooks) creates a new job, which starts counting at 1 again. That attempt being recorded
+    // already means the delivery was made: this job must not send it a second time.
+    attempt === 1 ? store.deliveryAttempts.exists(eventId, endpointId, 1) : false,
   ]);
+  if (madeBefore) {
+    logger.info({ eventId, endpointId }, "delivery already made by an earlier job; not sending again");
+    return;
+  }
   // Deleted or disabled (by its owner or by failures): the delivery stops here.
   if (!event || !endpoint || endpoint.status !== "enabled") return;
 

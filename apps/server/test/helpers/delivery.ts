@@ -34,6 +34,11 @@ export interface Deployment {
   start(role: "all" | "api" | "worker", env?: Record<string, string>): Promise<MainProcess>;
   /** Records an event of `type` in `workspaceId` and relays it, creating its delivery jobs. */
   emit(workspaceId: string, type: EventType, data?: Record<string, unknown>): Promise<StoredEvent>;
+  /**
+   * Relays `event` once more, as a relay does that finds it still pending (the sweep racing a
+   * slow writer, or a writer that crashed after running the hooks): the hooks run again.
+   */
+  relayAgain(event: StoredEvent): Promise<void>;
 }
 
 const clients: MongoClient[] = [];
@@ -88,6 +93,11 @@ export async function startDeployment(env: Record<string, string> = {}): Promise
       await outbox.updateOne({ _id: id }, pushEvent(event));
       await relay.drain("test_outbox", id);
       return event;
+    },
+    async relayAgain(event) {
+      const id = newId("con");
+      await outbox.insertOne({ _id: id, pending_events: [event] });
+      await relay.drain("test_outbox", id);
     },
   };
 }
