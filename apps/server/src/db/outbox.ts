@@ -179,7 +179,13 @@ export class EventRelay {
     const events = documents.flatMap((d) => d.events);
     if (events.length === 0) return;
     await this.events.recordMany(events);
-    for (const event of events) for (const hook of this.hooks) await hook(event);
+    // The events of a round are independent (each hook is idempotent per event), so their hooks
+    // run side by side: a round of 30 creates waits for one job insert, not for 30 in a row.
+    await Promise.all(
+      events.map(async (event) => {
+        for (const hook of this.hooks) await hook(event);
+      }),
+    );
     const byCollection = new Map<string, PendingDocument[]>();
     for (const d of documents) {
       const same = byCollection.get(d.collection);
