@@ -16,6 +16,7 @@ import {
   type FieldRules,
   findInWorkspace,
   hasChanges,
+  insertNew,
   newestFirst,
   normalizeField,
   normalizeInput,
@@ -160,15 +161,15 @@ export class Contacts {
 
   async create(workspaceId: string, input: ContactInput): Promise<ContactDoc> {
     const { doc, keys } = newContact(workspaceId, input);
-    await writeUnique(
+    const stored = await writeUnique(
       this.collection,
       "contact",
       doc._id,
       () => keys,
-      () => this.collection.insertOne(doc),
+      () => insertNew(this.collection, doc),
     );
-    await this.relay.afterWrite("contacts", doc._id, doc.pending_events ?? []);
-    return doc;
+    await this.relay.afterWrite("contacts", stored._id, stored.pending_events ?? []);
+    return stored;
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   ensureWorkspaceIdIndex,
   existsInWorkspace,
   findInWorkspace,
+  insertNew,
   newestFirst,
   notFound,
   type Page,
@@ -160,10 +161,10 @@ export class Conversations {
     };
     const event = newEvent(workspaceId, "message.received", toMessage(message), undefined, now);
     conversation.pending_events = [event];
-    await this.refs.messages.insert(message);
-    await this.collection.insertOne(conversation);
-    await this.relay.afterWrite("conversations", id, [event]);
-    return { message, conversation };
+    const storedMessage = await this.refs.messages.insert(message);
+    const stored = await insertNew(this.collection, conversation);
+    await this.relay.afterWrite("conversations", id, stored.pending_events ?? []);
+    return { message: storedMessage, conversation: stored };
   }
 
   /** One conversation of the workspace; another workspace's is exactly as missing as an unknown one. */
@@ -223,9 +224,9 @@ export class Conversations {
           )
         : undefined;
     if (received) message.pending_events = [received];
-    await this.refs.messages.insert(message);
-    if (received) await this.relay.afterWrite("messages", message._id, [received]);
-    return { message, conversation: await this.record(message) };
+    const stored = await this.refs.messages.insert(message);
+    await this.relay.afterWrite("messages", stored._id, stored.pending_events ?? []);
+    return { message: stored, conversation: await this.record(stored) };
   }
 
   /** Moves the conversation for a stored message, in one atomic update. */

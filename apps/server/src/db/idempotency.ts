@@ -17,6 +17,11 @@ export interface IdempotencyDoc {
    * that overran its lock cannot overwrite or free a key another request has taken over.
    */
   owner: string;
+  /**
+   * Random, chosen by the first run and kept by a takeover: the request's ids are derived from it
+   * (domain/ids.ts `withReplayableIds`), so a run that takes over makes the ids the first one did.
+   */
+  seed?: string;
   response: StoredResponse | null;
   created_at: Date;
   /** Until when the record is kept; a sweep removes it afterwards (no TTL indexes, DESIGN.md §2). */
@@ -26,7 +31,7 @@ export interface IdempotencyDoc {
 }
 
 export type Claim =
-  | { outcome: "claimed"; owner: string }
+  | { outcome: "claimed"; owner: string; seed: string; firstRunAt: Date }
   | { outcome: "replay"; response: StoredResponse }
   | { outcome: "in_flight" }
   | { outcome: "mismatch" };
@@ -57,12 +62,13 @@ export class IdempotencyKeys {
           fingerprint,
           state: "in_flight",
           owner,
+          seed: owner,
           response: null,
           created_at: now,
           expires_at: new Date(now.getTime() + this.ttlMs),
           lock_expires_at: lockExpiresAt,
         });
-        return { outcome: "claimed", owner };
+        return { outcome: "claimed", owner, seed: owner, firstRunAt: now };
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
@@ -83,7 +89,9 @@ export class IdempotencyKeys {
           { _id: id, state: "in_flight", lock_expires_at: { $lt: now } },
           { $set: { owner, lock_expires_at: lockExpiresAt } },
         );
-        if (taken) return { outcome: "claimed", owner };
+        // Records claimed before seeds existed get a fresh one: their first run's ids are lost.
+        if (taken)
+          return { outcome: "claimed", owner, seed: taken.seed ?? owner, firstRunAt: taken.created_at };
       }
       return { outcome: "in_flight" };
     }

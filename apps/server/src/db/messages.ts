@@ -2,7 +2,7 @@ import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
 import type { Schema } from "../spec/types.js";
 import type { EventRelay, WithPendingEvents } from "./outbox.js";
-import { newestFirst, type Page } from "./records.js";
+import { insertNew, newestFirst, type Page } from "./records.js";
 
 /**
  * The `messages` collection: every message of every conversation, in its own collection so a
@@ -86,9 +86,8 @@ export class Messages {
    * `pending_events` (see `Conversations.addMessage`). A new conversation's first message is the
    * exception: there the conversation insert, which comes after, records it (`Conversations.start`).
    */
-  async insert(doc: MessageDoc): Promise<MessageDoc> {
-    await this.collection.insertOne(doc);
-    return doc;
+  insert(doc: MessageDoc): Promise<MessageDoc> {
+    return insertNew(this.collection, doc);
   }
 
   /** A page of one conversation's messages, newest first, one more than asked for `has_more`. */

@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from "node:util";
-import type { Collection, Filter } from "mongodb";
+import type { Collection, Filter, OptionalUnlessRequiredId } from "mongodb";
 import type { StoredEvent } from "../domain/events.js";
 import type { PullPosition } from "../domain/pull-cursor.js";
 import { AppError } from "../errors.js";
+import { isDuplicateKey } from "./errors.js";
 import { type EventRelay, pushEvent, type WithPendingEvents } from "./outbox.js";
 
 /**
@@ -151,6 +152,28 @@ export function ensureVersionCheckIndex<T extends RecordDoc>(collection: Collect
     { workspace_id: 1, _id: 1, version: 1 },
     { unique: true, name: "version_check_unique" },
   );
+}
+
+/**
+ * Inserts a new record, or finds the one an earlier run of the same request made. An idempotent
+ * request makes the same ids each time it runs (domain/ids.ts `withReplayableIds`), so when the
+ * retry of a request whose process died mid-way finds its `_id` taken in the workspace, that
+ * record (with its event still pending, or relayed already) is the first run's, and is returned
+ * in place of a second one. Any other refusal is thrown.
+ */
+export async function insertNew<T extends { _id: string; workspace_id: string }>(
+  collection: Collection<T>,
+  doc: T,
+): Promise<T> {
+  try {
+    await collection.insertOne(doc as OptionalUnlessRequiredId<T>);
+    return doc;
+  } catch (error) {
+    if (!isDuplicateKey(error)) throw error;
+    const made = await collection.findOne({ _id: doc._id, workspace_id: doc.workspace_id } as Filter<T>);
+    if (!made) throw error;
+    return made as T;
+  }
 }
 
 /** One record of the workspace; another workspace's id is exactly as missing as an unknown one. */

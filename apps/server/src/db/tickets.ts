@@ -16,6 +16,7 @@ import {
   type FieldRules,
   findInWorkspace,
   hasChanges,
+  insertNew,
   newestFirst,
   normalizeInput,
   oldestChangeFirst,
@@ -111,9 +112,9 @@ export class Tickets {
     // The event is part of the inserted document: no ticket without its ticket.created.
     const event = newEvent(workspaceId, "ticket.created", toTicket(doc), undefined, now);
     doc.pending_events = [event];
-    await this.collection.insertOne(doc);
-    await this.relay.afterWrite("tickets", doc._id, [event]);
-    return doc;
+    const stored = await insertNew(this.collection, doc);
+    await this.relay.afterWrite("tickets", stored._id, stored.pending_events ?? []);
+    return stored;
   }
 
   get(workspaceId: string, id: string): Promise<TicketDoc> {

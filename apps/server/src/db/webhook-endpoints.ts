@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
 import type { BodyOf, Schema } from "../spec/types.js";
-import { concurrentUpdate, newestFirst, notFound, type Page } from "./records.js";
+import { concurrentUpdate, insertNew, newestFirst, notFound, type Page } from "./records.js";
 
 /**
  * The `webhook_endpoints` collection (seed §2.4, DESIGN.md §6): where a workspace wants its
@@ -131,8 +131,9 @@ export class WebhookEndpoints {
       created_at: now,
       updated_at: now,
     };
-    await this.collection.insertOne(doc);
-    return { doc, secret };
+    const stored = await insertNew(this.collection, doc);
+    // A retried creation answers the first run's endpoint, and so its secret.
+    return { doc: stored, secret: stored.secrets[0]?.secret ?? secret };
   }
 
   async get(workspaceId: string, id: string): Promise<WebhookEndpointDoc> {

@@ -1,4 +1,5 @@
-import { randomBytes } from "node:crypto";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash, randomBytes } from "node:crypto";
 
 /** Type prefixes of DESIGN.md §3. */
 export type IdPrefix = "ws" | "key" | "con" | "tkt" | "conv" | "msg" | "we" | "evt" | "req" | "att";
@@ -26,6 +27,10 @@ let lastRandom = 0n;
  * earlier ones, even within one millisecond, so "newest first" is "highest id first".
  */
 export function newId(prefix: IdPrefix, now = Date.now()): string {
+  const replayable = replayableIds.getStore();
+  // Not API keys: a replayed key id would need the key itself, which is never stored, so a
+  // retried key creation makes a new key (the lost answer's key is never seen, and unusable).
+  if (replayable && prefix !== "key") return replayable.next(prefix);
   if (now <= lastTime) {
     lastRandom += 1n;
     if (lastRandom >= RANDOM_SPACE) {
@@ -37,6 +42,41 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
     lastRandom = BigInt(`0x${randomBytes(11).toString("hex")}`) % (RANDOM_SPACE / 2n);
   }
   return `${prefix}_${encode(BigInt(lastTime), TIME_LENGTH)}${encode(lastRandom, RANDOM_LENGTH)}`;
+}
+
+/**
+ * The ids of one request, the same each time it runs: the n-th id of each type is made from the
+ * request's seed, stamped with the time it first ran.
+ */
+class ReplayableIds {
+  private readonly counts = new Map<IdPrefix, bigint>();
+  constructor(
+    private readonly seed: string,
+    private readonly firstRunAt: number,
+  ) {}
+
+  next(prefix: IdPrefix): string {
+    const n = this.counts.get(prefix) ?? 0n;
+    this.counts.set(prefix, n + 1n);
+    // A base from the seed in the lower half of the space, plus the count: a request's ids of
+    // one type still sort in the order it made them, as newId's do.
+    const digest = createHash("sha256").update(`${this.seed}\n${prefix}`).digest("hex").slice(0, 22);
+    const base = BigInt(`0x${digest}`) % (RANDOM_SPACE / 2n);
+    return `${prefix}_${encode(BigInt(this.firstRunAt), TIME_LENGTH)}${encode(base + n, RANDOM_LENGTH)}`;
+  }
+}
+
+const replayableIds = new AsyncLocalStorage<ReplayableIds>();
+
+/**
+ * Runs `work` so that every `newId` inside it is derived from `seed` (random, kept with the
+ * idempotency key) and `firstRunAt` instead of the clock and chance. An idempotent request runs this way (http/idempotency.ts): if its process
+ * dies after the write but before the answer is stored, the retry that takes its key over makes
+ * the very same ids, so its insert finds the record the first run made instead of making a
+ * second one (and a second `*.created`).
+ */
+export function withReplayableIds<T>(seed: string, firstRunAt: number, work: () => Promise<T>): Promise<T> {
+  return replayableIds.run(new ReplayableIds(seed, firstRunAt), work);
 }
 
 /** Does `value` look like an id of this type? (Cheap check before touching the database.) */

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
 import type { IdempotencyKeys } from "../db/idempotency.js";
+import { withReplayableIds } from "../domain/ids.js";
 import { AppError, errorBody } from "../errors.js";
 
 /**
@@ -25,8 +26,9 @@ function canonical(value: unknown): string {
  * `Idempotency-Key` on every POST (DESIGN.md §3, Stripe's semantics): the same key and request
  * replays the first response with `Idempotent-Replayed: true` and no second side effect; the same
  * key with another request is 422; while the first still runs, 409. 5xx answers are not kept,
- * so the client can retry them. Runs after validation: a request rejected as malformed did not
- * start, and keeps no key.
+ * so the client can retry them. A run that takes over the key of a run that died makes the same
+ * ids, so whatever the first run created is found again rather than created twice. Runs after
+ * validation: a request rejected as malformed did not start, and keeps no key.
  */
 export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) => string) {
   return async (ctx: Context, next: Next) => {
@@ -62,7 +64,9 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
     }
 
     try {
-      await next();
+      // A run that took the key over after a crash makes the first run's ids, so a record that
+      // run already wrote is found, not made twice (db/records.ts `insertNew`).
+      await withReplayableIds(claim.seed, claim.firstRunAt.getTime(), next);
     } catch (error) {
       if (error instanceof AppError && error.status < 500) {
         await keys.complete(id, claim.owner, {
