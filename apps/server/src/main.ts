@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const deliveryReady = new Promise<WebhookDelivery>((done) => {
     deliveryBuilt = done;
   });
-  store.relay.addHook(async (event) => (await deliveryReady).enqueue(event));
+  store.relay.addHook(async (event, run) => (await deliveryReady).enqueue(event, run));
 
   const stopping = new AbortController();
   const indexesReady = database.connectUntilReady(() => ensureIndexes(store), logger, stopping.signal);

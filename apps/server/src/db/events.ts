@@ -48,12 +48,18 @@ export class Events {
     }
   }
 
-  /** `record` for many events in one round trip; those stored already are left as they are. */
-  async recordMany(events: StoredEvent[]): Promise<void> {
+  /**
+   * `record` for many events in one round trip; those stored already are left as they are.
+   * Returns, per event, whether it was stored already (an earlier relay recorded it).
+   */
+  async recordMany(events: StoredEvent[]): Promise<boolean[]> {
     try {
       await this.collection.insertMany(events, { ordered: false });
+      return events.map(() => false);
     } catch (error) {
-      if (!duplicateKeyIndexes(error)) throw error;
+      const duplicates = duplicateKeyIndexes(error);
+      if (!duplicates) throw error;
+      return events.map((_, i) => duplicates.includes(i));
     }
   }
 

@@ -33,8 +33,10 @@ const DRAINED = { $or: [{ pending_events: { $exists: false } }, { pending_events
  * Runs for every relayed event, after it is in `events` and before its pending copy is removed,
  * so a failure (or a crash) makes the relay run it again later. It must therefore be idempotent:
  * webhook delivery creates one job per (event, endpoint) keyed so that a second creation is a no-op.
+ * `again` says that the event was recorded already: an earlier relay may have run the hooks (a
+ * second creation is then no longer a no-op once the first job finished and went away).
  */
-export type RelayHook = (event: StoredEvent) => Promise<void>;
+export type RelayHook = (event: StoredEvent, relay: { again: boolean }) => Promise<void>;
 
 type Outboxed = { _id: string; pending_events?: StoredEvent[] };
 
@@ -178,12 +180,15 @@ export class EventRelay {
   private async relayAll(documents: PendingDocument[]): Promise<void> {
     const events = documents.flatMap((d) => d.events);
     if (events.length === 0) return;
-    await this.events.recordMany(events);
+    // `again`: the event was in `events` already, so an earlier relay of it ran (or began to run)
+    // the hooks: this one repeats them.
+    const recordedBefore = await this.events.recordMany(events);
     // The events of a round are independent (each hook is idempotent per event), so their hooks
     // run side by side: a round of 30 creates waits for one job insert, not for 30 in a row.
     await Promise.all(
-      events.map(async (event) => {
-        for (const hook of this.hooks) await hook(event);
+      events.map(async (event, i) => {
+        const relay = { again: recordedBefore[i] === true };
+        for (const hook of this.hooks) await hook(event, relay);
       }),
     );
     const byCollection = new Map<string, PendingDocument[]>();

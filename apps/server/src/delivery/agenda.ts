@@ -168,8 +168,9 @@ export class WebhookDelivery {
   /**
    * The relay hook (db/outbox.ts): one job per enabled endpoint subscribed to the event's type,
    * due now. Idempotent: the job's `_id` is derived from the delivery and inserted only once.
+   * A relay that runs `again` marks the job to check the attempts log first (see `recheck`).
    */
-  async enqueue(event: StoredEvent): Promise<void> {
+  async enqueue(event: StoredEvent, relay: { again: boolean } = { again: false }): Promise<void> {
     const endpoints = await this.store.webhookEndpoints.subscribedTo(event.workspace_id, event.type);
     await Promise.all(
       endpoints.map(async (endpoint) => {
@@ -180,6 +181,7 @@ export class WebhookDelivery {
           attempt: 0,
           event_type: event.type,
           payload: event.payload,
+          ...(relay.again ? { recheck: true } : {}),
         };
         const job = this.agenda
           .create(DELIVERY_JOB, data)

@@ -29,6 +29,12 @@ export interface DeliveryJobData {
    */
   event_type?: EventType;
   payload?: string;
+  /**
+   * Made by a relay that ran again (the event was recorded before): the delivery may have been
+   * made by an earlier job, which finished and was removed, so the first attempt checks the
+   * attempts log before it sends. Jobs of a first relay, nearly all, skip that read.
+   */
+  recheck?: boolean;
 }
 
 /** The parts of the event an attempt sends: from the job, or from `events` for older jobs. */
@@ -110,7 +116,7 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
     // same event later (the sweep overtaking a slow writer, a writer that crashed after its
     // hooks) creates a new job, which starts counting at 1 again. That attempt being recorded
     // already means the delivery was made: this job must not send it a second time.
-    attempt === 1 ? store.deliveryAttempts.exists(eventId, endpointId, 1) : false,
+    attempt === 1 && job.attrs.data.recheck ? store.deliveryAttempts.exists(eventId, endpointId, 1) : false,
   ]);
   if (madeBefore) {
     logger.info({ eventId, endpointId }, "delivery already made by an earlier job; not sending again");

@@ -21,7 +21,10 @@ export interface MetricsWiring {
 /** The metrics of one server process, wired to its store and database. */
 export function createMetrics({ store, database, pendingJobs, processMetrics }: MetricsWiring): Metrics {
   const metrics = new Metrics({ processMetrics });
-  store.relay.addHook(async (event) => metrics.eventRecorded(event.type));
+  // Counted once per event, not per relay of it.
+  store.relay.addHook(async (event, { again }) => {
+    if (!again) metrics.eventRecorded(event.type);
+  });
   metrics.watch(databaseGaugeSources(store, database, pendingJobs));
   return metrics;
 }

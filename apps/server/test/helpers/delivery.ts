@@ -66,7 +66,7 @@ export async function startDeployment(env: Record<string, string> = {}): Promise
   const relay = new EventRelay(db, events, { immediate: true, logger });
   // The enqueuing half of delivery, exactly as an API process runs it.
   const delivery = new WebhookDelivery(db, createStore(db, config, logger), config, logger);
-  relay.addHook((event) => delivery.enqueue(event));
+  relay.addHook((event, run) => delivery.enqueue(event, run));
   const outbox = db.collection<{ _id: string; pending_events?: StoredEvent[] }>("test_outbox");
   return {
     databaseName,
