@@ -2,7 +2,8 @@ import type { Collection, Db } from "mongodb";
 import type { EventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import type { Schema } from "../spec/types.js";
-import { duplicateKeyIndexes, isDuplicateKey } from "./errors.js";
+import { isDuplicateKey } from "./errors.js";
+import { insertManyOnce } from "./insert-once.js";
 import { newestFirst, type Page } from "./records.js";
 
 /**
@@ -83,14 +84,8 @@ export class DeliveryAttempts {
    */
   async recordMany(inputs: DeliveryAttemptInput[]): Promise<boolean[]> {
     const docs = inputs.map((input) => ({ _id: newId("att", input.created_at.getTime()), ...input }));
-    try {
-      await this.collection.insertMany(docs, { ordered: false });
-      return docs.map(() => true);
-    } catch (error) {
-      const duplicates = duplicateKeyIndexes(error);
-      if (!duplicates) throw error;
-      return docs.map((_, i) => !duplicates.includes(i));
-    }
+    const recordedBefore = await insertManyOnce(this.collection, docs);
+    return recordedBefore.map((before) => !before);
   }
 
   /** Is that attempt of the delivery recorded? (A unique-index lookup.) */

@@ -1,7 +1,8 @@
 import type { Collection, Db } from "mongodb";
 import type { EventType, StoredEvent } from "../domain/events.js";
 import type { Schema } from "../spec/types.js";
-import { duplicateKeyIndexes, isDuplicateKey } from "./errors.js";
+import { isDuplicateKey } from "./errors.js";
+import { insertManyOnce } from "./insert-once.js";
 import { newestFirst, notFound, type Page } from "./records.js";
 
 /**
@@ -52,15 +53,8 @@ export class Events {
    * `record` for many events in one round trip; those stored already are left as they are.
    * Returns, per event, whether it was stored already (an earlier relay recorded it).
    */
-  async recordMany(events: StoredEvent[]): Promise<boolean[]> {
-    try {
-      await this.collection.insertMany(events, { ordered: false });
-      return events.map(() => false);
-    } catch (error) {
-      const duplicates = duplicateKeyIndexes(error);
-      if (!duplicates) throw error;
-      return events.map((_, i) => duplicates.includes(i));
-    }
+  recordMany(events: StoredEvent[]): Promise<boolean[]> {
+    return insertManyOnce(this.collection, events);
   }
 
   async get(workspaceId: string, id: string): Promise<EventDoc> {
