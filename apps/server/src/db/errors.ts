@@ -2,9 +2,11 @@ import {
   MongoBulkWriteError,
   MongoNetworkError,
   MongoNotConnectedError,
+  MongoServerClosedError,
   MongoServerError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
+  MongoUnexpectedServerResponseError,
 } from "mongodb";
 
 /**
@@ -28,13 +30,25 @@ export function duplicateKeyIndexes(error: unknown): number[] | undefined {
   return failures.map((failure) => failure.index);
 }
 
-/** The database cannot be reached right now (network, server selection, pool cleared, closed). */
+// Connection-pool errors the driver does not export: a pool closed under an operation while the
+// server was being reconnected, or no connection free in time. Known by name only.
+const POOL_ERRORS = new Set(["MongoPoolClosedError", "MongoWaitQueueTimeoutError"]);
+
+/**
+ * The database cannot be reached right now (network, server selection, pool cleared or closed,
+ * a reply cut short): a 503 the client may retry, never a 500. The crash trials cut the
+ * database's connections under load and once saw a 500 from a driver error outside this list
+ * (its class was not logged); these are the transient ones the driver can raise then.
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
   return (
     // Timeouts and a cleared pool (PoolClearedError) are network errors too.
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||
     error instanceof MongoNotConnectedError ||
-    error instanceof MongoTopologyClosedError
+    error instanceof MongoTopologyClosedError ||
+    error instanceof MongoServerClosedError ||
+    error instanceof MongoUnexpectedServerResponseError ||
+    (error instanceof Error && POOL_ERRORS.has(error.name))
   );
 }
