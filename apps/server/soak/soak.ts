@@ -159,11 +159,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (options.outageMs > 0) {
       await sleep(1000);
       log(`outage: cutting the database for ${options.outageMs} ms while writing`);
-      writer.setPhase("outage");
+      // Answers count under the phase they arrive in, so "outage" starts once the cut is made
+      // and ends before the database is back. The other way round, an answer in flight at the
+      // cut, or one to a request that waited the outage out, landed in it as a rightful 200.
       await proxy.cut();
+      writer.setPhase("outage");
       await sleep(options.outageMs);
-      await proxy.open();
       writer.setPhase("recovery");
+      await proxy.open();
       await sleep(Math.max(3000, options.outageMs / 2));
       progress("outage");
     }
