@@ -27,7 +27,7 @@ here="$(cd "$(dirname "$0")" && pwd)/mongo-java-server"
 cache="${DESKLINE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/deskline}"
 # The directory is named after what it is built from, so a changed pom or launcher installs anew
 # and two checkouts of different versions never overwrite each other.
-stamp=$(cat "$here/pom.xml" "$here/Launcher.java" | sha256sum | cut -c1-16)
+stamp=$(cat "$here/pom.xml" "$here"/*.java | sha256sum | cut -c1-16)
 target="$cache/mongo-java-server-$stamp"
 
 if [ -f "$target/classes/Launcher.class" ]; then
@@ -48,7 +48,7 @@ mvn -q -B --no-transfer-progress -Dstyle.color=never -f "$here/pom.xml" \
   org.apache.maven.plugins:maven-dependency-plugin:3.8.1:copy-dependencies \
   -DoutputDirectory="$work/lib" -DincludeScope=runtime >&2 ||
   give_up "Maven could not fetch the jars from Maven Central (see above)"
-javac -nowarn -d "$work/classes" -cp "$work/lib/*" "$here/Launcher.java" >&2 ||
+javac -nowarn -d "$work/classes" -cp "$work/lib/*" "$here"/*.java >&2 ||
   give_up "the launcher did not compile (see above)"
 
 # Renamed into place in one step: a concurrent install either wins or finds it done.
