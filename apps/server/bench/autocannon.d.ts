@@ -69,11 +69,20 @@ declare module "autocannon" {
     statusCodeStats: Record<string, { count: number }>;
   }
 
+  /**
+   * In a worker thread, an Instance resolves with this raw form (encoded histograms) instead of
+   * a Result; `aggregateResult([raw], options)` makes the Result.
+   */
+  type RawResult = Record<string, unknown>;
+
   interface Instance extends EventEmitter, PromiseLike<Result> {
     stop(): void;
   }
 
   function autocannon(options: Options): Instance;
+  namespace autocannon {
+    function aggregateResult(results: RawResult[], options: Options): Result;
+  }
   export default autocannon;
-  export type { Instance, Options, RawRequest, Request, Result };
+  export type { Instance, Options, RawRequest, RawResult, Request, Result };
 }

@@ -1,12 +1,13 @@
 import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/db/contacts.js";
 import { Tombstones } from "../src/db/tombstones.js";
 import { newId } from "../src/domain/ids.js";
-import { type BenchContext, seedRelay } from "./environment.js";
+import { type BenchContext, type RequestContext, seedRelay } from "./environment.js";
+import { getByIdFloor } from "./http-floor.js";
 import type { Dataset, Scenario } from "./scenario.js";
 import { getByIdBaseline, patchByVersionBaseline, seededId } from "./seeded.js";
 
 /** A contact as a client typically creates one: a few fields, one of them unique. */
-export const contactBody = (n: number, { runId }: BenchContext) => ({
+export const contactBody = (n: number, { runId }: RequestContext) => ({
   name: `Bench Contact ${n}`,
   email: `bench-${runId}-${n}@example.com`,
   phone: "+14155550100",
@@ -42,7 +43,7 @@ function contactsDataset(count: number): Dataset {
 const small = contactsDataset(1_000);
 const large = contactsDataset(10_000);
 /** One of the seeded contacts, a different one each request. */
-const seededPath = (n: number, context: BenchContext) => `/open/v1/contacts/${seededId(n, context)}`;
+const seededPath = (n: number, context: RequestContext) => `/open/v1/contacts/${seededId(n, context)}`;
 
 const listBaseline = {
   label: "find({workspace_id}).sort({_id:-1}).limit(11)",
@@ -76,6 +77,7 @@ export const contactScenarios: Scenario[] = [
     path: "/open/v1/contacts/{id}",
     pathOf: seededPath,
     baseline: getByIdBaseline("contacts"),
+    floor: getByIdFloor("contacts"),
   },
   {
     name: "patch-contact",

@@ -2,7 +2,7 @@ import { Contacts } from "../src/db/contacts.js";
 import { type ConversationDoc, Conversations } from "../src/db/conversations.js";
 import { type MessageDoc, Messages, newMessage } from "../src/db/messages.js";
 import { Tombstones } from "../src/db/tombstones.js";
-import { type BenchContext, seedRelay } from "./environment.js";
+import { type RequestContext, seedRelay } from "./environment.js";
 import type { Dataset, Scenario } from "./scenario.js";
 import { seededId } from "./seeded.js";
 
@@ -55,7 +55,7 @@ function conversationsDataset(count: number): Dataset {
 
 const dataset = conversationsDataset(1_000);
 
-const messagesPath = (n: number, context: BenchContext) =>
+const messagesPath = (n: number, context: RequestContext) =>
   `/open/v1/conversations/${seededId(n, context)}/messages`;
 
 export const conversationScenarios: Scenario[] = [

@@ -9,22 +9,31 @@ import { EventRelay } from "../src/db/outbox.js";
 import { createLogger } from "../src/logger.js";
 import { startTestServer } from "../test/helpers/server.js";
 
-/** What a scenario's seed, bodies and baseline get to work with. */
-export interface BenchContext {
+/**
+ * What a scenario's paths and bodies are made from: plain values only, because the load generator
+ * runs in a thread of its own (load-worker.ts) and gets a copy.
+ */
+export interface RequestContext {
   /** `http://127.0.0.1:<port>`; the benchmark targets nothing else. */
   baseUrl: string;
   /** A key of `workspaceId` with every scope. */
   apiKey: string;
   workspaceId: string;
+  /** Differs per run: generated emails stay unique even on a reused MONGODB_URI deployment. */
+  runId: string;
+  /** The ids the scenario's dataset made, if it has one. */
+  seededIds: string[];
+  /** A contact the scenario's records point at, if its seed made one (tickets do). */
+  contactId?: string;
+}
+
+/** What a scenario's seed and baseline get to work with. */
+export interface BenchContext extends RequestContext {
   /**
    * The server's database through a client built like the server's (same pool size), so the
    * baseline measures the driver, not a differently tuned client.
    */
   db: Db;
-  /** Differs per run: generated emails stay unique even on a reused MONGODB_URI deployment. */
-  runId: string;
-  /** The ids the scenario's dataset made, if it has one. */
-  seededIds: string[];
   /** One API request with the bench key; throws, naming the answer, unless it is 2xx. */
   api<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
 }
@@ -42,8 +51,9 @@ export const newRunId = () => `${Date.now().toString(36)}${randomBytes(3).toStri
  * A server for one scenario, exactly as the tests run it (test/helpers/server.ts: a real HTTP
  * server on 127.0.0.1, logger "warn", rate limiting off) on a database of its own, with a
  * workspace and a key made through the admin API. A fresh database per scenario keeps its
- * numbers independent of the scenarios before it (on mongo-java-server, a query that is not by `_id`
- * alone scans its whole collection, so what others inserted would slow it down). `stop()` drops
+ * numbers independent of the scenarios before it (on mongo-java-server, most queries other than
+ * lists and lookups by id scan their whole collection, so what others inserted would slow them
+ * down). `stop()` drops
  * the database, so a MONGODB_URI deployment keeps nothing.
  */
 export async function startScenarioServer(

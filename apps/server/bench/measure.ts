@@ -1,7 +1,8 @@
 import { createHistogram } from "node:perf_hooks";
-import autocannon, { type Request } from "autocannon";
+import { Worker } from "node:worker_threads";
 import { profiled } from "./cpu-profile.js";
-import type { BenchContext } from "./environment.js";
+import type { RequestContext } from "./environment.js";
+import type { LoadOrder } from "./load-worker.js";
 import type { Scenario } from "./scenario.js";
 
 export interface Measurement {
@@ -24,68 +25,50 @@ const SAMPLES = 3;
 // One counter for the whole run: every `n` handed to bodies and baselines is unique.
 let counter = 0;
 const next = () => counter++;
+/** Numbers for one load run: more than any run sends (it would need 10^9 requests). */
+const RESERVED_PER_LOAD = 1e9;
 
-/** Drives the scenario's request with autocannon for `seconds` over `connections` connections. */
+/**
+ * Drives the scenario's request with autocannon for `seconds` over `connections` connections,
+ * from a worker thread (load-worker.ts), so that this thread is the server's alone.
+ */
 export async function measureApi(
   scenario: Scenario,
-  context: BenchContext,
+  context: RequestContext,
   connections: number,
   seconds: number,
   signal: AbortSignal,
 ): Promise<Measurement> {
-  const failures: string[] = [];
-  const note = (text: string) => {
-    if (failures.length < SAMPLES) failures.push(text);
-  };
-  const { bodyOf } = scenario;
-  const hasBody = bodyOf !== undefined || scenario.body !== undefined;
-  const request: Request = {
-    method: scenario.method,
-    path: scenario.path,
-    headers: {
-      authorization: `Bearer ${context.apiKey}`,
-      ...(hasBody ? { "content-type": "application/json" } : {}),
-    },
-    onResponse(status, body) {
-      if (status < 200 || status > 299) note(`HTTP ${status}: ${body.slice(0, 300)}`);
-    },
-  };
-  const { pathOf } = scenario;
-  if (scenario.body !== undefined) request.body = JSON.stringify(scenario.body);
-  if (bodyOf || pathOf) {
-    request.setupRequest = (raw) => {
-      const n = next();
-      return {
-        ...raw,
-        ...(pathOf ? { path: pathOf(n, context) } : {}),
-        ...(bodyOf ? { body: JSON.stringify(bodyOf(n, context)) } : {}),
-      };
-    };
-  }
-
-  const instance = autocannon({
-    url: context.baseUrl,
+  const firstN = counter;
+  counter += RESERVED_PER_LOAD;
+  const { baseUrl, apiKey, workspaceId, runId, seededIds, contactId } = context;
+  const order: LoadOrder = {
+    scenario: scenario.name,
+    context: { baseUrl, apiKey, workspaceId, runId, seededIds, contactId },
     connections,
-    duration: seconds,
-    requests: [request],
-  });
-  instance.on("reqError", (error: Error) => note(`request error: ${error.message}`));
-  const stop = () => instance.stop();
+    seconds,
+    firstN,
+  };
+  return profiled(`${scenario.name}-api-${connections}`, () => inWorker(order, signal));
+}
+
+const loadWorker = new URL("./load-worker.ts", import.meta.url).href;
+// A worker does not inherit tsx's loader; this registers it, then imports the worker's module.
+const bootstrap = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
+  .then(({ tsImport }) => tsImport(${JSON.stringify(loadWorker)}, ${JSON.stringify(loadWorker)}))`;
+
+function inWorker(order: LoadOrder, signal: AbortSignal): Promise<Measurement> {
+  const worker = new Worker(bootstrap, { eval: true, workerData: order });
+  const stop = () => worker.postMessage("stop");
   signal.addEventListener("abort", stop, { once: true });
-  try {
-    const result = await profiled(`${scenario.name}-api-${connections}`, async () => instance);
-    return {
-      perSecond: result.requests.total / result.duration,
-      p50: result.latency.p50,
-      p99: result.latency.p99,
-      completed: result.requests.total,
-      non2xx: result.non2xx,
-      errors: result.errors + result.timeouts,
-      failures,
-    };
-  } finally {
+  return new Promise<Measurement>((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`the load worker exited (${code}) without a result`)));
+  }).finally(() => {
     signal.removeEventListener("abort", stop);
-  }
+    void worker.terminate();
+  });
 }
 
 /**

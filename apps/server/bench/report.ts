@@ -7,6 +7,8 @@ export interface Row {
   /** What the driver did, e.g. `insertOne`. */
   baseline: string;
   driver: Measurement;
+  /** The same load on a bare HTTP server doing the driver's work (scenarios that have one). */
+  floor?: { label: string; measured: Measurement };
 }
 
 export interface Report {
@@ -19,14 +21,26 @@ export interface Report {
   failures: string[];
 }
 
-const ratio = (row: Row) => (row.driver.perSecond > 0 ? row.api.perSecond / row.driver.perSecond : 0);
+const ratioOf = (api: Measurement, to: Measurement) => (to.perSecond > 0 ? api.perSecond / to.perSecond : 0);
+const ratio = (row: Row) => ratioOf(row.api, row.driver);
 const fixed = (value: number, digits: number) => value.toFixed(digits);
 // A slow rate keeps a decimal, so that 0.4/s does not read as nothing.
 const rate = (value: number) => fixed(value, value < 10 ? 1 : 0);
 
 /** The table for people: one line per scenario and connection count. */
 export function formatTable(report: Report): string {
-  const header = ["scenario", "conns", "API req/s", "p50 ms", "p99 ms", "non-2xx", "raw ops/s", "API/raw"];
+  const header = [
+    "scenario",
+    "conns",
+    "API req/s",
+    "p50 ms",
+    "p99 ms",
+    "non-2xx",
+    "raw ops/s",
+    "API/raw",
+    "floor req/s",
+    "API/floor",
+  ];
   // Nothing completed within the window: there is no latency to show, and the rate is "< 1/window".
   const none = (m: Measurement) => m.completed === 0;
   const lines = report.rows.map((row) => [
@@ -38,6 +52,8 @@ export function formatTable(report: Report): string {
     String(row.api.non2xx + row.api.errors),
     rate(row.driver.perSecond),
     none(row.api) || none(row.driver) ? "—" : `${fixed(ratio(row), 2)}×`,
+    row.floor ? rate(row.floor.measured.perSecond) : "",
+    row.floor ? `${fixed(ratioOf(row.api, row.floor.measured), 2)}×` : "",
   ]);
   const starved = report.rows.filter((row) => none(row.api) || none(row.driver));
   const widths = header.map((title, i) =>
@@ -49,6 +65,9 @@ export function formatTable(report: Report): string {
       .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
       .join("  ");
   const baselines = [...new Map(report.rows.map((row) => [row.scenario, row.baseline])).entries()];
+  const floors = [
+    ...new Map(report.rows.flatMap((row) => (row.floor ? [[row.scenario, row.floor.label]] : []))).entries(),
+  ];
   return [
     `Deskline server benchmark: ${report.seconds} s per measurement; ${report.database}; Node ${report.node}, ${report.cpus} CPUs`,
     "",
@@ -58,8 +77,15 @@ export function formatTable(report: Report): string {
     "",
     "raw = the MongoDB driver alone on the same database, as many operations in flight as connections:",
     ...baselines.map(([scenario, baseline]) => `  ${scenario}: ${baseline}`),
-    "non-2xx counts connection errors and timeouts too; latencies include the load generator,",
-    "which runs in the server's process.",
+    ...(floors.length
+      ? [
+          "floor = a bare node:http server (no framework, key, validation or logs) doing the raw work, under",
+          "the same load: the most any HTTP API could serve here; API/floor is what our code costs:",
+          ...floors.map(([scenario, label]) => `  ${scenario}: ${label}`),
+        ]
+      : []),
+    "non-2xx counts connection errors and timeouts too. The load generator (autocannon) runs in a",
+    "worker thread of the bench's process, on the same two cores as the server and the database.",
     ...(starved.length
       ? [
           `—: no operation completed within ${report.seconds} s (${starved.map((r) => `${r.scenario} × ${r.connections}`).join(", ")});`,
@@ -84,6 +110,10 @@ export function toJson(report: Report): string {
         api: summary(row.api),
         raw: { operation: row.baseline, ...summary(row.driver) },
         ratio: Math.round(ratio(row) * 1000) / 1000,
+        ...(row.floor && {
+          floor: { server: row.floor.label, ...summary(row.floor.measured) },
+          floor_ratio: Math.round(ratioOf(row.api, row.floor.measured) * 1000) / 1000,
+        }),
       })),
       failures: report.failures,
     },

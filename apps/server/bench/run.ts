@@ -87,17 +87,38 @@ async function main(): Promise<number> {
       await measureApi(scenario, context, WARMUP_CONNECTIONS, WARMUP_SECONDS, signal),
     );
     await settle();
-    for (const connections of CONNECTIONS) {
-      if (signal.aborted) break;
-      log(`${scenario.name}: ${connections} connections…`);
-      const api = await measureApi(scenario, context, connections, seconds, signal);
-      check(`${scenario.name} × ${connections}`, api);
-      await settle();
-      const driver = await measureDriver(operation, connections, seconds, signal);
-      check(`${scenario.name} raw × ${connections}`, driver);
-      if (signal.aborted) break; // a cut-short measurement is not a result
-      const baseline = scenario.baseline.label;
-      report.rows.push({ scenario: scenario.name, connections, api, baseline, driver });
+    const floor = await scenario.floor?.start(context);
+    try {
+      for (const connections of CONNECTIONS) {
+        if (signal.aborted) break;
+        log(`${scenario.name}: ${connections} connections…`);
+        const api = await measureApi(scenario, context, connections, seconds, signal);
+        check(`${scenario.name} × ${connections}`, api);
+        await settle();
+        let floorMeasurement: Measurement | undefined;
+        if (floor) {
+          const atFloor = { ...context, baseUrl: floor.baseUrl };
+          floorMeasurement = await measureApi(scenario, atFloor, connections, seconds, signal);
+          check(`${scenario.name} floor × ${connections}`, floorMeasurement);
+          await settle();
+        }
+        const driver = await measureDriver(operation, connections, seconds, signal);
+        check(`${scenario.name} raw × ${connections}`, driver);
+        if (signal.aborted) break; // a cut-short measurement is not a result
+        const baseline = scenario.baseline.label;
+        report.rows.push({
+          scenario: scenario.name,
+          connections,
+          api,
+          baseline,
+          driver,
+          ...(floorMeasurement && {
+            floor: { label: scenario.floor?.label ?? "", measured: floorMeasurement },
+          }),
+        });
+      }
+    } finally {
+      await floor?.stop();
     }
   };
 
@@ -166,7 +187,7 @@ function groupByDataset(scenarios: Scenario[]): Scenario[][] {
 
 /**
  * autocannon drops the requests still in flight when it stops, but the server goes on with them
- * and the database may be busy with their queries for seconds (a list on mongo-java-server is a full scan).
+ * and the database may be busy with their queries for a while (most queries scan on mongo-java-server).
  * One more API request waits for the server's pool queue to pass (first come, first served);
  * then the baseline operation is timed until it is about as fast as on an idle database, so the
  * next measurement does not pay for this one.

@@ -1,4 +1,4 @@
-import type { BenchContext } from "./environment.js";
+import type { BenchContext, RequestContext } from "./environment.js";
 
 /**
  * One API operation to measure, and the raw driver operation it is compared with. The runner
@@ -12,14 +12,15 @@ export interface Scenario {
   /** Path and query string, e.g. `/open/v1/contacts?limit=10`. */
   path: string;
   /** A path per request instead (e.g. one of the seeded records), with `n` as for `bodyOf`. */
-  pathOf?: (n: number, context: BenchContext) => string;
+  pathOf?: (n: number, context: RequestContext) => string;
   /** One JSON body sent with every request. */
   body?: unknown;
   /**
    * A JSON body per request (autocannon's `setupRequest`): `n` never repeats within a run, so
-   * values that must be unique (emails, external ids) do not collide.
+   * values that must be unique (emails, external ids) do not collide. It runs in the load
+   * generator's thread, so it sees only the plain values of a RequestContext.
    */
-  bodyOf?: (n: number, context: BenchContext) => unknown;
+  bodyOf?: (n: number, context: RequestContext) => unknown;
   /** Runs once before the scenario is measured, e.g. to create the records a list reads. */
   seed?: (context: BenchContext) => Promise<void>;
   /**
@@ -28,6 +29,21 @@ export interface Scenario {
    */
   dataset?: Dataset;
   baseline: Baseline;
+  /** A bare HTTP server doing the baseline's work, measured under the same load (http-floor.ts). */
+  floor?: Floor;
+}
+
+/** What `floor` starts: a server the load can be pointed at instead of the API. */
+export interface FloorServer {
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface Floor {
+  /** For the report, e.g. `node:http + findOne(…)`. */
+  label: string;
+  /** Started after the scenario's seed, stopped after its measurements. */
+  start(context: BenchContext): Promise<FloorServer>;
 }
 
 /** The driver operation closest to what the API call does for its client. */

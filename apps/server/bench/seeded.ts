@@ -1,5 +1,5 @@
 import type { Document } from "mongodb";
-import type { BenchContext } from "./environment.js";
+import type { RequestContext } from "./environment.js";
 import type { Baseline } from "./scenario.js";
 
 /**
@@ -8,7 +8,7 @@ import type { Baseline } from "./scenario.js";
  */
 
 /** One of the dataset's records, spread over all of them (7919 is prime, so no short cycles). */
-export function seededId(n: number, { seededIds }: BenchContext): string {
+export function seededId(n: number, { seededIds }: Pick<RequestContext, "seededIds">): string {
   return seededIds[(n * 7919) % seededIds.length] as string;
 }
 

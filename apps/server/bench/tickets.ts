@@ -1,6 +1,7 @@
 import type { TicketDoc } from "../src/db/tickets.js";
 import { newId } from "../src/domain/ids.js";
-import { type BenchContext, seedMany } from "./environment.js";
+import { type BenchContext, type RequestContext, seedMany } from "./environment.js";
+import { getByIdFloor } from "./http-floor.js";
 import type { Dataset, Scenario } from "./scenario.js";
 import { getByIdBaseline, patchByVersionBaseline, seededId } from "./seeded.js";
 
@@ -9,25 +10,22 @@ const STATUSES = ["New", "On you", "New", "Solved"] as const;
 
 /**
  * The contact every bench ticket points at (so creates pay for the `contact_id` check, as real
- * ones do), one per workspace: each scenario runs in a workspace (and database) of its own.
+ * ones do), made once per context: each scenario runs in a workspace (and database) of its own.
  */
-const contactIds = new Map<string, string>();
 async function ensureContact(context: BenchContext): Promise<string> {
-  let id = contactIds.get(context.workspaceId);
-  if (!id) {
+  if (!context.contactId) {
     const body = { name: `Ticket bench ${context.runId}` };
-    id = (await context.api<{ id: string }>("POST", "/open/v1/contacts", body)).id;
-    contactIds.set(context.workspaceId, id);
+    context.contactId = (await context.api<{ id: string }>("POST", "/open/v1/contacts", body)).id;
   }
-  return id;
+  return context.contactId;
 }
 
 /** A ticket as a client typically creates one: linked to a contact, a few labels. */
-const ticketBody = (n: number, context: BenchContext) => ({
+const ticketBody = (n: number, context: RequestContext) => ({
   subject: `Bench ticket ${n}`,
   priority: n % 2 ? "normal" : "high",
   category: "billing",
-  contact_id: contactIds.get(context.workspaceId),
+  contact_id: context.contactId,
   tags: ["bench", `cohort-${n % 10}`],
 });
 
@@ -44,7 +42,7 @@ const dataset: Dataset = {
     }));
   },
 };
-const seededPath = (n: number, context: BenchContext) => `/open/v1/tickets/${seededId(n, context)}`;
+const seededPath = (n: number, context: RequestContext) => `/open/v1/tickets/${seededId(n, context)}`;
 
 export const ticketScenarios: Scenario[] = [
   {
@@ -94,7 +92,7 @@ export const ticketScenarios: Scenario[] = [
         const workspaceId = newId("ws");
         return async (n) => {
           await contacts.countDocuments(
-            { _id: contactIds.get(context.workspaceId), workspace_id: context.workspaceId },
+            { _id: context.contactId, workspace_id: context.workspaceId },
             { limit: 1 },
           );
           const now = new Date();
@@ -117,6 +115,7 @@ export const ticketScenarios: Scenario[] = [
     path: "/open/v1/tickets/{id}",
     pathOf: seededPath,
     baseline: getByIdBaseline("tickets"),
+    floor: getByIdFloor("tickets"),
   },
   {
     name: "patch-ticket",
