@@ -1,6 +1,7 @@
 // `@deskline/webhook-verifier`: node:crypto for the sync functions, WebCrypto for the async twins.
 // Everything of `/web` (types, errors, async API) plus the sync functions.
 
+export { type DeliveryToSign, deliveryHeaders } from "./delivery-headers.js";
 export { type StandardWebhookHeaders, signStandardWebhook } from "./standard-webhooks.js";
 export { constructEvent, signPayload, verifySignature } from "./verify.js";
 export * from "./web.js";

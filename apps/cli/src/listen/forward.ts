@@ -1,11 +1,16 @@
 // POSTs one event to the developer's local receiver the way the server's webhook delivery does:
-// the stored body bytes, signed anew per attempt, on undici's `request` (which sends exactly the
-// headers given, follows no redirect, and is what the server's delivery uses). A receiver that is
+// the stored body bytes, signed anew per attempt by the verifier's `deliveryHeaders` (as the
+// server's are), on undici's `request` (which sends exactly the headers given, follows no
+// redirect, and is what the server's delivery uses). A receiver that is
 // down is retried a few times with a short backoff, then reported; nothing here throws for what
 // the receiver does.
 import { setTimeout as sleep } from "node:timers/promises";
+import { deliveryHeaders } from "@deskline/webhook-verifier";
 import { request } from "undici";
-import { deliveryHeaders } from "./headers.js";
+import { VERSION } from "../version.js";
+
+/** As the server's deliveries: `Deskline-Webhooks/<version>`. */
+const USER_AGENT = `Deskline-Webhooks/${VERSION}`;
 
 export interface ForwardRequest {
   url: string;
@@ -74,7 +79,7 @@ export async function forwardEvent(
       const response = await request(event.url, {
         method: "POST",
         body: event.payload,
-        headers: deliveryHeaders(event, new Date()),
+        headers: deliveryHeaders({ ...event, userAgent: USER_AGENT }),
         signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,

@@ -1,4 +1,4 @@
-import { signPayload, signStandardWebhook } from "@deskline/webhook-verifier";
+import { deliveryHeaders } from "@deskline/webhook-verifier";
 import type { Dispatcher } from "undici";
 import packageJson from "../../package.json" with { type: "json" };
 import { postWebhook } from "./http-client.js";
@@ -22,18 +22,6 @@ export interface AttemptRequest {
   secrets: string[];
 }
 
-/** The headers of a delivery signed at `now`. */
-export function deliveryHeaders(request: AttemptRequest, now: Date): Record<string, string> {
-  return {
-    "content-type": "application/json",
-    "user-agent": USER_AGENT,
-    "service-signature": signPayload(request.payload, request.secrets, { timestamp: now }),
-    "service-event": request.eventType,
-    "service-delivery": request.eventId,
-    ...signStandardWebhook(request.eventId, request.payload, request.secrets, { timestamp: now }),
-  };
-}
-
 export interface AttemptReport extends AttemptOutcome {
   startedAt: Date;
   durationMs: number;
@@ -51,7 +39,7 @@ export async function attemptDelivery(
     dispatcher,
     request.url,
     request.payload,
-    deliveryHeaders(request, startedAt),
+    deliveryHeaders({ ...request, secret: request.secrets, userAgent: USER_AGENT }, { timestamp: startedAt }),
     timeoutMs,
   );
   const durationMs = Math.round(performance.now() - started);
