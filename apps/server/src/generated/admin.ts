@@ -423,6 +423,12 @@ export type components = {
          * @enum {string}
          */
         ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
+        /**
+         * @description Only with `email_taken` and `external_id_taken`: the id of the contact that already holds
+         *     the value (`param` names the field). Update that contact instead, or free the value first.
+         * @example con_2bXkq9TmR4vN8sLw
+         */
+        HolderId: string;
         /** @description The body of every error response. */
         Error: {
             error: {
@@ -442,6 +448,7 @@ export type components = {
                 message: string;
                 /** @description The body field (dotted path, e.g. `address.city`) or query parameter at fault, when there is one. */
                 param?: string;
+                holder_id?: components["schemas"]["HolderId"];
                 /** @description Same as the `Request-Id` response header. */
                 request_id: string;
             };

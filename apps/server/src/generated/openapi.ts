@@ -779,6 +779,7 @@ export type components = {
                 message: string;
                 /** @description The body field (dotted path, e.g. `address.city`) or query parameter at fault, when there is one. */
                 param?: string;
+                holder_id?: components["schemas"]["HolderId"];
                 /** @description Same as the `Request-Id` response header. */
                 request_id: string;
             };
@@ -1051,7 +1052,14 @@ export type components = {
             message: string;
             /** @description The field of the item at fault, when there is one. */
             param?: string;
+            holder_id?: components["schemas"]["HolderId"];
         };
+        /**
+         * @description Only with `email_taken` and `external_id_taken`: the id of the contact that already holds
+         *     the value (`param` names the field). Update that contact instead, or free the value first.
+         * @example con_2bXkq9TmR4vN8sLw
+         */
+        HolderId: string;
         /** @description Body of `mergeContacts`. */
         ContactMerge: {
             /** @description The contacts to merge into the survivor (the path's contact), which they must not include. */
@@ -1995,7 +2003,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description Conflict. Codes: `email_taken` (another contact of the workspace has this email), `external_id_taken` (another contact has this external id; `param` is `external_ids.<system>`), `idempotency_key_in_flight`. */
+            /** @description Conflict. Codes: `email_taken` (another contact of the workspace has this email), `external_id_taken` (another contact has this external id; `param` is `external_ids.<system>`), `idempotency_key_in_flight`. With `email_taken` and `external_id_taken`, `holder_id` is the contact that holds the value. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2118,7 +2126,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Conflict. Codes: `email_taken`, `external_id_taken` (`param` is `external_ids.<system>`), `concurrent_update` (other requests kept changing the contact; retry). */
+            /** @description Conflict. Codes: `email_taken`, `external_id_taken` (`param` is `external_ids.<system>`; with both, `holder_id` is the contact that holds the value), `concurrent_update` (other requests kept changing the contact; retry). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -147,7 +147,8 @@ export const schemaProperties = {
     "type",
     "code",
     "message",
-    "param"
+    "param",
+    "holder_id"
   ],
   "ContactMerge": [
     "contact_ids",

@@ -45,7 +45,21 @@ export function parseRequest(operation: Operation, bodyLimit: number): Middlewar
     assertValid(operation.validateQuery, query, "query");
     ctx.state.query = query;
     if (operation.validateBody) {
-      const body = await readJsonBody(ctx, bodyLimit);
+      let body = await readJsonBody(ctx, bodyLimit);
+      if (body === undefined) {
+        // The spec says whether the body is required (a PATCH's is: `{}` changes nothing, no body
+        // is a mistake) or optional (rotating a secret): an optional one is read as `{}`.
+        if (operation.bodyRequired) {
+          // Name the first required field where there is one (a create), as for `{}`.
+          assertValid(operation.validateBody, {}, "body");
+          throw new AppError(
+            400,
+            "parameter_missing",
+            "This operation needs a JSON request body (`{}` where it changes nothing).",
+          );
+        }
+        body = {};
+      }
       if (body === null || typeof body !== "object" || Array.isArray(body)) {
         throw new AppError(400, "parameter_invalid", "The request body must be a JSON object.");
       }

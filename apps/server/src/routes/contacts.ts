@@ -69,10 +69,10 @@ export function contactRoutes({ op, store, config, openapi }: RouteKit): void {
 /** One item's result as the spec shows it: the contact, or the error it would have got alone. */
 function toBatchItemResult(result: BatchItemResult, index: number): Schema<"ContactBatchItemResult"> {
   if (result.status !== "error") return { index, status: result.status, contact: toContact(result.doc) };
-  const { type, code, message, param } = result.error;
+  const { type, code, message, param, details } = result.error;
   return {
     index,
     status: "error",
-    error: { type, code, message, ...(param === undefined ? {} : { param }) },
+    error: { type, code, message, ...(param === undefined ? {} : { param }), ...details },
   };
 }
