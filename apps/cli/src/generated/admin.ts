@@ -457,6 +457,8 @@ export type components = {
          * @enum {string}
          */
         ConversationStatus: "open" | "closed";
+        /** @description Identifiers of the assigned agents in the API user's own system. */
+        ConversationAssigneeIds: string[];
         /** @description A conversation with a contact on a channel. */
         Conversation: {
             /** @example conv_2bXkr3LpV8cX1zQa */
@@ -470,8 +472,7 @@ export type components = {
             subject: string | null;
             /** @description `true` after a customer message, `false` again after an agent message that is not an internal note. */
             unread: boolean;
-            /** @description Identifiers of the assigned agents in the API user's own system. */
-            assignee_ids: string[];
+            assignee_ids: components["schemas"]["ConversationAssigneeIds"];
             /** Format: date-time */
             last_message_at: string | null;
             /**

@@ -846,48 +846,70 @@ export type components = {
             id: string;
             /** @constant */
             object: "contact";
-            name: string;
-            /**
-             * Format: email
-             * @description Unique per workspace, case-insensitive.
-             */
-            email: string | null;
-            phone: string | null;
-            /** Format: uri */
-            avatar: string | null;
-            /** Format: uri */
-            website: string | null;
-            /** @description A label of the originating system. */
-            source: string | null;
-            status: string | null;
-            group: string | null;
-            gender: string | null;
-            /** Format: date */
-            birthday: string | null;
-            address: components["schemas"]["Address"] | null;
-            company: string | null;
-            tags: string[];
-            segments: string[];
-            lifecycle_stage: string | null;
-            preferred_channel: string | null;
-            /** Format: bcp47 */
-            preferred_language: string | null;
-            /** Format: iana-timezone */
-            timezone: string | null;
-            do_not_contact: boolean;
-            marketing_consent: boolean;
-            /** @description Custom key/value data. */
-            custom_fields: {
-                [key: string]: string | number | boolean;
-            };
-            /** @description External system name → that system's identifier of this contact. */
-            external_ids: {
-                [key: string]: string;
-            };
+            name: components["schemas"]["ContactName"];
+            email: components["schemas"]["ContactEmail"];
+            phone: components["schemas"]["ContactPhone"];
+            avatar: components["schemas"]["ContactAvatar"];
+            website: components["schemas"]["ContactWebsite"];
+            source: components["schemas"]["ContactSource"];
+            status: components["schemas"]["ContactStatus"];
+            group: components["schemas"]["ContactGroup"];
+            gender: components["schemas"]["ContactGender"];
+            birthday: components["schemas"]["ContactBirthday"];
+            address: components["schemas"]["ContactAddress"];
+            company: components["schemas"]["ContactCompany"];
+            tags: components["schemas"]["ContactTags"];
+            segments: components["schemas"]["ContactSegments"];
+            lifecycle_stage: components["schemas"]["ContactLifecycleStage"];
+            preferred_channel: components["schemas"]["ContactPreferredChannel"];
+            preferred_language: components["schemas"]["ContactPreferredLanguage"];
+            timezone: components["schemas"]["ContactTimezone"];
+            do_not_contact: components["schemas"]["ContactDoNotContact"];
+            marketing_consent: components["schemas"]["ContactMarketingConsent"];
+            custom_fields: components["schemas"]["ContactCustomFields"];
+            external_ids: components["schemas"]["ContactExternalIds"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        ContactName: string;
+        /**
+         * Format: email
+         * @description Unique per workspace, case-insensitive.
+         */
+        ContactEmail: string | null;
+        ContactPhone: string | null;
+        /** Format: uri */
+        ContactAvatar: string | null;
+        /** Format: uri */
+        ContactWebsite: string | null;
+        /** @description A label of the originating system. */
+        ContactSource: string | null;
+        ContactStatus: string | null;
+        ContactGroup: string | null;
+        ContactGender: string | null;
+        /** Format: date */
+        ContactBirthday: string | null;
+        ContactAddress: components["schemas"]["Address"] | null;
+        ContactCompany: string | null;
+        ContactTags: string[];
+        ContactSegments: string[];
+        ContactLifecycleStage: string | null;
+        ContactPreferredChannel: string | null;
+        /** Format: bcp47 */
+        ContactPreferredLanguage: string | null;
+        /** Format: iana-timezone */
+        ContactTimezone: string | null;
+        ContactDoNotContact: boolean;
+        ContactMarketingConsent: boolean;
+        /** @description Custom key/value data. */
+        ContactCustomFields: {
+            [key: string]: string | number | boolean;
+        };
+        /** @description External system name → that system's identifier of this contact. */
+        ContactExternalIds: {
+            [key: string]: string;
         };
         /** @description Body of `createContact`. Only `name` is required; every other field may be omitted or `null` (unset). */
         ContactCreate: {
@@ -1101,38 +1123,52 @@ export type components = {
             id: string;
             /** @constant */
             object: "ticket";
-            subject: string;
-            /** @description Free label, e.g. `question`, `incident`, `problem`, `task`. */
-            type: string | null;
-            priority: components["schemas"]["TicketPriority"] | null;
+            subject: components["schemas"]["TicketSubject"];
+            type: components["schemas"]["TicketType"];
+            priority: components["schemas"]["NullableTicketPriority"];
             status: components["schemas"]["TicketStatus"];
-            category: string | null;
-            sentiment: components["schemas"]["TicketSentiment"] | null;
-            contact_id: string | null;
-            conversation_id: string | null;
-            /** @description Identifier of the agent in the API user's own system. */
-            assignee_id: string | null;
-            tags: string[];
-            notes: string | null;
-            /** Format: bcp47 */
-            language: string | null;
-            /** Format: date-time */
-            due_at: string | null;
-            /**
-             * Format: date-time
-             * @description Stamped when the ticket enters `Solved`; never cleared.
-             */
-            solved_at: string | null;
-            /**
-             * Format: date-time
-             * @description Stamped when the ticket enters `Closed` or `Cancelled`; never cleared.
-             */
-            closed_at: string | null;
+            category: components["schemas"]["TicketCategory"];
+            sentiment: components["schemas"]["NullableTicketSentiment"];
+            contact_id: components["schemas"]["TicketContactId"];
+            conversation_id: components["schemas"]["TicketConversationId"];
+            assignee_id: components["schemas"]["TicketAssigneeId"];
+            tags: components["schemas"]["TicketTags"];
+            notes: components["schemas"]["TicketNotes"];
+            language: components["schemas"]["TicketLanguage"];
+            due_at: components["schemas"]["TicketDueAt"];
+            solved_at: components["schemas"]["TicketSolvedAt"];
+            closed_at: components["schemas"]["TicketClosedAt"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
         };
+        TicketSubject: string;
+        /** @description Free label, e.g. `question`, `incident`, `problem`, `task`. */
+        TicketType: string | null;
+        NullableTicketPriority: components["schemas"]["TicketPriority"] | null;
+        TicketCategory: string | null;
+        NullableTicketSentiment: components["schemas"]["TicketSentiment"] | null;
+        TicketContactId: string | null;
+        TicketConversationId: string | null;
+        /** @description Identifier of the agent in the API user's own system. */
+        TicketAssigneeId: string | null;
+        TicketTags: string[];
+        TicketNotes: string | null;
+        /** Format: bcp47 */
+        TicketLanguage: string | null;
+        /** Format: date-time */
+        TicketDueAt: string | null;
+        /**
+         * Format: date-time
+         * @description Stamped when the ticket enters `Solved`; never cleared.
+         */
+        TicketSolvedAt: string | null;
+        /**
+         * Format: date-time
+         * @description Stamped when the ticket enters `Closed` or `Cancelled`; never cleared.
+         */
+        TicketClosedAt: string | null;
         /** @description Body of `createTicket`. Only `subject` is required; every other field may be omitted or `null` (unset; for `status`, `New`). */
         TicketCreate: {
             subject: string;
@@ -1211,8 +1247,7 @@ export type components = {
             subject: string | null;
             /** @description `true` after a customer message, `false` again after an agent message that is not an internal note. */
             unread: boolean;
-            /** @description Identifiers of the assigned agents in the API user's own system. */
-            assignee_ids: string[];
+            assignee_ids: components["schemas"]["ConversationAssigneeIds"];
             /** Format: date-time */
             last_message_at: string | null;
             /**
@@ -1225,6 +1260,8 @@ export type components = {
             /** Format: date-time */
             updated_at: string;
         };
+        /** @description Identifiers of the assigned agents in the API user's own system. */
+        ConversationAssigneeIds: string[];
         /** @description A page of conversations, newest first. */
         ConversationList: {
             /** @constant */
@@ -1439,28 +1476,28 @@ export type components = {
             data: components["schemas"]["Contact"];
             /** @description Old values of the fields that changed (`updated_at` excluded), each the whole previous value. */
             previous_attributes: {
-                name?: components["schemas"]["Contact"]["name"];
-                email?: components["schemas"]["Contact"]["email"];
-                phone?: components["schemas"]["Contact"]["phone"];
-                avatar?: components["schemas"]["Contact"]["avatar"];
-                website?: components["schemas"]["Contact"]["website"];
-                source?: components["schemas"]["Contact"]["source"];
-                status?: components["schemas"]["Contact"]["status"];
-                group?: components["schemas"]["Contact"]["group"];
-                gender?: components["schemas"]["Contact"]["gender"];
-                birthday?: components["schemas"]["Contact"]["birthday"];
-                address?: components["schemas"]["Contact"]["address"];
-                company?: components["schemas"]["Contact"]["company"];
-                tags?: components["schemas"]["Contact"]["tags"];
-                segments?: components["schemas"]["Contact"]["segments"];
-                lifecycle_stage?: components["schemas"]["Contact"]["lifecycle_stage"];
-                preferred_channel?: components["schemas"]["Contact"]["preferred_channel"];
-                preferred_language?: components["schemas"]["Contact"]["preferred_language"];
-                timezone?: components["schemas"]["Contact"]["timezone"];
-                do_not_contact?: components["schemas"]["Contact"]["do_not_contact"];
-                marketing_consent?: components["schemas"]["Contact"]["marketing_consent"];
-                custom_fields?: components["schemas"]["Contact"]["custom_fields"];
-                external_ids?: components["schemas"]["Contact"]["external_ids"];
+                name?: components["schemas"]["ContactName"];
+                email?: components["schemas"]["ContactEmail"];
+                phone?: components["schemas"]["ContactPhone"];
+                avatar?: components["schemas"]["ContactAvatar"];
+                website?: components["schemas"]["ContactWebsite"];
+                source?: components["schemas"]["ContactSource"];
+                status?: components["schemas"]["ContactStatus"];
+                group?: components["schemas"]["ContactGroup"];
+                gender?: components["schemas"]["ContactGender"];
+                birthday?: components["schemas"]["ContactBirthday"];
+                address?: components["schemas"]["ContactAddress"];
+                company?: components["schemas"]["ContactCompany"];
+                tags?: components["schemas"]["ContactTags"];
+                segments?: components["schemas"]["ContactSegments"];
+                lifecycle_stage?: components["schemas"]["ContactLifecycleStage"];
+                preferred_channel?: components["schemas"]["ContactPreferredChannel"];
+                preferred_language?: components["schemas"]["ContactPreferredLanguage"];
+                timezone?: components["schemas"]["ContactTimezone"];
+                do_not_contact?: components["schemas"]["ContactDoNotContact"];
+                marketing_consent?: components["schemas"]["ContactMarketingConsent"];
+                custom_fields?: components["schemas"]["ContactCustomFields"];
+                external_ids?: components["schemas"]["ContactExternalIds"];
             };
         };
         /** @description `ticket.created`: a ticket was created. */
@@ -1492,21 +1529,21 @@ export type components = {
             data: components["schemas"]["Ticket"];
             /** @description Old values of the fields that changed (`updated_at` excluded), each the whole previous value. */
             previous_attributes: {
-                subject?: components["schemas"]["Ticket"]["subject"];
-                type?: components["schemas"]["Ticket"]["type"];
-                priority?: components["schemas"]["Ticket"]["priority"];
-                status?: components["schemas"]["Ticket"]["status"];
-                category?: components["schemas"]["Ticket"]["category"];
-                sentiment?: components["schemas"]["Ticket"]["sentiment"];
-                contact_id?: components["schemas"]["Ticket"]["contact_id"];
-                conversation_id?: components["schemas"]["Ticket"]["conversation_id"];
-                assignee_id?: components["schemas"]["Ticket"]["assignee_id"];
-                tags?: components["schemas"]["Ticket"]["tags"];
-                notes?: components["schemas"]["Ticket"]["notes"];
-                language?: components["schemas"]["Ticket"]["language"];
-                due_at?: components["schemas"]["Ticket"]["due_at"];
-                solved_at?: components["schemas"]["Ticket"]["solved_at"];
-                closed_at?: components["schemas"]["Ticket"]["closed_at"];
+                subject?: components["schemas"]["TicketSubject"];
+                type?: components["schemas"]["TicketType"];
+                priority?: components["schemas"]["NullableTicketPriority"];
+                status?: components["schemas"]["TicketStatus"];
+                category?: components["schemas"]["TicketCategory"];
+                sentiment?: components["schemas"]["NullableTicketSentiment"];
+                contact_id?: components["schemas"]["TicketContactId"];
+                conversation_id?: components["schemas"]["TicketConversationId"];
+                assignee_id?: components["schemas"]["TicketAssigneeId"];
+                tags?: components["schemas"]["TicketTags"];
+                notes?: components["schemas"]["TicketNotes"];
+                language?: components["schemas"]["TicketLanguage"];
+                due_at?: components["schemas"]["TicketDueAt"];
+                solved_at?: components["schemas"]["TicketSolvedAt"];
+                closed_at?: components["schemas"]["TicketClosedAt"];
             };
         };
         /** @description `message.received`: a customer message arrived. */
@@ -1538,7 +1575,7 @@ export type components = {
             data: components["schemas"]["Conversation"];
             /** @description The assignees before the change. */
             previous_attributes: {
-                assignee_ids: components["schemas"]["Conversation"]["assignee_ids"];
+                assignee_ids: components["schemas"]["ConversationAssigneeIds"];
             };
         };
         /**
