@@ -158,8 +158,61 @@ describe("contact fields", () => {
     ],
     ["operator in a filter value", { name: "A", email: { $ne: null } }, "parameter_invalid", "email"],
     ["external id number", { name: "A", external_ids: { crm: 5 } }, "parameter_invalid", "external_ids.crm"],
+    ["name of spaces", { name: "   " }, "parameter_invalid", "name"],
+    ["name of tabs, newlines and no-break spaces", { name: "\t\n\u00a0\u3000" }, "parameter_invalid", "name"],
+    [
+      "time zone spelled in lower case",
+      { name: "A", timezone: "europe/paris" },
+      "parameter_invalid",
+      "timezone",
+    ],
+    ["time zone without an area", { name: "A", timezone: "CET" }, "parameter_invalid", "timezone"],
+    ["empty time zone", { name: "A", timezone: "" }, "parameter_invalid", "timezone"],
+    ["empty language", { name: "A", preferred_language: "" }, "parameter_invalid", "preferred_language"],
+    [
+      "language with an underscore",
+      { name: "A", preferred_language: "en_US" },
+      "parameter_invalid",
+      "preferred_language",
+    ],
+    [
+      "custom field beyond 2^53",
+      { name: "A", custom_fields: { n: 2 ** 53 } },
+      "parameter_invalid",
+      "custom_fields.n",
+    ],
   ])("%s is rejected", async (_label, body, code, param) => {
     expectError(await api.post("/open/v1/contacts", { key, body }), 400, code, param);
+  });
+
+  it("blank text is refused as blank, in words, on create and on PATCH", async () => {
+    const created = await api.post("/open/v1/contacts", { key, body: { name: " \t " } });
+    expect(created.body.error.message).toBe("`name` must not be empty or only whitespace.");
+    const { body: contact } = await api.post("/open/v1/contacts", { key, body: { name: "Not blank" } });
+    const patched = await api.patch(`/open/v1/contacts/${contact.id}`, { key, body: { name: "  " } });
+    expectError(patched, 400, "parameter_invalid", "name");
+    // Text around the whitespace is text: kept as sent.
+    const padded = await api.post("/open/v1/contacts", { key, body: { name: " Ada " } });
+    expect(padded.body.name).toBe(" Ada ");
+  });
+
+  // The spec's TimeZone enum (tzdata names, aliases included) and LanguageTag pattern (RFC 5646
+  // syntax) are the whole rule: what they allow is stored as sent.
+  it.each([
+    ["Asia/Kolkata", "zh-Hant-TW"],
+    ["Asia/Calcutta", "es-419"],
+    ["UTC", "de-CH-1996"],
+    ["America/Argentina/Buenos_Aires", "yue"],
+    ["Etc/GMT+5", "EN-us"],
+    ["US/Eastern", "en-US-u-ca-gregory"],
+    ["America/North_Dakota/New_Salem", "x-private"],
+  ])("time zone %s and language %s are accepted as sent", async (timezone, language) => {
+    const response = await api.post("/open/v1/contacts", {
+      key,
+      body: { name: "Zones", timezone, preferred_language: language },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(response.body).toMatchObject({ timezone, preferred_language: language });
   });
 
   // The spec marks these bodies required: `{}` is a PATCH that changes nothing, no body at all is

@@ -78,13 +78,3 @@ const replayableIds = new AsyncLocalStorage<ReplayableIds>();
 export function withReplayableIds<T>(seed: string, firstRunAt: number, work: () => Promise<T>): Promise<T> {
   return replayableIds.run(new ReplayableIds(seed, firstRunAt), work);
 }
-
-/** Does `value` look like an id of this type? (Cheap check before touching the database.) */
-export function isId(prefix: IdPrefix, value: unknown): value is string {
-  return (
-    typeof value === "string" &&
-    value.length === prefix.length + 1 + TIME_LENGTH + RANDOM_LENGTH &&
-    value.startsWith(`${prefix}_`) &&
-    /^[0-9A-Za-z]+$/.test(value.slice(prefix.length + 1))
-  );
-}

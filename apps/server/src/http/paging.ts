@@ -40,21 +40,12 @@ export function parseTimestamp(value: string, param: string): Date {
 /**
  * The parts every list shares, as plain values for the database layer (db/records.ts turns them
  * into a query): the page size, a cursor that is only a position — so it still works after its
- * object is deleted — and exclusive time bounds.
+ * object is deleted — and exclusive time bounds. `starting_after` was checked against the list's
+ * id pattern by the spec's validator.
  */
-export function parsePage(query: PageQuery, idPattern: (value: string) => boolean): Page {
+export function parsePage(query: PageQuery): Page {
   const page: Page = { limit: query.limit ?? DEFAULT_LIMIT };
-  if (query.starting_after !== undefined) {
-    if (!idPattern(query.starting_after)) {
-      throw new AppError(
-        400,
-        "parameter_invalid",
-        "`starting_after` must be the id of an object from a previous page.",
-        "starting_after",
-      );
-    }
-    page.startingAfter = query.starting_after;
-  }
+  if (query.starting_after !== undefined) page.startingAfter = query.starting_after;
   if (query.created_after !== undefined)
     page.createdAfter = parseTimestamp(query.created_after, "created_after");
   if (query.created_before !== undefined)
@@ -89,7 +80,7 @@ export function parsePull(query: PullQuery): PullWindow | undefined {
       "starting_after",
     );
   }
-  const { createdAfter, createdBefore, limit } = parsePage(query, () => true);
+  const { createdAfter, createdBefore, limit } = parsePage(query);
   const after =
     query.cursor !== undefined
       ? decodeCursor(query.cursor)

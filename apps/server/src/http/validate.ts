@@ -21,8 +21,26 @@ type Where = "body" | "query" | "header";
 
 const NOUN: Record<Where, string> = { body: "field", query: "query parameter", header: "header" };
 
-function describe(error: ErrorObject, param: string | undefined, where: Where): string {
+/** The value an error's `instancePath` points at (`/address/city` → data.address.city). */
+function valueAt(data: unknown, error: ErrorObject): unknown {
+  let value = data;
+  for (const segment of error.instancePath.split("/").slice(1)) {
+    const key = segment.replace(/~1/g, "/").replace(/~0/g, "~");
+    value = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+  }
+  return value;
+}
+
+function describe(error: ErrorObject, param: string | undefined, where: Where, value: unknown): string {
   const subject = param ? `\`${param}\`` : `The ${where}`;
+  // Required text carries a "not only whitespace" pattern: say so rather than quote the pattern.
+  if (
+    (error.keyword === "pattern" || error.keyword === "minLength") &&
+    typeof value === "string" &&
+    value.trim() === ""
+  ) {
+    return `${subject} must not be empty or only whitespace.`;
+  }
   if (error.propertyName !== undefined) {
     return `${subject} is not an allowed key: use 1 to 64 letters, digits, \`_\` or \`-\`.`;
   }
@@ -62,5 +80,5 @@ export function assertValid(validate: ValidateFunction, data: unknown, where: Wh
       : error.keyword === "additionalProperties"
         ? "parameter_unknown"
         : "parameter_invalid";
-  throw new AppError(400, code, describe(error, param, where), param);
+  throw new AppError(400, code, describe(error, param, where, valueAt(data, error)), param);
 }

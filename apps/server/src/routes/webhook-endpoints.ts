@@ -1,6 +1,5 @@
 import { toDeliveryAttempt } from "../db/delivery-attempts.js";
 import { toWebhookEndpoint } from "../db/webhook-endpoints.js";
-import { isId } from "../domain/ids.js";
 import { parsePage, toPage } from "../http/paging.js";
 import type { Schema } from "../spec/types.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
@@ -14,7 +13,7 @@ const DEFAULT_GRACE_SECONDS = 86_400;
  */
 export function webhookEndpointRoutes({ op, store }: RouteKit): void {
   op("listWebhookEndpoints", async ({ ctx, query }) => {
-    const page = parsePage(query, (value) => isId("we", value));
+    const page = parsePage(query);
     const docs = await store.webhookEndpoints.list(workspaceOf(ctx), page);
     return { status: 200, body: toPage(docs, page.limit, toWebhookEndpoint) };
   });
@@ -41,7 +40,7 @@ export function webhookEndpointRoutes({ op, store }: RouteKit): void {
   });
 
   op("listWebhookEndpointAttempts", async ({ ctx, id, query }) => {
-    const page = parsePage(query, (value) => isId("att", value));
+    const page = parsePage(query);
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
     const docs = await store.deliveryAttempts.list(endpoint, page);
     return { status: 200, body: toPage(docs, page.limit, toDeliveryAttempt) };

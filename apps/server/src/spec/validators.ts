@@ -1,7 +1,6 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { Json } from "./documents.js";
-import { addSpecFormats } from "./formats.js";
 import type { OperationSpec, ParameterSpec } from "./operations.js";
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
@@ -23,7 +22,6 @@ function createAjv(options: { coerce: boolean }): Ajv2020 {
     validateFormats: true,
   });
   addFormats(ajv);
-  addSpecFormats(ajv);
   return ajv;
 }
 
