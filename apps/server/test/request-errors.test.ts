@@ -282,6 +282,9 @@ describe("routes", () => {
     ["QUERY", "/open/v1/docs", "GET"],
     ["DELETE", "/open/v1/openapi.json", "GET"],
     ["PATCH", "/open/v1/openapi.yaml", "GET"],
+    // A literal segment is no `{id}`: the batch is not a contact called "batch".
+    ["PATCH", "/open/v1/contacts/batch", "POST"],
+    ["GET", "/open/v1/contacts/batch", "POST"],
   ])("%s %s is 405 with Allow: %s", async (method, path, allowed) => {
     const response = await rawRequest(method, path, key);
     expect(response.status, response.body).toBe(405);

@@ -70,17 +70,49 @@ export function parseRequest(operation: Operation, bodyLimit: number): Middlewar
   };
 }
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /**
- * Mounts one spec operation on the router: its method and path come from the spec (`{id}` →
- * `:id`), so a route cannot drift from its documentation.
+ * A spec path as the router's pattern. A `{param}` segment takes any value but the literal
+ * segments other paths have in its place: `/contacts/batch` is then no `/contacts/{id}`, so
+ * PATCH on it is a 405 naming POST rather than an update of a contact called "batch". (An id of
+ * the wrong form still reaches its operation, and is `404 resource_missing` there.) Like the
+ * router's own paths: any letter case, an optional trailing slash.
+ */
+export function routePattern(path: string, allPaths: Iterable<string>): RegExp {
+  const segments = path.split("/");
+  const others = [...allPaths].map((other) => other.split("/"));
+  const source = segments.map((segment, index) => {
+    if (!/^\{\w+\}$/.test(segment)) return escapeRegExp(segment);
+    const prefix = segments.slice(0, index).join("/");
+    const literals = others
+      .filter((other) => other.slice(0, index).join("/") === prefix)
+      .map((other) => other[index])
+      .filter((other): other is string => other !== undefined && !/^\{\w+\}$/.test(other));
+    const unlike = literals.length
+      ? `(?!(?:${[...new Set(literals)].map(escapeRegExp).join("|")})(?:/|$))`
+      : "";
+    return `(${unlike}[^/]+)`;
+  });
+  return new RegExp(`^${source.join("/")}/?$`, "i");
+}
+
+/** The path's `{id}`, as the route pattern captured it ("" on paths without one). */
+export const pathId = (ctx: Context): string =>
+  (ctx as Context & { captures?: string[] }).captures?.[0] ?? "";
+
+/**
+ * Mounts one spec operation on the router: its method and path come from the spec, so a route
+ * cannot drift from its documentation.
  */
 export function mount<Id extends OperationId>(
   router: Router,
   operation: Operation & { operationId: Id },
+  /** Every path of the spec, so that a `{param}` never takes a sibling's literal segment. */
+  allPaths: Iterable<string>,
   middlewares: Middleware[],
   handler: Handler<Id>,
 ): void {
-  const path = operation.path.replace(/\{(\w+)\}/g, ":$1");
   // The one place validated input meets its type: parseRequest checked the query and body
   // against the very schemas QueryOf<Id> and BodyOf<Id> were generated from.
   const run: Middleware = async (ctx) => {
@@ -88,10 +120,13 @@ export function mount<Id extends OperationId>(
       ctx,
       query: ctx.state.query,
       body: ctx.state.body ?? {},
-      id: (ctx.params as Record<string, string>).id ?? "",
+      id: pathId(ctx),
     });
     ctx.status = reply.status;
     ctx.body = reply.body;
   };
-  router.register(path, [operation.method], [...middlewares, run], { name: operation.operationId });
+  router.register(routePattern(operation.path, allPaths), [operation.method], [...middlewares, run], {
+    name: operation.operationId,
+    pathAsRegExp: true,
+  });
 }

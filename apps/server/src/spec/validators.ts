@@ -20,6 +20,8 @@ function createAjv(options: { coerce: boolean }): Ajv2020 {
     coerceTypes: options.coerce ? "array" : false,
     useDefaults: false,
     validateFormats: true,
+    // Errors carry the value and the schema, so a message can quote the spec (http/validate.ts).
+    verbose: true,
   });
   addFormats(ajv);
   return ajv;
