@@ -2,10 +2,10 @@
 // rows with, dereferenced (no `$ref` left), so the CLI carries no copy of the spec written by hand.
 // (The admin API's types for `deskline trigger` come from @deskline/spec-types.)
 // `--check` fails when the committed file differs from what the spec gives (run by a test).
-import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundle, createConfig } from "@redocly/openapi-core";
+import { writeGenerated } from "../../../scripts/write-generated.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const SPEC = resolve(here, "../../../spec/openapi.yaml");
@@ -85,15 +85,5 @@ export async function generatedFiles(): Promise<Map<string, string>> {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  for (const [file, text] of await generatedFiles()) {
-    if (process.argv.includes("--check")) {
-      if (readFileSync(file, "utf8") !== text) {
-        console.error(`${file} is stale: run pnpm -F @deskline/cli generate`);
-        process.exit(1);
-      }
-    } else {
-      writeFileSync(file, text);
-      console.log(`wrote ${file}`);
-    }
-  }
+  writeGenerated(await generatedFiles(), "pnpm -F @deskline/cli generate");
 }

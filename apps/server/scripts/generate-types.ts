@@ -2,9 +2,10 @@
 // needs of the spec at run time, the property names and enums of the component schemas (field
 // lists, ticket statuses, scopes). The types of each operation come from @deskline/spec-types.
 // `--check` exits 1 when the committed file is stale; test/generated.test.ts runs the same check.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { writeGenerated } from "../../../scripts/write-generated.js";
 
 const SPEC_DIR = new URL("../../../spec/", import.meta.url);
 const OUT_DIR = new URL("../src/generated/", import.meta.url);
@@ -55,16 +56,5 @@ export async function renderAll(): Promise<Map<string, string>> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const check = process.argv.includes("--check");
-  let stale = false;
-  for (const [file, contents] of await renderAll()) {
-    if (!check) {
-      writeFileSync(file, contents);
-      console.log(`wrote ${file}`);
-    } else if (readFileSync(file, "utf8") !== contents) {
-      console.error(`${file} is stale: run pnpm -F @deskline/server generate`);
-      stale = true;
-    }
-  }
-  if (stale) process.exit(1);
+  writeGenerated(await renderAll(), "pnpm -F @deskline/server generate");
 }

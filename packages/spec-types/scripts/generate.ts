@@ -4,9 +4,9 @@
 // of them exists at run time, so no package builds or bundles them, and the published SDK and
 // verifier inline what they use into their own declarations (tsup `dts.resolve`).
 // `--check` exits 1 when a committed file is stale; test/generated.test.ts runs the same check.
-import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString } from "openapi-typescript";
+import { writeGenerated } from "../../../scripts/write-generated.js";
 
 const SPEC_DIR = new URL("../../../spec/", import.meta.url);
 // At the package root, where `@deskline/spec-types/openapi` finds them both through `exports` and
@@ -42,17 +42,4 @@ export async function renderAll(): Promise<Map<string, string>> {
   return out;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const check = process.argv.includes("--check");
-  let stale = false;
-  for (const [file, contents] of await renderAll()) {
-    if (!check) {
-      writeFileSync(file, contents);
-      console.log(`wrote ${file}`);
-    } else if (readFileSync(file, "utf8") !== contents) {
-      console.error(`${file} is stale: run ${COMMAND}`);
-      stale = true;
-    }
-  }
-  if (stale) process.exit(1);
-}
+if (process.argv[1] === fileURLToPath(import.meta.url)) writeGenerated(await renderAll(), COMMAND);
