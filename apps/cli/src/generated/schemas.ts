@@ -201,7 +201,7 @@ export const contactCreateSchema = {
       "oneOf": [
         {
           "type": "string",
-          "description": "An IANA time zone name: every Zone and Link of the time zone database with a `/` in its name,\nand `UTC` (tzdata 2025b), in the database's own spelling, e.g. `Europe/Paris`,\n`America/Argentina/Buenos_Aires`, `Asia/Kolkata` (and its older name `Asia/Calcutta`).\n",
+          "description": "An IANA time zone name: every Zone and Link of the time zone database with a `/` in its name,\nand `UTC` (tzdata 2025b), in the database's own spelling, e.g. `Europe/Paris`,\n`America/Argentina/Buenos_Aires`, `Asia/Kolkata` (and its older name `Asia/Calcutta`).\n`Etc/GMT+0`, `Etc/GMT-0` and `Etc/GMT0` are left out: generated clients name enum members\nafter their values and cannot tell those three apart; `Etc/GMT` and `UTC` are the same zone.\n",
           "enum": [
             "Africa/Abidjan",
             "Africa/Accra",
@@ -588,7 +588,6 @@ export const contactCreateSchema = {
             "Chile/Continental",
             "Chile/EasterIsland",
             "Etc/GMT",
-            "Etc/GMT+0",
             "Etc/GMT+1",
             "Etc/GMT+10",
             "Etc/GMT+11",
@@ -601,7 +600,6 @@ export const contactCreateSchema = {
             "Etc/GMT+7",
             "Etc/GMT+8",
             "Etc/GMT+9",
-            "Etc/GMT-0",
             "Etc/GMT-1",
             "Etc/GMT-10",
             "Etc/GMT-11",
@@ -616,7 +614,6 @@ export const contactCreateSchema = {
             "Etc/GMT-7",
             "Etc/GMT-8",
             "Etc/GMT-9",
-            "Etc/GMT0",
             "Etc/Greenwich",
             "Etc/UCT",
             "Etc/UTC",
