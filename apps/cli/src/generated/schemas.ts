@@ -13,7 +13,7 @@ export const contactCreateSchema = {
       "type": "string",
       "minLength": 1,
       "maxLength": 200,
-      "pattern": "[^\\t\\n\\x0b\\f\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]",
+      "pattern": "[^\\t\\n\\x0b\\f\\r \\xa0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\ufeff]",
       "description": "Not empty and not only whitespace."
     },
     "email": {
@@ -850,7 +850,7 @@ export const ticketCreateSchema = {
       "type": "string",
       "minLength": 1,
       "maxLength": 500,
-      "pattern": "[^\\t\\n\\x0b\\f\\r \\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff]",
+      "pattern": "[^\\t\\n\\x0b\\f\\r \\xa0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\ufeff]",
       "description": "Not empty and not only whitespace."
     },
     "type": {
