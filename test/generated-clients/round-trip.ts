@@ -73,18 +73,17 @@ export async function roundTrip(baseUrl: string, apiKey: string): Promise<Summar
   );
   const tickets = await call("listTickets", 200, listTickets({ client }));
 
-  // Events reach the list through the server's relay, so the updates' events may lag a little.
+  // Events reach the list through the server's relay: wait (60 s at most) for the two updates'.
   const deadline = Date.now() + 60_000;
-  let events = await listEvents({ client, query: { limit: 100 } });
-  const updatesIn = () =>
-    (events.data?.data ?? []).filter(
-      (event) => event.type === "contact.updated" || event.type === "ticket.updated",
+  while (Date.now() < deadline) {
+    const { data } = await listEvents({ client, query: { limit: 100 } });
+    const updates = (data?.data ?? []).filter(
+      (e) => e.type === "contact.updated" || e.type === "ticket.updated",
     );
-  while (updatesIn().length < 2 && Date.now() < deadline) {
+    if (updates.length >= 2) break;
     await new Promise((done) => setTimeout(done, 200));
-    events = await listEvents({ client, query: { limit: 100 } });
   }
-  const listed = await call("listEvents", 200, Promise.resolve(events));
+  const listed = await call("listEvents", 200, listEvents({ client, query: { limit: 100 } }));
   const contactUpdate = listed.data.find((e): e is ContactUpdatedEvent => e.type === "contact.updated");
   const ticketUpdate = listed.data.find((e): e is TicketUpdatedEvent => e.type === "ticket.updated");
 
