@@ -1,6 +1,6 @@
 // The built server (`apps/server/dist/main.js`) as a child process, started once by the end-to-end
 // project's globalSetup exactly as an operator runs it: plain node, settings from the environment,
-// its own embedded database (a child of it, which dies with it).
+// its own embedded database (a child of it, in memory, which dies with it).
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -20,7 +20,8 @@ export async function startBuiltServer(
   env: Record<string, string>,
   timeoutMs = 120_000,
 ): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [MAIN], {
+  // --ephemeral: its embedded database in memory, never in the checkout's .deskline/data.
+  const child: ChildProcess = spawn(process.execPath, [MAIN, "--ephemeral"], {
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -3,10 +3,11 @@ import type { Server } from "node:http";
 import { createApp } from "./app.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { DatabaseConnection } from "./db/client.js";
+import { DataDirInUse } from "./db/data-dir.js";
 import { startEmbeddedDatabase } from "./db/embedded.js";
 import { createStore, ensureIndexes, type Store } from "./db/store.js";
 import { WebhookDelivery } from "./delivery/agenda.js";
-import { createDemoWorkspace } from "./demo.js";
+import { type DemoWorkspace, openDemoWorkspace } from "./demo.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import { loadOpenApi } from "./http/openapi.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -18,13 +19,19 @@ import { startSweeps } from "./sweeps.js";
  * Wiring: config → database (MONGODB_URI or the embedded one) → webhook delivery → app → listen,
  * per ROLE (`api` serves HTTP, `worker` delivers webhooks, `all` both), and a graceful shutdown
  * that lets in-flight requests and running delivery attempts finish before the database closes.
+ *
+ * Flags: `--demo` (`pnpm start`) opens a demo workspace and prints a banner; `--ephemeral` keeps
+ * the embedded database in memory instead of in DESKLINE_DATA_DIR (the tests run that way).
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  const ephemeral = process.argv.includes("--ephemeral");
   const embedded = config.mongodbUri
     ? undefined
-    : await startEmbeddedDatabase(logger, config.embeddedDatabase);
+    : await startEmbeddedDatabase(logger, config.embeddedDatabase, {
+        dataDir: ephemeral ? undefined : config.dataDir,
+      });
   const uri = config.mongodbUri ?? (embedded?.uri as string);
   const database = new DatabaseConnection(uri, config.databaseName);
   const store = createStore(database.db, config, logger);
@@ -66,8 +73,8 @@ async function main(): Promise<void> {
 
   if (server && process.argv.includes("--demo")) {
     await indexesReady;
-    const demo = await createDemoWorkspace(store);
-    printDemo(server.baseUrl, demo.key, demo.workspaceId, config.adminToken);
+    const demo = await openDemoWorkspace(store, embedded?.dataDir);
+    printDemo(server.baseUrl, demo, dataLine(config, embedded?.dataDir), config.adminToken);
   }
 
   let shuttingDown = false;
@@ -116,26 +123,39 @@ async function listen(
   };
 }
 
-function printDemo(baseUrl: string, key: string, workspaceId: string, adminToken: string | undefined): void {
+/** The banner's answer to "where does my data live?". */
+function dataLine(config: Config, dataDir: string | undefined): string {
+  if (config.mongodbUri) return `MONGODB_URI, database ${config.databaseName}`;
+  if (dataDir) return `${dataDir} (kept across restarts; \`pnpm start --ephemeral\` keeps nothing)`;
+  return "in memory (--ephemeral): gone when the server stops";
+}
+
+function printDemo(baseUrl: string, demo: DemoWorkspace, data: string, adminToken: string | undefined): void {
   const lines = [
     "",
     "Deskline is running.",
     `  Base URL:   ${baseUrl}/open/v1`,
     `  Spec:       ${baseUrl}/open/v1/openapi.yaml`,
-    `  Workspace:  ${workspaceId} (demo)`,
-    `  API key:    ${key}   (all scopes; shown once)`,
+    `  Data:       ${data}`,
+    `  Workspace:  ${demo.workspaceId} (demo${demo.reused ? ", from the last start" : ""})`,
+    `  API key:    ${demo.key}   (all scopes; ${demo.keyFile ? `kept in ${demo.keyFile}, 0600` : "shown once"})`,
     adminToken
       ? `  Admin API:  ${baseUrl}/admin/v1 (Bearer $ADMIN_TOKEN)`
       : "  Admin API:  off (set ADMIN_TOKEN to turn it on)",
     "",
-    `  Try: curl -s ${baseUrl}/open/v1/contacts -H "Authorization: Bearer ${key}"`,
+    `  Try: curl -s ${baseUrl}/open/v1/contacts -H "Authorization: Bearer ${demo.key}"`,
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof ConfigError ? `configuration error: ${error.message}` : error;
+  const message =
+    error instanceof ConfigError
+      ? `configuration error: ${error.message}`
+      : error instanceof DataDirInUse
+        ? error.message
+        : error;
   console.error(message);
   process.exit(1);
 });

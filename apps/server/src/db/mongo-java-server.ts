@@ -1,12 +1,14 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 /**
- * The embedded database's fallback (DESIGN.md §2): mongo-java-server with its in-memory backend,
- * a MongoDB wire-protocol server whose single-document operations are atomic. Its jars come from
- * Maven Central through scripts/install-mongo-java-server.sh; a small launcher there starts it.
+ * The embedded database's fallback (DESIGN.md §2): mongo-java-server, a MongoDB wire-protocol
+ * server whose single-document operations are atomic, in memory or persistent in one H2 file.
+ * Its jars come from Maven Central through scripts/install-mongo-java-server.sh; a small launcher
+ * there starts it.
  */
 
 export const MONGO_JAVA_SERVER_VERSION = "1.47";
@@ -17,7 +19,8 @@ const INSTALL_SCRIPT = resolve(
 );
 // A cold JVM on a busy machine takes a few seconds; the launcher normally answers in ~0.3 s.
 const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 5_000;
+// Closing the H2 file writes what the last background commit left; give it time before SIGKILL.
+const STOP_TIMEOUT_MS = 15_000;
 
 export interface JavaMongoServer {
   uri: string;
@@ -41,9 +44,15 @@ async function installDir(): Promise<string> {
   }
 }
 
-/** Starts mongo-java-server on 127.0.0.1 (`port` 0: a free one); empty, in memory. */
-export async function startMongoJavaServer(options: { port?: number } = {}): Promise<JavaMongoServer> {
+/**
+ * Starts mongo-java-server on 127.0.0.1 (`port` 0: a free one): with `file`, on the H2 file there
+ * (created if missing, with what it held before otherwise); without, empty and in memory.
+ */
+export async function startMongoJavaServer(
+  options: { port?: number; file?: string } = {},
+): Promise<JavaMongoServer> {
   const dir = await installDir();
+  if (options.file) await mkdir(dirname(options.file), { recursive: true });
   const child = spawn(
     "java",
     [
@@ -53,6 +62,7 @@ export async function startMongoJavaServer(options: { port?: number } = {}): Pro
       [join(dir, "lib", "*"), join(dir, "classes")].join(":"),
       "Launcher",
       String(options.port ?? 0),
+      ...(options.file ? [options.file] : []),
     ],
     // stdin stays open: the launcher exits when it closes, so it dies with this process.
     { stdio: ["pipe", "pipe", "pipe"] },

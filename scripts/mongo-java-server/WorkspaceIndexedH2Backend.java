@@ -1,0 +1,93 @@
+// mongo-java-server's persistent backend (`pnpm start`'s data under .deskline/data when no mongod
+// can be had): H2's MVStore, one file, with the per-workspace `_id` index of WorkspaceIndex.java.
+// That index lives in memory and is rebuilt from the documents when a collection opens (one pass
+// over the file at start-up); the unique indexes are the library's own, kept in the file.
+//
+// MVStore commits in the background about once a second and on close (the launcher closes it on
+// stdin's end and on SIGTERM), so a clean stop keeps everything and a SIGKILL can lose the last
+// second of writes. It locks its file: a second process on the same file fails to start.
+
+import de.bwaldvogel.mongo.MongoCollection;
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.backend.h2.H2Backend;
+import de.bwaldvogel.mongo.backend.h2.H2Collection;
+import de.bwaldvogel.mongo.backend.h2.H2Database;
+import de.bwaldvogel.mongo.bson.Document;
+import java.util.stream.Stream;
+import org.h2.mvstore.MVMap;
+import org.h2.mvstore.MVStore;
+
+public final class WorkspaceIndexedH2Backend extends H2Backend {
+  // The map names H2Database gives a collection's documents and metadata (package-private and
+  // private there); the restart test (apps/server/test/persistence.test.ts) fails if they drift.
+  private static final String DATA_PREFIX = "databases.";
+  private static final String META_PREFIX = "meta.";
+
+  /** Opens (or creates) the file; the databases already in it are opened here, through the override below. */
+  public WorkspaceIndexedH2Backend(String fileName) {
+    super(fileName);
+  }
+
+  // Called from H2Backend's constructor too, for the databases found in the file: it uses only
+  // what that constructor has already set (the store, the cursor registry), no field of this class.
+  @Override
+  protected MongoDatabase openOrCreateDatabase(String databaseName) {
+    MVStore store = getMvStore();
+    return new H2Database(databaseName, store, getCursorRegistry()) {
+      // Runs within H2Database's constructor as well (it reopens its collections); `store` is a
+      // captured local, set before that constructor runs.
+      @Override
+      protected MongoCollection<Object> openOrCreateCollection(String collectionName, CollectionOptions options) {
+        String name = getFullCollectionNamespace(collectionName);
+        return new Collection(
+            this, collectionName, options, store.openMap(DATA_PREFIX + name), store.openMap(META_PREFIX + name), cursorRegistry);
+      }
+    };
+  }
+
+  static final class Collection extends H2Collection {
+    private final WorkspaceIndex<Object> index = new WorkspaceIndex<>();
+
+    Collection(
+        MongoDatabase database,
+        String name,
+        CollectionOptions options,
+        MVMap<Object, Document> documents,
+        MVMap<String, Object> meta,
+        CursorRegistry cursors) {
+      super(database, name, options, documents, meta, cursors);
+      streamAllDocumentsWithPosition().forEach(entry -> index.add(entry.getDocument(), entry.getPosition()));
+    }
+
+    @Override
+    protected Object addDocumentInternal(Document document) {
+      Object position = super.addDocumentInternal(document);
+      index.add(document, position);
+      return position;
+    }
+
+    @Override
+    protected void removeDocument(Object position) {
+      index.remove(getDocument(position));
+      super.removeDocument(position);
+    }
+
+    @Override
+    protected void handleUpdate(Object position, Document oldDocument, Document newDocument) {
+      index.remove(oldDocument);
+      index.add(newDocument, position);
+      super.handleUpdate(position, oldDocument, newDocument);
+    }
+
+    @Override
+    protected QueryResult matchDocuments(
+        Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
+      Stream<Document> walk = index.walk(query, orderBy, this::getDocument);
+      if (walk == null) return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
+      return matchDocumentsFromStream(query, walk, skip, limit, batchSize, null, fieldSelector);
+    }
+  }
+}
