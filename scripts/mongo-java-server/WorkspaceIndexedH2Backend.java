@@ -1,7 +1,8 @@
 // mongo-java-server's persistent backend (`pnpm start`'s data under .deskline/data when no mongod
 // can be had): H2's MVStore, one file, with the per-workspace `_id` index of WorkspaceIndex.java.
-// That index lives in memory and is rebuilt from the documents when a collection opens (one pass
-// over the file at start-up); the unique indexes are the library's own, kept in the file.
+// That index lives in memory and is rebuilt from the documents on a collection's first query or
+// write after the file opens (one pass over that collection); the unique indexes are the
+// library's own, kept in the file.
 //
 // MVStore commits in the background about once a second and on close (the launcher closes it on
 // stdin's end and on SIGTERM), so a clean stop keeps everything and a SIGKILL can lose the last
@@ -49,7 +50,8 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
   }
 
   static final class Collection extends H2Collection {
-    private final WorkspaceIndex<Object> index = new WorkspaceIndex<>();
+    /** Built from the file on first use, so opening a large file does not wait for it. */
+    private WorkspaceIndex<Object> index;
 
     Collection(
         MongoDatabase database,
@@ -59,11 +61,22 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
         MVMap<String, Object> meta,
         CursorRegistry cursors) {
       super(database, name, options, documents, meta, cursors);
-      streamAllDocumentsWithPosition().forEach(entry -> index.add(entry.getDocument(), entry.getPosition()));
+    }
+
+    // Every caller holds the collection's lock (see WorkspaceIndex.java), so one builds it.
+    private WorkspaceIndex<Object> index() {
+      if (index == null) {
+        WorkspaceIndex<Object> built = new WorkspaceIndex<>();
+        streamAllDocumentsWithPosition().forEach(entry -> built.add(entry.getDocument(), entry.getPosition()));
+        index = built;
+      }
+      return index;
     }
 
     @Override
     protected Object addDocumentInternal(Document document) {
+      // Built first: a build after the insert would find the new document and count it twice.
+      WorkspaceIndex<Object> index = index();
       Object position = super.addDocumentInternal(document);
       index.add(document, position);
       return position;
@@ -71,21 +84,21 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
 
     @Override
     protected void removeDocument(Object position) {
-      index.remove(getDocument(position));
+      index().remove(getDocument(position));
       super.removeDocument(position);
     }
 
     @Override
     protected void handleUpdate(Object position, Document oldDocument, Document newDocument) {
-      index.remove(oldDocument);
-      index.add(newDocument, position);
+      index().remove(oldDocument);
+      index().add(newDocument, position);
       super.handleUpdate(position, oldDocument, newDocument);
     }
 
     @Override
     protected QueryResult matchDocuments(
         Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
-      Stream<Document> walk = index.walk(query, orderBy, this::getDocument);
+      Stream<Document> walk = index().walk(query, orderBy, this::getDocument);
       if (walk == null) return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
       return matchDocumentsFromStream(query, walk, skip, limit, batchSize, null, fieldSelector);
     }

@@ -7,7 +7,7 @@ import type { Dataset, Scenario } from "./scenario.js";
 import { getByIdBaseline, patchByVersionBaseline, seededId } from "./seeded.js";
 
 /** A contact as a client typically creates one: a few fields, one of them unique. */
-export const contactBody = (n: number, { runId }: RequestContext) => ({
+export const contactBody = (n: number, { runId }: Pick<RequestContext, "runId">) => ({
   name: `Bench Contact ${n}`,
   email: `bench-${runId}-${n}@example.com`,
   phone: "+14155550100",
