@@ -123,8 +123,31 @@ describe("pnpm start's data (issue 24)", () => {
       body: { name: "Ada again", email: "ADA@example.com" },
     });
     expect(duplicate.status).toBe(409);
-    await stop(again);
-  }, 180_000);
+
+    // Killed outright: its lock stays behind, and the next start takes it over; the write made
+    // just before the kill is kept (mongod journals; the fallback's launcher closes its file when
+    // the killed server's pipe closes).
+    const late = await request("POST", "/open/v1/contacts", {
+      baseUrl: again.baseUrl,
+      key: again.key,
+      body: { name: "Written just before the kill" },
+    });
+    expect(late.status).toBe(201);
+    again.main.child.kill("SIGKILL");
+    await again.main.exited;
+    expect(existsSync(join(dataDir, "deskline.lock"))).toBe(true);
+    const revived = await start(PERSISTENT, dataDir);
+    expect(revived.workspaceId).toBe(first.workspaceId);
+    const afterKill = await request("GET", "/open/v1/contacts", {
+      baseUrl: revived.baseUrl,
+      key: revived.key,
+    });
+    expect(afterKill.body.data.map((contact: { id: string }) => contact.id)).toEqual([
+      late.body.id,
+      created.body.id,
+    ]);
+    await stop(revived);
+  }, 240_000);
 
   it("--ephemeral keeps nothing and writes nothing into the data directory", async () => {
     const dataDir = join(await tempDir(), "unused");

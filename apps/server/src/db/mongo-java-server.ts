@@ -19,6 +19,8 @@ const INSTALL_SCRIPT = resolve(
 );
 // A cold JVM on a busy machine takes a few seconds; the launcher normally answers in ~0.3 s.
 const START_TIMEOUT_MS = 30_000;
+// How long a start waits for another launcher to let go of the H2 file (see startMongoJavaServer).
+const FILE_LOCKED_WAIT_MS = 15_000;
 // Closing the H2 file writes what the last background commit left; give it time before SIGKILL.
 const STOP_TIMEOUT_MS = 15_000;
 
@@ -52,7 +54,22 @@ export async function startMongoJavaServer(
   options: { port?: number; file?: string } = {},
 ): Promise<JavaMongoServer> {
   const dir = await installDir();
-  if (options.file) await mkdir(dirname(options.file), { recursive: true });
+  if (!options.file) return launch(dir, options);
+  await mkdir(dirname(options.file), { recursive: true });
+  // The launcher of a server that was just killed may still be closing the file (H2 locks it
+  // until then): wait for it rather than fail the start.
+  const giveUpAt = Date.now() + FILE_LOCKED_WAIT_MS;
+  for (;;) {
+    try {
+      return await launch(dir, options);
+    } catch (error) {
+      if (!/The file is locked/.test((error as Error).message) || Date.now() > giveUpAt) throw error;
+      await new Promise((done) => setTimeout(done, 250));
+    }
+  }
+}
+
+async function launch(dir: string, options: { port?: number; file?: string }): Promise<JavaMongoServer> {
   const child = spawn(
     "java",
     [
