@@ -53,7 +53,7 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
       protected MongoCollection<Object> openOrCreateCollection(String collectionName, CollectionOptions options) {
         String name = getFullCollectionNamespace(collectionName);
         return new Collection(
-            this, collectionName, options, store.openMap(DATA_PREFIX + name), store.openMap(META_PREFIX + name), cursorRegistry);
+            this, collectionName, options, documents(store, DATA_PREFIX + name), store.openMap(META_PREFIX + name), cursorRegistry);
       }
 
       // The library keeps no non-unique index (it answers such queries by scanning), but adding
@@ -71,6 +71,11 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
         };
       }
     };
+  }
+
+  /** A collection's documents, stored as BSON (BsonDocumentType.java). */
+  private static MVMap<Object, Document> documents(MVStore store, String name) {
+    return store.openMap(name, new MVMap.Builder<Object, Document>().valueType(BsonDocumentType.INSTANCE));
   }
 
   static final class Collection extends H2Collection {

@@ -87,7 +87,15 @@ describe("pnpm start's data (issue 24)", () => {
     const created = await request("POST", "/open/v1/contacts", {
       baseUrl: first.baseUrl,
       key: first.key,
-      body: { name: "Ada Lovelace", email: "ada@example.com", tags: ["kept"] },
+      // Strings, numbers, booleans, null, an array, a nested object, dates: all must come back.
+      body: {
+        name: "Ada Lovelace",
+        email: "ada@example.com",
+        tags: ["kept", "pioneer"],
+        custom_fields: { plan: "pro", seats: 5, ratio: 0.25, vip: true, note: null },
+        address: { city: "London", country: "GB" },
+        birthday: "1815-12-10",
+      },
     });
     expect(created.status).toBe(201);
 
