@@ -38,8 +38,8 @@ interface Started {
 }
 
 /** Starts `pnpm start`'s process and reads its banner. */
-async function start(args: string[], dataDir: string): Promise<Started> {
-  const main = startMain({ MONGODB_URI: "", DESKLINE_DATA_DIR: dataDir }, args);
+async function start(args: string[], dataDir: string, env: Record<string, string> = {}): Promise<Started> {
+  const main = startMain({ MONGODB_URI: "", DESKLINE_DATA_DIR: dataDir, ...env }, args);
   const baseUrl = await main.baseUrl;
   await main.logged(/Try: curl/);
   const banner = main.output().slice(main.output().indexOf("Deskline is running."));
@@ -156,6 +156,33 @@ describe("pnpm start's data (issue 24)", () => {
     ]);
     await stop(revived);
   }, 240_000);
+
+  it("a revoked demo key is replaced at the next start, in the same workspace", async () => {
+    const dataDir = await tempDir();
+    const admin = { Authorization: "Bearer persistence-admin" };
+    const startWithAdmin = () => start(PERSISTENT, dataDir, { ADMIN_TOKEN: "persistence-admin" });
+    const first = await startWithAdmin();
+    const keys = await request("GET", `/admin/v1/workspaces/${first.workspaceId}/api-keys`, {
+      baseUrl: first.baseUrl,
+      headers: admin,
+    });
+    expect(keys.body.data).toHaveLength(1);
+    const revoked = await request("DELETE", `/admin/v1/api-keys/${keys.body.data[0].id}`, {
+      baseUrl: first.baseUrl,
+      headers: admin,
+    });
+    expect(revoked.status).toBe(200);
+    await stop(first);
+
+    const again = await startWithAdmin();
+    expect(again.workspaceId).toBe(first.workspaceId);
+    expect(again.key).not.toBe(first.key);
+    expect(again.banner).toContain("(demo, from the last start)");
+    const list = await request("GET", "/open/v1/contacts", { baseUrl: again.baseUrl, key: again.key });
+    expect(list.status).toBe(200);
+    expect(JSON.parse(await readFile(join(dataDir, DEMO_FILE), "utf8")).key).toBe(again.key);
+    await stop(again);
+  }, 180_000);
 
   it("--ephemeral keeps nothing and writes nothing into the data directory", async () => {
     const dataDir = join(await tempDir(), "unused");
