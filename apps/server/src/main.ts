@@ -1,23 +1,25 @@
 #!/usr/bin/env node
 import type { Server } from "node:http";
+import type Koa from "koa";
 import { createApp } from "./app.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { DatabaseConnection } from "./db/client.js";
 import { DataDirInUse } from "./db/data-dir.js";
 import { startEmbeddedDatabase } from "./db/embedded.js";
-import { createStore, ensureIndexes, type Store } from "./db/store.js";
+import { createStore, ensureIndexes } from "./db/store.js";
 import { WebhookDelivery } from "./delivery/agenda.js";
 import { type DemoWorkspace, openDemoWorkspace } from "./demo.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import { loadOpenApi } from "./http/openapi.js";
 import { createLogger, type Logger } from "./logger.js";
-import type { Metrics } from "./metrics/metrics.js";
 import { createMetrics } from "./metrics/wire.js";
 import { startSweeps } from "./sweeps.js";
+import { createWorkerApp } from "./worker-app.js";
 
 /**
  * Wiring: config → database (MONGODB_URI or the embedded one) → webhook delivery → app → listen,
- * per ROLE (`api` serves HTTP, `worker` delivers webhooks, `all` both), and a graceful shutdown
+ * per ROLE (`api` serves the API, `worker` delivers webhooks and serves only its probes and
+ * metrics, `all` both), and a graceful shutdown
  * that lets in-flight requests and running delivery attempts finish before the database closes.
  *
  * Flags: `--demo` (`pnpm start`) opens a demo workspace and prints a banner; `--ephemeral` keeps
@@ -68,10 +70,14 @@ async function main(): Promise<void> {
       process.exit(1);
     });
 
-  const server =
-    config.role === "worker" ? undefined : await listen(config, store, database, logger, metrics);
+  // A worker serves only its probes and metrics (worker-app.ts); the other roles the whole API.
+  const app =
+    config.role === "worker"
+      ? createWorkerApp({ database, logger, metrics, metricsToken: config.metricsToken })
+      : createApp({ config, store, database, openapi: await loadOpenApi(), logger, metrics });
+  const server = await listen(app, config, logger);
 
-  if (server && process.argv.includes("--demo")) {
+  if (config.role !== "worker" && process.argv.includes("--demo")) {
     await indexesReady;
     const demo = await openDemoWorkspace(store, embedded?.dataDir);
     printDemo(server.baseUrl, demo, dataLine(config, embedded?.dataDir), config.adminToken);
@@ -84,7 +90,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, "shutting down: finishing in-flight requests and delivery attempts");
     stopping.abort();
     stopSweeps();
-    await Promise.all([server?.close(config.shutdownTimeoutMs), delivery?.stop(config.shutdownTimeoutMs)]);
+    await Promise.all([server.close(config.shutdownTimeoutMs), delivery?.stop(config.shutdownTimeoutMs)]);
     await database.close();
     await embedded?.stop();
     logger.info("stopped");
@@ -94,22 +100,19 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
-/** Serves the API (ROLE api or all); `close` lets in-flight requests finish, up to `timeoutMs`. */
+/** Serves `app` on HOST:PORT; `close` lets in-flight requests finish, up to `timeoutMs`. */
 async function listen(
+  app: Koa,
   config: Config,
-  store: Store,
-  database: DatabaseConnection,
   logger: Logger,
-  metrics: Metrics,
 ): Promise<{ baseUrl: string; close(timeoutMs: number): Promise<void> }> {
-  const app = createApp({ config, store, database, openapi: await loadOpenApi(), logger, metrics });
   const server: Server = app.listen(config.port, config.host);
   answerClientErrors(server);
   await new Promise<void>((done, fail) => server.once("listening", done).once("error", fail));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const baseUrl = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ baseUrl }, "listening");
+  logger.info({ baseUrl, role: config.role }, "listening");
   return {
     baseUrl,
     async close(timeoutMs) {

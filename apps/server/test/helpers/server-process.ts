@@ -52,7 +52,7 @@ export function spawnMain(env: Record<string, string>, args: string[] = FROM_SOU
       void exited.then((code) => reject(new Error(`main exited early with ${code}: ${output}`)));
     });
   const baseUrl = logged(/"baseUrl":"[^"]+"/).then(() => /"baseUrl":"([^"]+)"/.exec(output)?.[1] as string);
-  // A worker never logs a base URL: its exit must not be an unhandled rejection.
+  // A process that exits before it listens must not leave an unhandled rejection.
   baseUrl.catch(() => {});
   return { child, baseUrl, output: () => output, exited, logged };
 }
