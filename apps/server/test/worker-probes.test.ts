@@ -31,7 +31,9 @@ describe("a ROLE=worker process", () => {
     const apiUrl = await apiProcess.baseUrl;
     const workerUrl = await worker.baseUrl;
     expect(workerUrl).not.toBe(apiUrl);
-    expect(worker.output()).toMatch(/"role":"worker"[^\n]*"msg":"listening"|"msg":"listening"[^\n]*"role":"worker"/);
+    expect(worker.output()).toMatch(
+      /"role":"worker"[^\n]*"msg":"listening"|"msg":"listening"[^\n]*"role":"worker"/,
+    );
 
     // The probes, checked against the spec's getHealth and getReadiness.
     const health = await request("GET", "/healthz", { baseUrl: workerUrl });
