@@ -79,6 +79,23 @@ export const contactScenarios: Scenario[] = [
     baseline: getByIdBaseline("contacts"),
     floor: getByIdFloor("contacts"),
   },
+  // The rate limiter's cost (issue 24): get-contact with the buckets per process, then shared in
+  // MongoDB, at a limit the load never reaches (every request still takes its token).
+  ...(["process", "shared"] as const).map(
+    (where): Scenario => ({
+      name: `get-contact-limit-${where}`,
+      dataset: large,
+      method: "GET",
+      path: "/open/v1/contacts/{id}",
+      pathOf: seededPath,
+      baseline: getByIdBaseline("contacts"),
+      server: {
+        rateLimitPerSecond: 1_000_000,
+        rateLimitBurst: 1_000_000,
+        rateLimitShared: where === "shared",
+      },
+    }),
+  ),
   {
     name: "patch-contact",
     dataset: large,

@@ -42,6 +42,11 @@ export interface Config {
   rateLimitPerSecond: number;
   rateLimitBurst: number;
   /**
+   * RATE_LIMIT_SHARED: the buckets live in MongoDB, so a key gets its rate across all API
+   * processes (default); false keeps them in each process's memory (N processes: N× the rate).
+   */
+  rateLimitShared: boolean;
+  /**
    * How long a process trusts an API key it has looked up (0: look it up on every request). A
    * revocation takes effect at once in the process that served it, within this long in others.
    */
@@ -152,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: text(env, "METRICS_TOKEN"),
     rateLimitPerSecond,
     rateLimitBurst: integer(env, "RATE_LIMIT_BURST", rateLimitPerSecond * 2),
+    rateLimitShared: flag(env, "RATE_LIMIT_SHARED", true),
     apiKeyCacheMs: integer(env, "API_KEY_CACHE_MS", 1_000),
     idempotencyTtlMs: integer(env, "IDEMPOTENCY_TTL_HOURS", 24, 24) * 3_600_000,
     bodyLimitBytes: 1024 * 1024,

@@ -88,7 +88,7 @@ describe("a ROLE=worker process", () => {
         headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
         body: method === "POST" ? JSON.stringify({ name: "Nope" }) : undefined,
       });
-      const body = await response.json();
+      const body = (await response.json()) as { error: { code: string } };
       expect(response.status, `${method} ${path}`).toBe(404);
       assertErrorShape(404, body);
       expect(body.error.code).toBe("route_not_found");

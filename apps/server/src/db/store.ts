@@ -10,6 +10,7 @@ import { Events } from "./events.js";
 import { IdempotencyKeys } from "./idempotency.js";
 import { Messages } from "./messages.js";
 import { EventRelay } from "./outbox.js";
+import { RateLimits } from "./rate-limits.js";
 import { Tickets } from "./tickets.js";
 import { Tombstones } from "./tombstones.js";
 import { WebhookEndpoints } from "./webhook-endpoints.js";
@@ -30,6 +31,8 @@ export interface Store {
   /** Deleted contacts and tickets, for incremental pulls (db/tombstones.ts). */
   tombstones: Tombstones;
   deliveryAttempts: DeliveryAttempts;
+  /** The API keys' token buckets, shared by the API processes (db/rate-limits.ts). */
+  rateLimits: RateLimits;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
   relay: EventRelay;
 }
@@ -58,6 +61,7 @@ export function createStore(
     events,
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),
+    rateLimits: new RateLimits(db),
     relay,
   };
 }
