@@ -1,4 +1,8 @@
+import { MongoClient } from "mongodb";
 import { afterAll, describe, expect, inject, it, vi } from "vitest";
+import { RateLimits } from "../src/db/rate-limits.js";
+import { sharedBuckets } from "../src/http/rate-limit.js";
+import { createLogger } from "../src/logger.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
 import { startDeployment } from "./helpers/delivery.js";
 import { eventually } from "./helpers/main-process.js";
@@ -116,5 +120,25 @@ describe("the shared limiter with the database unreachable", () => {
     expect(after.status).toBe(200);
     expect(after.headers.get("ratelimit-remaining")).toBe("0");
     expect((await list()).status).toBe(429);
+  });
+});
+
+describe("the shared buckets against the database", () => {
+  it("refuse nothing under the limit, many requests in one millisecond, and exactly the rest over it", async () => {
+    // Gathered batches, `$set` and `$inc` both: a clock that stands still puts every take in one
+    // millisecond, so the bucket's `tat` sits microseconds past `now` (which mongo-java-server
+    // once compared wrongly, refusing a nearly full bucket).
+    const client = await new MongoClient(inject("mongodbUri")).connect();
+    cleanups.push(() => client.close());
+    const store = new RateLimits(client.db(inject("databaseName")));
+    const logger = createLogger("silent");
+    const takeAll = async (rule: { perSecond: number; burst: number }, id: string, count: number) => {
+      const buckets = sharedBuckets(store, rule, () => 7_000_000, logger);
+      const taken = await Promise.all(Array.from({ length: count }, () => buckets.take(id)));
+      return taken.filter((t) => t.allowed).length;
+    };
+    const suffix = Math.random().toString(36).slice(2);
+    expect(await takeAll({ perSecond: 1_000_000, burst: 1_000_000 }, `key_wide_${suffix}`, 300)).toBe(300);
+    expect(await takeAll({ perSecond: 5, burst: 120 }, `key_tight_${suffix}`, 300)).toBe(120);
   });
 });

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { limitHeaders, retryAfterSeconds, take, tokensAt } from "../src/domain/token-bucket.js";
+import { intervalOf, limitHeaders, retryAfterSeconds, take, tokensAt } from "../src/domain/token-bucket.js";
 
-// The bucket arithmetic both limiters share (domain/token-bucket.ts), as a table.
+// The bucket arithmetic both limiters share (domain/token-bucket.ts), as a table. It counts in
+// microseconds; the table says milliseconds.
 
 const rule = { perSecond: 2, burst: 3 }; // one token back every 500 ms
+const us = (ms: number | undefined) => (ms === undefined ? undefined : ms * 1000);
 
 describe("token bucket (GCRA)", () => {
   it.each([
@@ -18,14 +20,14 @@ describe("token bucket (GCRA)", () => {
     [2000, 1000, 3, 1, 2500],
     [2500, 61_000, 4, 3, 62_500], // a long pause refills to the burst, never beyond
   ])("tat %s at %s, wanting %s: %s granted, tat %s", (tat, now, wanted, granted, after) => {
-    expect(take(rule, tat, now, wanted)).toEqual({ granted, tat: after });
+    expect(take(rule, us(tat), now * 1000, wanted)).toEqual({ granted, tat: after * 1000 });
   });
 
   it("stays exact over many thirds of a second", () => {
     const third = { perSecond: 3, burst: 3 };
     let tat: number | undefined;
     let granted = 0;
-    for (let now = 0; now <= 10_000; now += 50) {
+    for (let now = 0; now <= 10_000_000; now += 50_000) {
       const step = take(third, tat, now, 10);
       granted += step.granted;
       tat = step.tat;
@@ -35,17 +37,19 @@ describe("token bucket (GCRA)", () => {
   });
 
   it("tells the headers and Retry-After", () => {
+    expect(intervalOf({ perSecond: 3, burst: 1 })).toBe(333_333);
+    expect(intervalOf({ perSecond: 10_000_000, burst: 1 })).toBe(1);
     expect(tokensAt(rule, undefined, 5)).toBe(3);
-    expect(limitHeaders(rule, 1500, 1000)).toEqual({
+    expect(limitHeaders(rule, 1_500_000, 1_000_000)).toEqual({
       "RateLimit-Limit": "3",
       "RateLimit-Remaining": "2",
       "RateLimit-Reset": "1",
     });
-    expect(limitHeaders(rule, 2500, 1000)).toMatchObject({
+    expect(limitHeaders(rule, 2_500_000, 1_000_000)).toMatchObject({
       "RateLimit-Remaining": "0",
       "RateLimit-Reset": "2",
     });
-    expect(retryAfterSeconds(rule, 2500, 1000)).toBe(1);
-    expect(retryAfterSeconds({ perSecond: 1, burst: 1 }, 4000, 1000)).toBe(3);
+    expect(retryAfterSeconds(rule, 2_500_000, 1_000_000)).toBe(1);
+    expect(retryAfterSeconds({ perSecond: 1, burst: 1 }, 4_000_000, 1_000_000)).toBe(3);
   });
 });

@@ -4,8 +4,8 @@ import { isDuplicateKey } from "./errors.js";
 
 /**
  * The API keys' token buckets, shared by every API process (issue 24): one document per key,
- * `{_id: <key id>, tat}`, where `tat` is the bucket's theoretical arrival time in epoch
- * milliseconds (domain/token-bucket.ts). Each take is one conditional single-document update,
+ * `{_id: <key id>, tat}`, where `tat` is the bucket's theoretical arrival time in whole epoch
+ * microseconds (domain/token-bucket.ts). Each take is one conditional single-document update,
  * `$set` or `$inc` under a filter on `tat`, which MongoDB and mongo-java-server both do
  * atomically; no aggregation-pipeline update, no transaction.
  */
@@ -57,8 +57,7 @@ export class RateLimits {
       } else {
         const step = plan.granted * intervalOf(rule);
         const drawn = await this.collection.findOneAndUpdate(
-          // The slack (a microsecond) keeps float rounding from refusing the last whole token.
-          { _id: id, tat: { $gt: now, $lte: now + rule.burst * intervalOf(rule) - step + 0.001 } },
+          { _id: id, tat: { $gt: now, $lte: now + rule.burst * intervalOf(rule) - step } },
           { $inc: { tat: step } },
           { returnDocument: "after" },
         );

@@ -6,6 +6,10 @@
  * `burst - max(0, tat - now) / interval` tokens; taking one moves `tat` to
  * `max(tat, now) + interval`. `tat` only ever grows, so any value once read is a lower bound of
  * the current one: a bucket that was empty by it is empty still.
+ *
+ * Times are whole microseconds (epoch µs stay below 2^53): exact arithmetic, and a stored `tat`
+ * that compares right on mongo-java-server, which compares a fractional double against a whole
+ * number as if it were whole (1795616566214.004 > 1795616566214 is false there).
  */
 
 export interface BucketRule {
@@ -15,11 +19,14 @@ export interface BucketRule {
   burst: number;
 }
 
-/** Floating-point slack: 2/s for 3 s must give exactly 6 tokens, not 5.999999. */
-const SLACK = 1e-9;
+/** A clock's milliseconds as the whole microseconds the bucket counts in. */
+export const micros = (ms: number): number => Math.round(ms * 1000);
 
-/** Milliseconds one token takes to come back. */
-export const intervalOf = (rule: BucketRule): number => 1000 / rule.perSecond;
+/**
+ * Microseconds one token takes to come back, rounded (3/s refills every 333,333 µs, 0.0001 %
+ * fast); at least 1.
+ */
+export const intervalOf = (rule: BucketRule): number => Math.max(1, Math.round(1_000_000 / rule.perSecond));
 
 /** Tokens in the bucket at `now` (fractional; at most `burst`). A bucket never seen is full. */
 export function tokensAt(rule: BucketRule, tat: number | undefined, now: number): number {
@@ -37,7 +44,7 @@ export function take(
   wanted: number,
 ): { granted: number; tat: number } {
   const from = Math.max(tat ?? now, now);
-  const available = Math.max(0, Math.floor(tokensAt(rule, from, now) + SLACK));
+  const available = Math.max(0, Math.floor(tokensAt(rule, from, now)));
   const granted = Math.min(wanted, available);
   return { granted, tat: from + granted * intervalOf(rule) };
 }
@@ -47,13 +54,13 @@ export function limitHeaders(rule: BucketRule, tat: number, now: number): Record
   const tokens = tokensAt(rule, tat, now);
   return {
     "RateLimit-Limit": String(rule.burst),
-    "RateLimit-Remaining": String(Math.max(0, Math.floor(tokens + SLACK))),
+    "RateLimit-Remaining": String(Math.max(0, Math.floor(tokens))),
     // Seconds until the bucket is full again.
-    "RateLimit-Reset": String(Math.max(0, Math.ceil(Math.max(0, tat - now) / 1000 - SLACK))),
+    "RateLimit-Reset": String(Math.ceil(Math.max(0, tat - now) / 1_000_000)),
   };
 }
 
 /** Whole seconds until the bucket holds one token again (at least 1): the 429's `Retry-After`. */
 export function retryAfterSeconds(rule: BucketRule, tat: number, now: number): number {
-  return Math.max(1, Math.ceil((1 - tokensAt(rule, tat, now)) / rule.perSecond - SLACK));
+  return Math.max(1, Math.ceil(((1 - tokensAt(rule, tat, now)) * intervalOf(rule)) / 1_000_000));
 }

@@ -3,7 +3,9 @@ import type { RateLimits } from "../db/rate-limits.js";
 import { gathered } from "../delivery/gather.js";
 import {
   type BucketRule,
+  intervalOf,
   limitHeaders,
+  micros,
   retryAfterSeconds,
   take as takeFrom,
 } from "../domain/token-bucket.js";
@@ -18,7 +20,7 @@ import { apiKeyOf } from "./auth.js";
  * process's memory (RATE_LIMIT_SHARED=false).
  */
 
-/** One request's token: granted or not, and the bucket's `tat` at `now` (domain/token-bucket.ts). */
+/** One request's token: granted or not, and the bucket's `tat` at `now` (µs, domain/token-bucket.ts). */
 export interface Taken {
   allowed: boolean;
   tat: number;
@@ -64,7 +66,7 @@ export function memoryBuckets(rule: BucketRule, clock: () => number = Date.now):
   const tats = new TatMap();
   return {
     async take(id) {
-      const now = clock();
+      const now = micros(clock());
       const { granted, tat } = takeFrom(rule, tats.get(id), now, 1);
       tats.raise(id, tat, now);
       return { allowed: granted === 1, tat, now };
@@ -116,7 +118,7 @@ export function sharedBuckets(
     }
   };
   const takeBatch = async (ids: string[]): Promise<Taken[]> => {
-    const now = clock();
+    const now = micros(clock());
     const wanted = new Map<string, number>();
     for (const id of ids) wanted.set(id, (wanted.get(id) ?? 0) + 1);
     const outcomes = new Map<string, Taken[]>();
@@ -145,7 +147,7 @@ function tokensOf(
   count: number,
   now: number,
 ): Taken[] {
-  const interval = 1000 / rule.perSecond;
+  const interval = intervalOf(rule);
   return Array.from({ length: count }, (_, i) =>
     i < granted
       ? { allowed: true, tat: tat - (granted - 1 - i) * interval, now }
