@@ -14,6 +14,8 @@ export interface ServerProcess {
   log(): string;
   /** SIGTERM (a graceful stop), then SIGKILL if it lingers. */
   stop(): Promise<void>;
+  /** Sends `signal` and resolves with the exit code once it has exited (null: killed by it). */
+  kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
 export async function startBuiltServer(
@@ -26,7 +28,7 @@ export async function startBuiltServer(
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => fail(new Error(`the server did not listen within ${timeoutMs} ms`)),
@@ -58,6 +60,11 @@ export async function startBuiltServer(
       child.kill("SIGTERM");
       await exited;
       clearTimeout(force);
+    },
+    async kill(signal) {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
     },
   };
 }
