@@ -51,7 +51,9 @@ async function main(): Promise<void> {
   const stopping = new AbortController();
   const indexesReady = database.connectUntilReady(() => ensureIndexes(store), logger, stopping.signal);
   let stopSweeps = () => {};
-  indexesReady
+  // Shutdown waits for this: a SIGTERM that lands while Agenda is starting must not close the
+  // database under its first queries (an unhandled MongoClientClosedError, exit 1).
+  const started = indexesReady
     .then(async () => {
       if (stopping.signal.aborted) return;
       delivery = new WebhookDelivery(database.db, store, config, logger, { metrics });
@@ -89,6 +91,7 @@ async function main(): Promise<void> {
     shuttingDown = true;
     logger.info({ signal }, "shutting down: finishing in-flight requests and delivery attempts");
     stopping.abort();
+    await started;
     stopSweeps();
     await Promise.all([server.close(config.shutdownTimeoutMs), delivery?.stop(config.shutdownTimeoutMs)]);
     await database.close();
