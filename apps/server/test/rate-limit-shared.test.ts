@@ -124,21 +124,34 @@ describe("the shared limiter with the database unreachable", () => {
 });
 
 describe("the shared buckets against the database", () => {
-  it("refuse nothing under the limit, many requests in one millisecond, and exactly the rest over it", async () => {
+  it("refuse nothing under the limit, many requests in one millisecond, and exactly the rest over it; the sweep drops full ones", async () => {
     // Gathered batches, `$set` and `$inc` both: a clock that stands still puts every take in one
     // millisecond, so the bucket's `tat` sits microseconds past `now` (which mongo-java-server
-    // once compared wrongly, refusing a nearly full bucket).
+    // once compared wrongly, refusing a nearly full bucket). A database of its own, for the sweep.
     const client = await new MongoClient(inject("mongodbUri")).connect();
-    cleanups.push(() => client.close());
-    const store = new RateLimits(client.db(inject("databaseName")));
+    const db = client.db(`deskline_rate_limits_${process.pid}`);
+    cleanups.push(async () => {
+      await db.dropDatabase();
+      await client.close();
+    });
+    const store = new RateLimits(db);
     const logger = createLogger("silent");
-    const takeAll = async (rule: { perSecond: number; burst: number }, id: string, count: number) => {
-      const buckets = sharedBuckets(store, rule, () => 7_000_000, logger);
+    const frozen = () => 7_000_000;
+    const takeAll = async (
+      rule: { perSecond: number; burst: number },
+      id: string,
+      count: number,
+      clock: () => number = frozen,
+    ) => {
+      const buckets = sharedBuckets(store, rule, clock, logger);
       const taken = await Promise.all(Array.from({ length: count }, () => buckets.take(id)));
       return taken.filter((t) => t.allowed).length;
     };
-    const suffix = Math.random().toString(36).slice(2);
-    expect(await takeAll({ perSecond: 1_000_000, burst: 1_000_000 }, `key_wide_${suffix}`, 300)).toBe(300);
-    expect(await takeAll({ perSecond: 5, burst: 120 }, `key_tight_${suffix}`, 300)).toBe(120);
+    expect(await takeAll({ perSecond: 1_000_000, burst: 1_000_000 }, "key_wide", 300)).toBe(300);
+    expect(await takeAll({ perSecond: 5, burst: 120 }, "key_tight", 300)).toBe(120);
+    // Drained at the real time: 1 s from full again. The frozen-clock buckets are long full.
+    expect(await takeAll({ perSecond: 1, burst: 1 }, "key_drained_now", 2, Date.now)).toBe(1);
+    expect(await store.sweep()).toBe(2);
+    expect((await store.collection.find().toArray()).map((b) => b._id)).toEqual(["key_drained_now"]);
   });
 });

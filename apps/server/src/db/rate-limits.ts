@@ -1,5 +1,5 @@
 import type { Collection, Db } from "mongodb";
-import { type BucketRule, intervalOf, take } from "../domain/token-bucket.js";
+import { type BucketRule, intervalOf, micros, take } from "../domain/token-bucket.js";
 import { isDuplicateKey } from "./errors.js";
 
 /**
@@ -70,8 +70,8 @@ export class RateLimits {
     return { granted: 0, tat };
   }
 
-  /** Full buckets carry no state: drops those full by `now` (the hourly sweep; no TTL indexes). */
-  async sweep(now: number = Date.now()): Promise<number> {
+  /** Full buckets carry no state: drops those full by `now` (µs; the hourly sweep, no TTL indexes). */
+  async sweep(now: number = micros(Date.now())): Promise<number> {
     return (await this.collection.deleteMany({ tat: { $lte: now } })).deletedCount;
   }
 }
