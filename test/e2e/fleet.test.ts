@@ -13,8 +13,8 @@ import { type SpecProxy, startSpecProxy } from "../helpers/spec-proxy.js";
 import { byEventId, startVerifiedReceiver } from "../helpers/verified-receiver.js";
 
 /** The shared limit of the writing key: the two APIs together may answer no more. */
-const PER_SECOND = 3;
-const BURST = 6;
+const PER_SECOND = 2;
+const BURST = 4;
 /** How long the writers write, and the most requests they send (bounded in time and count). */
 const WRITE_MS = 10_000;
 const MAX_REQUESTS = 2_500;
@@ -160,13 +160,12 @@ describe("a fleet: two APIs and two workers on one database", () => {
     expect(written.length, summary).toBeLessThanOrEqual(limit * 1.1);
     expect(written.length, summary).toBeGreaterThan(BURST);
     expect([...statuses.keys()].filter((s) => s.endsWith(" 429")).length, summary).toBeGreaterThan(0);
-    // Writes spread over both APIs; nothing but 201 and 429 was answered.
+    // Writes spread over both APIs.
     for (const api of apis)
-      expect(
-        written.some((w) => w.via === api.name),
-        summary,
-      ).toBe(true);
-    for (const label of statuses.keys()) expect(label, summary).toMatch(/ (201|429)$/);
+      expect(written.filter((w) => w.via === api.name).length, summary).toBeGreaterThan(0);
+    // Nothing but 201 and 429 was answered, except that the stopped API's proxy may have met its
+    // closed port (502, no answer from the server: such a write was never acknowledged).
+    for (const label of statuses.keys()) expect(label, summary).toMatch(/ (201|429)$|^api-2 502$/);
 
     // No write lost: each one answered 201 exists and has its contact.created event. The checks
     // have a key of their own, under the same limit: they wait when it says so.
@@ -177,18 +176,23 @@ describe("a fleet: two APIs and two workers on one database", () => {
         await new Promise((done) => setTimeout(done, answer.retryAfter * 1000));
       }
     };
-    for (const { id } of written) expect((await check(`/open/v1/contacts/${id}`)).status).toBe(200);
-    const events = new Map<string, string>(); // contact id → event id
-    let after: string | undefined;
-    for (;;) {
-      const page = await check(
-        `/open/v1/events?type=contact.created&limit=100${after ? `&starting_after=${after}` : ""}`,
-      );
-      expect(page.status).toBe(200);
-      for (const event of page.body.data) events.set(event.data.id, event.id);
-      if (!page.body.has_more) break;
-      after = page.body.data.at(-1).id;
-    }
+    /** Every item of a list, page after page. */
+    const listAll = async (path: string) => {
+      const items: any[] = [];
+      for (;;) {
+        const after = items.length ? `&starting_after=${items.at(-1).id}` : "";
+        const page = await check(`${path}${path.includes("?") ? "&" : "?"}limit=100${after}`);
+        expect(page.status).toBe(200);
+        items.push(...page.body.data);
+        if (!page.body.has_more) return items;
+      }
+    };
+    const contacts = new Set((await listAll("/open/v1/contacts")).map((c) => c.id));
+    expect(written.filter((w) => !contacts.has(w.id))).toEqual([]);
+    // contact id → event id
+    const events = new Map<string, string>(
+      (await listAll("/open/v1/events?type=contact.created")).map((e) => [e.data.id, e.id]),
+    );
     expect(written.filter((w) => !events.has(w.id))).toEqual([]);
 
     // Every event delivered, verified, each with the payload the events API holds; the killed
@@ -203,18 +207,8 @@ describe("a fleet: two APIs and two workers on one database", () => {
       expect(delivered.get(eventId)?.event.data).toMatchObject({ id: contactId, object: "contact" });
     }
     expect(receiver.refused).toBe(0);
-    const attempts: { error: string | null }[] = [];
-    after = undefined;
-    for (;;) {
-      const page = await check(
-        `/open/v1/webhook-endpoints/${endpoint.body.id}/attempts?limit=100${after ? `&starting_after=${after}` : ""}`,
-      );
-      expect(page.status).toBe(200);
-      attempts.push(...page.body.data);
-      if (!page.body.has_more) break;
-      after = page.body.data.at(-1).id;
-    }
-    expect(attempts.some((a) => a.error?.startsWith("interrupted"))).toBe(true);
+    const attempts = await listAll(`/open/v1/webhook-endpoints/${endpoint.body.id}/attempts`);
+    expect(attempts.some((a) => String(a.error).startsWith("interrupted"))).toBe(true);
 
     // The surviving processes are healthy; every answer any proxy saw matched the spec.
     const workerProxy = await startSpecProxy(worker2.baseUrl);
