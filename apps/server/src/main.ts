@@ -91,9 +91,13 @@ async function main(): Promise<void> {
     shuttingDown = true;
     logger.info({ signal }, "shutting down: finishing in-flight requests and delivery attempts");
     stopping.abort();
-    await started;
-    stopSweeps();
-    await Promise.all([server.close(config.shutdownTimeoutMs), delivery?.stop(config.shutdownTimeoutMs)]);
+    await Promise.all([
+      server.close(config.shutdownTimeoutMs),
+      started.then(() => {
+        stopSweeps();
+        return delivery?.stop(config.shutdownTimeoutMs);
+      }),
+    ]);
     await database.close();
     await embedded?.stop();
     logger.info("stopped");
