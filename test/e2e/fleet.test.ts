@@ -217,7 +217,12 @@ describe("a fleet: two APIs and two workers on one database", () => {
         (state) => state.missing.length === 0,
         `all ${events.size} events delivered`,
         DELIVERED_WITHIN_MS,
-      );
+      ).catch((error: Error) => {
+        // What the surviving worker logged is what explains a delivery that never came.
+        throw new Error(
+          `${error.message}\nworker 2 (${worker2.exitCode() ?? "running"}): ${worker2.log().slice(-4000)}`,
+        );
+      });
       const delivered = byEventId(receiver.verified);
       for (const [contactId, eventId] of events) {
         expect(delivered.get(eventId)?.event.data).toMatchObject({ id: contactId, object: "contact" });

@@ -14,6 +14,8 @@ export interface ServerProcess {
   log(): string;
   /** SIGTERM (a graceful stop), then SIGKILL if it lingers. */
   stop(): Promise<void>;
+  /** The exit code, or the signal that ended it; undefined while it runs. */
+  exitCode(): number | string | undefined;
   /** Sends `signal` and resolves with the exit code once it has exited (null: killed by it). */
   kill(signal: NodeJS.Signals): Promise<number | null>;
 }
@@ -61,6 +63,7 @@ export async function startBuiltServer(
       await exited;
       clearTimeout(force);
     },
+    exitCode: () => child.exitCode ?? child.signalCode ?? undefined,
     async kill(signal) {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
