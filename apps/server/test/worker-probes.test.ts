@@ -41,6 +41,11 @@ describe("a ROLE=worker process", () => {
     const ready = await request("GET", "/readyz", { baseUrl: workerUrl });
     expect(ready).toMatchObject({ status: 200, body: { status: "ready" } });
 
+    // The API's 405, with Allow, for a method a probe does not have.
+    const wrongMethod = await request("POST", "/healthz", { baseUrl: workerUrl });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("allow")).toMatch(/GET/);
+
     // The same token rule as the API's /metrics.
     expect((await request("GET", "/metrics", { baseUrl: workerUrl })).status).toBe(401);
     const wrong = await request("GET", "/metrics", {
