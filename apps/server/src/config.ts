@@ -10,8 +10,17 @@ import { DEFAULT_RETRY_DELAYS, parseRetryDelays } from "./delivery/retry-schedul
  */
 export const DEFAULT_DATA_DIR = fileURLToPath(new URL("../../../.deskline/data", import.meta.url));
 
-/** Which embedded database to start without MONGODB_URI (db/embedded.ts); `auto` tries mongod first. */
-export const EMBEDDED_DATABASE_CHOICES = ["auto", "mongodb-memory-server", "mongo-java-server"] as const;
+/**
+ * Which embedded database to start without MONGODB_URI (db/embedded.ts); `auto` tries mongod
+ * first; `off` starts none, so MONGODB_URI is required (the container image: an in-memory database
+ * there would lose its data with the container, and the image has no JDK for the fallback).
+ */
+export const EMBEDDED_DATABASE_CHOICES = [
+  "auto",
+  "mongodb-memory-server",
+  "mongo-java-server",
+  "off",
+] as const;
 export type EmbeddedDatabaseChoice = (typeof EMBEDDED_DATABASE_CHOICES)[number];
 
 /** What a process does (DESIGN.md §6): serve the API, deliver webhooks, or both. */
@@ -132,6 +141,19 @@ function retryDelays(env: NodeJS.ProcessEnv): number[] {
   }
 }
 
+/** MONGODB_URI, required where DESKLINE_EMBEDDED_DB=off, with what to do about it. */
+function mongodbUri(env: NodeJS.ProcessEnv, embedded: EmbeddedDatabaseChoice): string | undefined {
+  const uri = text(env, "MONGODB_URI");
+  if (!uri && embedded === "off") {
+    throw new ConfigError(
+      "MONGODB_URI is required: DESKLINE_EMBEDDED_DB=off (as in the container image) starts no " +
+        "embedded database; set MONGODB_URI to your MongoDB replica set, e.g. " +
+        "mongodb://mongo:27017/?replicaSet=rs0 (see compose.yaml)",
+    );
+  }
+  return uri;
+}
+
 /**
  * DESKLINE_DATA_DIR, absolute. A relative one is taken from where the user typed the command:
  * pnpm runs `pnpm start` in apps/server but passes that place as INIT_CWD.
@@ -144,13 +166,14 @@ function dataDir(env: NodeJS.ProcessEnv): string {
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitPerSecond = integer(env, "RATE_LIMIT_PER_SECOND", 100);
+  const embeddedDatabase = oneOf(env, "DESKLINE_EMBEDDED_DB", EMBEDDED_DATABASE_CHOICES);
   return {
     role: oneOf(env, "ROLE", ROLES),
     port: integer(env, "PORT", 3000),
     host: text(env, "HOST") ?? "127.0.0.1",
-    mongodbUri: text(env, "MONGODB_URI"),
+    mongodbUri: mongodbUri(env, embeddedDatabase),
     databaseName: text(env, "MONGODB_DATABASE") ?? "deskline",
-    embeddedDatabase: oneOf(env, "DESKLINE_EMBEDDED_DB", EMBEDDED_DATABASE_CHOICES),
+    embeddedDatabase,
     dataDir: dataDir(env),
     adminToken: text(env, "ADMIN_TOKEN"),
     logLevel: text(env, "LOG_LEVEL") ?? "info",

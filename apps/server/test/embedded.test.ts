@@ -57,4 +57,16 @@ describe("the embedded database (DESIGN.md §2)", () => {
     );
     expect(() => loadConfig({ DESKLINE_EMBEDDED_DB: "ferretdb" })).toThrow(ConfigError);
   });
+
+  it("DESKLINE_EMBEDDED_DB=off (the container image's) starts none: MONGODB_URI is required, said clearly", () => {
+    expect(() => loadConfig({ DESKLINE_EMBEDDED_DB: "off" })).toThrow(ConfigError);
+    expect(() => loadConfig({ DESKLINE_EMBEDDED_DB: "off", MONGODB_URI: " " })).toThrow(
+      /^MONGODB_URI is required: DESKLINE_EMBEDDED_DB=off/,
+    );
+    const uri = "mongodb://mongo:27017/?replicaSet=rs0";
+    expect(loadConfig({ DESKLINE_EMBEDDED_DB: "off", MONGODB_URI: uri })).toMatchObject({
+      embeddedDatabase: "off",
+      mongodbUri: uri,
+    });
+  });
 });

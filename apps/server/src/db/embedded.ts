@@ -32,6 +32,8 @@ export async function startEmbeddedDatabase(
   choice: EmbeddedDatabaseChoice = "auto",
   options: EmbeddedDatabaseOptions = {},
 ): Promise<EmbeddedDatabase> {
+  // loadConfig refuses `off` without MONGODB_URI already; this keeps any other caller honest.
+  if (choice === "off") throw new Error("DESKLINE_EMBEDDED_DB=off: no embedded database; set MONGODB_URI");
   const { dataDir } = options;
   // Taken before either engine starts: a second server on the same directory must stop here, not
   // fail inside mongod and fall back to the other engine's files.
