@@ -1,0 +1,52 @@
+# The Deskline server as a container image (README "Run it with containers"). Two stages: the
+# whole workspace is installed and built in the first, and only the server's compiled JavaScript,
+# its production dependencies and the spec go into the second, on the official Node.js 20 image.
+#
+#   podman build -t deskline-server .        (or docker build)
+#   podman run -e MONGODB_URI='mongodb://…/?replicaSet=rs0' -e ROLE=api -p 3000:3000 deskline-server
+#
+# MONGODB_URI is required: the image starts no embedded database (DESKLINE_EMBEDDED_DB=off), and
+# without it the server stops at once with "configuration error: MONGODB_URI is required …".
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
+# pnpm at the version package.json pins (packageManager), so the lockfile reads the same as in CI.
+COPY package.json ./
+RUN npm install --global --no-fund --no-audit \
+      "pnpm@$(node -p 'require("./package.json").packageManager.split("@")[1]')"
+# Dependencies before the sources, so a change of code reuses this layer: `pnpm fetch` needs only
+# the lockfile and downloads every package into pnpm's store.
+COPY pnpm-lock.yaml pnpm-workspace.yaml ./
+RUN pnpm fetch --frozen-lockfile
+# The sources (.dockerignore leaves out tests, docs and benches, so editing those rebuilds nothing).
+COPY . .
+# --ignore-scripts: the deploy would run the root postinstall (verifier and SDK builds) again.
+RUN pnpm install --frozen-lockfile --offline \
+ && pnpm --filter "@deskline/server..." run build \
+ && pnpm --filter @deskline/server --prod deploy --legacy --ignore-scripts /deploy/server
+
+FROM node:20-bookworm-slim
+# HOST: listen on every interface of the container. DESKLINE_EMBEDDED_DB=off: MONGODB_URI is
+# required (an in-memory database would lose everything with the container). ROLE (all, api or
+# worker), PORT, MONGODB_URI and the rest of docs/operations.md's settings come from the environment.
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DESKLINE_EMBEDDED_DB=off
+WORKDIR /app
+# A user of its own with a fixed numeric id, so orchestrators can check "not root" (runAsNonRoot).
+RUN groupadd --system --gid 10001 deskline \
+ && useradd --system --uid 10001 --gid deskline --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin deskline
+# The layout of a checkout, as main.js expects it: the spec at ../../../spec from apps/server/dist.
+COPY --from=build /src/spec spec
+COPY --from=build /deploy/server/package.json apps/server/package.json
+COPY --from=build /deploy/server/node_modules apps/server/node_modules
+COPY --from=build /deploy/server/dist apps/server/dist
+USER 10001:10001
+EXPOSE 3000
+# /readyz: the process answers and its database does. No curl in the image: Node's own fetch.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# Exec form: node is PID 1 and gets SIGTERM itself, and stops gracefully (docs/operations.md).
+CMD ["node", "apps/server/dist/main.js"]
