@@ -35,13 +35,22 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function newWorld(): Promise<World> {
-  const proxy = await startSpecProxy(inject("baseUrl"));
+/**
+ * `server` defaults to the run's built server (the project's globalSetup); a test that starts a
+ * server of its own (e.g. in a container) passes its base URL and admin token.
+ */
+export async function newWorld(
+  server: { baseUrl: string; adminToken: string } = {
+    baseUrl: inject("baseUrl"),
+    adminToken: inject("adminToken"),
+  },
+): Promise<World> {
+  const proxy = await startSpecProxy(server.baseUrl);
   const scratch = mkdtempSync(join(tmpdir(), "deskline-e2e-"));
   const admin = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(new URL(path, proxy.url), {
       method,
-      headers: { Authorization: `Bearer ${inject("adminToken")}`, "Content-Type": "application/json" },
+      headers: { Authorization: `Bearer ${server.adminToken}`, "Content-Type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const answer: any = await response.json();

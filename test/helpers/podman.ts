@@ -1,0 +1,105 @@
+// podman as the container test drives it, with the settings of scripts/container/containers.conf
+// (runc and cgroupfs: what works on our CI machines, see ../shared/CONTAINERS.md) unless
+// CONTAINERS_CONF chooses others. Every call has a timeout; failures carry podman's own words.
+import { execFile, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const env = {
+  ...process.env,
+  CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? `${ROOT}scripts/container/containers.conf`,
+};
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command in the repository's root; resolves with its exit code, whatever it is. */
+export function run(file: string, args: string[], timeoutMs = 60_000, extraEnv: Record<string, string> = {}) {
+  return new Promise<Run>((resolve) => {
+    execFile(
+      file,
+      args,
+      { cwd: ROOT, env: { ...env, ...extraEnv }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** podman's output; throws with its stderr unless it exits 0. */
+export async function podman(args: string[], timeoutMs = 60_000): Promise<string> {
+  const result = await run("podman", args, timeoutMs);
+  if (result.code !== 0) {
+    throw new Error(`podman ${args.join(" ")} exited with ${result.code}:\n${result.stderr.slice(-4000)}`);
+  }
+  return result.stdout;
+}
+
+export function hasPodman(): boolean {
+  return spawnSync("podman", ["--version"], { stdio: "ignore" }).status === 0;
+}
+
+/**
+ * Builds the root Dockerfile into `tag` on the Dockerfile's base image: pulled where a registry
+ * answers, else the stand-in scripts/container/base-image.sh makes (so `--pull=never`). The docker
+ * format keeps the HEALTHCHECK (OCI images have none). Layers are cached between runs.
+ */
+export async function buildImage(tag: string): Promise<{ baseImage: string; ms: number }> {
+  const base = await run("bash", ["scripts/container/base-image.sh"], 10 * 60_000);
+  if (base.code !== 0)
+    throw new Error(`scripts/container/base-image.sh failed:\n${base.stderr.slice(-4000)}`);
+  const started = Date.now();
+  await podman(
+    ["build", "--format", "docker", "--network", "host", "--pull=never", "-t", tag, "."],
+    20 * 60_000,
+  );
+  return { baseImage: base.stdout.trim(), ms: Date.now() - started };
+}
+
+export interface Container {
+  name: string;
+  logs(): Promise<string>;
+  /** `podman exec` in it; its stdout. */
+  exec(args: string[]): Promise<string>;
+  /** `podman stop` (SIGTERM, SIGKILL after `timeoutS`): how long it took and how the process exited. */
+  stop(timeoutS: number): Promise<{ ms: number; exitCode: number }>;
+  remove(): Promise<void>;
+}
+
+/** Starts `image` detached on the host's network, with `env` and read-only `mounts` (host → container). */
+export async function runContainer(
+  image: string,
+  name: string,
+  env: Record<string, string>,
+  mounts: Record<string, string> = {},
+): Promise<Container> {
+  await run("podman", ["rm", "--force", "--ignore", name]);
+  const args = ["run", "--detach", "--name", name, "--network", "host"];
+  for (const [key, value] of Object.entries(env)) args.push("--env", `${key}=${value}`);
+  for (const [from, to] of Object.entries(mounts)) args.push("--volume", `${from}:${to}:ro`);
+  await podman([...args, image]);
+  const logs = async () => {
+    const result = await run("podman", ["logs", name]);
+    return result.stdout + result.stderr;
+  };
+  return {
+    name,
+    logs,
+    exec: (args) => podman(["exec", name, ...args]),
+    async stop(timeoutS) {
+      const started = Date.now();
+      await podman(["stop", "--time", String(timeoutS), name], (timeoutS + 60) * 1000);
+      const ms = Date.now() - started;
+      const exitCode = Number((await podman(["inspect", "--format", "{{.State.ExitCode}}", name])).trim());
+      return { ms, exitCode };
+    },
+    async remove() {
+      await run("podman", ["rm", "--force", "--ignore", name]);
+    },
+  };
+}
