@@ -19,9 +19,10 @@ RUN npm install --global --no-fund --no-audit \
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN pnpm fetch --frozen-lockfile
 # The sources (.dockerignore leaves out tests, docs and benches, so editing those rebuilds nothing).
+# Only the server and the workspace packages it depends on are installed and built, without
+# lifecycle scripts: the root postinstall builds the SDK and CLI, which the image does not hold.
 COPY . .
-# --ignore-scripts: the deploy would run the root postinstall (verifier and SDK builds) again.
-RUN pnpm install --frozen-lockfile --offline \
+RUN pnpm install --frozen-lockfile --offline --ignore-scripts --filter "@deskline/server..." \
  && pnpm --filter "@deskline/server..." run build \
  && pnpm --filter @deskline/server --prod deploy --legacy --ignore-scripts /deploy/server
 
