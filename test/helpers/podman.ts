@@ -45,20 +45,17 @@ export function hasPodman(): boolean {
 }
 
 /**
- * Builds the root Dockerfile into `tag` on the Dockerfile's base image: pulled where a registry
- * answers, else the stand-in scripts/container/base-image.sh makes (so `--pull=never`). The docker
- * format keeps the HEALTHCHECK (OCI images have none). Layers are cached between runs.
+ * Builds the root Dockerfile into `tag` with scripts/container/build-image.sh (which makes sure of
+ * the base image first: pulled, or the stand-in where no registry answers). Layers are cached
+ * between runs. `standIn`: the Node.js version of the stand-in base, undefined for the real image.
  */
-export async function buildImage(tag: string): Promise<{ baseImage: string; ms: number }> {
-  const base = await run("bash", ["scripts/container/base-image.sh"], 10 * 60_000);
-  if (base.code !== 0)
-    throw new Error(`scripts/container/base-image.sh failed:\n${base.stderr.slice(-4000)}`);
+export async function buildImage(tag: string): Promise<{ ms: number; standIn: string | undefined }> {
   const started = Date.now();
-  await podman(
-    ["build", "--format", "docker", "--network", "host", "--pull=never", "-t", tag, "."],
-    20 * 60_000,
-  );
-  return { baseImage: base.stdout.trim(), ms: Date.now() - started };
+  const built = await run("bash", ["scripts/container/build-image.sh", tag], 20 * 60_000);
+  if (built.code !== 0) throw new Error(`the image did not build:\n${built.stderr.slice(-6000)}`);
+  const ms = Date.now() - started;
+  const [base] = JSON.parse(await podman(["image", "inspect", "docker.io/library/node:20-bookworm-slim"]));
+  return { ms, standIn: base.Labels?.["deskline.stand-in.node"] };
 }
 
 export interface Container {
