@@ -5,7 +5,7 @@
 // verified, both stopped by `podman stop` cleanly, neither running as root. compose.yaml is
 // checked by `podman-compose config`. Where no registry answers, the Dockerfile's base image is the
 // stand-in scripts/container/base-image.sh makes (see ../shared/CONTAINERS.md).
-import { chmodSync, copyFileSync, mkdtempSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,6 +51,7 @@ describe.skipIf(podmanMissing)("the container image (Dockerfile) under podman", 
   let apiUrl: string;
   let world: World;
   let receiver: VerifiedReceiver;
+  let certs: string | undefined;
 
   beforeAll(async () => {
     const built = await buildImage(IMAGE);
@@ -70,8 +71,8 @@ describe.skipIf(podmanMissing)("the container image (Dockerfile) under podman", 
       : await startEmbeddedDatabase(createLogger("warn"), fromEnv.embeddedDatabase);
     const mongodbUri = fromEnv.mongodbUri ?? (database?.uri as string);
 
-    // The receivers' CA, readable by the container's user (the original sits in a private dir).
-    const certs = mkdtempSync(join(tmpdir(), "deskline-container-"));
+    // A copy of the receivers' CA that the container's user (10001, not the file's owner) can read.
+    certs = mkdtempSync(join(tmpdir(), "deskline-container-"));
     const caFile = join(certs, "receiver-ca.pem");
     copyFileSync(inject("certFile"), caFile);
     chmodSync(certs, 0o755);
@@ -130,6 +131,7 @@ describe.skipIf(podmanMissing)("the container image (Dockerfile) under podman", 
     await api?.remove();
     await worker?.remove();
     await database?.stop();
+    if (certs) rmSync(certs, { recursive: true, force: true });
   }, 120_000);
 
   afterAll(() => {
