@@ -19,6 +19,8 @@ import { byEventId, startVerifiedReceiver, type VerifiedReceiver } from "../help
 import { newWorld, type World } from "../helpers/world.js";
 
 const IMAGE = "localhost/deskline-server:test";
+/** For each test that drives podman: containers start and stop slowly on a loaded machine. */
+const PODMAN_TIMEOUT = 180_000;
 const HOW = "apt-get install -y podman runc debootstrap (what .ci/run does)";
 const podmanMissing = !hasPodman();
 // CI installs podman (.ci/run sets CI): there a missing podman fails; a developer is told how.
@@ -42,7 +44,7 @@ function logLines(log: string): { msg?: string; signal?: string }[] {
     .map((line) => JSON.parse(line));
 }
 
-describe.skipIf(podmanMissing)("the container image (Dockerfile) under podman", () => {
+describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeout: PODMAN_TIMEOUT }, () => {
   const suffix = `${process.pid}`;
   const adminToken = `container-${suffix}`;
   let database: EmbeddedDatabase | undefined;
