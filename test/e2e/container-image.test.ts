@@ -210,9 +210,9 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
 
 describe("compose.yaml", () => {
   it("is accepted by `podman-compose config`: MongoDB 7 as a replica set, an api and a worker", async (ctx) => {
-    const installed = await run("bash", ["scripts/container/install-podman-compose.sh", "--check"]);
+    const installed = await run("bash", ["scripts/install-podman-compose.sh", "--check"]);
     if (installed.code !== 0) {
-      const how = "bash scripts/container/install-podman-compose.sh (what .ci/run does)";
+      const how = "bash scripts/install-podman-compose.sh (what .ci/run does)";
       if (process.env.CI) throw new Error(`podman-compose is not installed: ${how}`);
       ctx.skip(`podman-compose is not installed: ${how}`);
     }
