@@ -10,10 +10,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { loadConfig } from "../../apps/server/src/config.js";
-import { type EmbeddedDatabase, startEmbeddedDatabase } from "../../apps/server/src/db/embedded.js";
-import { createLogger } from "../../apps/server/src/logger.js";
 import { eventually } from "../../apps/server/test/helpers/main-process.js";
+import { type FleetDatabase, startFleetDatabase } from "../helpers/fleet-database.js";
 import { buildImage, type Container, hasPodman, podman, run, runContainer } from "../helpers/podman.js";
 import { byEventId, startVerifiedReceiver, type VerifiedReceiver } from "../helpers/verified-receiver.js";
 import { newWorld, type World } from "../helpers/world.js";
@@ -47,7 +45,7 @@ function logLines(log: string): { msg?: string; signal?: string }[] {
 describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeout: PODMAN_TIMEOUT }, () => {
   const suffix = `${process.pid}`;
   const adminToken = `container-${suffix}`;
-  let database: EmbeddedDatabase | undefined;
+  let database: FleetDatabase | undefined;
   let api: Container;
   let worker: Container;
   let apiUrl: string;
@@ -66,12 +64,8 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
         `(layers cached between runs) on ${base}`,
     );
 
-    // The database on the host: MONGODB_URI where the run has one, else the embedded one.
-    const fromEnv = loadConfig();
-    database = fromEnv.mongodbUri
-      ? undefined
-      : await startEmbeddedDatabase(createLogger("warn"), fromEnv.embeddedDatabase);
-    const mongodbUri = fromEnv.mongodbUri ?? (database?.uri as string);
+    // The database on the host: MONGODB_URI where the run has one, else an embedded one.
+    database = await startFleetDatabase();
 
     // A copy of the receivers' CA that the container's user (10001, not the file's owner) can read.
     certs = mkdtempSync(join(tmpdir(), "deskline-container-"));
@@ -83,10 +77,9 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
     const apiPort = await freePort();
     apiUrl = `http://127.0.0.1:${apiPort}`;
     const common = {
-      MONGODB_URI: mongodbUri,
-      MONGODB_DATABASE: `deskline_container_${suffix}`,
-      // The host's network: loopback only, and a port of its own (a worker listens too once it
-      // serves its probes).
+      MONGODB_URI: database.uri,
+      MONGODB_DATABASE: database.name,
+      // The host's network: loopback only, and a port each (a worker serves its probes too).
       HOST: "127.0.0.1",
       EVENT_RELAY_INTERVAL_MS: "100",
     };
@@ -141,15 +134,22 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
     if (world) expect(world.proxy.problems()).toEqual([]);
   });
 
-  it("is ready and healthy: the api's HEALTHCHECK (node's fetch of /readyz) passes", async () => {
+  it("is ready and healthy: the HEALTHCHECK (node's fetch of /readyz) passes in the api and the worker", async () => {
     const ready = await fetch(`${world.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
     const [inspected] = JSON.parse(await podman(["image", "inspect", IMAGE]));
     const probe = inspected.Healthcheck.Test.join(" ");
     expect(probe).toMatch(/^CMD node -e .*\/readyz/);
     expect(probe).not.toContain("curl");
-    const verdict = await run("podman", ["healthcheck", "run", api.name]);
-    expect(verdict.code, verdict.stdout + verdict.stderr).toBe(0);
+    for (const container of [api, worker]) {
+      const verdict = await eventually(
+        () => run("podman", ["healthcheck", "run", container.name]),
+        (result) => result.code === 0,
+        `${container.name}'s HEALTHCHECK`,
+        60_000,
+      );
+      expect(verdict.code).toBe(0);
+    }
   });
 
   it("runs node itself as PID 1 (exec form, so SIGTERM reaches it), as a user that is not root", async () => {
