@@ -1,7 +1,8 @@
 // What `events resend|deliveries` and `webhooks endpoints recover|deliveries` share: the columns of
 // a delivery, and what to do next after the errors these commands can foresee.
-import { DesklineError } from "@deskline/sdk";
+
 import type { components } from "@deskline/sdk";
+import { DesklineError } from "@deskline/sdk";
 import { GuidedError } from "../errors.js";
 import type { Column } from "../output.js";
 
@@ -33,19 +34,32 @@ export function deliveryColumns(per: "event" | "endpoint"): Column<Delivery>[] {
   ];
 }
 
-/** What to do after an API error about `endpointId` or `eventId`, when there is something to do. */
-export function nextStep(error: DesklineError, ids: { endpointId?: string; eventId?: string }): string | undefined {
-  if (error.status === 409 && ids.endpointId) return `enable it first: ${enableCommand(ids.endpointId)}`;
-  if (error.status === 403) return "use a key with the webhooks:manage scope (deskline config set api-key …)";
-  if (error.status === 404 && ids.eventId && !ids.endpointId) {
-    return "events are kept 30 days (EVENT_RETENTION_DAYS); deskline events list shows those still kept";
+/**
+ * What to do after an API error of a command about an event and/or an endpoint, when there is
+ * something to do: enable a disabled endpoint, mind the events' retention, find the right id.
+ */
+export function nextStep(
+  error: DesklineError,
+  ids: { endpointId?: string; eventId?: string },
+): string | undefined {
+  if (error.code === "webhook_endpoint_disabled" && ids.endpointId) {
+    return `enable it first: ${enableCommand(ids.endpointId)}`;
   }
-  if (error.status === 404 && ids.endpointId) return "deskline webhooks endpoints list shows this key's endpoints";
-  return undefined;
+  if (error.status === 403) return "use a key with the webhooks:manage scope (deskline config set api-key …)";
+  if (error.status !== 404) return undefined;
+  // A 404 names the id it is about (`param`): the endpoint's, or the event's (`id`).
+  const aboutEndpoint =
+    ids.endpointId !== undefined && (ids.eventId === undefined || error.param === "endpoint_id");
+  return aboutEndpoint
+    ? "deskline webhooks endpoints list shows the endpoints of this key's workspace"
+    : "events are kept 30 days (EVENT_RETENTION_DAYS); deskline events list shows those still kept";
 }
 
 /** `call`, whose errors are reported with what to do next (see `nextStep`). */
-export async function guided<T>(call: Promise<T>, ids: { endpointId?: string; eventId?: string }): Promise<T> {
+export async function guided<T>(
+  call: Promise<T>,
+  ids: { endpointId?: string; eventId?: string },
+): Promise<T> {
   try {
     return await call;
   } catch (error) {
