@@ -1,6 +1,6 @@
 // `deskline webhooks endpoints …`: register, list and remove the HTTPS endpoints that receive events.
 
-import type { EventType, WebhookEndpoint } from "@deskline/sdk";
+import type { Deskline, EventType, WebhookEndpoint } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
@@ -32,11 +32,25 @@ const COLUMNS: Column<WebhookEndpoint>[] = [
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-/** The RFC 3339 time a `--since`/`--until` value names, or a usage error saying what it takes. */
-function timeFlag(flag: string, value: string): string {
+/** What `--since`/`--until` of `recover` take. */
+const WINDOW_FORMATS = `an event id (evt_…: from that event on), ${WHEN_FORMATS}`;
+
+/**
+ * The instant a `--since`/`--until` value names, checked before any call: an event id stands for
+ * its event's `created` (looked up by `instantOf`), so "recover since the first failure" is the
+ * failed delivery's `event_id`, as `listen --since evt_…` is.
+ */
+function windowEdge(flag: string, value: string): { eventId: string } | { at: string } {
+  if (/^evt_[0-9A-Za-z]+$/.test(value)) return { eventId: value };
   const seconds = pointInTime(value);
-  if (seconds === undefined) throw new UsageError(`${flag} '${value}': give ${WHEN_FORMATS}`);
-  return rfc3339(seconds);
+  if (seconds === undefined) throw new UsageError(`${flag} '${value}': give ${WINDOW_FORMATS}`);
+  return { at: rfc3339(seconds) };
+}
+
+/** The API's `since`/`until`: RFC 3339, or an event's `created` (Unix seconds; the window includes it). */
+async function instantOf(deskline: Deskline, edge: { eventId: string } | { at: string }) {
+  if ("at" in edge) return edge.at;
+  return (await guided(deskline.events.get(edge.eventId), { eventId: edge.eventId })).created;
 }
 
 export function register(webhooks: Command): void {
@@ -151,23 +165,27 @@ export function register(webhooks: Command): void {
         "deliver again, oldest first, every event of a time window that the endpoint missed (failed, dropped, or never sent while it was disabled); safe to repeat",
       )
       .argument("<id>", "endpoint id (we_…); it must be enabled")
-      .requiredOption("--since <when>", `start of the window: ${WHEN_FORMATS}`)
+      .requiredOption("--since <when>", `start of the window: ${WINDOW_FORMATS}`)
       .option("--until <when>", "end of the window (default: now), in the same forms")
       .addHelpText(
         "after",
         [
           "",
-          "After an outage: enable the endpoint, then recover since the first failure. Events",
-          "already delivered, or already waiting for a delivery, are not queued again. The window",
-          "reaches back at most as far as events are kept (30 days).",
+          "After an outage: enable the endpoint, then recover since the first failure, e.g.",
+          "  FIRST=$(deskline webhooks endpoints deliveries we_… --status failed --json | tail -n 1 | jq -r .event_id)",
+          "  deskline webhooks endpoints recover we_… --since $FIRST",
+          "Events already delivered, or already waiting for a delivery, are not queued again. The",
+          "window includes both ends and reaches back at most as far as events are kept (30 days).",
         ].join("\n"),
       )
       .action(async (id: string, options: { since: string; until?: string }, command: Command) => {
-        const body = {
-          since: timeFlag("--since", options.since),
-          ...(options.until === undefined ? {} : { until: timeFlag("--until", options.until) }),
-        };
+        const since = windowEdge("--since", options.since);
+        const until = options.until === undefined ? undefined : windowEdge("--until", options.until);
         const deskline = await clientFor(command);
+        const body = {
+          since: await instantOf(deskline, since),
+          ...(until ? { until: await instantOf(deskline, until) } : {}),
+        };
         const recovery = await guided(deskline.webhookEndpoints.recover(id, body), { endpointId: id });
         const json = Boolean(globalsOf(command).json);
         printObject(recovery, json);
@@ -176,6 +194,7 @@ export function register(webhooks: Command): void {
         }
       }),
     "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2d",
+    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since evt_2bXkqB4cD6eF8gHi",
     "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2026-03-01T00:00:00Z --until 2026-03-02T00:00:00Z --json",
   );
 
