@@ -203,7 +203,7 @@ export function register(webhooks: Command): void {
       endpoints
         .command("deliveries")
         .description(
-          "list the endpoint's deliveries, one per event, newest first: status, attempts, last answer",
+          "list the endpoint's deliveries (one each time an event was queued to it), newest first: status (pending, succeeded, failed, dropped), attempts, last answer",
         )
         .argument("<id>", "endpoint id (we_…)"),
       listParameters.listWebhookEndpointDeliveries,
