@@ -21,7 +21,8 @@ let key: string;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  const deployment = await startDeployment({ WEBHOOK_TIMEOUT_MS: "3000" });
+  // One worker slot (WEBHOOK_CONCURRENCY=1) makes "oldest event first" observable at the receiver.
+  const deployment = await startDeployment({ WEBHOOK_CONCURRENCY: "1", WEBHOOK_TIMEOUT_MS: "3000" });
   upstream = await (await deployment.start("all")).baseUrl;
   proxy = await startSpecProxy(upstream);
   ({ key } = await newWorkspace(undefined, upstream));
@@ -110,7 +111,8 @@ describe("after an outage", () => {
     receiver.answer = () => ({ status: 200 });
     const from = receiver.received.length;
     expect((await run((enable as string).split(" ").slice(1))).code).toBe(0);
-    const first = failed.at(-1).event_id; // newest first: the last is the first failure
+    // The first failure: the oldest of the failed deliveries' events (ids sort by creation time).
+    const [first, second] = failed.map((d) => d.event_id).sort();
     const [recovery] = await json(["webhooks", "endpoints", "recover", endpoint.id, "--since", first]);
     expect(recovery).toMatchObject({ object: "webhook_recovery", endpoint_id: endpoint.id, queued: 3 });
 
@@ -123,7 +125,7 @@ describe("after an outage", () => {
     const events = arrived.map((d) =>
       constructEvent(d.body, d.headers["service-signature"] as string, endpoint.secret),
     );
-    expect(events.map((event) => event.id)).toEqual([first, failed[0].event_id, paused.id]);
+    expect(events.map((event) => event.id)).toEqual([first, second, paused.id]);
     expect(arrived.map((d) => d.headers["service-delivery"])).toEqual(events.map((event) => event.id));
 
     // Safe to repeat, here with a duration: nothing is missing any more. A table for people.

@@ -172,7 +172,7 @@ export function register(webhooks: Command): void {
         [
           "",
           "After an outage: enable the endpoint, then recover since the first failure, e.g.",
-          "  FIRST=$(deskline webhooks endpoints deliveries we_… --status failed --json | tail -n 1 | jq -r .event_id)",
+          "  FIRST=$(deskline webhooks endpoints deliveries we_… --status failed --json | jq -rs 'map(.event_id) | min')",
           "  deskline webhooks endpoints recover we_… --since $FIRST",
           "Events already delivered, or already waiting for a delivery, are not queued again. The",
           "window includes both ends and reaches back at most as far as events are kept (30 days).",
