@@ -246,6 +246,14 @@ describe("errors say what to do next", () => {
     expect(backwards.code).toBe(1);
     expect(backwards.stderr).toMatch(/status 400, code parameter_invalid/);
 
+    const { key: contactsOnly } = await newWorkspace(["contacts:read"], upstream);
+    const forbidden = await cli(["webhooks", "endpoints", "recover", endpoint.id, "--since", "1h"], {
+      key: contactsOnly,
+      env: { DESKLINE_BASE_URL: proxy.url },
+    });
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toMatch(/status 403[\s\S]*use a key with the webhooks:manage scope/);
+
     const unknown = await run(["webhooks", "endpoints", "deliveries", "we_0000000000000000000000"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/status 404[\s\S]*deskline webhooks endpoints list/);
