@@ -141,6 +141,36 @@ describe("after an outage", () => {
     expect(again.stdout).toMatch(/^queued\s+0$/m);
     expect(receiver.received.length).toBe(from + 3);
 
+    // Time filters take durations back from now, like --since.
+    const lastHour = await json([
+      "webhooks",
+      "endpoints",
+      "deliveries",
+      endpoint.id,
+      "--created-after",
+      "1h",
+    ]);
+    expect(lastHour).toHaveLength(5);
+    expect(
+      await json(["webhooks", "endpoints", "deliveries", endpoint.id, "--created-before", "1h"]),
+    ).toEqual([]);
+    const recovered = await json([
+      "webhooks",
+      "endpoints",
+      "deliveries",
+      endpoint.id,
+      "--status",
+      "succeeded",
+      "--limit",
+      "2",
+    ]);
+    expect(recovered.map((d) => d.id)).toEqual(
+      lastHour
+        .filter((d) => d.status === "succeeded")
+        .slice(0, 2)
+        .map((d) => d.id),
+    );
+
     // Per event: the failed delivery and the one recover made, newest first.
     const perEvent = await json(["events", "deliveries", first]);
     expect(perEvent.map((d) => [d.status, d.endpoint_id])).toEqual([
