@@ -58,7 +58,7 @@ export function register(events: Command): void {
           writeLine(
             queued.data.length
               ? `queued ${queued.data.length} ${queued.data.length === 1 ? "delivery" : "deliveries"} of ${id}:`
-              : `queued no delivery of ${id}: no enabled endpoint subscribes to its type`,
+              : `queued no delivery of ${id}: no enabled endpoint subscribes to its type, or each has one pending`,
           );
           if (queued.data.length === 0) return;
         }

@@ -171,7 +171,8 @@ export function register(webhooks: Command): void {
         "after",
         [
           "",
-          "After an outage: enable the endpoint, then recover since the first failure, e.g.",
+          "After an outage: enable the endpoint, then recover since the first failure (the oldest",
+          "event of its failed deliveries; after a pause, of its dropped ones too), e.g.",
           "  FIRST=$(deskline webhooks endpoints deliveries we_… --status failed --json | jq -rs 'map(.event_id) | min')",
           "  deskline webhooks endpoints recover we_… --since $FIRST",
           "Events already delivered, or already waiting for a delivery, are not queued again. The",
