@@ -1,53 +1,5 @@
 #!/usr/bin/env bash
 # Installs Schemathesis (the spec-driven API fuzzer of apps/server/test/schemathesis.test.ts) into
-# its own virtual environment from PyPI, pinned by scripts/schemathesis/requirements.txt.
-# Idempotent: an environment made from the same requirements is reused. Prints the path of the
-# `schemathesis` executable on its last line.
-#
-#   --check              install nothing: print the executable's path if it is installed, else fail
-#
-#   DESKLINE_CACHE_DIR   where installs live (default: ${XDG_CACHE_HOME:-~/.cache}/deskline)
-set -euo pipefail
-
-requirements="$(cd "$(dirname "$0")" && pwd)/schemathesis/requirements.txt"
-cache="${DESKLINE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/deskline}"
-# Named after what it is built from, so a changed pin installs anew beside the old one.
-stamp=$(sha256sum "$requirements" | cut -c1-16)
-venv="$cache/schemathesis-$stamp"
-bin="$venv/bin/schemathesis"
-
-# `.complete` is written last, so an interrupted install is never taken for one.
-if [ -f "$venv/.complete" ] && "$bin" --version >/dev/null 2>&1; then
-  echo "$bin"
-  exit 0
-fi
-if [ "${1:-}" = "--check" ]; then
-  echo "install-schemathesis: not installed; run: bash scripts/install-schemathesis.sh" >&2
-  exit 1
-fi
-
-# Python 3.12 or newer: CPython 3.11.7's ast.parse fails inside Hypothesis ("AST constructor
-# recursion depth mismatch") during Schemathesis' coverage phase. pyenv's versions count too.
-python=""
-candidates=(python3.13 python3.12 python3)
-if command -v pyenv >/dev/null 2>&1; then
-  for dir in "$(pyenv root)"/versions/3.1[2-9]*; do [ -x "$dir/bin/python3" ] && candidates+=("$dir/bin/python3"); done
-fi
-for candidate in "${candidates[@]}"; do
-  if "$candidate" -c 'import sys, venv; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1; then
-    python="$candidate"
-    break
-  fi
-done
-if [ -z "$python" ]; then
-  echo "install-schemathesis: needs Python 3.12+ with venv (found none)" >&2
-  exit 1
-fi
-
-echo "install-schemathesis: $("$python" --version) → $venv" >&2
-rm -rf "$venv"
-"$python" -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
-"$bin" --version >&2
-touch "$venv/.complete"
-echo "$bin"
+# its own virtual environment, pinned by scripts/schemathesis/requirements.txt. `--check` installs
+# nothing. See install-python-tool.sh.
+exec bash "$(dirname "$0")/install-python-tool.sh" schemathesis "$@"

@@ -3,7 +3,9 @@ import { defineConfig } from "tsup";
 export default defineConfig({
   entry: { index: "src/index.ts", web: "src/web.ts" },
   format: ["esm", "cjs"],
-  dts: true,
+  // The spec's types live in the private @deskline/spec-types (a devDependency, never published):
+  // resolve them into the declarations, so dist/*.d.ts import nothing a user cannot install.
+  dts: { resolve: [/^@deskline\/spec-types\//] },
   // Shared chunks for CJS too, so the error classes are one set across both entries.
   splitting: true,
   clean: true,

@@ -9,7 +9,9 @@ export default defineConfig({
     fetch: "src/middleware/fetch.ts",
   },
   format: ["esm", "cjs"],
-  dts: true,
+  // The spec's types live in the private @deskline/spec-types (a devDependency, never published):
+  // resolve them into the declarations, so dist/*.d.ts import nothing a user cannot install.
+  dts: { resolve: [/^@deskline\/spec-types\//] },
   // Shared chunks for CJS too, so WebhookVerificationError is one class across every subpath
   // and `instanceof` holds between them.
   splitting: true,

@@ -1,8 +1,23 @@
 // Checks of a workspace package as users install it, shared by the package tests of the SDK and
-// the verifier: build once if needed, publint, attw --pack, and what a built entry imports.
+// the verifier: build once if needed, publint, attw --pack, what a built entry imports, and a
+// project that installs only the packed tarball and typechecks against it.
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 export interface BuiltPackage {
   dir: string;
@@ -17,15 +32,24 @@ export interface BuiltPackage {
   attwProblems(): { kind: string; resolutionKind?: string; entrypoint?: string }[];
   /** Every file a built entry reaches through relative imports (chunks), and what else it imports. */
   imports(entry: string): { files: number; external: string[] };
+  /**
+   * Packs the package (`pnpm pack`), installs the tarball alone in a new project outside the
+   * workspace (with the dependencies its manifest declares, taken from the workspace's install,
+   * and `@types/node`), writes `files` there and runs tsc over them with library checks on: the
+   * shipped declarations must resolve without any workspace package (no private
+   * `@deskline/spec-types`). tsc's exit status and output.
+   */
+  typecheckPacked(files: Record<string, string>): SpawnSyncReturns<string>;
 }
 
 export function builtPackage(dir: string): BuiltPackage {
   const bin = (name: string) => join(dir, "node_modules", ".bin", name);
   const run = (command: string, args: string[]) =>
     spawnSync(command, args, { cwd: dir, encoding: "utf8", timeout: 120_000 });
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   return {
     dir,
-    manifest: JSON.parse(readFileSync(join(dir, "package.json"), "utf8")),
+    manifest,
     run,
     ensureBuilt(entry) {
       if (existsSync(join(dir, "dist", entry))) return;
@@ -57,6 +81,49 @@ export function builtPackage(dir: string): BuiltPackage {
       };
       visit(join(dir, "dist", entry));
       return { files: seen.size, external: [...external].sort() };
+    },
+    typecheckPacked(files) {
+      const tmp = mkdtempSync(join(tmpdir(), "deskline-packed-"));
+      try {
+        const pack = run("pnpm", ["pack", "--pack-destination", tmp]);
+        const tarball = readdirSync(tmp).find((name) => name.endsWith(".tgz"));
+        if (pack.status !== 0 || !tarball)
+          throw new Error(`pnpm pack failed:\n${pack.stdout}\n${pack.stderr}`);
+        const project = join(tmp, "project");
+        const modules = join(project, "node_modules");
+        const installed = join(modules, ...(manifest.name as string).split("/"));
+        mkdirSync(installed, { recursive: true });
+        const untar = spawnSync("tar", ["-xzf", join(tmp, tarball), "-C", installed, "--strip-components=1"]);
+        if (untar.status !== 0) throw new Error(`tar failed: ${untar.stderr}`);
+        // What an install would bring: the declared dependencies (no network here: the workspace's
+        // copies), and the user's own @types/node.
+        const link = (name: string, from: string) => {
+          mkdirSync(dirname(join(modules, name)), { recursive: true });
+          symlinkSync(realpathSync(join(from, "node_modules", name)), join(modules, name), "dir");
+        };
+        for (const name of Object.keys(manifest.dependencies ?? {})) link(name, dir);
+        link("@types/node", ROOT);
+        const tsconfig = {
+          compilerOptions: {
+            strict: true,
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            target: "ES2022",
+            noEmit: true,
+            skipLibCheck: false,
+            types: ["node"],
+          },
+        };
+        writeFileSync(join(project, "package.json"), JSON.stringify({ private: true, type: "module" }));
+        writeFileSync(join(project, "tsconfig.json"), JSON.stringify(tsconfig));
+        for (const [name, text] of Object.entries(files)) writeFileSync(join(project, name), text);
+        return spawnSync(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", project], {
+          encoding: "utf8",
+          timeout: 120_000,
+        });
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
     },
   };
 }

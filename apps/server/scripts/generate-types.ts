@@ -1,11 +1,11 @@
-// Regenerates src/generated/ from spec/openapi.yaml and spec/admin.yaml, the one source of every
-// request and resource shape: the types of each operation (openapi-typescript) and, as values,
-// the property names and enums of the component schemas (field lists, ticket statuses, scopes).
-// `--check` exits 1 when a committed file is stale; test/generated.test.ts runs the same check.
-import { readFileSync, writeFileSync } from "node:fs";
+// Regenerates src/generated/values.ts from spec/openapi.yaml and spec/admin.yaml: what the server
+// needs of the spec at run time, the property names and enums of the component schemas (field
+// lists, ticket statuses, scopes). The types of each operation come from @deskline/spec-types.
+// `--check` exits 1 when the committed file is stale; test/generated.test.ts runs the same check.
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import openapiTS, { astToString } from "openapi-typescript";
 import { parse } from "yaml";
+import { writeGenerated } from "../../../scripts/write-generated.js";
 
 const SPEC_DIR = new URL("../../../spec/", import.meta.url);
 const OUT_DIR = new URL("../src/generated/", import.meta.url);
@@ -22,16 +22,6 @@ const header = (
 interface Schema {
   properties?: Record<string, unknown>;
   enum?: unknown[];
-}
-
-/** The operation and component types of one spec file. */
-async function renderTypes(file: string): Promise<string> {
-  const ast = await openapiTS(new URL(file, SPEC_DIR), {
-    alphabetize: false,
-    exportType: true,
-    emptyObjectsUnknown: true,
-  });
-  return `${header(`The types of ${file}: paths, operations and components.`)}\n${astToString(ast)}`;
 }
 
 /** Property names and enum values of every named schema of both files, in spec order. */
@@ -61,23 +51,10 @@ export const schemaEnums = ${literal(enums)} as const;
 /** Every generated file, rendered from the spec as it is now. */
 export async function renderAll(): Promise<Map<string, string>> {
   return new Map([
-    [fileURLToPath(new URL("openapi.ts", OUT_DIR)), await renderTypes("openapi.yaml")],
-    [fileURLToPath(new URL("admin.ts", OUT_DIR)), await renderTypes("admin.yaml")],
     [fileURLToPath(new URL("values.ts", OUT_DIR)), renderValues(["openapi.yaml", "admin.yaml"])],
   ]);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const check = process.argv.includes("--check");
-  let stale = false;
-  for (const [file, contents] of await renderAll()) {
-    if (!check) {
-      writeFileSync(file, contents);
-      console.log(`wrote ${file}`);
-    } else if (readFileSync(file, "utf8") !== contents) {
-      console.error(`${file} is stale: run pnpm -F @deskline/server generate`);
-      stale = true;
-    }
-  }
-  if (stale) process.exit(1);
+  writeGenerated(await renderAll(), "pnpm -F @deskline/server generate");
 }

@@ -1,7 +1,8 @@
 // The raw client: openapi-fetch typed by the generated paths, for callers who want
 // `{ data, error, response }` by path instead of exceptions. The Deskline class builds on it.
+
+import type { paths } from "@deskline/spec-types/openapi";
 import createClient, { type Client } from "openapi-fetch";
-import type { paths } from "./generated/openapi.js";
 import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,

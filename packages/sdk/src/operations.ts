@@ -1,9 +1,10 @@
 // Type-level views of the generated spec types (params, bodies, results per path and method) and
 // the one runtime call every resource method goes through: openapi-fetch by path, then throw on
 // an error answer. Resource methods never write a shape by hand.
+
+import type { paths } from "@deskline/spec-types/openapi";
 import type { ClientContext } from "./client.js";
 import { errorFromResponse } from "./errors.js";
-import type { paths } from "./generated/openapi.js";
 import { type RequestOptions, resilientFetch } from "./resilient-fetch.js";
 
 export type Method = "get" | "post" | "patch" | "delete";

@@ -2,8 +2,8 @@
 // names its spec path; every parameter, body and result type is derived from the generated types.
 // A new spec operation is one more line here (and a new resource one more small class).
 
+import type { components, paths } from "@deskline/spec-types/openapi";
 import type { ClientContext } from "./client.js";
-import type { components, paths } from "./generated/openapi.js";
 import {
   type BodyOf,
   call,

@@ -1,7 +1,8 @@
 // What both entry points export besides `Deskline` and `createDesklineClient` (which differ only in
 // their default transport). Runtime-neutral: no Node import may appear here.
-import type { components } from "./generated/openapi.js";
+import type { components } from "@deskline/spec-types/openapi";
 
+export type { components, operations, paths } from "@deskline/spec-types/openapi";
 export type { ClientOptions, DesklineClient } from "./client.js";
 export type { DesklineOptions } from "./deskline.js";
 export {
@@ -19,7 +20,6 @@ export {
   RateLimitError,
   TimeoutError,
 } from "./errors.js";
-export type { components, operations, paths } from "./generated/openapi.js";
 export type { BodyOf, OperationOf, QueryOf, ResultOf } from "./operations.js";
 export { type Page, PagePromise } from "./paginate.js";
 export type { RequestOptions } from "./resilient-fetch.js";

@@ -1,5 +1,6 @@
 // The package as users install it: lint the manifest and types (publint, attw --pack), keep Node
-// out of the browser entry, and load the built files through the exports map.
+// out of the browser entry, load the built files through the exports map, and typecheck a
+// project that has only the packed tarball installed.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { builtPackage } from "../../../test/helpers/built-package.js";
@@ -22,6 +23,31 @@ describe("package", () => {
   it("passes attw --pack for node16 (CJS and ESM) and bundlers", () => {
     expect(pkg.attwProblems()).toEqual([]);
   }, 120_000);
+
+  it("its packed tarball typechecks alone: the spec's types are inlined in its declarations", () => {
+    // Uses the types so that an unresolved import (an `any`) would fail: the @ts-expect-error
+    // lines hold only while the spec's shapes are really there.
+    const uses = (from: string) => `
+      import { type Contact, type DesklineEvent, Deskline, type components } from "${from}";
+      import { createDesklineClient } from "${from}/web";
+      const deskline = new Deskline({ apiKey: "dk_x", baseUrl: "http://127.0.0.1:1" });
+      export async function nameOf(id: string): Promise<string> {
+        const contact: Contact = await deskline.contacts.get(id);
+        return contact.name;
+      }
+      export function previousName(event: DesklineEvent): string | undefined {
+        return event.type === "contact.updated" ? event.previous_attributes.name : undefined;
+      }
+      export const raw = createDesklineClient({ apiKey: "dk_x", baseUrl: "http://127.0.0.1:1" });
+      // @ts-expect-error a contact's name is a string
+      export const wrong: Contact["name"] = 1;
+      // @ts-expect-error the path's parameters are typed
+      export const call = () => raw.GET("/open/v1/contacts/{id}", { params: { path: { nope: 1 } } });
+      export type Status = components["schemas"]["TicketStatus"];
+    `;
+    const result = pkg.typecheckPacked({ "esm.mts": uses(manifest.name), "cjs.cts": uses(manifest.name) });
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  }, 180_000);
 
   it.each(["web.js", "web.cjs"])("%s imports only openapi-fetch, even through chunks", (entry) => {
     const { files, external } = pkg.imports(entry);

@@ -1,10 +1,12 @@
 // The event envelope (seed §2.5, DESIGN §6) and its runtime check. No node imports: shared by /web.
+
+import type { components } from "@deskline/spec-types/openapi";
 import type { WebhookPayload } from "./core.js";
 import { WebhookVerificationError } from "./errors.js";
-import type { components } from "./generated/openapi.js";
 
-// The shapes come from spec/openapi.yaml through src/generated/openapi.ts (types only: nothing of
-// it reaches the JavaScript bundle, so the package keeps zero runtime dependencies).
+// The shapes come from spec/openapi.yaml through @deskline/spec-types (types only: nothing of it
+// reaches the JavaScript bundle, so the package keeps zero runtime dependencies, and tsup inlines
+// them into the published declarations).
 type Schemas = components["schemas"];
 
 /** A contact as the API returns it, the `data` of `contact.*` events. */

@@ -1,5 +1,5 @@
-// The package as users install it: lint the manifest and types (publint, attw --pack), and load
-// the built files through the exports map.
+// The package as users install it: lint the manifest and types (publint, attw --pack), load the
+// built files through the exports map, and typecheck a project that has only the packed tarball.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { builtPackage } from "../../../test/helpers/built-package.js";
@@ -32,6 +32,25 @@ describe("package", () => {
       [".", "./package.json", ...subpaths.slice(1).map((s) => `.${s}`)].sort(),
     );
   }, 120_000);
+
+  it("its packed tarball typechecks alone: the spec's types are inlined in its declarations", () => {
+    // The @ts-expect-error lines hold only while the event shapes are really there (not `any`).
+    const uses = (from: string) => `
+      import { type ContactUpdatedEvent, constructEvent, type DesklineEvent } from "${from}";
+      import { withWebhookVerification } from "${from}/fetch";
+      import { nodeWebhookMiddleware } from "${from}/node";
+      import { verifySignatureAsync } from "${from}/web";
+      export function previousName(payload: string, header: string, secret: string): string | undefined {
+        const event: DesklineEvent = constructEvent(payload, header, secret);
+        return event.type === "contact.updated" ? event.previous_attributes.name : undefined;
+      }
+      // @ts-expect-error a contact's name is a string
+      export const wrong: ContactUpdatedEvent["data"]["name"] = 1;
+      export const uses = [withWebhookVerification, nodeWebhookMiddleware, verifySignatureAsync];
+    `;
+    const result = pkg.typecheckPacked({ "esm.mts": uses(manifest.name), "cjs.cts": uses(manifest.name) });
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  }, 180_000);
 
   it.each(["web.js", "web.cjs", "fetch.js", "fetch.cjs"])(
     "%s imports nothing from node, even through chunks",

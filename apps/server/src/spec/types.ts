@@ -1,9 +1,15 @@
-import type { components as AdminComponents, operations as AdminOperations } from "../generated/admin.js";
-import type { components as PublicComponents, operations as PublicOperations } from "../generated/openapi.js";
+import type {
+  components as AdminComponents,
+  operations as AdminOperations,
+} from "@deskline/spec-types/admin";
+import type {
+  components as PublicComponents,
+  operations as PublicOperations,
+} from "@deskline/spec-types/openapi";
 
 /**
  * The request and response types of every spec operation, looked up by `operationId`, so a
- * handler is checked by tsc against the contract it serves (types from src/generated/).
+ * handler is checked by tsc against the contract it serves (types from @deskline/spec-types).
  */
 export type Operations = PublicOperations & AdminOperations;
 export type OperationId = keyof Operations & string;
