@@ -423,6 +423,12 @@ export type components = {
          * @enum {string}
          */
         ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
+        /**
+         * @description Only with `email_taken` and `external_id_taken`: the id of the contact that already holds
+         *     the value (`param` names the field). Update that contact instead, or free the value first.
+         * @example con_2bXkq9TmR4vN8sLw
+         */
+        HolderId: string;
         /** @description The body of every error response. */
         Error: {
             error: {
@@ -442,6 +448,7 @@ export type components = {
                 message: string;
                 /** @description The body field (dotted path, e.g. `address.city`) or query parameter at fault, when there is one. */
                 param?: string;
+                holder_id?: components["schemas"]["HolderId"];
                 /** @description Same as the `Request-Id` response header. */
                 request_id: string;
             };
@@ -664,12 +671,17 @@ export type components = {
     };
     parameters: {
         /**
-         * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-         *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-         *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-         *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-         *     is still running: `409 idempotency_key_in_flight`.
-         * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+         * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+         *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+         *     only to retry that very request. Never reuse a key from an example or another request: the
+         *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+         *     same request replays the first answer instead of doing it again (even if that answer is
+         *     out of date by now).
+         *
+         *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+         *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+         *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+         *     request is still running: `409 idempotency_key_in_flight`.
          */
         IdempotencyKey: string;
         /**
@@ -678,10 +690,15 @@ export type components = {
          */
         Limit: number;
         /**
-         * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-         * @example con_2bXkq9TmR4vN8sLw
+         * @description Cursor for the next page, the `id` of the last API key of the previous page (`key_…`).
+         * @example key_2bXk9aQw3ErT5yUi
          */
-        StartingAfter: string;
+        ApiKeysStartingAfter: string;
+        /**
+         * @description Cursor for the next page, the `id` of the last delivery attempt of the previous page (`att_…`). Works even if that delivery attempt has been deleted since.
+         * @example att_2bXkt4GhJ6kL8mNp
+         */
+        DeliveryAttemptsStartingAfter: string;
         /**
          * @description The workspace's id (`ws_…`).
          * @example ws_2bXk8fPq1LmN4sTw
@@ -730,12 +747,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -777,10 +799,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-                 * @example con_2bXkq9TmR4vN8sLw
+                 * @description Cursor for the next page, the `id` of the last API key of the previous page (`key_…`).
+                 * @example key_2bXk9aQw3ErT5yUi
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["ApiKeysStartingAfter"];
             };
             header?: never;
             path: {
@@ -815,12 +837,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -927,12 +954,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -977,12 +1009,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -1064,12 +1101,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -1108,12 +1150,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -1152,12 +1199,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -1200,10 +1252,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-                 * @example con_2bXkq9TmR4vN8sLw
+                 * @description Cursor for the next page, the `id` of the last delivery attempt of the previous page (`att_…`). Works even if that delivery attempt has been deleted since.
+                 * @example att_2bXkt4GhJ6kL8mNp
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["DeliveryAttemptsStartingAfter"];
             };
             header?: never;
             path: {

@@ -19,6 +19,10 @@ export type paths = {
          *     case-insensitive substring match against name, email or phone; `email` matches the whole
          *     address case-insensitively. Looking a contact up by `email` before writing (a typical sync)
          *     needs `contacts:read` in addition to `contacts:write`.
+         *
+         *     **Checked beyond the schema:** `updated_after` and `cursor` exclude each other (one starts a
+         *     pull, the other continues one), and neither combines with `starting_after`: `400
+         *     parameter_invalid` naming the second one.
          */
         get: operations["listContacts"];
         put?: never;
@@ -103,6 +107,11 @@ export type paths = {
          *     that touch the same contacts never create duplicates (the match value is unique) nor lose
          *     an update (each update applies to the version it was decided on). With an
          *     `Idempotency-Key` the whole batch is replayed, results included, without a second write.
+         *
+         *     **Checked beyond the schema:** each item is an open object (so that a wrong item gets its own
+         *     `error` result), but the request as a whole, like every request, may carry no number beyond
+         *     ±(2^53 − 1) (JSON readers cannot hold it exactly) and no string with a NUL or a lone
+         *     surrogate, wherever it sits in an item: `400 parameter_invalid` naming where.
          */
         post: operations["batchUpsertContacts"];
         delete?: never;
@@ -144,6 +153,9 @@ export type paths = {
          *     A merge is safe to retry: repeating it after a failure or a crash completes it (contacts
          *     already merged into this survivor count as merged), and repeating a completed one answers
          *     the survivor unchanged.
+         *
+         *     **Checked beyond the schema:** `prefer` must be the survivor or one of `contact_ids`,
+         *     otherwise `400 parameter_invalid` (`param` is `prefer`).
          */
         post: operations["mergeContacts"];
         delete?: never;
@@ -164,6 +176,10 @@ export type paths = {
          * @description Returns the workspace's tickets, newest first; with `updated_after` or `cursor`, an
          *     incremental pull instead, oldest change first (see *Incremental pull*). All filters can be
          *     combined.
+         *
+         *     **Checked beyond the schema:** `updated_after` and `cursor` exclude each other (one starts a
+         *     pull, the other continues one), and neither combines with `starting_after`: `400
+         *     parameter_invalid` naming the second one.
          */
         get: operations["listTickets"];
         put?: never;
@@ -171,9 +187,11 @@ export type paths = {
          * Create a ticket
          * @description Creates a ticket. Only `subject` is required; `status` defaults to `New`. Creating a ticket
          *     directly in a terminal status stamps `solved_at` (`Solved`) or `closed_at` (`Closed`,
-         *     `Cancelled`). `contact_id` and `conversation_id` must belong to the API key's workspace: an
-         *     unknown or foreign id is `400 parameter_invalid` with `param` naming the field. Emits
-         *     `ticket.created`.
+         *     `Cancelled`). Emits `ticket.created`.
+         *
+         *     **Checked beyond the schema:** `contact_id` and `conversation_id` must name a contact and a
+         *     conversation of the API key's workspace: an unknown or foreign id is `400
+         *     parameter_invalid` with `param` naming the field.
          */
         post: operations["createTicket"];
         delete?: never;
@@ -213,7 +231,10 @@ export type paths = {
          * Update a ticket
          * @description Changes only the fields sent, e.g. `{"status": "Solved"}`. `null` clears an optional field
          *     (`tags` becomes `[]`); `subject` and `status` cannot be cleared. `tags` is replaced whole.
-         *     An unknown or foreign `contact_id`/`conversation_id` is `400 parameter_invalid`.
+         *
+         *     **Checked beyond the schema:** `contact_id` and `conversation_id` must name a contact and a
+         *     conversation of the API key's workspace: an unknown or foreign id is `400
+         *     parameter_invalid` with `param` naming the field.
          *
          *     **Status machine.** `New`, `On you`, `On customer` and `On hold` are non-terminal and move
          *     freely among themselves and to any terminal status. `Solved`, `Closed` and `Cancelled` are
@@ -911,6 +932,7 @@ export type components = {
                 message: string;
                 /** @description The body field (dotted path, e.g. `address.city`) or query parameter at fault, when there is one. */
                 param?: string;
+                holder_id?: components["schemas"]["HolderId"];
                 /** @description Same as the `Request-Id` response header. */
                 request_id: string;
             };
@@ -972,6 +994,24 @@ export type components = {
             /** @description Country name or ISO 3166-1 alpha-2 code. */
             country?: string;
         };
+        /**
+         * @description A BCP 47 language tag (RFC 5646 §2.1 syntax, any letter case): a language (`en`, `yue`),
+         *     then optionally a script (`Hant`), a region (`GB`, `419`), variants, extensions and a private
+         *     use part, e.g. `en-GB`, `zh-Hant-TW`, `es-419`, `de-CH-1996`. Checked for its form, not
+         *     against the language registry.
+         * @example en-GB
+         */
+        LanguageTag: string;
+        /**
+         * @description An IANA time zone name: every Zone and Link of the time zone database with a `/` in its name,
+         *     and `UTC` (tzdata 2025b), in the database's own spelling, e.g. `Europe/Paris`,
+         *     `America/Argentina/Buenos_Aires`, `Asia/Kolkata` (and its older name `Asia/Calcutta`).
+         *     `Etc/GMT+0`, `Etc/GMT-0` and `Etc/GMT0` are left out: generated clients name enum members
+         *     after their values and cannot tell those three apart; `Etc/GMT` and `UTC` are the same zone.
+         * @example Europe/Paris
+         * @enum {string}
+         */
+        TimeZone: "Africa/Abidjan" | "Africa/Accra" | "Africa/Addis_Ababa" | "Africa/Algiers" | "Africa/Asmara" | "Africa/Asmera" | "Africa/Bamako" | "Africa/Bangui" | "Africa/Banjul" | "Africa/Bissau" | "Africa/Blantyre" | "Africa/Brazzaville" | "Africa/Bujumbura" | "Africa/Cairo" | "Africa/Casablanca" | "Africa/Ceuta" | "Africa/Conakry" | "Africa/Dakar" | "Africa/Dar_es_Salaam" | "Africa/Djibouti" | "Africa/Douala" | "Africa/El_Aaiun" | "Africa/Freetown" | "Africa/Gaborone" | "Africa/Harare" | "Africa/Johannesburg" | "Africa/Juba" | "Africa/Kampala" | "Africa/Khartoum" | "Africa/Kigali" | "Africa/Kinshasa" | "Africa/Lagos" | "Africa/Libreville" | "Africa/Lome" | "Africa/Luanda" | "Africa/Lubumbashi" | "Africa/Lusaka" | "Africa/Malabo" | "Africa/Maputo" | "Africa/Maseru" | "Africa/Mbabane" | "Africa/Mogadishu" | "Africa/Monrovia" | "Africa/Nairobi" | "Africa/Ndjamena" | "Africa/Niamey" | "Africa/Nouakchott" | "Africa/Ouagadougou" | "Africa/Porto-Novo" | "Africa/Sao_Tome" | "Africa/Timbuktu" | "Africa/Tripoli" | "Africa/Tunis" | "Africa/Windhoek" | "America/Adak" | "America/Anchorage" | "America/Anguilla" | "America/Antigua" | "America/Araguaina" | "America/Argentina/Buenos_Aires" | "America/Argentina/Catamarca" | "America/Argentina/ComodRivadavia" | "America/Argentina/Cordoba" | "America/Argentina/Jujuy" | "America/Argentina/La_Rioja" | "America/Argentina/Mendoza" | "America/Argentina/Rio_Gallegos" | "America/Argentina/Salta" | "America/Argentina/San_Juan" | "America/Argentina/San_Luis" | "America/Argentina/Tucuman" | "America/Argentina/Ushuaia" | "America/Aruba" | "America/Asuncion" | "America/Atikokan" | "America/Atka" | "America/Bahia" | "America/Bahia_Banderas" | "America/Barbados" | "America/Belem" | "America/Belize" | "America/Blanc-Sablon" | "America/Boa_Vista" | "America/Bogota" | "America/Boise" | "America/Buenos_Aires" | "America/Cambridge_Bay" | "America/Campo_Grande" | "America/Cancun" | "America/Caracas" | "America/Catamarca" | "America/Cayenne" | "America/Cayman" | "America/Chicago" | "America/Chihuahua" | "America/Ciudad_Juarez" | "America/Coral_Harbour" | "America/Cordoba" | "America/Costa_Rica" | "America/Coyhaique" | "America/Creston" | "America/Cuiaba" | "America/Curacao" | "America/Danmarkshavn" | "America/Dawson" | "America/Dawson_Creek" | "America/Denver" | "America/Detroit" | "America/Dominica" | "America/Edmonton" | "America/Eirunepe" | "America/El_Salvador" | "America/Ensenada" | "America/Fort_Nelson" | "America/Fort_Wayne" | "America/Fortaleza" | "America/Glace_Bay" | "America/Godthab" | "America/Goose_Bay" | "America/Grand_Turk" | "America/Grenada" | "America/Guadeloupe" | "America/Guatemala" | "America/Guayaquil" | "America/Guyana" | "America/Halifax" | "America/Havana" | "America/Hermosillo" | "America/Indiana/Indianapolis" | "America/Indiana/Knox" | "America/Indiana/Marengo" | "America/Indiana/Petersburg" | "America/Indiana/Tell_City" | "America/Indiana/Vevay" | "America/Indiana/Vincennes" | "America/Indiana/Winamac" | "America/Indianapolis" | "America/Inuvik" | "America/Iqaluit" | "America/Jamaica" | "America/Jujuy" | "America/Juneau" | "America/Kentucky/Louisville" | "America/Kentucky/Monticello" | "America/Knox_IN" | "America/Kralendijk" | "America/La_Paz" | "America/Lima" | "America/Los_Angeles" | "America/Louisville" | "America/Lower_Princes" | "America/Maceio" | "America/Managua" | "America/Manaus" | "America/Marigot" | "America/Martinique" | "America/Matamoros" | "America/Mazatlan" | "America/Mendoza" | "America/Menominee" | "America/Merida" | "America/Metlakatla" | "America/Mexico_City" | "America/Miquelon" | "America/Moncton" | "America/Monterrey" | "America/Montevideo" | "America/Montreal" | "America/Montserrat" | "America/Nassau" | "America/New_York" | "America/Nipigon" | "America/Nome" | "America/Noronha" | "America/North_Dakota/Beulah" | "America/North_Dakota/Center" | "America/North_Dakota/New_Salem" | "America/Nuuk" | "America/Ojinaga" | "America/Panama" | "America/Pangnirtung" | "America/Paramaribo" | "America/Phoenix" | "America/Port-au-Prince" | "America/Port_of_Spain" | "America/Porto_Acre" | "America/Porto_Velho" | "America/Puerto_Rico" | "America/Punta_Arenas" | "America/Rainy_River" | "America/Rankin_Inlet" | "America/Recife" | "America/Regina" | "America/Resolute" | "America/Rio_Branco" | "America/Rosario" | "America/Santa_Isabel" | "America/Santarem" | "America/Santiago" | "America/Santo_Domingo" | "America/Sao_Paulo" | "America/Scoresbysund" | "America/Shiprock" | "America/Sitka" | "America/St_Barthelemy" | "America/St_Johns" | "America/St_Kitts" | "America/St_Lucia" | "America/St_Thomas" | "America/St_Vincent" | "America/Swift_Current" | "America/Tegucigalpa" | "America/Thule" | "America/Thunder_Bay" | "America/Tijuana" | "America/Toronto" | "America/Tortola" | "America/Vancouver" | "America/Virgin" | "America/Whitehorse" | "America/Winnipeg" | "America/Yakutat" | "America/Yellowknife" | "Antarctica/Casey" | "Antarctica/Davis" | "Antarctica/DumontDUrville" | "Antarctica/Macquarie" | "Antarctica/Mawson" | "Antarctica/McMurdo" | "Antarctica/Palmer" | "Antarctica/Rothera" | "Antarctica/South_Pole" | "Antarctica/Syowa" | "Antarctica/Troll" | "Antarctica/Vostok" | "Arctic/Longyearbyen" | "Asia/Aden" | "Asia/Almaty" | "Asia/Amman" | "Asia/Anadyr" | "Asia/Aqtau" | "Asia/Aqtobe" | "Asia/Ashgabat" | "Asia/Ashkhabad" | "Asia/Atyrau" | "Asia/Baghdad" | "Asia/Bahrain" | "Asia/Baku" | "Asia/Bangkok" | "Asia/Barnaul" | "Asia/Beirut" | "Asia/Bishkek" | "Asia/Brunei" | "Asia/Calcutta" | "Asia/Chita" | "Asia/Choibalsan" | "Asia/Chongqing" | "Asia/Chungking" | "Asia/Colombo" | "Asia/Dacca" | "Asia/Damascus" | "Asia/Dhaka" | "Asia/Dili" | "Asia/Dubai" | "Asia/Dushanbe" | "Asia/Famagusta" | "Asia/Gaza" | "Asia/Harbin" | "Asia/Hebron" | "Asia/Ho_Chi_Minh" | "Asia/Hong_Kong" | "Asia/Hovd" | "Asia/Irkutsk" | "Asia/Istanbul" | "Asia/Jakarta" | "Asia/Jayapura" | "Asia/Jerusalem" | "Asia/Kabul" | "Asia/Kamchatka" | "Asia/Karachi" | "Asia/Kashgar" | "Asia/Kathmandu" | "Asia/Katmandu" | "Asia/Khandyga" | "Asia/Kolkata" | "Asia/Krasnoyarsk" | "Asia/Kuala_Lumpur" | "Asia/Kuching" | "Asia/Kuwait" | "Asia/Macao" | "Asia/Macau" | "Asia/Magadan" | "Asia/Makassar" | "Asia/Manila" | "Asia/Muscat" | "Asia/Nicosia" | "Asia/Novokuznetsk" | "Asia/Novosibirsk" | "Asia/Omsk" | "Asia/Oral" | "Asia/Phnom_Penh" | "Asia/Pontianak" | "Asia/Pyongyang" | "Asia/Qatar" | "Asia/Qostanay" | "Asia/Qyzylorda" | "Asia/Rangoon" | "Asia/Riyadh" | "Asia/Saigon" | "Asia/Sakhalin" | "Asia/Samarkand" | "Asia/Seoul" | "Asia/Shanghai" | "Asia/Singapore" | "Asia/Srednekolymsk" | "Asia/Taipei" | "Asia/Tashkent" | "Asia/Tbilisi" | "Asia/Tehran" | "Asia/Tel_Aviv" | "Asia/Thimbu" | "Asia/Thimphu" | "Asia/Tokyo" | "Asia/Tomsk" | "Asia/Ujung_Pandang" | "Asia/Ulaanbaatar" | "Asia/Ulan_Bator" | "Asia/Urumqi" | "Asia/Ust-Nera" | "Asia/Vientiane" | "Asia/Vladivostok" | "Asia/Yakutsk" | "Asia/Yangon" | "Asia/Yekaterinburg" | "Asia/Yerevan" | "Atlantic/Azores" | "Atlantic/Bermuda" | "Atlantic/Canary" | "Atlantic/Cape_Verde" | "Atlantic/Faeroe" | "Atlantic/Faroe" | "Atlantic/Jan_Mayen" | "Atlantic/Madeira" | "Atlantic/Reykjavik" | "Atlantic/South_Georgia" | "Atlantic/St_Helena" | "Atlantic/Stanley" | "Australia/ACT" | "Australia/Adelaide" | "Australia/Brisbane" | "Australia/Broken_Hill" | "Australia/Canberra" | "Australia/Currie" | "Australia/Darwin" | "Australia/Eucla" | "Australia/Hobart" | "Australia/LHI" | "Australia/Lindeman" | "Australia/Lord_Howe" | "Australia/Melbourne" | "Australia/NSW" | "Australia/North" | "Australia/Perth" | "Australia/Queensland" | "Australia/South" | "Australia/Sydney" | "Australia/Tasmania" | "Australia/Victoria" | "Australia/West" | "Australia/Yancowinna" | "Brazil/Acre" | "Brazil/DeNoronha" | "Brazil/East" | "Brazil/West" | "Canada/Atlantic" | "Canada/Central" | "Canada/Eastern" | "Canada/Mountain" | "Canada/Newfoundland" | "Canada/Pacific" | "Canada/Saskatchewan" | "Canada/Yukon" | "Chile/Continental" | "Chile/EasterIsland" | "Etc/GMT" | "Etc/GMT+1" | "Etc/GMT+10" | "Etc/GMT+11" | "Etc/GMT+12" | "Etc/GMT+2" | "Etc/GMT+3" | "Etc/GMT+4" | "Etc/GMT+5" | "Etc/GMT+6" | "Etc/GMT+7" | "Etc/GMT+8" | "Etc/GMT+9" | "Etc/GMT-1" | "Etc/GMT-10" | "Etc/GMT-11" | "Etc/GMT-12" | "Etc/GMT-13" | "Etc/GMT-14" | "Etc/GMT-2" | "Etc/GMT-3" | "Etc/GMT-4" | "Etc/GMT-5" | "Etc/GMT-6" | "Etc/GMT-7" | "Etc/GMT-8" | "Etc/GMT-9" | "Etc/Greenwich" | "Etc/UCT" | "Etc/UTC" | "Etc/Universal" | "Etc/Zulu" | "Europe/Amsterdam" | "Europe/Andorra" | "Europe/Astrakhan" | "Europe/Athens" | "Europe/Belfast" | "Europe/Belgrade" | "Europe/Berlin" | "Europe/Bratislava" | "Europe/Brussels" | "Europe/Bucharest" | "Europe/Budapest" | "Europe/Busingen" | "Europe/Chisinau" | "Europe/Copenhagen" | "Europe/Dublin" | "Europe/Gibraltar" | "Europe/Guernsey" | "Europe/Helsinki" | "Europe/Isle_of_Man" | "Europe/Istanbul" | "Europe/Jersey" | "Europe/Kaliningrad" | "Europe/Kiev" | "Europe/Kirov" | "Europe/Kyiv" | "Europe/Lisbon" | "Europe/Ljubljana" | "Europe/London" | "Europe/Luxembourg" | "Europe/Madrid" | "Europe/Malta" | "Europe/Mariehamn" | "Europe/Minsk" | "Europe/Monaco" | "Europe/Moscow" | "Europe/Nicosia" | "Europe/Oslo" | "Europe/Paris" | "Europe/Podgorica" | "Europe/Prague" | "Europe/Riga" | "Europe/Rome" | "Europe/Samara" | "Europe/San_Marino" | "Europe/Sarajevo" | "Europe/Saratov" | "Europe/Simferopol" | "Europe/Skopje" | "Europe/Sofia" | "Europe/Stockholm" | "Europe/Tallinn" | "Europe/Tirane" | "Europe/Tiraspol" | "Europe/Ulyanovsk" | "Europe/Uzhgorod" | "Europe/Vaduz" | "Europe/Vatican" | "Europe/Vienna" | "Europe/Vilnius" | "Europe/Volgograd" | "Europe/Warsaw" | "Europe/Zagreb" | "Europe/Zaporozhye" | "Europe/Zurich" | "Indian/Antananarivo" | "Indian/Chagos" | "Indian/Christmas" | "Indian/Cocos" | "Indian/Comoro" | "Indian/Kerguelen" | "Indian/Mahe" | "Indian/Maldives" | "Indian/Mauritius" | "Indian/Mayotte" | "Indian/Reunion" | "Mexico/BajaNorte" | "Mexico/BajaSur" | "Mexico/General" | "Pacific/Apia" | "Pacific/Auckland" | "Pacific/Bougainville" | "Pacific/Chatham" | "Pacific/Chuuk" | "Pacific/Easter" | "Pacific/Efate" | "Pacific/Enderbury" | "Pacific/Fakaofo" | "Pacific/Fiji" | "Pacific/Funafuti" | "Pacific/Galapagos" | "Pacific/Gambier" | "Pacific/Guadalcanal" | "Pacific/Guam" | "Pacific/Honolulu" | "Pacific/Johnston" | "Pacific/Kanton" | "Pacific/Kiritimati" | "Pacific/Kosrae" | "Pacific/Kwajalein" | "Pacific/Majuro" | "Pacific/Marquesas" | "Pacific/Midway" | "Pacific/Nauru" | "Pacific/Niue" | "Pacific/Norfolk" | "Pacific/Noumea" | "Pacific/Pago_Pago" | "Pacific/Palau" | "Pacific/Pitcairn" | "Pacific/Pohnpei" | "Pacific/Ponape" | "Pacific/Port_Moresby" | "Pacific/Rarotonga" | "Pacific/Saipan" | "Pacific/Samoa" | "Pacific/Tahiti" | "Pacific/Tarawa" | "Pacific/Tongatapu" | "Pacific/Truk" | "Pacific/Wake" | "Pacific/Wallis" | "Pacific/Yap" | "US/Alaska" | "US/Aleutian" | "US/Arizona" | "US/Central" | "US/East-Indiana" | "US/Eastern" | "US/Hawaii" | "US/Indiana-Starke" | "US/Michigan" | "US/Mountain" | "US/Pacific" | "US/Samoa" | "UTC";
         /** @description A person the workspace supports or sells to. Fields that are not set are `null` (never absent). */
         Contact: {
             /** @example con_2bXkq9TmR4vN8sLw */
@@ -1029,9 +1069,11 @@ export type components = {
         ContactSegments: string[];
         ContactLifecycleStage: string | null;
         ContactPreferredChannel: string | null;
-        /** Format: bcp47 */
-        ContactPreferredLanguage: string | null;
-        /** Format: iana-timezone */
+        ContactPreferredLanguage: components["schemas"]["LanguageTag"] | null;
+        /**
+         * @description An IANA time zone name (one of `TimeZone` since it is checked against that list; contacts
+         *     written before then may hold another spelling that the time zone database accepted).
+         */
         ContactTimezone: string | null;
         ContactDoNotContact: boolean;
         ContactMarketingConsent: boolean;
@@ -1045,6 +1087,7 @@ export type components = {
         };
         /** @description Body of `createContact`. Only `name` is required; every other field may be omitted or `null` (unset). */
         ContactCreate: {
+            /** @description Not empty and not only whitespace. */
             name: string;
             /**
              * Format: email
@@ -1075,16 +1118,10 @@ export type components = {
             segments?: string[] | null;
             lifecycle_stage?: string | null;
             preferred_channel?: string | null;
-            /**
-             * Format: bcp47
-             * @description BCP 47 language tag, e.g. `en-US`.
-             */
-            preferred_language?: string | null;
-            /**
-             * Format: iana-timezone
-             * @description IANA time zone name, e.g. `Europe/Paris`.
-             */
-            timezone?: string | null;
+            /** @description BCP 47 language tag, e.g. `en-US`. */
+            preferred_language?: components["schemas"]["LanguageTag"] | null;
+            /** @description IANA time zone name, e.g. `Europe/Paris`. */
+            timezone?: components["schemas"]["TimeZone"] | null;
             /** @description Defaults to `false`. */
             do_not_contact?: boolean | null;
             /** @description Defaults to `false`. */
@@ -1104,6 +1141,7 @@ export type components = {
          *     (a `null` value removes the key); arrays and `address` are replaced whole.
          */
         ContactUpdate: {
+            /** @description Not empty and not only whitespace. */
             name?: string;
             /** Format: email */
             email?: string | null;
@@ -1124,10 +1162,8 @@ export type components = {
             segments?: string[] | null;
             lifecycle_stage?: string | null;
             preferred_channel?: string | null;
-            /** Format: bcp47 */
-            preferred_language?: string | null;
-            /** Format: iana-timezone */
-            timezone?: string | null;
+            preferred_language?: components["schemas"]["LanguageTag"] | null;
+            timezone?: components["schemas"]["TimeZone"] | null;
             /** @description `null` resets to `false`. */
             do_not_contact?: boolean | null;
             /** @description `null` resets to `false`. */
@@ -1205,7 +1241,14 @@ export type components = {
             message: string;
             /** @description The field of the item at fault, when there is one. */
             param?: string;
+            holder_id?: components["schemas"]["HolderId"];
         };
+        /**
+         * @description Only with `email_taken` and `external_id_taken`: the id of the contact that already holds
+         *     the value (`param` names the field). Update that contact instead, or free the value first.
+         * @example con_2bXkq9TmR4vN8sLw
+         */
+        HolderId: string;
         /** @description Body of `mergeContacts`. */
         ContactMerge: {
             /** @description The contacts to merge into the survivor (the path's contact), which they must not include. */
@@ -1280,8 +1323,7 @@ export type components = {
         TicketAssigneeId: string | null;
         TicketTags: string[];
         TicketNotes: string | null;
-        /** Format: bcp47 */
-        TicketLanguage: string | null;
+        TicketLanguage: components["schemas"]["LanguageTag"] | null;
         /** Format: date-time */
         TicketDueAt: string | null;
         /**
@@ -1296,6 +1338,7 @@ export type components = {
         TicketClosedAt: string | null;
         /** @description Body of `createTicket`. Only `subject` is required; every other field may be omitted or `null` (unset; for `status`, `New`). */
         TicketCreate: {
+            /** @description Not empty and not only whitespace. */
             subject: string;
             type?: string | null;
             priority?: components["schemas"]["TicketPriority"] | null;
@@ -1313,11 +1356,8 @@ export type components = {
             assignee_id?: string | null;
             tags?: string[] | null;
             notes?: string | null;
-            /**
-             * Format: bcp47
-             * @description BCP 47 language tag, e.g. `en-US`.
-             */
-            language?: string | null;
+            /** @description BCP 47 language tag, e.g. `en-US`. */
+            language?: components["schemas"]["LanguageTag"] | null;
             /** Format: date-time */
             due_at?: string | null;
         };
@@ -1327,6 +1367,7 @@ export type components = {
          *     `TicketStatus`.
          */
         TicketUpdate: {
+            /** @description Not empty and not only whitespace. */
             subject?: string;
             type?: string | null;
             priority?: components["schemas"]["TicketPriority"] | null;
@@ -1338,8 +1379,7 @@ export type components = {
             assignee_id?: string | null;
             tags?: string[] | null;
             notes?: string | null;
-            /** Format: bcp47 */
-            language?: string | null;
+            language?: components["schemas"]["LanguageTag"] | null;
             /** Format: date-time */
             due_at?: string | null;
         };
@@ -1426,6 +1466,7 @@ export type components = {
         };
         /** @description Body of `sendMessage`. */
         MessageCreate: {
+            /** @description Not empty and not only whitespace. */
             body: string;
             /** @description `true` for an internal note, not shown to the customer. */
             internal_note: boolean;
@@ -1963,12 +2004,17 @@ export type components = {
     };
     parameters: {
         /**
-         * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-         *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-         *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-         *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-         *     is still running: `409 idempotency_key_in_flight`.
-         * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+         * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+         *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+         *     only to retry that very request. Never reuse a key from an example or another request: the
+         *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+         *     same request replays the first answer instead of doing it again (even if that answer is
+         *     out of date by now).
+         *
+         *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+         *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+         *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+         *     request is still running: `409 idempotency_key_in_flight`.
          */
         IdempotencyKey: string;
         /**
@@ -1977,10 +2023,45 @@ export type components = {
          */
         Limit: number;
         /**
-         * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
+         * @description Cursor for the next page, the `id` of the last contact of the previous page (`con_…`). Works even if that contact has been deleted since.
          * @example con_2bXkq9TmR4vN8sLw
          */
-        StartingAfter: string;
+        ContactsStartingAfter: string;
+        /**
+         * @description Cursor for the next page, the `id` of the last ticket of the previous page (`tkt_…`). Works even if that ticket has been deleted since.
+         * @example tkt_2bXkrB7nQ2wE5tYu
+         */
+        TicketsStartingAfter: string;
+        /**
+         * @description Cursor for the next page, the `id` of the last conversation of the previous page (`conv_…`). Works even if that conversation has been deleted since.
+         * @example conv_2bXkr3LpV8cX1zQa
+         */
+        ConversationsStartingAfter: string;
+        /**
+         * @description Cursor for the next page, the `id` of the last message of the previous page (`msg_…`). Works even if that message has been deleted since.
+         * @example msg_2bXkrQ9sT4uV6wXy
+         */
+        MessagesStartingAfter: string;
+        /**
+         * @description Cursor for the next page, the `id` of the last webhook endpoint of the previous page (`we_…`). Works even if that webhook endpoint has been deleted since.
+         * @example we_2bXks1AbC3dEf5Gh
+         */
+        WebhookEndpointsStartingAfter: string;
+        /**
+         * @description Cursor for the next page, the `id` of the last delivery attempt of the previous page (`att_…`). Works even if that delivery attempt has been deleted since.
+         * @example att_2bXkt4GhJ6kL8mNp
+         */
+        DeliveryAttemptsStartingAfter: string;
+        /**
+         * @description Cursor for the next page, the `id` of the last event of the previous page (`evt_…`). Works even if that event has been deleted since.
+         * @example evt_2bXkqB4cD6eF8gHi
+         */
+        EventsStartingAfter: string;
+        /**
+         * @description Cursor for the next page, the `id` of the last delivery of the previous page (`dlv_…`). Works even if that delivery has been deleted since.
+         * @example dlv_2bXkt7NoP1qR3sTu
+         */
+        WebhookDeliveriesStartingAfter: string;
         /**
          * @description Only objects created strictly after this instant. Unix seconds or RFC 3339, exclusive.
          * @example 2026-01-01T00:00:00Z
@@ -2138,10 +2219,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
+                 * @description Cursor for the next page, the `id` of the last contact of the previous page (`con_…`). Works even if that contact has been deleted since.
                  * @example con_2bXkq9TmR4vN8sLw
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["ContactsStartingAfter"];
                 /**
                  * @description Exact email address, compared case-insensitively.
                  * @example ada@example.com
@@ -2235,12 +2316,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2271,7 +2357,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description Conflict. Codes: `email_taken` (another contact of the workspace has this email), `external_id_taken` (another contact has this external id; `param` is `external_ids.<system>`), `idempotency_key_in_flight`. */
+            /** @description Conflict. Codes: `email_taken` (another contact of the workspace has this email), `external_id_taken` (another contact has this external id; `param` is `external_ids.<system>`), `idempotency_key_in_flight`. With `email_taken` and `external_id_taken`, `holder_id` is the contact that holds the value. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2394,7 +2480,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Conflict. Codes: `email_taken`, `external_id_taken` (`param` is `external_ids.<system>`), `concurrent_update` (other requests kept changing the contact; retry). */
+            /** @description Conflict. Codes: `email_taken`, `external_id_taken` (`param` is `external_ids.<system>`; with both, `holder_id` is the contact that holds the value), `concurrent_update` (other requests kept changing the contact; retry). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2408,12 +2494,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2459,12 +2550,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2522,10 +2618,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-                 * @example con_2bXkq9TmR4vN8sLw
+                 * @description Cursor for the next page, the `id` of the last ticket of the previous page (`tkt_…`). Works even if that ticket has been deleted since.
+                 * @example tkt_2bXkrB7nQ2wE5tYu
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["TicketsStartingAfter"];
                 /**
                  * @description Only tickets in this status.
                  * @example On you
@@ -2612,12 +2708,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2789,10 +2890,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-                 * @example con_2bXkq9TmR4vN8sLw
+                 * @description Cursor for the next page, the `id` of the last conversation of the previous page (`conv_…`). Works even if that conversation has been deleted since.
+                 * @example conv_2bXkr3LpV8cX1zQa
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["ConversationsStartingAfter"];
                 /**
                  * @description Only conversations in this status.
                  * @example open
@@ -2889,10 +2990,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-                 * @example con_2bXkq9TmR4vN8sLw
+                 * @description Cursor for the next page, the `id` of the last message of the previous page (`msg_…`). Works even if that message has been deleted since.
+                 * @example msg_2bXkrQ9sT4uV6wXy
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["MessagesStartingAfter"];
             };
             header?: never;
             path: {
@@ -2934,12 +3035,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -2996,10 +3102,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-                 * @example con_2bXkq9TmR4vN8sLw
+                 * @description Cursor for the next page, the `id` of the last webhook endpoint of the previous page (`we_…`). Works even if that webhook endpoint has been deleted since.
+                 * @example we_2bXks1AbC3dEf5Gh
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["WebhookEndpointsStartingAfter"];
             };
             header?: never;
             path?: never;
@@ -3034,12 +3140,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3207,12 +3318,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3269,10 +3385,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-                 * @example con_2bXkq9TmR4vN8sLw
+                 * @description Cursor for the next page, the `id` of the last delivery attempt of the previous page (`att_…`). Works even if that delivery attempt has been deleted since.
+                 * @example att_2bXkt4GhJ6kL8mNp
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["DeliveryAttemptsStartingAfter"];
             };
             header?: never;
             path: {
@@ -3318,10 +3434,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-                 * @example con_2bXkq9TmR4vN8sLw
+                 * @description Cursor for the next page, the `id` of the last delivery of the previous page (`dlv_…`). Works even if that delivery has been deleted since.
+                 * @example dlv_2bXkt7NoP1qR3sTu
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["WebhookDeliveriesStartingAfter"];
                 /**
                  * @description Only deliveries in this status.
                  * @example failed
@@ -3383,12 +3499,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -3445,10 +3566,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-                 * @example con_2bXkq9TmR4vN8sLw
+                 * @description Cursor for the next page, the `id` of the last event of the previous page (`evt_…`). Works even if that event has been deleted since.
+                 * @example evt_2bXkqB4cD6eF8gHi
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["EventsStartingAfter"];
                 /**
                  * @description Only events of this type. May repeat (`type=ticket.created&type=ticket.updated`); any of them matches.
                  * @example [
@@ -3542,10 +3663,10 @@ export interface operations {
                  */
                 limit?: components["parameters"]["Limit"];
                 /**
-                 * @description Cursor for the next page, the `id` of the last object of the previous page. Works even if that object has been deleted since.
-                 * @example con_2bXkq9TmR4vN8sLw
+                 * @description Cursor for the next page, the `id` of the last delivery of the previous page (`dlv_…`). Works even if that delivery has been deleted since.
+                 * @example dlv_2bXkt7NoP1qR3sTu
                  */
-                starting_after?: components["parameters"]["StartingAfter"];
+                starting_after?: components["parameters"]["WebhookDeliveriesStartingAfter"];
             };
             header?: never;
             path: {
@@ -3587,12 +3708,17 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Makes the POST safe to retry. 1–255 characters; the IETF draft's quoted form `"abc"` and the
-                 *     bare form `abc` are the same key. Scoped to the workspace and kept at least 24 hours. Same
-                 *     key and same request: the first response is replayed with `Idempotent-Replayed: true`.
-                 *     Same key, different request: `422 idempotency_key_reused`. Same key while the first request
-                 *     is still running: `409 idempotency_key_in_flight`.
-                 * @example 6f1c2b7e-4a8d-4d1e-9a55-0c3f0b0f9e21
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };

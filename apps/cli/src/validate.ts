@@ -6,33 +6,12 @@ import addFormatsModule from "ajv-formats";
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-/** The two formats the spec defines beyond JSON Schema's (DESIGN.md §3), decided by Intl as the server does. */
-const SPEC_FORMATS: Record<string, (value: string) => boolean> = {
-  "iana-timezone": (value) => {
-    try {
-      new Intl.DateTimeFormat("en", { timeZone: value });
-      return value.includes("/") || value === "UTC";
-    } catch {
-      return false;
-    }
-  },
-  bcp47: (value) => {
-    try {
-      return Intl.getCanonicalLocales(value).length === 1;
-    } catch {
-      return false;
-    }
-  },
-};
-
 export type Validator = (body: unknown) => string | undefined;
 
 /** A validator for one request schema; returns the reason a body is refused, or undefined. */
 export function compileValidator(schema: object): Validator {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   addFormats(ajv);
-  for (const [name, validate] of Object.entries(SPEC_FORMATS))
-    ajv.addFormat(name, { type: "string", validate });
   const validate = ajv.compile(schema);
   return (body) => (validate(body) ? undefined : describe(validate.errors?.[0]));
 }

@@ -3,7 +3,8 @@ import Koa from "koa";
 import type { Config } from "./config.js";
 import type { DatabaseConnection } from "./db/client.js";
 import type { Store } from "./db/store.js";
-import { AppError, errorMiddleware } from "./errors.js";
+import { errorMiddleware } from "./errors.js";
+import { allowedMethods } from "./http/allowed-methods.js";
 import type { OpenApi } from "./http/openapi.js";
 import { requestId } from "./http/request-id.js";
 import type { Logger } from "./logger.js";
@@ -58,14 +59,7 @@ export function createApp({ config, store, database, openapi, logger, clock, met
   app.use(requestMetrics(appMetrics));
   app.use(errorMiddleware(logger));
   app.use(router.routes());
-  app.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () =>
-        new AppError(405, "method_not_allowed", "This method is not allowed on this path."),
-      notImplemented: () => new AppError(405, "method_not_allowed", "This method is not supported."),
-    }),
-  );
+  app.use(allowedMethods(router));
   // Errors are answered by errorMiddleware; Koa's own handler would only log them twice.
   app.silent = true;
   return app;

@@ -29,10 +29,18 @@ export class AppError extends Error {
     message: string,
     readonly param?: string,
     readonly headers: Record<string, string> = {},
+    /** Fields the error object carries beyond the common ones, declared in the spec's `Error`. */
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
     this.type = typeByStatus(status);
   }
+}
+
+/** The optional fields of the spec's error object that only some codes carry. */
+export interface ErrorDetails {
+  /** `email_taken` / `external_id_taken`: the id of the record that holds the value. */
+  holder_id?: string;
 }
 
 /** Raised before touching a database that was never reached (routes/kit.ts); answered with 503. */
@@ -45,6 +53,7 @@ export function errorBody(error: AppError, requestId: string) {
       code: error.code,
       message: error.message,
       ...(error.param === undefined ? {} : { param: error.param }),
+      ...error.details,
       request_id: requestId,
     },
   };

@@ -97,7 +97,13 @@ describe("batch upsert of contacts", () => {
     expect(first.status).toBe("created");
     // Two items with one match value apply in input order: the second updates the first.
     expect(second).toMatchObject({ status: "updated", contact: { id: first.contact.id, phone: "+44 1" } });
-    expect(thief.error).toMatchObject({ code: "email_taken", param: "email" });
+    // The item's error names the holder as the request's would (`Taken`, made by the first test).
+    expect(thief.error).toMatchObject({
+      code: "email_taken",
+      param: "email",
+      holder_id: expect.stringMatching(/^con_/),
+    });
+    expect(thief.error.message).toContain(thief.error.holder_id);
     expect(other.error).toMatchObject({ code: "parameter_missing", param: "external_ids.crm" });
   });
 

@@ -174,7 +174,8 @@ describe("uniqueness", () => {
     const { body: first } = await create({ name: "One", email: "Unique@Example.com" });
     const clash = await create({ name: "Two", email: "unique@example.COM" });
     expect(clash.status).toBe(409);
-    expect(clash.body.error).toMatchObject({ code: "email_taken", param: "email" });
+    // As a field (clients need not parse the message) and in the message (people read it).
+    expect(clash.body.error).toMatchObject({ code: "email_taken", param: "email", holder_id: first.id });
     expect(clash.body.error.message).toContain(first.id);
   });
 
@@ -186,7 +187,7 @@ describe("uniqueness", () => {
       body: { email: "A-MOVE@example.com" },
     });
     expect(clash.status).toBe(409);
-    expect(clash.body.error.message).toContain(a.id);
+    expect(clash.body.error).toMatchObject({ code: "email_taken", holder_id: a.id });
     const moved = await api.patch(`/open/v1/contacts/${a.id}`, { key, body: { email: "a-new@example.com" } });
     expect(moved.status).toBe(200);
     expect(
@@ -201,7 +202,11 @@ describe("uniqueness", () => {
     const { body: first } = await create({ name: "Ext", external_ids: { crm: "ext-1" } });
     const clash = await create({ name: "Ext 2", external_ids: { crm: "ext-1" } });
     expect(clash.status).toBe(409);
-    expect(clash.body.error).toMatchObject({ code: "external_id_taken", param: "external_ids.crm" });
+    expect(clash.body.error).toMatchObject({
+      code: "external_id_taken",
+      param: "external_ids.crm",
+      holder_id: first.id,
+    });
     expect(clash.body.error.message).toContain(first.id);
     // The same value in another system is another identifier.
     expect((await create({ name: "Ext 3", external_ids: { erp: "ext-1" } })).status).toBe(201);

@@ -233,6 +233,7 @@ describe("send a message", () => {
     ["a missing body", { internal_note: false }, "parameter_missing", "body"],
     ["a missing internal_note", { body: "Hi" }, "parameter_missing", "internal_note"],
     ["an empty body", { body: "", internal_note: false }, "parameter_invalid", "body"],
+    ["a body of spaces", { body: "   ", internal_note: false }, "parameter_invalid", "body"],
     ["a body that is no string", { body: 42, internal_note: false }, "parameter_invalid", "body"],
     ["a null body", { body: null, internal_note: false }, "parameter_invalid", "body"],
     [

@@ -1,5 +1,6 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { api, newWorkspace } from "./helpers/api.js";
+import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { api, newWorkspace, request } from "./helpers/api.js";
 
 let key: string;
 beforeAll(async () => {
@@ -157,8 +158,76 @@ describe("contact fields", () => {
     ],
     ["operator in a filter value", { name: "A", email: { $ne: null } }, "parameter_invalid", "email"],
     ["external id number", { name: "A", external_ids: { crm: 5 } }, "parameter_invalid", "external_ids.crm"],
+    ["name of spaces", { name: "   " }, "parameter_invalid", "name"],
+    ["name of tabs, newlines and no-break spaces", { name: "\t\n\u00a0\u3000" }, "parameter_invalid", "name"],
+    [
+      "time zone spelled in lower case",
+      { name: "A", timezone: "europe/paris" },
+      "parameter_invalid",
+      "timezone",
+    ],
+    ["time zone without an area", { name: "A", timezone: "CET" }, "parameter_invalid", "timezone"],
+    ["empty time zone", { name: "A", timezone: "" }, "parameter_invalid", "timezone"],
+    ["empty language", { name: "A", preferred_language: "" }, "parameter_invalid", "preferred_language"],
+    [
+      "language with an underscore",
+      { name: "A", preferred_language: "en_US" },
+      "parameter_invalid",
+      "preferred_language",
+    ],
+    [
+      "custom field beyond 2^53",
+      { name: "A", custom_fields: { n: 2 ** 53 } },
+      "parameter_invalid",
+      "custom_fields.n",
+    ],
   ])("%s is rejected", async (_label, body, code, param) => {
     expectError(await api.post("/open/v1/contacts", { key, body }), 400, code, param);
+  });
+
+  it("blank text is refused as blank, in words, on create and on PATCH", async () => {
+    const created = await api.post("/open/v1/contacts", { key, body: { name: " \t " } });
+    expect(created.body.error.message).toBe("`name` must not be empty or only whitespace.");
+    const { body: contact } = await api.post("/open/v1/contacts", { key, body: { name: "Not blank" } });
+    const patched = await api.patch(`/open/v1/contacts/${contact.id}`, { key, body: { name: "  " } });
+    expectError(patched, 400, "parameter_invalid", "name");
+    // Text around the whitespace is text: kept as sent.
+    const padded = await api.post("/open/v1/contacts", { key, body: { name: " Ada " } });
+    expect(padded.body.name).toBe(" Ada ");
+  });
+
+  // The spec's TimeZone enum (tzdata names, aliases included) and LanguageTag pattern (RFC 5646
+  // syntax) are the whole rule: what they allow is stored as sent.
+  it.each([
+    ["Asia/Kolkata", "zh-Hant-TW"],
+    ["Asia/Calcutta", "es-419"],
+    ["UTC", "de-CH-1996"],
+    ["America/Argentina/Buenos_Aires", "yue"],
+    ["Etc/GMT+5", "EN-us"],
+    ["US/Eastern", "en-US-u-ca-gregory"],
+    ["America/North_Dakota/New_Salem", "x-private"],
+  ])("time zone %s and language %s are accepted as sent", async (timezone, language) => {
+    const response = await api.post("/open/v1/contacts", {
+      key,
+      body: { name: "Zones", timezone, preferred_language: language },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(response.body).toMatchObject({ timezone, preferred_language: language });
+  });
+
+  // The spec marks these bodies required: `{}` is a PATCH that changes nothing, no body at all is
+  // a client that forgot it. An optional body (rotating a secret) may still be left out.
+  it.each([
+    ["PATCH", "/open/v1/tickets/tkt_0VbzhaOU7JUKTXCSQpGXeF"],
+    ["PATCH", "/open/v1/contacts/con_0VbzhaOU7JUKTXCSQpGXeF"],
+    ["PATCH", "/open/v1/webhook-endpoints/we_0VbzhaOU7JUKTXCSQpGXeF"],
+    ["POST", "/open/v1/conversations/conv_0VbzhaOU7JUKTXCSQpGXeF/messages"],
+  ])("%s %s without a body is 400 parameter_missing", async (method, path) => {
+    const response = await request(method, path, { key });
+    expectError(response, 400, "parameter_missing");
+    // Only whitespace is no body either.
+    const headers = { "Content-Type": "application/json" };
+    expectError(await request(method, path, { key, rawBody: " \n", headers }), 400, "parameter_missing");
   });
 
   it("PATCH validates the same way and rejects a null name", async () => {
@@ -172,6 +241,26 @@ describe("contact fields", () => {
   });
 });
 
+/** A request fetch would refuse to send (TRACE), with the raw answer. */
+function rawRequest(method: string, path: string, apiKey: string) {
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((done, fail) => {
+    const call = httpRequest(new URL(path, inject("baseUrl")), {
+      method,
+      headers: { Authorization: `Bearer ${apiKey}` },
+    });
+    call.once("error", fail);
+    call.once("response", (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      response.once("end", () => done({ status: response.statusCode ?? 0, headers: response.headers, body }));
+    });
+    call.end();
+  });
+}
+
 describe("routes", () => {
   it("an unknown path is 404 route_not_found", async () => {
     expectError(await api.get("/open/v1/nothing-here", { key }), 404, "route_not_found");
@@ -179,6 +268,40 @@ describe("routes", () => {
 
   it("a known path with another method is 405", async () => {
     expectError(await api.patch("/open/v1/contacts", { key, body: {} }), 405, "method_not_allowed");
+  });
+
+  // RFC 9110 §15.5.6: a 405 carries `Allow`, on every path, whether or not the method is one the
+  // router knows (TRACE and QUERY are not); fetch refuses to send TRACE, hence node:http.
+  it.each([
+    ["PUT", "/open/v1/contacts", "GET, POST"],
+    ["PUT", "/open/v1/contacts/con_0VbzhaOU7JUKTXCSQpGXeF", "GET, PATCH, DELETE"],
+    ["DELETE", "/open/v1/tickets", "GET, POST"],
+    ["TRACE", "/open/v1/webhook-endpoints/we_0VbzhaOU7JUKTXCSQpGXeF/rotate-secret", "POST"],
+    ["POST", "/healthz", "GET"],
+    ["TRACE", "/readyz", "GET"],
+    ["QUERY", "/open/v1/docs", "GET"],
+    ["DELETE", "/open/v1/openapi.json", "GET"],
+    ["PATCH", "/open/v1/openapi.yaml", "GET"],
+    // A literal segment is no `{id}`: the batch is not a contact called "batch".
+    ["PATCH", "/open/v1/contacts/batch", "POST"],
+    ["GET", "/open/v1/contacts/batch", "POST"],
+  ])("%s %s is 405 with Allow: %s", async (method, path, allowed) => {
+    const response = await rawRequest(method, path, key);
+    expect(response.status, response.body).toBe(405);
+    const allow = String(response.headers.allow).split(", ");
+    // HEAD comes with every GET.
+    expect(allow.sort()).toEqual(
+      [...allowed.split(", "), ...(allowed.includes("GET") ? ["HEAD"] : [])].sort(),
+    );
+    expect(JSON.parse(response.body).error).toMatchObject({ code: "method_not_allowed" });
+    expect(JSON.parse(response.body).error.message).toContain(String(response.headers.allow));
+  });
+
+  it("an unknown method on an unknown path is 404 route_not_found, without Allow", async () => {
+    const response = await rawRequest("TRACE", "/open/v1/nothing-here", key);
+    expect(response.status).toBe(404);
+    expect(response.headers.allow).toBeUndefined();
+    expect(JSON.parse(response.body).error.code).toBe("route_not_found");
   });
 
   it("the spec documents are public and agree with each other", async () => {

@@ -762,6 +762,7 @@ describe("request validation", () => {
     ["contact_id of the wrong kind", { contact_id: "tkt_2bXkrB7nQ2wE5tYu" }, "contact_id"],
     ["conversation_id of the wrong kind", { conversation_id: "con_2bXkq9TmR4vN8sLw" }, "conversation_id"],
     ["language that is no BCP 47 tag", { language: "english please" }, "language"],
+    ["a subject of whitespace", { subject: " \n " }, "subject"],
   ])("rejects %s", async (_name, fields, param) => {
     for (const response of [
       await api.post("/open/v1/tickets", { key, body: { subject: "Types", ...fields } }),

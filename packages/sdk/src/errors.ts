@@ -7,6 +7,8 @@ export interface ErrorBody {
   code?: string;
   message?: string;
   param?: string;
+  /** `email_taken` / `external_id_taken`: the contact that holds the value. */
+  holder_id?: string;
   request_id?: string;
 }
 
@@ -58,7 +60,16 @@ export class PermissionError extends DesklineError {}
 /** 404: no such object in this workspace (or no such route). */
 export class NotFoundError extends DesklineError {}
 /** 409: conflicts with the current state (`email_taken`, `ticket_status_terminal`, …). */
-export class ConflictError extends DesklineError {}
+export class ConflictError extends DesklineError {
+  /**
+   * With `email_taken` / `external_id_taken`: the id of the contact that already holds the value
+   * (the body's `holder_id`), to update that contact instead; undefined for other codes.
+   */
+  get holderId(): string | undefined {
+    const id = (this.raw as { error?: ErrorBody } | undefined)?.error?.holder_id;
+    return typeof id === "string" ? id : undefined;
+  }
+}
 /** Other 4xx: the request is invalid (`parameter_invalid`, `idempotency_key_reused`, …). */
 export class InvalidRequestError extends DesklineError {}
 /** 429: the API key's rate limit; `retryAfter` is the server's `Retry-After` in seconds. */

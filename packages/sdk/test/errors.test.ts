@@ -53,10 +53,14 @@ describe("errors from real answers", () => {
   });
 
   it("409 is a ConflictError, not retried", async () => {
-    await deskline.contacts.create({ name: "First", email: "taken@example.com" });
+    const first = await deskline.contacts.create({ name: "First", email: "taken@example.com" });
     const error = await failure(deskline.contacts.create({ name: "Second", email: "taken@example.com" }));
     expect(error).toBeInstanceOf(ConflictError);
-    expect(error).toMatchObject({ status: 409, code: "email_taken", param: "email" });
+    expect(error).toMatchObject({ status: 409, code: "email_taken", param: "email", holderId: first.id });
+    // Only the value conflicts name a holder.
+    const ticket = await deskline.tickets.create({ subject: "Done", status: "Closed" });
+    const terminal = await failure(deskline.tickets.update(ticket.id, { status: "New" }));
+    expect(terminal).toMatchObject({ code: "ticket_status_terminal", holderId: undefined });
   });
 
   it("400 and 422 are InvalidRequestErrors", async () => {

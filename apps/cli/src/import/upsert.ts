@@ -39,11 +39,6 @@ function holds(contact: Contact, match: Match, value: string): boolean {
   return (contact.external_ids as Record<string, string> | null | undefined)?.[match.system] === value;
 }
 
-/** The 409 message names the contact holding the value: `… already has this email: 'con_…'`. */
-function holderIdOf(error: ConflictError): string | undefined {
-  return /'(con_[A-Za-z0-9_-]+)'/.exec(error.message)?.[1];
-}
-
 /** Deleted holders replayed from an earlier 409 are retried with a new key; a few rounds at most. */
 const CREATE_ATTEMPTS = 3;
 
@@ -68,7 +63,8 @@ export async function upsertContact(body: Body, options: UpsertOptions): Promise
       value !== undefined &&
       (failure.code === "email_taken" || failure.code === "external_id_taken");
     if (!conflictOnMatch) throw failure;
-    const holderId = holderIdOf(failure) ?? (await findByEmail(deskline, body, match));
+    // The 409 names the holder in `holder_id`; a lookup by email covers a body without it.
+    const holderId = failure.holderId ?? (await findByEmail(deskline, body, match));
     if (!holderId) throw failure;
     let holder: Contact;
     try {

@@ -78,5 +78,8 @@ async function takenBy<T extends WithUniqueKeys>(
     key.code,
     `Another ${noun} already has this ${key.param.replace(".", " ")}: '${holder._id}'. Update that ${noun} instead.`,
     key.param,
+    {},
+    // A field, so a client finds the holder without parsing the message.
+    { holder_id: holder._id },
   );
 }

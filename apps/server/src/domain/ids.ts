@@ -101,16 +101,6 @@ export function withReplayableIds<T>(seed: string, firstRunAt: number, work: () 
   return replayableIds.run(new ReplayableIds(seed, firstRunAt), work);
 }
 
-/** Does `value` look like an id of this type? (Cheap check before touching the database.) */
-export function isId(prefix: IdPrefix, value: unknown): value is string {
-  return (
-    typeof value === "string" &&
-    value.length === prefix.length + 1 + TIME_LENGTH + RANDOM_LENGTH &&
-    value.startsWith(`${prefix}_`) &&
-    /^[0-9A-Za-z]+$/.test(value.slice(prefix.length + 1))
-  );
-}
-
 /** The creation time (ms) an id carries: its first characters after the prefix. */
 export function idTime(id: string): number {
   const time = id.slice(id.indexOf("_") + 1, id.indexOf("_") + 1 + TIME_LENGTH);

@@ -5,12 +5,12 @@ import { findDuplicateName, findUnsafeValue } from "./i-json.js";
 
 /**
  * Reads a JSON request body: JSON only (415), at most `limit` bytes (413), well-formed (400).
- * An empty body on an operation that takes one is read as `{}` so validation names what is missing.
+ * No body at all (or only whitespace) is `undefined`: the operation decides whether it needs one.
  */
 export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
   const length = ctx.request.length;
   const hasBody = (length !== undefined && length > 0) || ctx.get("Transfer-Encoding") !== "";
-  if (!hasBody) return {};
+  if (!hasBody) return undefined;
   if (!ctx.is("application/json")) {
     throw new AppError(
       415,
@@ -31,7 +31,7 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
     }
     throw new AppError(400, "invalid_body", "The request body could not be read completely.");
   }
-  if (raw.trim() === "") return {};
+  if (raw.trim() === "") return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);

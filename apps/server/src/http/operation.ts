@@ -45,7 +45,21 @@ export function parseRequest(operation: Operation, bodyLimit: number): Middlewar
     assertValid(operation.validateQuery, query, "query");
     ctx.state.query = query;
     if (operation.validateBody) {
-      const body = await readJsonBody(ctx, bodyLimit);
+      let body = await readJsonBody(ctx, bodyLimit);
+      if (body === undefined) {
+        // The spec says whether the body is required (a PATCH's is: `{}` changes nothing, no body
+        // is a mistake) or optional (rotating a secret): an optional one is read as `{}`.
+        if (operation.bodyRequired) {
+          // Name the first required field where there is one (a create), as for `{}`.
+          assertValid(operation.validateBody, {}, "body");
+          throw new AppError(
+            400,
+            "parameter_missing",
+            "This operation needs a JSON request body (`{}` where it changes nothing).",
+          );
+        }
+        body = {};
+      }
       if (body === null || typeof body !== "object" || Array.isArray(body)) {
         throw new AppError(400, "parameter_invalid", "The request body must be a JSON object.");
       }
@@ -56,17 +70,49 @@ export function parseRequest(operation: Operation, bodyLimit: number): Middlewar
   };
 }
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 /**
- * Mounts one spec operation on the router: its method and path come from the spec (`{id}` →
- * `:id`), so a route cannot drift from its documentation.
+ * A spec path as the router's pattern. A `{param}` segment takes any value but the literal
+ * segments other paths have in its place: `/contacts/batch` is then no `/contacts/{id}`, so
+ * PATCH on it is a 405 naming POST rather than an update of a contact called "batch". (An id of
+ * the wrong form still reaches its operation, and is `404 resource_missing` there.) Like the
+ * router's own paths: any letter case, an optional trailing slash.
+ */
+export function routePattern(path: string, allPaths: Iterable<string>): RegExp {
+  const segments = path.split("/");
+  const others = [...allPaths].map((other) => other.split("/"));
+  const source = segments.map((segment, index) => {
+    if (!/^\{\w+\}$/.test(segment)) return escapeRegExp(segment);
+    const prefix = segments.slice(0, index).join("/");
+    const literals = others
+      .filter((other) => other.slice(0, index).join("/") === prefix)
+      .map((other) => other[index])
+      .filter((other): other is string => other !== undefined && !/^\{\w+\}$/.test(other));
+    const unlike = literals.length
+      ? `(?!(?:${[...new Set(literals)].map(escapeRegExp).join("|")})(?:/|$))`
+      : "";
+    return `(${unlike}[^/]+)`;
+  });
+  return new RegExp(`^${source.join("/")}/?$`, "i");
+}
+
+/** The path's `{id}`, as the route pattern captured it ("" on paths without one). */
+export const pathId = (ctx: Context): string =>
+  (ctx as Context & { captures?: string[] }).captures?.[0] ?? "";
+
+/**
+ * Mounts one spec operation on the router: its method and path come from the spec, so a route
+ * cannot drift from its documentation.
  */
 export function mount<Id extends OperationId>(
   router: Router,
   operation: Operation & { operationId: Id },
+  /** Every path of the spec, so that a `{param}` never takes a sibling's literal segment. */
+  allPaths: Iterable<string>,
   middlewares: Middleware[],
   handler: Handler<Id>,
 ): void {
-  const path = operation.path.replace(/\{(\w+)\}/g, ":$1");
   // The one place validated input meets its type: parseRequest checked the query and body
   // against the very schemas QueryOf<Id> and BodyOf<Id> were generated from.
   const run: Middleware = async (ctx) => {
@@ -74,10 +120,13 @@ export function mount<Id extends OperationId>(
       ctx,
       query: ctx.state.query,
       body: ctx.state.body ?? {},
-      id: (ctx.params as Record<string, string>).id ?? "",
+      id: pathId(ctx),
     });
     ctx.status = reply.status;
     ctx.body = reply.body;
   };
-  router.register(path, [operation.method], [...middlewares, run], { name: operation.operationId });
+  router.register(routePattern(operation.path, allPaths), [operation.method], [...middlewares, run], {
+    name: operation.operationId,
+    pathAsRegExp: true,
+  });
 }

@@ -21,8 +21,28 @@ type Where = "body" | "query" | "header";
 
 const NOUN: Record<Where, string> = { body: "field", query: "query parameter", header: "header" };
 
+/** The spec's own words for a schema (validators are compiled `verbose`), on one line. */
+function descriptionOf(error: ErrorObject): string | undefined {
+  const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
+  return typeof description === "string" ? description.trim().replace(/\s+/g, " ") : undefined;
+}
+
 function describe(error: ErrorObject, param: string | undefined, where: Where): string {
   const subject = param ? `\`${param}\`` : `The ${where}`;
+  // Required text carries a "not only whitespace" pattern: say so rather than quote the pattern.
+  if (
+    (error.keyword === "pattern" || error.keyword === "minLength") &&
+    typeof error.data === "string" &&
+    error.data.trim() === ""
+  ) {
+    return `${subject} must not be empty or only whitespace.`;
+  }
+  // A long pattern or list (a timestamp, a time zone) reads better as the spec describes it.
+  const description = descriptionOf(error);
+  const long =
+    (error.keyword === "pattern" && String(error.params.pattern).length > 40) ||
+    (error.keyword === "enum" && (error.params.allowedValues as unknown[]).length > 20);
+  if (long && description) return `${subject} is invalid. ${description}`;
   if (error.propertyName !== undefined) {
     return `${subject} is not an allowed key: use 1 to 64 letters, digits, \`_\` or \`-\`.`;
   }

@@ -1,7 +1,6 @@
 import { toDeliveryAttempt } from "../db/delivery-attempts.js";
 import { notFound } from "../db/records.js";
 import { toWebhookEndpoint } from "../db/webhook-endpoints.js";
-import { isId } from "../domain/ids.js";
 import { parsePage, toPage } from "../http/paging.js";
 import type { RouteKit } from "./kit.js";
 
@@ -16,7 +15,7 @@ export function adminWebhookRoutes({ op, store }: RouteKit): void {
   }));
 
   op("listDeliveryAttempts", async ({ id, query }) => {
-    const page = parsePage(query, (value) => isId("att", value));
+    const page = parsePage(query);
     const endpoint = await store.webhookEndpoints.find(id);
     if (!endpoint) throw notFound("webhook endpoint", id);
     const docs = await store.deliveryAttempts.list(endpoint, page);

@@ -2,7 +2,6 @@ import type { ValidateFunction } from "ajv";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "../db/contact-batch.js";
 import { mergeContacts } from "../db/contact-merge.js";
 import { type ContactInput, toContact } from "../db/contacts.js";
-import { isId } from "../domain/ids.js";
 import { AppError } from "../errors.js";
 import { parsePage, parsePull, toPage, toPulledPage } from "../http/paging.js";
 import { assertValid } from "../http/validate.js";
@@ -21,7 +20,7 @@ export function contactRoutes({ op, store, config, openapi }: RouteKit): void {
       const pulled = await store.contacts.pull(workspaceOf(ctx), query, pull, config.syncSettleMs);
       return { status: 200, body: toPulledPage(pulled, toContact) };
     }
-    const page = parsePage(query, (value) => isId("con", value));
+    const page = parsePage(query);
     const docs = await store.contacts.list(workspaceOf(ctx), query, page);
     return { status: 200, body: toPage(docs, page.limit, toContact) };
   });
@@ -69,10 +68,10 @@ export function contactRoutes({ op, store, config, openapi }: RouteKit): void {
 /** One item's result as the spec shows it: the contact, or the error it would have got alone. */
 function toBatchItemResult(result: BatchItemResult, index: number): Schema<"ContactBatchItemResult"> {
   if (result.status !== "error") return { index, status: result.status, contact: toContact(result.doc) };
-  const { type, code, message, param } = result.error;
+  const { type, code, message, param, details } = result.error;
   return {
     index,
     status: "error",
-    error: { type, code, message, ...(param === undefined ? {} : { param }) },
+    error: { type, code, message, ...(param === undefined ? {} : { param }), ...details },
   };
 }

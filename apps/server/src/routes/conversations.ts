@@ -1,13 +1,12 @@
 import { toConversation } from "../db/conversations.js";
 import { toMessage } from "../db/messages.js";
-import { isId } from "../domain/ids.js";
 import { parsePage, toPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
 /** Seed §4.3: parse → call → shape; the rules live in db/conversations.ts and db/messages.ts. */
 export function conversationRoutes({ op, store }: RouteKit): void {
   op("listConversations", async ({ ctx, query }) => {
-    const page = parsePage(query, (value) => isId("conv", value));
+    const page = parsePage(query);
     const { status, channel, contact_id, unread } = query;
     const filters = { status, channel, contact_id, unread };
     const docs = await store.conversations.list(workspaceOf(ctx), filters, page);
@@ -21,7 +20,7 @@ export function conversationRoutes({ op, store }: RouteKit): void {
 
   op("listMessages", async ({ ctx, id, query }) => {
     const conversation = await store.conversations.get(workspaceOf(ctx), id);
-    const page = parsePage(query, (value) => isId("msg", value));
+    const page = parsePage(query);
     const docs = await store.messages.list(conversation, page);
     return { status: 200, body: toPage(docs, page.limit, toMessage) };
   });

@@ -4,7 +4,6 @@ import { notFound } from "../db/records.js";
 import { toWebhookDelivery } from "../db/webhook-deliveries.js";
 import { endpointDisabled, resend } from "../delivery/recovery.js";
 import { isSubscribed } from "../domain/events.js";
-import { isId } from "../domain/ids.js";
 import { AppError } from "../errors.js";
 import { parsePage, toPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
@@ -19,7 +18,7 @@ export function eventRoutes({ op, store, config, metrics }: RouteKit): void {
   };
 
   op("listEvents", async ({ ctx, query }) => {
-    const page = parsePage(query, (value) => isId("evt", value));
+    const page = parsePage(query);
     const docs = await store.events.list(workspaceOf(ctx), { types: query.type }, page);
     return { status: 200, body: toPage(docs, page.limit, toEvent) };
   });
@@ -30,7 +29,7 @@ export function eventRoutes({ op, store, config, metrics }: RouteKit): void {
   }));
 
   op("listEventDeliveries", async ({ ctx, id, query }) => {
-    const page = parsePage(query, (value) => isId("dlv", value));
+    const page = parsePage(query);
     const event = await keptEvent(ctx, id);
     const docs = await store.webhookDeliveries.listForEvent(event, page);
     return { status: 200, body: toPage(docs, page.limit, toWebhookDelivery) };

@@ -7,7 +7,7 @@ import { DatabaseUnavailableError } from "../errors.js";
 import { apiKeyOf, requireAdmin, requireApiKey } from "../http/auth.js";
 import { idempotency } from "../http/idempotency.js";
 import type { OpenApi, Operation } from "../http/openapi.js";
-import { type Handler, mount, parseRequest } from "../http/operation.js";
+import { type Handler, mount, parseRequest, pathId } from "../http/operation.js";
 import { rateLimit } from "../http/rate-limit.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { OperationId } from "../spec/types.js";
@@ -46,7 +46,8 @@ export function createRouteKit(
   const databaseGate = requireDatabase(database);
   const limiter = rateLimit(config.rateLimitPerSecond, config.rateLimitBurst, clock);
   const admin = requireAdmin(config.adminToken);
-  const adminWorkspace = (ctx: Context) => `admin:${(ctx.params as Record<string, string>).id ?? ""}`;
+  const adminWorkspace = (ctx: Context) => `admin:${pathId(ctx)}`;
+  const allPaths = new Set([...openapi.operations.values()].map((operation) => operation.path));
   return {
     store,
     database,
@@ -68,7 +69,7 @@ export function createRouteKit(
       if (operation.method === "POST") {
         chain.push(idempotency(store.idempotencyKeys, isAdmin ? adminWorkspace : workspaceOf));
       }
-      mount(router, operation, chain, handler);
+      mount(router, operation, allPaths, chain, handler);
     },
   };
 }

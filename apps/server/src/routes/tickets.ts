@@ -1,5 +1,4 @@
 import { toTicket } from "../db/tickets.js";
-import { isId } from "../domain/ids.js";
 import { parsePage, parsePull, toPage, toPulledPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
@@ -11,7 +10,7 @@ export function ticketRoutes({ op, store, config }: RouteKit): void {
       const pulled = await store.tickets.pull(workspaceOf(ctx), query, pull, config.syncSettleMs);
       return { status: 200, body: toPulledPage(pulled, toTicket) };
     }
-    const page = parsePage(query, (value) => isId("tkt", value));
+    const page = parsePage(query);
     const docs = await store.tickets.list(workspaceOf(ctx), query, page);
     return { status: 200, body: toPage(docs, page.limit, toTicket) };
   });

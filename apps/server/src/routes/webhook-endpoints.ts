@@ -2,7 +2,6 @@ import { toDeliveryAttempt } from "../db/delivery-attempts.js";
 import { toWebhookDelivery } from "../db/webhook-deliveries.js";
 import { toWebhookEndpoint } from "../db/webhook-endpoints.js";
 import { endpointDisabled, type RecoveryWindow, recover } from "../delivery/recovery.js";
-import { isId } from "../domain/ids.js";
 import { AppError } from "../errors.js";
 import { parseInstant, parsePage, toPage } from "../http/paging.js";
 import type { Schema } from "../spec/types.js";
@@ -17,7 +16,7 @@ const DEFAULT_GRACE_SECONDS = 86_400;
  */
 export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit): void {
   op("listWebhookEndpoints", async ({ ctx, query }) => {
-    const page = parsePage(query, (value) => isId("we", value));
+    const page = parsePage(query);
     const docs = await store.webhookEndpoints.list(workspaceOf(ctx), page);
     return { status: 200, body: toPage(docs, page.limit, toWebhookEndpoint) };
   });
@@ -44,14 +43,14 @@ export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit):
   });
 
   op("listWebhookEndpointAttempts", async ({ ctx, id, query }) => {
-    const page = parsePage(query, (value) => isId("att", value));
+    const page = parsePage(query);
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
     const docs = await store.deliveryAttempts.list(endpoint, page);
     return { status: 200, body: toPage(docs, page.limit, toDeliveryAttempt) };
   });
 
   op("listWebhookEndpointDeliveries", async ({ ctx, id, query }) => {
-    const page = parsePage(query, (value) => isId("dlv", value));
+    const page = parsePage(query);
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
     const filters = { status: query.status, eventType: query.event_type };
     const docs = await store.webhookDeliveries.listForEndpoint(endpoint, filters, page);

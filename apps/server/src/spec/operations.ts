@@ -14,6 +14,8 @@ export interface OperationSpec {
   parameters: { query: ParameterSpec[]; header: ParameterSpec[] };
   /** The JSON Schema of its `application/json` request body, if it takes one. */
   bodySchema: Json | undefined;
+  /** `requestBody.required`: a request without a body is `400 parameter_missing`, not `{}`. */
+  bodyRequired: boolean;
 }
 
 export interface ParameterSpec {
@@ -65,6 +67,7 @@ export function listOperations(document: Json): OperationSpec[] {
         authenticated: security.length > 0,
         parameters: { query: parametersIn(parameters, "query"), header: parametersIn(parameters, "header") },
         bodySchema: bodySchemaOf(operation),
+        bodyRequired: (operation.requestBody as Json | undefined)?.required === true,
       });
     }
   }

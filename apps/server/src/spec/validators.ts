@@ -1,7 +1,6 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { Json } from "./documents.js";
-import { addSpecFormats } from "./formats.js";
 import type { OperationSpec, ParameterSpec } from "./operations.js";
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
@@ -21,9 +20,10 @@ function createAjv(options: { coerce: boolean }): Ajv2020 {
     coerceTypes: options.coerce ? "array" : false,
     useDefaults: false,
     validateFormats: true,
+    // Errors carry the value and the schema, so a message can quote the spec (http/validate.ts).
+    verbose: true,
   });
   addFormats(ajv);
-  addSpecFormats(ajv);
   return ajv;
 }
 
