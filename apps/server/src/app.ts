@@ -40,8 +40,8 @@ export interface AppDeps {
 export function createApp({ config, store, database, openapi, logger, clock, metrics }: AppDeps): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router();
-  const kit = createRouteKit(router, { store, database, config, openapi }, clock);
   const appMetrics = metrics ?? createMetrics({ store, database });
+  const kit = createRouteKit(router, { store, database, config, openapi, metrics: appMetrics }, clock);
   opsRoutes(router, kit);
   metricsRoutes(router, appMetrics, config.metricsToken);
   docsRoutes(router, kit);

@@ -47,6 +47,17 @@ export function startSweeps(store: Store, config: Config, logger: Logger): () =>
       "event relay sweep",
       logger,
     ),
+    // Deliveries recorded by a process that died before inserting their jobs (delivery/queue.ts).
+    every(
+      config.eventRelayIntervalMs,
+      async () => {
+        const queued = await store.deliveryQueue.sweepUnqueued(config.eventRelayIntervalMs);
+        if (queued > 0)
+          logger.info({ queued }, "queued deliveries left without jobs by an interrupted process");
+      },
+      "unqueued delivery sweep",
+      logger,
+    ),
     every(HOURLY, () => store.idempotencyKeys.sweep(), "idempotency sweep", logger),
     every(HOURLY, () => store.events.sweep(config.eventRetentionMs), "event retention sweep", logger),
     // Tombstones live as long as events: a pull learns of deletions within the same window.
@@ -56,6 +67,12 @@ export function startSweeps(store: Store, config: Config, logger: Logger): () =>
       HOURLY,
       () => store.deliveryAttempts.sweep(config.eventRetentionMs),
       "delivery attempt retention sweep",
+      logger,
+    ),
+    every(
+      HOURLY,
+      () => store.webhookDeliveries.sweep(config.eventRetentionMs),
+      "delivery retention sweep",
       logger,
     ),
   ];

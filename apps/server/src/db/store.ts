@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import type { Config } from "../config.js";
+import { DeliveryQueue } from "../delivery/queue.js";
 import type { Logger } from "../logger.js";
 import { ApiKeys } from "./api-keys.js";
 import { Contacts } from "./contacts.js";
@@ -12,6 +13,7 @@ import { Messages } from "./messages.js";
 import { EventRelay } from "./outbox.js";
 import { Tickets } from "./tickets.js";
 import { Tombstones } from "./tombstones.js";
+import { WebhookDeliveries } from "./webhook-deliveries.js";
 import { WebhookEndpoints } from "./webhook-endpoints.js";
 import { Workspaces } from "./workspaces.js";
 
@@ -30,6 +32,10 @@ export interface Store {
   /** Deleted contacts and tickets, for incremental pulls (db/tombstones.ts). */
   tombstones: Tombstones;
   deliveryAttempts: DeliveryAttempts;
+  /** One document per delivery (event × endpoint × queueing), db/webhook-deliveries.ts. */
+  webhookDeliveries: WebhookDeliveries;
+  /** Queues deliveries: records them, then inserts their jobs (delivery/queue.ts). */
+  deliveryQueue: DeliveryQueue;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
   relay: EventRelay;
 }
@@ -45,6 +51,7 @@ export function createStore(
   const contacts = new Contacts(db, relay, tombstones);
   const messages = new Messages(db, relay);
   const conversations = new Conversations(db, { contacts, messages }, relay);
+  const webhookDeliveries = new WebhookDeliveries(db);
   return {
     db,
     workspaces: new Workspaces(db),
@@ -58,6 +65,8 @@ export function createStore(
     events,
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),
+    webhookDeliveries,
+    deliveryQueue: new DeliveryQueue(db, webhookDeliveries),
     relay,
   };
 }
@@ -75,5 +84,6 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.tombstones.ensureIndexes();
   await store.relay.ensureIndexes();
   await store.deliveryAttempts.ensureIndexes();
+  await store.webhookDeliveries.ensureIndexes();
   await ensureDeliveryJobIndexes(store.db);
 }
