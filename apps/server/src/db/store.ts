@@ -11,6 +11,7 @@ import { Events } from "./events.js";
 import { IdempotencyKeys } from "./idempotency.js";
 import { Messages } from "./messages.js";
 import { EventRelay } from "./outbox.js";
+import { QueueIntents } from "./queue-intents.js";
 import { Tickets } from "./tickets.js";
 import { Tombstones } from "./tombstones.js";
 import { WebhookDeliveries } from "./webhook-deliveries.js";
@@ -34,6 +35,8 @@ export interface Store {
   deliveryAttempts: DeliveryAttempts;
   /** One document per delivery (event × endpoint × queueing), db/webhook-deliveries.ts. */
   webhookDeliveries: WebhookDeliveries;
+  /** Batches of deliveries being queued by a resend or a recovery (db/queue-intents.ts). */
+  queueIntents: QueueIntents;
   /** Queues deliveries: records them, then inserts their jobs (delivery/queue.ts). */
   deliveryQueue: DeliveryQueue;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
@@ -52,6 +55,7 @@ export function createStore(
   const messages = new Messages(db, relay);
   const conversations = new Conversations(db, { contacts, messages }, relay);
   const webhookDeliveries = new WebhookDeliveries(db);
+  const queueIntents = new QueueIntents(db);
   return {
     db,
     workspaces: new Workspaces(db),
@@ -66,7 +70,8 @@ export function createStore(
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),
     webhookDeliveries,
-    deliveryQueue: new DeliveryQueue(db, webhookDeliveries),
+    queueIntents,
+    deliveryQueue: new DeliveryQueue(db, webhookDeliveries, queueIntents),
     relay,
   };
 }
@@ -85,5 +90,6 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.relay.ensureIndexes();
   await store.deliveryAttempts.ensureIndexes();
   await store.webhookDeliveries.ensureIndexes();
+  await store.queueIntents.ensureIndexes();
   await ensureDeliveryJobIndexes(store.db);
 }
