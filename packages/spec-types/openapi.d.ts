@@ -526,6 +526,10 @@ export type paths = {
          *     The endpoint must be enabled (`updateWebhookEndpoint` with `status: "enabled"`) first; a
          *     disabled one is `409 webhook_endpoint_disabled`. After an outage: enable the endpoint, then
          *     recover since the first failure.
+         *
+         *     **Checked beyond the schema:** the window may not end before it starts (`until` before
+         *     `since`, or `since` in the future without `until`), and `since` may go back at most the
+         *     event retention: `400 parameter_invalid` naming `until` or `since`.
          */
         post: operations["recoverWebhookEndpoint"];
         delete?: never;
@@ -636,8 +640,10 @@ export type paths = {
          *     receivers that drop duplicates by event id stay correct. An endpoint that already has a
          *     pending delivery of the event is left to it (not queued twice). `202` with the deliveries
          *     queued. An event past retention is `404`; a disabled `endpoint_id` is
-         *     `409 webhook_endpoint_disabled`; an `endpoint_id` not subscribed to the event's type is
-         *     `400 parameter_invalid`.
+         *     `409 webhook_endpoint_disabled`.
+         *
+         *     **Checked beyond the schema:** `endpoint_id` must name an endpoint subscribed to the event's
+         *     type (or `*`): `400 parameter_invalid` naming `endpoint_id`.
          */
         post: operations["resendEvent"];
         delete?: never;
@@ -2061,7 +2067,7 @@ export type components = {
          * @description Cursor for the next page, the `id` of the last delivery of the previous page (`dlv_…`). Works even if that delivery has been deleted since.
          * @example dlv_2bXkt7NoP1qR3sTu
          */
-        WebhookDeliveriesStartingAfter: string;
+        DeliveriesStartingAfter: string;
         /**
          * @description Only objects created strictly after this instant. Unix seconds or RFC 3339, exclusive.
          * @example 2026-01-01T00:00:00Z
@@ -3437,7 +3443,7 @@ export interface operations {
                  * @description Cursor for the next page, the `id` of the last delivery of the previous page (`dlv_…`). Works even if that delivery has been deleted since.
                  * @example dlv_2bXkt7NoP1qR3sTu
                  */
-                starting_after?: components["parameters"]["WebhookDeliveriesStartingAfter"];
+                starting_after?: components["parameters"]["DeliveriesStartingAfter"];
                 /**
                  * @description Only deliveries in this status.
                  * @example failed
@@ -3666,7 +3672,7 @@ export interface operations {
                  * @description Cursor for the next page, the `id` of the last delivery of the previous page (`dlv_…`). Works even if that delivery has been deleted since.
                  * @example dlv_2bXkt7NoP1qR3sTu
                  */
-                starting_after?: components["parameters"]["WebhookDeliveriesStartingAfter"];
+                starting_after?: components["parameters"]["DeliveriesStartingAfter"];
             };
             header?: never;
             path: {
