@@ -1,11 +1,14 @@
-// Starts mongo-java-server (its in-memory backend, plus the index WorkspaceIndexedBackend.java adds)
-// on a loopback port for the Deskline server's embedded database (apps/server/src/db/embedded.ts),
-// which spawns this as a child process.
+// Starts mongo-java-server on a loopback port for the Deskline server's embedded database
+// (apps/server/src/db/mongo-java-server.ts), which spawns this as a child process: in memory
+// (WorkspaceIndexedBackend.java), or persistent in one H2 file (WorkspaceIndexedH2Backend.java).
 //
-// Usage: java -cp '<lib>/*:<classes>' Launcher [port]   (port 0 or absent: a free one)
+// Usage: java -cp '<lib>/*:<classes>' Launcher [port] [file]
+//   port 0 or absent: a free one; file absent: in memory, else the H2 file to open or create
 // Prints "listening <port>" on stdout once it accepts connections. Stops when stdin closes or on
-// SIGTERM, so it never outlives the Node process that started it, even one that was killed.
+// SIGTERM, so it never outlives the Node process that started it, even one that was killed; both
+// go through the shutdown hook, which closes the H2 file after its last commit.
 
+import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,7 +17,8 @@ import java.net.InetSocketAddress;
 public final class Launcher {
   public static void main(String[] args) throws IOException {
     int port = args.length > 0 ? Integer.parseInt(args[0]) : 0;
-    MongoServer server = new MongoServer(new WorkspaceIndexedBackend());
+    MongoBackend backend = args.length > 1 ? new WorkspaceIndexedH2Backend(args[1]) : new WorkspaceIndexedBackend();
+    MongoServer server = new MongoServer(backend);
     server.bind(new InetSocketAddress("127.0.0.1", port));
     Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));
     System.out.println("listening " + server.getLocalAddress().getPort());
@@ -24,7 +28,6 @@ public final class Launcher {
     while (stdin.read() != -1) {
       // Nothing is sent on stdin; it only tells us when the parent has gone.
     }
-    server.shutdownNow();
     System.exit(0);
   }
 }

@@ -1,34 +1,17 @@
-// mongo-java-server's in-memory backend with one index it lacks: per collection, the documents
-// of each workspace in `_id` order. Deskline's lists ask for a workspace's documents matching some
-// filters, sorted by `_id`, `limit` of them; mongo-java-server answers those by matching every
-// document of the collection and sorting the matches, so a list of 10 got ten times slower with
-// ten times the data. With this index a list walks the workspace's documents in the order asked,
-// from the page's `_id` bound, and stops after `limit` matches: what the compound
-// `{workspace_id, ..., _id}` indexes do on MongoDB. Every other query is left to the library.
-//
-// The matcher still checks every walked document against the whole query, so the index only
-// decides the order and where to start; a query it cannot serve exactly falls back.
+// mongo-java-server's in-memory backend (`pnpm start --ephemeral`, the tests) with the
+// per-workspace `_id` index of WorkspaceIndex.java, so a list walks only its page.
 
+import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.QueryResult;
-import de.bwaldvogel.mongo.backend.ValueComparator;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
-import de.bwaldvogel.mongo.MongoDatabase;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 
 public final class WorkspaceIndexedBackend extends MemoryBackend {
-  static final String WORKSPACE_FIELD = "workspace_id";
-  static final String ID_FIELD = "_id";
-
   @Override
   public MemoryDatabase openOrCreateDatabase(String databaseName) {
     return new MemoryDatabase(databaseName, getCursorRegistry()) {
@@ -40,132 +23,39 @@ public final class WorkspaceIndexedBackend extends MemoryBackend {
   }
 
   static final class Collection extends MemoryCollection {
-    /** Workspace id → that workspace's documents' positions by `_id` (MongoDB's value order). */
-    private final Map<String, NavigableMap<Object, Integer>> byWorkspace = new HashMap<>();
-    /**
-     * Documents with a `workspace_id` that is not a string (Deskline writes none). An equality
-     * query can match those too (an array holding the value, say), so while there are any, every
-     * query goes to the library's full scan.
-     */
-    private int irregular;
+    private final WorkspaceIndex<Integer> index = new WorkspaceIndex<>();
 
     Collection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors) {
       super(database, name, options, cursors);
     }
 
-    // The library calls the three hooks below with the collection's lock held, as it does
-    // matchDocuments, so the index never differs from the documents while a query walks it.
-
     @Override
     protected Integer addDocumentInternal(Document document) {
       Integer position = super.addDocumentInternal(document);
-      index(document, position);
+      index.add(document, position);
       return position;
     }
 
     @Override
     protected void removeDocument(Integer position) {
-      unindex(getDocument(position));
+      index.remove(getDocument(position));
       super.removeDocument(position);
     }
 
     @Override
     protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
-      unindex(oldDocument);
-      index(newDocument, position);
+      index.remove(oldDocument);
+      index.add(newDocument, position);
       super.handleUpdate(position, oldDocument, newDocument);
-    }
-
-    private void index(Document document, Integer position) {
-      Object workspace = document.get(WORKSPACE_FIELD);
-      if (workspace instanceof String key) {
-        byWorkspace
-            .computeIfAbsent(key, k -> new TreeMap<>(ValueComparator.asc()))
-            .put(document.get(ID_FIELD), position);
-      } else if (workspace != null) {
-        irregular++;
-      }
-    }
-
-    private void unindex(Document document) {
-      if (document == null) return;
-      Object workspace = document.get(WORKSPACE_FIELD);
-      if (workspace instanceof String key) {
-        NavigableMap<Object, Integer> ids = byWorkspace.get(key);
-        if (ids == null) return;
-        ids.remove(document.get(ID_FIELD));
-        if (ids.isEmpty()) byWorkspace.remove(key);
-      } else if (workspace != null) {
-        irregular--;
-      }
     }
 
     @Override
     protected QueryResult matchDocuments(
         Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
-      Integer direction = idOrder(orderBy);
-      if (direction == null || irregular > 0 || !(query.get(WORKSPACE_FIELD) instanceof String workspace)) {
-        return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
-      }
-      NavigableMap<Object, Integer> ids = byWorkspace.getOrDefault(workspace, new TreeMap<>());
-      NavigableMap<Object, Integer> range = idRange(ids, query.get(ID_FIELD));
-      if (direction < 0) range = range.descendingMap();
-      // Lazily mapped: the library filters, skips and limits this stream, so the walk stops at
-      // the page's end. Already in the order asked, so no comparator.
-      Stream<Document> walk = range.values().stream().map(this::getDocument);
+      Stream<Document> walk = index.walk(query, orderBy, this::getDocument);
+      if (walk == null) return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
+      // Already in the order asked, so no comparator.
       return matchDocumentsFromStream(query, walk, skip, limit, batchSize, null, fieldSelector);
-    }
-
-    /** 1 or -1 for a sort on `_id` alone, else null. */
-    private static Integer idOrder(Document orderBy) {
-      if (orderBy == null || orderBy.size() != 1 || !(orderBy.get(ID_FIELD) instanceof Number order)) {
-        return null;
-      }
-      int value = order.intValue();
-      return value == 1 || value == -1 ? value : null;
-    }
-
-    /**
-     * The ids within the query's `_id` bounds when it has only `$lt`, `$lte`, `$gt` and `$gte`
-     * ones, so a later page starts where the last one ended; otherwise all of them.
-     */
-    private static NavigableMap<Object, Integer> idRange(NavigableMap<Object, Integer> ids, Object condition) {
-      if (!(condition instanceof Document bounds) || bounds.isEmpty()) return ids;
-      Comparator<Object> order = ValueComparator.asc();
-      Object lower = null, upper = null;
-      boolean lowerInclusive = false, upperInclusive = false;
-      for (Map.Entry<String, Object> bound : bounds.entrySet()) {
-        Object value = bound.getValue();
-        // Only string bounds narrow (Deskline's ids are strings). The range then holds every id
-        // MongoDB would match, and maybe ids of other types, which the matcher drops.
-        if (!(value instanceof String)) return ids;
-        boolean inclusive = bound.getKey().endsWith("e");
-        switch (bound.getKey()) {
-          case "$lt", "$lte" -> {
-            int c = upper == null ? -1 : order.compare(value, upper);
-            if (c < 0 || (c == 0 && !inclusive)) {
-              upper = value;
-              upperInclusive = inclusive;
-            }
-          }
-          case "$gt", "$gte" -> {
-            int c = lower == null ? 1 : order.compare(value, lower);
-            if (c > 0 || (c == 0 && !inclusive)) {
-              lower = value;
-              lowerInclusive = inclusive;
-            }
-          }
-          default -> {
-            return ids;
-          }
-        }
-      }
-      if (lower != null && upper != null) {
-        if (order.compare(lower, upper) > 0) return new TreeMap<>(order); // crossed: none match
-        return ids.subMap(lower, lowerInclusive, upper, upperInclusive);
-      }
-      if (lower != null) return ids.tailMap(lower, lowerInclusive);
-      return ids.headMap(upper, upperInclusive);
     }
   }
 }

@@ -1,6 +1,6 @@
 // The built server (`apps/server/dist/main.js`) as a child process, started once by the end-to-end
 // project's globalSetup exactly as an operator runs it: plain node, settings from the environment,
-// its own embedded database (a child of it, which dies with it).
+// its own embedded database (a child of it, in memory, which dies with it).
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -14,18 +14,23 @@ export interface ServerProcess {
   log(): string;
   /** SIGTERM (a graceful stop), then SIGKILL if it lingers. */
   stop(): Promise<void>;
+  /** The exit code, or the signal that ended it; undefined while it runs. */
+  exitCode(): number | string | undefined;
+  /** Sends `signal` and resolves with the exit code once it has exited (null: killed by it). */
+  kill(signal: NodeJS.Signals): Promise<number | null>;
 }
 
 export async function startBuiltServer(
   env: Record<string, string>,
   timeoutMs = 120_000,
 ): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [MAIN], {
+  // --ephemeral: its embedded database in memory, never in the checkout's .deskline/data.
+  const child: ChildProcess = spawn(process.execPath, [MAIN, "--ephemeral"], {
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
   const baseUrl = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => fail(new Error(`the server did not listen within ${timeoutMs} ms`)),
@@ -57,6 +62,12 @@ export async function startBuiltServer(
       child.kill("SIGTERM");
       await exited;
       clearTimeout(force);
+    },
+    exitCode: () => child.exitCode ?? child.signalCode ?? undefined,
+    async kill(signal) {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
     },
   };
 }

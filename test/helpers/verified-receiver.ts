@@ -2,6 +2,7 @@
 // `@deskline/webhook-verifier`'s node (Express/Connect) middleware, imported from the built
 // package. It keeps every delivery the middleware verified, and counts the ones it refused.
 import { readFileSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { DesklineEvent } from "@deskline/webhook-verifier";
@@ -20,6 +21,14 @@ export interface VerifiedReceiver {
   verified: VerifiedDelivery[];
   /** Deliveries the middleware refused (status 4xx). */
   refused: number;
+  /**
+   * While true, deliveries are held unanswered (their sender is mid-delivery) until it is set
+   * false again; `held` counts those waiting.
+   */
+  hold: boolean;
+  held: number;
+  /** Each delivery is answered this long after it arrived (a receiver with some work to do). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -39,6 +48,9 @@ export async function startVerifiedReceiver(
     },
     verified: [],
     refused: 0,
+    hold: false,
+    held: 0,
+    delayMs: 0,
     close: async () => {
       server.closeAllConnections();
       await new Promise((done) => server.close(done));
@@ -54,9 +66,18 @@ export async function startVerifiedReceiver(
         res.writeHead(404).end();
         return;
       }
-      void verify(req, res);
+      void answer(req, res);
     },
   );
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
+    if (receiver.hold) {
+      receiver.held++;
+      while (receiver.hold) await new Promise((done) => setTimeout(done, 20));
+      receiver.held--;
+    }
+    if (receiver.delayMs > 0) await new Promise((done) => setTimeout(done, receiver.delayMs));
+    await verify?.(req, res);
+  };
   server.listen(0, "127.0.0.1");
   await new Promise<void>((done) => server.once("listening", done));
   receiver.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;

@@ -7,7 +7,7 @@ import type { Dataset, Scenario } from "./scenario.js";
 import { getByIdBaseline, patchByVersionBaseline, seededId } from "./seeded.js";
 
 /** A contact as a client typically creates one: a few fields, one of them unique. */
-export const contactBody = (n: number, { runId }: RequestContext) => ({
+export const contactBody = (n: number, { runId }: Pick<RequestContext, "runId">) => ({
   name: `Bench Contact ${n}`,
   email: `bench-${runId}-${n}@example.com`,
   phone: "+14155550100",
@@ -79,6 +79,23 @@ export const contactScenarios: Scenario[] = [
     baseline: getByIdBaseline("contacts"),
     floor: getByIdFloor("contacts"),
   },
+  // The rate limiter's cost (issue 24): get-contact with the buckets per process, then shared in
+  // MongoDB, at a limit the load never reaches (every request still takes its token).
+  ...(["process", "shared"] as const).map(
+    (where): Scenario => ({
+      name: `get-contact-limit-${where}`,
+      dataset: large,
+      method: "GET",
+      path: "/open/v1/contacts/{id}",
+      pathOf: seededPath,
+      baseline: getByIdBaseline("contacts"),
+      server: {
+        rateLimitPerSecond: 1_000_000,
+        rateLimitBurst: 1_000_000,
+        rateLimitShared: where === "shared",
+      },
+    }),
+  ),
   {
     name: "patch-contact",
     dataset: large,

@@ -1,5 +1,6 @@
 import { cpus } from "node:os";
 import type { Db } from "mongodb";
+import { startTestServer } from "../test/helpers/server.js";
 import { type BenchContext, newRunId, startBenchDatabase, startScenarioServer } from "./environment.js";
 import { type Measurement, measureApi, measureDriver, timeOnce } from "./measure.js";
 import { formatTable, type Report, toJson } from "./report.js";
@@ -71,8 +72,19 @@ async function main(): Promise<number> {
     report.failures.push(`${what}: ${m.non2xx} non-2xx, ${m.errors} errors${examples}`);
   };
 
-  const runScenario = async (scenario: Scenario, context: BenchContext, databaseName: string) => {
-    log(`${scenario.name}: ${context.baseUrl}, database ${databaseName}`);
+  const runScenario = async (scenario: Scenario, groupContext: BenchContext, databaseName: string) => {
+    const own =
+      scenario.server &&
+      (await startTestServer({ mongodbUri: database.uri, databaseName, config: scenario.server }));
+    try {
+      await measureScenario(scenario, own ? { ...groupContext, baseUrl: own.baseUrl } : groupContext);
+    } finally {
+      await own?.stop();
+    }
+  };
+
+  const measureScenario = async (scenario: Scenario, context: BenchContext) => {
+    log(`${scenario.name}: ${context.baseUrl}`);
     if (scenario.seed) {
       log(`${scenario.name}: seeding…`);
       await scenario.seed(context);

@@ -1,3 +1,4 @@
+import type { Config } from "../src/config.js";
 import type { BenchContext, RequestContext } from "./environment.js";
 
 /**
@@ -29,6 +30,12 @@ export interface Scenario {
    */
   dataset?: Dataset;
   baseline: Baseline;
+  /**
+   * Settings of an API server of the scenario's own, started next to the group's on the same
+   * database (same workspace, key and records) and measured instead of it: e.g. the rate limiter
+   * on, shared or per process (the group's server runs with it off, as the tests do).
+   */
+  server?: Partial<Config>;
   /** A bare HTTP server doing the baseline's work, measured under the same load (http-floor.ts). */
   floor?: Floor;
 }

@@ -1,24 +1,86 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startBenchDatabase } from "./environment.js";
+import { MongoClient } from "mongodb";
+import { loadConfig } from "../src/config.js";
+import { Contacts } from "../src/db/contacts.js";
+import { startEmbeddedDatabase } from "../src/db/embedded.js";
+import { Tombstones } from "../src/db/tombstones.js";
+import { newId } from "../src/domain/ids.js";
+import { createLogger } from "../src/logger.js";
+import { contactBody } from "./contacts.js";
+import { newRunId, seedRelay, startBenchDatabase } from "./environment.js";
 
 /**
  * `pnpm -F @deskline/server bench:startup`: how fast the production build starts and how much
  * memory it holds, against the same server run from source through tsx (the baseline, in the same
- * process, on the same database). Each run spawns a fresh process with MONGODB_URI set, so the
- * embedded database's own start-up is left out; it measures spawn → "listening" log line,
- * spawn → first /readyz 200, and the resident set size (RSS) once ready and after 200 requests.
- * Needs `pnpm build` first. Not a test: it asserts nothing about speed.
+ * process, on the same database); those runs have MONGODB_URI set, so the embedded database's own
+ * start-up is left out. Then `pnpm start` as a user runs it (`tsx src/main.ts --demo`, no
+ * MONGODB_URI), its embedded database included: in memory (`--ephemeral`), and persistent in a
+ * data directory already holding BENCH_STARTUP_CONTACTS contacts (what a second start reopens;
+ * mongo-java-server rebuilds its list index from them). It measures spawn → "listening" log line,
+ * spawn → first /readyz 200, and the resident set size (RSS, the server's process only) once
+ * ready and after 200 requests. Needs `pnpm build` first. Not a test: it asserts nothing about speed.
  *
- *   BENCH_STARTUP_RUNS=5   runs per variant (the median is printed)
+ *   BENCH_STARTUP_RUNS=5             runs per variant (the median is printed)
+ *   BENCH_STARTUP_CONTACTS=10000     contacts in the persistent variant's data directory
  */
 
 const serverDir = join(import.meta.dirname, "..");
-const VARIANTS = [
-  { name: "node dist/main.js (built)", args: ["dist/main.js"] },
-  { name: "tsx src/main.ts (source)", args: ["--import", "tsx", "src/main.ts"] },
+const START = ["--import", "tsx", "src/main.ts", "--demo"];
+interface Variant {
+  name: string;
+  args: string[];
+  /** What the variant's process gets in its environment: a database, or where to keep one. */
+  env: (places: { mongodbUri: string; dataDir: string }) => Record<string, string>;
+}
+const onBenchDatabase = ({ mongodbUri }: { mongodbUri: string }) => ({
+  MONGODB_URI: mongodbUri,
+  MONGODB_DATABASE: "deskline_bench_startup",
+});
+const VARIANTS: Variant[] = [
+  { name: "node dist/main.js (built)", args: ["dist/main.js"], env: onBenchDatabase },
+  { name: "tsx src/main.ts (source)", args: ["--import", "tsx", "src/main.ts"], env: onBenchDatabase },
+  {
+    name: "pnpm start --ephemeral (embedded, in memory)",
+    args: [...START, "--ephemeral"],
+    env: () => ({ MONGODB_URI: "" }),
+  },
+  {
+    name: "pnpm start (embedded, persistent)",
+    args: START,
+    env: ({ dataDir }) => ({ MONGODB_URI: "", DESKLINE_DATA_DIR: dataDir }),
+  },
 ];
+
+/**
+ * A data directory as a user's second `pnpm start` finds it: `count` contacts in the server's
+ * database, written by the server's own code (db/contacts.ts), many at a time.
+ */
+async function filledDataDir(count: number): Promise<string> {
+  const dataDir = await mkdtemp(join(tmpdir(), "deskline-bench-startup-"));
+  const database = await startEmbeddedDatabase(createLogger("warn"), loadConfig().embeddedDatabase, {
+    dataDir,
+  });
+  const client = await new MongoClient(database.uri).connect();
+  try {
+    const db = client.db(loadConfig().databaseName);
+    const contacts = new Contacts(db, seedRelay(db), new Tombstones(db));
+    const workspaceId = newId("ws");
+    const runId = newRunId();
+    let next = 0;
+    const worker = async () => {
+      while (next < count) await contacts.create(workspaceId, contactBody(next++, { runId }));
+    };
+    await Promise.all(Array.from({ length: 32 }, worker));
+  } finally {
+    await client.close();
+    await database.stop();
+  }
+  return dataDir;
+}
 
 interface Run {
   listeningMs: number;
@@ -37,17 +99,11 @@ async function rssMb(pid: number): Promise<number> {
   return Number(out.trim()) / 1024;
 }
 
-async function startOnce(args: string[], mongodbUri: string, databaseName: string): Promise<Run> {
+async function startOnce(args: string[], env: Record<string, string>): Promise<Run> {
   const started = performance.now();
   const child = spawn(process.execPath, args, {
     cwd: serverDir,
-    env: {
-      ...process.env,
-      MONGODB_URI: mongodbUri,
-      MONGODB_DATABASE: databaseName,
-      PORT: "0",
-      LOG_LEVEL: "info",
-    },
+    env: { ...process.env, ...env, PORT: "0", LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "inherit"],
   });
   try {
@@ -84,13 +140,16 @@ async function main(): Promise<void> {
   if (!existsSync(join(serverDir, "dist/main.js")))
     throw new Error("no dist/main.js: run `pnpm build` first");
   const runs = Number(process.env.BENCH_STARTUP_RUNS ?? 5);
+  const contacts = Number(process.env.BENCH_STARTUP_CONTACTS ?? 10_000);
   const database = await startBenchDatabase();
+  process.stderr.write(`filling a data directory with ${contacts} contacts…\n`);
+  const dataDir = await filledDataDir(contacts);
   const results: { name: string; run: Run }[] = [];
   try {
     for (const variant of VARIANTS) {
       const all: Run[] = [];
-      for (let i = 0; i < runs; i++)
-        all.push(await startOnce(variant.args, database.uri, "deskline_bench_startup"));
+      const env = variant.env({ mongodbUri: database.uri, dataDir });
+      for (let i = 0; i < runs; i++) all.push(await startOnce(variant.args, env));
       const pick = (key: keyof Run) => median(all.map((run) => run[key]));
       results.push({
         name: variant.name,
@@ -104,10 +163,11 @@ async function main(): Promise<void> {
     }
   } finally {
     await database.stop();
+    await rm(dataDir, { recursive: true, force: true });
   }
   const [built, source] = results.map((result) => result.run) as [Run, Run];
   const lines = [
-    `startup, median of ${runs} runs each, Node ${process.versions.node}`,
+    `startup, median of ${runs} runs each, Node ${process.versions.node}; persistent: ${contacts} contacts in the data directory`,
     "| variant | to listening ms | to /readyz 200 ms | RSS ready MB | RSS after 200 req MB |",
     "|---|--:|--:|--:|--:|",
     ...results.map(

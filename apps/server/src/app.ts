@@ -1,14 +1,11 @@
 import { Router } from "@koa/router";
-import Koa from "koa";
+import type Koa from "koa";
 import type { Config } from "./config.js";
 import type { DatabaseConnection } from "./db/client.js";
 import type { Store } from "./db/store.js";
-import { errorMiddleware } from "./errors.js";
-import { allowedMethods } from "./http/allowed-methods.js";
 import type { OpenApi } from "./http/openapi.js";
-import { requestId } from "./http/request-id.js";
+import { serveRouter } from "./http/serve.js";
 import type { Logger } from "./logger.js";
-import { requestMetrics } from "./metrics/http.js";
 import type { Metrics } from "./metrics/metrics.js";
 import { createMetrics } from "./metrics/wire.js";
 import { adminRoutes } from "./routes/admin.js";
@@ -38,10 +35,14 @@ export interface AppDeps {
 
 /** Builds the Koa app from its dependencies; no I/O happens here (main.ts does the wiring). */
 export function createApp({ config, store, database, openapi, logger, clock, metrics }: AppDeps): Koa {
-  const app = new Koa({ proxy: false });
   const router = new Router();
   const appMetrics = metrics ?? createMetrics({ store, database });
-  const kit = createRouteKit(router, { store, database, config, openapi, metrics: appMetrics }, clock);
+  const kit = createRouteKit(
+    router,
+    { store, database, config, openapi, metrics: appMetrics },
+    logger,
+    clock,
+  );
   opsRoutes(router, kit);
   metricsRoutes(router, appMetrics, config.metricsToken);
   docsRoutes(router, kit);
@@ -54,33 +55,5 @@ export function createApp({ config, store, database, openapi, logger, clock, met
   eventRoutes(kit);
   conversationRoutes(kit);
 
-  app.use(requestId);
-  app.use(accessLog(logger));
-  app.use(requestMetrics(appMetrics));
-  app.use(errorMiddleware(logger));
-  app.use(router.routes());
-  app.use(allowedMethods(router));
-  // Errors are answered by errorMiddleware; Koa's own handler would only log them twice.
-  app.silent = true;
-  return app;
-}
-
-function accessLog(logger: Logger): Koa.Middleware {
-  return async (ctx, next) => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      logger.info(
-        {
-          requestId: ctx.state.requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        "request",
-      );
-    }
-  };
+  return serveRouter(router, { logger, metrics: appMetrics });
 }

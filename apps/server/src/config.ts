@@ -1,6 +1,14 @@
 /** Typed configuration read once from the environment; nothing else reads process.env. */
 
+import { isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { DEFAULT_RETRY_DELAYS, parseRetryDelays } from "./delivery/retry-schedule.js";
+
+/**
+ * Where the embedded database keeps its data by default: `.deskline/data` in the checkout (this
+ * file is apps/server/src/config.ts, or dist/config.js in the build), git-ignored.
+ */
+export const DEFAULT_DATA_DIR = fileURLToPath(new URL("../../../.deskline/data", import.meta.url));
 
 /** Which embedded database to start without MONGODB_URI (db/embedded.ts); `auto` tries mongod first. */
 export const EMBEDDED_DATABASE_CHOICES = ["auto", "mongodb-memory-server", "mongo-java-server"] as const;
@@ -20,6 +28,11 @@ export interface Config {
   databaseName: string;
   /** DESKLINE_EMBEDDED_DB: pins the embedded database instead of trying mongod first. */
   embeddedDatabase: EmbeddedDatabaseChoice;
+  /**
+   * DESKLINE_DATA_DIR: where the embedded database keeps its data across restarts (absolute;
+   * default DEFAULT_DATA_DIR). Unused with MONGODB_URI, and by `--ephemeral` starts (in memory).
+   */
+  dataDir: string;
   /** Bearer token of the admin API; unset turns the admin API off. */
   adminToken: string | undefined;
   logLevel: string;
@@ -28,6 +41,11 @@ export interface Config {
   /** Token bucket per API key; 0 turns rate limiting off. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /**
+   * RATE_LIMIT_SHARED: the buckets live in MongoDB, so a key gets its rate across all API
+   * processes (default); false keeps them in each process's memory (N processes: N× the rate).
+   */
+  rateLimitShared: boolean;
   /**
    * How long a process trusts an API key it has looked up (0: look it up on every request). A
    * revocation takes effect at once in the process that served it, within this long in others.
@@ -114,6 +132,16 @@ function retryDelays(env: NodeJS.ProcessEnv): number[] {
   }
 }
 
+/**
+ * DESKLINE_DATA_DIR, absolute. A relative one is taken from where the user typed the command:
+ * pnpm runs `pnpm start` in apps/server but passes that place as INIT_CWD.
+ */
+function dataDir(env: NodeJS.ProcessEnv): string {
+  const raw = text(env, "DESKLINE_DATA_DIR");
+  if (!raw) return DEFAULT_DATA_DIR;
+  return isAbsolute(raw) ? raw : resolve(text(env, "INIT_CWD") ?? process.cwd(), raw);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitPerSecond = integer(env, "RATE_LIMIT_PER_SECOND", 100);
   return {
@@ -123,11 +151,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongodbUri: text(env, "MONGODB_URI"),
     databaseName: text(env, "MONGODB_DATABASE") ?? "deskline",
     embeddedDatabase: oneOf(env, "DESKLINE_EMBEDDED_DB", EMBEDDED_DATABASE_CHOICES),
+    dataDir: dataDir(env),
     adminToken: text(env, "ADMIN_TOKEN"),
     logLevel: text(env, "LOG_LEVEL") ?? "info",
     metricsToken: text(env, "METRICS_TOKEN"),
     rateLimitPerSecond,
     rateLimitBurst: integer(env, "RATE_LIMIT_BURST", rateLimitPerSecond * 2),
+    rateLimitShared: flag(env, "RATE_LIMIT_SHARED", true),
     apiKeyCacheMs: integer(env, "API_KEY_CACHE_MS", 1_000),
     idempotencyTtlMs: integer(env, "IDEMPOTENCY_TTL_HOURS", 24, 24) * 3_600_000,
     bodyLimitBytes: 1024 * 1024,

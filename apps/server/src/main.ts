@@ -1,30 +1,39 @@
 #!/usr/bin/env node
 import type { Server } from "node:http";
+import type Koa from "koa";
 import { createApp } from "./app.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { DatabaseConnection } from "./db/client.js";
+import { DataDirInUse } from "./db/data-dir.js";
 import { startEmbeddedDatabase } from "./db/embedded.js";
-import { createStore, ensureIndexes, type Store } from "./db/store.js";
+import { createStore, ensureIndexes } from "./db/store.js";
 import { WebhookDelivery } from "./delivery/agenda.js";
-import { createDemoWorkspace } from "./demo.js";
+import { type DemoWorkspace, openDemoWorkspace } from "./demo.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import { loadOpenApi } from "./http/openapi.js";
 import { createLogger, type Logger } from "./logger.js";
-import type { Metrics } from "./metrics/metrics.js";
 import { createMetrics } from "./metrics/wire.js";
 import { startSweeps } from "./sweeps.js";
+import { createWorkerApp } from "./worker-app.js";
 
 /**
  * Wiring: config → database (MONGODB_URI or the embedded one) → webhook delivery → app → listen,
- * per ROLE (`api` serves HTTP, `worker` delivers webhooks, `all` both), and a graceful shutdown
+ * per ROLE (`api` serves the API, `worker` delivers webhooks and serves only its probes and
+ * metrics, `all` both), and a graceful shutdown
  * that lets in-flight requests and running delivery attempts finish before the database closes.
+ *
+ * Flags: `--demo` (`pnpm start`) opens a demo workspace and prints a banner; `--ephemeral` keeps
+ * the embedded database in memory instead of in DESKLINE_DATA_DIR (the tests run that way).
  */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
+  const ephemeral = process.argv.includes("--ephemeral");
   const embedded = config.mongodbUri
     ? undefined
-    : await startEmbeddedDatabase(logger, config.embeddedDatabase);
+    : await startEmbeddedDatabase(logger, config.embeddedDatabase, {
+        dataDir: ephemeral ? undefined : config.dataDir,
+      });
   const uri = config.mongodbUri ?? (embedded?.uri as string);
   const database = new DatabaseConnection(uri, config.databaseName);
   const store = createStore(database.db, config, logger);
@@ -42,7 +51,9 @@ async function main(): Promise<void> {
   const stopping = new AbortController();
   const indexesReady = database.connectUntilReady(() => ensureIndexes(store), logger, stopping.signal);
   let stopSweeps = () => {};
-  indexesReady
+  // Shutdown waits for this: a SIGTERM that lands while Agenda is starting must not close the
+  // database under its first queries (an unhandled MongoClientClosedError, exit 1).
+  const started = indexesReady
     .then(async () => {
       if (stopping.signal.aborted) return;
       delivery = new WebhookDelivery(database.db, store, config, logger, { metrics });
@@ -61,13 +72,17 @@ async function main(): Promise<void> {
       process.exit(1);
     });
 
-  const server =
-    config.role === "worker" ? undefined : await listen(config, store, database, logger, metrics);
+  // A worker serves only its probes and metrics (worker-app.ts); the other roles the whole API.
+  const app =
+    config.role === "worker"
+      ? createWorkerApp({ database, logger, metrics, metricsToken: config.metricsToken })
+      : createApp({ config, store, database, openapi: await loadOpenApi(), logger, metrics });
+  const server = await listen(app, config, logger);
 
-  if (server && process.argv.includes("--demo")) {
+  if (config.role !== "worker" && process.argv.includes("--demo")) {
     await indexesReady;
-    const demo = await createDemoWorkspace(store);
-    printDemo(server.baseUrl, demo.key, demo.workspaceId, config.adminToken);
+    const demo = await openDemoWorkspace(store, embedded?.dataDir);
+    printDemo(server.baseUrl, demo, dataLine(config, embedded?.dataDir), config.adminToken);
   }
 
   let shuttingDown = false;
@@ -76,8 +91,13 @@ async function main(): Promise<void> {
     shuttingDown = true;
     logger.info({ signal }, "shutting down: finishing in-flight requests and delivery attempts");
     stopping.abort();
-    stopSweeps();
-    await Promise.all([server?.close(config.shutdownTimeoutMs), delivery?.stop(config.shutdownTimeoutMs)]);
+    await Promise.all([
+      server.close(config.shutdownTimeoutMs),
+      started.then(() => {
+        stopSweeps();
+        return delivery?.stop(config.shutdownTimeoutMs);
+      }),
+    ]);
     await database.close();
     await embedded?.stop();
     logger.info("stopped");
@@ -87,22 +107,19 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
-/** Serves the API (ROLE api or all); `close` lets in-flight requests finish, up to `timeoutMs`. */
+/** Serves `app` on HOST:PORT; `close` lets in-flight requests finish, up to `timeoutMs`. */
 async function listen(
+  app: Koa,
   config: Config,
-  store: Store,
-  database: DatabaseConnection,
   logger: Logger,
-  metrics: Metrics,
 ): Promise<{ baseUrl: string; close(timeoutMs: number): Promise<void> }> {
-  const app = createApp({ config, store, database, openapi: await loadOpenApi(), logger, metrics });
   const server: Server = app.listen(config.port, config.host);
   answerClientErrors(server);
   await new Promise<void>((done, fail) => server.once("listening", done).once("error", fail));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   const baseUrl = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ baseUrl }, "listening");
+  logger.info({ baseUrl, role: config.role }, "listening");
   return {
     baseUrl,
     async close(timeoutMs) {
@@ -116,26 +133,39 @@ async function listen(
   };
 }
 
-function printDemo(baseUrl: string, key: string, workspaceId: string, adminToken: string | undefined): void {
+/** The banner's answer to "where does my data live?". */
+function dataLine(config: Config, dataDir: string | undefined): string {
+  if (config.mongodbUri) return `MONGODB_URI, database ${config.databaseName}`;
+  if (dataDir) return `${dataDir} (kept across restarts; \`pnpm start --ephemeral\` keeps nothing)`;
+  return "in memory (--ephemeral): gone when the server stops";
+}
+
+function printDemo(baseUrl: string, demo: DemoWorkspace, data: string, adminToken: string | undefined): void {
   const lines = [
     "",
     "Deskline is running.",
     `  Base URL:   ${baseUrl}/open/v1`,
     `  Spec:       ${baseUrl}/open/v1/openapi.yaml`,
-    `  Workspace:  ${workspaceId} (demo)`,
-    `  API key:    ${key}   (all scopes; shown once)`,
+    `  Data:       ${data}`,
+    `  Workspace:  ${demo.workspaceId} (demo${demo.reused ? ", from the last start" : ""})`,
+    `  API key:    ${demo.key}   (all scopes; ${demo.keyFile ? `kept in ${demo.keyFile}, 0600` : "shown once"})`,
     adminToken
       ? `  Admin API:  ${baseUrl}/admin/v1 (Bearer $ADMIN_TOKEN)`
       : "  Admin API:  off (set ADMIN_TOKEN to turn it on)",
     "",
-    `  Try: curl -s ${baseUrl}/open/v1/contacts -H "Authorization: Bearer ${key}"`,
+    `  Try: curl -s ${baseUrl}/open/v1/contacts -H "Authorization: Bearer ${demo.key}"`,
     "",
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
 main().catch((error: unknown) => {
-  const message = error instanceof ConfigError ? `configuration error: ${error.message}` : error;
+  const message =
+    error instanceof ConfigError
+      ? `configuration error: ${error.message}`
+      : error instanceof DataDirInUse
+        ? error.message
+        : error;
   console.error(message);
   process.exit(1);
 });

@@ -55,6 +55,8 @@ describe("the built server", () => {
     );
 
     main.child.kill("SIGTERM");
-    expect(await main.exited).toBe(0);
+    const code = await main.exited;
+    if (code !== 0) console.log(main.output().slice(-4000));
+    expect(code).toBe(0);
   }, 120_000);
 });

@@ -1,14 +1,18 @@
 import { randomBytes } from "node:crypto";
-import type { Collection } from "mongodb";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Collection, MongoClient } from "mongodb";
 import { describe, expect, it } from "vitest";
+import { startMongoJavaServer } from "../src/db/mongo-java-server.js";
 import { runDatabase } from "./helpers/database.js";
 
 /**
  * The lists' query shape (workspace equality, other filters, `_id` bounds, sort on `_id`, limit)
  * answered exactly as MongoDB answers it, through every kind of write. On mongo-java-server
  * those queries walk the per-workspace `_id` index that scripts/mongo-java-server/
- * WorkspaceIndexedBackend.java adds, so this checks that index against a model kept here; on
- * MongoDB it checks nothing but MongoDB.
+ * WorkspaceIndex.java adds, so this checks that index against a model kept here; on MongoDB it
+ * checks nothing but MongoDB. The H2 file backend is checked here whatever the run's database.
  */
 interface Doc {
   _id: string;
@@ -95,57 +99,92 @@ async function checkQueries(collection: Collection<Doc>, model: Map<string, Doc>
   expect(paged).toEqual(all);
 }
 
+/** Every kind of write, each followed by the model check. */
+async function exercise(collection: Collection<Doc>, model: Map<string, Doc>): Promise<void> {
+  const docs = Array.from({ length: 300 }, () => ({
+    _id: newDocId(),
+    workspace_id: pick(WORKSPACES),
+    status: pick(STATUSES),
+  }));
+  await collection.insertMany(docs.slice(0, 200));
+  for (const doc of docs.slice(200)) await collection.insertOne(doc);
+  for (const doc of docs) model.set(doc._id, { ...doc });
+  await checkQueries(collection, model);
+
+  // Updates, one of them moving records to another workspace; deletes by id and by filter.
+  const ids = [...model.keys()];
+  for (const id of ids.slice(0, 40)) {
+    const set = {
+      status: pick(STATUSES),
+      ...(Math.random() < 0.5 ? { workspace_id: pick(WORKSPACES) } : {}),
+    };
+    await collection.updateOne({ _id: id }, { $set: set });
+    Object.assign(model.get(id) as Doc, set);
+  }
+  for (const id of ids.slice(40, 60)) {
+    await collection.deleteOne({ _id: id });
+    model.delete(id);
+  }
+  await collection.deleteMany({ workspace_id: "ws_c", status: "Solved" });
+  for (const [id, doc] of model) if (doc.workspace_id === "ws_c" && doc.status === "Solved") model.delete(id);
+  // Re-inserted under a deleted id: the slot is reused, the index must follow.
+  const reused = { _id: ids[45] as string, workspace_id: "ws_a", status: "New" };
+  await collection.insertOne(reused);
+  model.set(reused._id, { ...reused });
+  await checkQueries(collection, model);
+
+  // A document in two workspaces at once (an array matches each of its values): the fallback
+  // must still find it, whatever index it keeps; and again once it is gone.
+  const shared = { _id: newDocId(), workspace_id: ["ws_a", "ws_b"], status: "Open" };
+  await collection.insertOne(shared);
+  model.set(shared._id, { ...shared });
+  await checkQueries(collection, model);
+  await collection.deleteOne({ _id: shared._id });
+  model.delete(shared._id);
+  await checkQueries(collection, model);
+}
+
 const db = runDatabase();
 
 describe("list queries on the embedded database's workspace index", () => {
   it("answer as MongoDB does through inserts, updates, deletes and irregular documents", async () => {
     const collection = (await db()).collection<Doc>(`list_index_${randomBytes(4).toString("hex")}`);
-    const model = new Map<string, Doc>();
     try {
-      const docs = Array.from({ length: 300 }, () => ({
-        _id: newDocId(),
-        workspace_id: pick(WORKSPACES),
-        status: pick(STATUSES),
-      }));
-      await collection.insertMany(docs.slice(0, 200));
-      for (const doc of docs.slice(200)) await collection.insertOne(doc);
-      for (const doc of docs) model.set(doc._id, { ...doc });
-      await checkQueries(collection, model);
-
-      // Updates, one of them moving records to another workspace; deletes by id and by filter.
-      const ids = [...model.keys()];
-      for (const id of ids.slice(0, 40)) {
-        const set = {
-          status: pick(STATUSES),
-          ...(Math.random() < 0.5 ? { workspace_id: pick(WORKSPACES) } : {}),
-        };
-        await collection.updateOne({ _id: id }, { $set: set });
-        Object.assign(model.get(id) as Doc, set);
-      }
-      for (const id of ids.slice(40, 60)) {
-        await collection.deleteOne({ _id: id });
-        model.delete(id);
-      }
-      await collection.deleteMany({ workspace_id: "ws_c", status: "Solved" });
-      for (const [id, doc] of model)
-        if (doc.workspace_id === "ws_c" && doc.status === "Solved") model.delete(id);
-      // Re-inserted under a deleted id: the slot is reused, the index must follow.
-      const reused = { _id: ids[45] as string, workspace_id: "ws_a", status: "New" };
-      await collection.insertOne(reused);
-      model.set(reused._id, { ...reused });
-      await checkQueries(collection, model);
-
-      // A document in two workspaces at once (an array matches each of its values): the fallback
-      // must still find it, whatever index it keeps; and again once it is gone.
-      const shared = { _id: newDocId(), workspace_id: ["ws_a", "ws_b"], status: "Open" };
-      await collection.insertOne(shared);
-      model.set(shared._id, { ...shared });
-      await checkQueries(collection, model);
-      await collection.deleteOne({ _id: shared._id });
-      model.delete(shared._id);
-      await checkQueries(collection, model);
+      await exercise(collection, new Map());
     } finally {
       await collection.drop();
     }
   });
+
+  // The persistent fallback (`pnpm start` without mongod) keeps the index in memory and rebuilds
+  // it from the H2 file when it reopens; the same checks, then again after a restart.
+  it("answer so on mongo-java-server's H2 file too, and after it reopens the file", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "deskline-h2-index-"));
+    const file = join(dir, "data.mv.db");
+    const model = new Map<string, Doc>();
+    const open = async () => {
+      const server = await startMongoJavaServer({ file });
+      const client = await new MongoClient(server.uri).connect();
+      return { server, client, collection: client.db("list_index").collection<Doc>("records") };
+    };
+    try {
+      const first = await open();
+      try {
+        await exercise(first.collection, model);
+      } finally {
+        await first.client.close();
+        await first.server.stop();
+      }
+      const second = await open();
+      try {
+        expect(await second.collection.countDocuments()).toBe(model.size);
+        await checkQueries(second.collection, model);
+      } finally {
+        await second.client.close();
+        await second.server.stop();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

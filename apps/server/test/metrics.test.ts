@@ -7,6 +7,7 @@ import { createLogger } from "../src/logger.js";
 import { Metrics } from "../src/metrics/metrics.js";
 import { AGENDA_COLLECTION, createMetrics } from "../src/metrics/wire.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
+import { parseExposition } from "./helpers/exposition.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
 
 // A server of its own, on a database of its own: the gauges count deployment-wide (disabled
@@ -40,16 +41,6 @@ async function scrape(): Promise<Map<string, number>> {
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
   return parseExposition(response.body as string);
-}
-
-function parseExposition(text: string): Map<string, number> {
-  const samples = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (!line || line.startsWith("#")) continue;
-    const cut = line.lastIndexOf(" ");
-    samples.set(line.slice(0, cut), Number(line.slice(cut + 1)));
-  }
-  return samples;
 }
 
 const value = (samples: Map<string, number>, sample: string) => samples.get(sample) ?? 0;

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -32,8 +32,12 @@ interface Memo {
  * Starts mongod: a cached binary at once; otherwise downloads it, unless the download is known
  * (remembered) or found (probed) to be impossible, which throws MongodUnavailable.
  * `force` skips the memo and the probe: the download is attempted whatever they say.
+ * `dbPath` keeps the data there (WiredTiger, left in place on stop); without it the data lives
+ * in a temporary directory removed on stop.
  */
-export async function startMongod(options: { force?: boolean } = {}): Promise<EmbeddedMongod> {
+export async function startMongod(
+  options: { force?: boolean; dbPath?: string } = {},
+): Promise<EmbeddedMongod> {
   // Imported lazily: deployments with MONGODB_URI never load it.
   const { DryMongoBinary, MongoBinary, MongoMemoryServer } = await import("mongodb-memory-server-core");
   const binaryOptions = await DryMongoBinary.generateOptions();
@@ -48,11 +52,18 @@ export async function startMongod(options: { force?: boolean } = {}): Promise<Em
       throw new MongodUnavailable(reason);
     }
   }
-  const server = await MongoMemoryServer.create();
+  const { dbPath } = options;
+  if (dbPath) await mkdir(dbPath, { recursive: true });
+  // WiredTiger named, not left to the library: before mongod 7 its default is the in-memory
+  // "ephemeralForTest" engine, which would keep nothing in dbPath.
+  const server = await MongoMemoryServer.create(
+    dbPath ? { instance: { dbPath, storageEngine: "wiredTiger" } } : {},
+  );
   return {
     uri: server.getUri(),
     stop: async () => {
-      await server.stop({ doCleanup: true, force: true });
+      // `force` would remove even a dbPath of ours; the temporary one goes with doCleanup alone.
+      await server.stop({ doCleanup: !dbPath, force: false });
     },
   };
 }

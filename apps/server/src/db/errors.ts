@@ -34,6 +34,10 @@ export function duplicateKeyIndexes(error: unknown): number[] | undefined {
 // server was being reconnected, or no connection free in time. Known by name only.
 const POOL_ERRORS = new Set(["MongoPoolClosedError", "MongoWaitQueueTimeoutError"]);
 
+// Node's own socket errors, which the driver (6.x) lets through unwrapped when it writes to a
+// connection the database has just closed: the first request after an outage met EPIPE as a 500.
+const SOCKET_ERRORS = new Set(["EPIPE", "ECONNRESET", "ECONNREFUSED"]);
+
 /**
  * The database cannot be reached right now (network, server selection, pool cleared or closed,
  * a reply cut short): a 503 the client may retry, never a 500. The crash trials cut the
@@ -49,6 +53,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     error instanceof MongoTopologyClosedError ||
     error instanceof MongoServerClosedError ||
     error instanceof MongoUnexpectedServerResponseError ||
-    (error instanceof Error && POOL_ERRORS.has(error.name))
+    (error instanceof Error && POOL_ERRORS.has(error.name)) ||
+    (error instanceof Error && SOCKET_ERRORS.has(String((error as NodeJS.ErrnoException).code)))
   );
 }

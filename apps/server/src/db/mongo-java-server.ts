@@ -1,12 +1,14 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 /**
- * The embedded database's fallback (DESIGN.md §2): mongo-java-server with its in-memory backend,
- * a MongoDB wire-protocol server whose single-document operations are atomic. Its jars come from
- * Maven Central through scripts/install-mongo-java-server.sh; a small launcher there starts it.
+ * The embedded database's fallback (DESIGN.md §2): mongo-java-server, a MongoDB wire-protocol
+ * server whose single-document operations are atomic, in memory or persistent in one H2 file.
+ * Its jars come from Maven Central through scripts/install-mongo-java-server.sh; a small launcher
+ * there starts it.
  */
 
 export const MONGO_JAVA_SERVER_VERSION = "1.47";
@@ -17,7 +19,10 @@ const INSTALL_SCRIPT = resolve(
 );
 // A cold JVM on a busy machine takes a few seconds; the launcher normally answers in ~0.3 s.
 const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 5_000;
+// How long a start waits for another launcher to let go of the H2 file (see startMongoJavaServer).
+const FILE_LOCKED_WAIT_MS = 15_000;
+// Closing the H2 file writes what the last background commit left; give it time before SIGKILL.
+const STOP_TIMEOUT_MS = 15_000;
 
 export interface JavaMongoServer {
   uri: string;
@@ -41,9 +46,30 @@ async function installDir(): Promise<string> {
   }
 }
 
-/** Starts mongo-java-server on 127.0.0.1 (`port` 0: a free one); empty, in memory. */
-export async function startMongoJavaServer(options: { port?: number } = {}): Promise<JavaMongoServer> {
+/**
+ * Starts mongo-java-server on 127.0.0.1 (`port` 0: a free one): with `file`, on the H2 file there
+ * (created if missing, with what it held before otherwise); without, empty and in memory.
+ */
+export async function startMongoJavaServer(
+  options: { port?: number; file?: string } = {},
+): Promise<JavaMongoServer> {
   const dir = await installDir();
+  if (!options.file) return launch(dir, options);
+  await mkdir(dirname(options.file), { recursive: true });
+  // The launcher of a server that was just killed may still be closing the file (H2 locks it
+  // until then): wait for it rather than fail the start.
+  const giveUpAt = Date.now() + FILE_LOCKED_WAIT_MS;
+  for (;;) {
+    try {
+      return await launch(dir, options);
+    } catch (error) {
+      if (!/The file is locked/.test((error as Error).message) || Date.now() > giveUpAt) throw error;
+      await new Promise((done) => setTimeout(done, 250));
+    }
+  }
+}
+
+async function launch(dir: string, options: { port?: number; file?: string }): Promise<JavaMongoServer> {
   const child = spawn(
     "java",
     [
@@ -53,6 +79,7 @@ export async function startMongoJavaServer(options: { port?: number } = {}): Pro
       [join(dir, "lib", "*"), join(dir, "classes")].join(":"),
       "Launcher",
       String(options.port ?? 0),
+      ...(options.file ? [options.file] : []),
     ],
     // stdin stays open: the launcher exits when it closes, so it dies with this process.
     { stdio: ["pipe", "pipe", "pipe"] },

@@ -12,6 +12,7 @@ import { IdempotencyKeys } from "./idempotency.js";
 import { Messages } from "./messages.js";
 import { EventRelay } from "./outbox.js";
 import { QueueIntents } from "./queue-intents.js";
+import { RateLimits } from "./rate-limits.js";
 import { Tickets } from "./tickets.js";
 import { Tombstones } from "./tombstones.js";
 import { WebhookDeliveries } from "./webhook-deliveries.js";
@@ -39,6 +40,8 @@ export interface Store {
   queueIntents: QueueIntents;
   /** Queues deliveries: records them, then inserts their jobs (delivery/queue.ts). */
   deliveryQueue: DeliveryQueue;
+  /** The API keys' token buckets, shared by the API processes (db/rate-limits.ts). */
+  rateLimits: RateLimits;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
   relay: EventRelay;
 }
@@ -72,6 +75,7 @@ export function createStore(
     webhookDeliveries,
     queueIntents,
     deliveryQueue: new DeliveryQueue(db, webhookDeliveries, queueIntents),
+    rateLimits: new RateLimits(db),
     relay,
   };
 }

@@ -8,7 +8,8 @@ import { apiKeyOf, requireAdmin, requireApiKey } from "../http/auth.js";
 import { idempotency } from "../http/idempotency.js";
 import type { OpenApi, Operation } from "../http/openapi.js";
 import { type Handler, mount, parseRequest, pathId } from "../http/operation.js";
-import { rateLimit } from "../http/rate-limit.js";
+import { memoryBuckets, rateLimit, sharedBuckets } from "../http/rate-limit.js";
+import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
 import type { OperationId } from "../spec/types.js";
 
@@ -41,10 +42,15 @@ function requireDatabase(database: RouteKit["database"]): Middleware {
 export function createRouteKit(
   router: Router,
   { store, database, config, openapi, metrics }: Omit<RouteKit, "op">,
+  logger: Logger,
   clock: () => number = Date.now,
 ): RouteKit {
   const databaseGate = requireDatabase(database);
-  const limiter = rateLimit(config.rateLimitPerSecond, config.rateLimitBurst, clock);
+  const rule = { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst };
+  const buckets = config.rateLimitShared
+    ? sharedBuckets(store.rateLimits, rule, clock, logger)
+    : memoryBuckets(rule, clock);
+  const limiter = rateLimit(rule, buckets);
   const admin = requireAdmin(config.adminToken);
   const adminWorkspace = (ctx: Context) => `admin:${pathId(ctx)}`;
   const allPaths = new Set([...openapi.operations.values()].map((operation) => operation.path));

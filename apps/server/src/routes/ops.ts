@@ -1,13 +1,14 @@
 import type { Router } from "@koa/router";
+import type { DatabaseConnection } from "../db/client.js";
 import type { ReplyOf } from "../spec/types.js";
 import type { RouteKit } from "./kit.js";
 
 /**
- * Operations endpoints (no auth): /healthz says the process is up, /readyz that the database
- * answers; load balancers route on /readyz. The two spec documents are served from the same file
- * the server validates with.
+ * Probes (no auth), served by every process, workers included (worker-app.ts): /healthz says the
+ * process is up, /readyz that the database answers; load balancers route on /readyz and
+ * orchestrators probe workers with both.
  */
-export function opsRoutes(router: Router, { op, database, openapi }: RouteKit): void {
+export function probeRoutes(router: Router, database: Pick<DatabaseConnection, "ping">): void {
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
   });
@@ -16,7 +17,14 @@ export function opsRoutes(router: Router, { op, database, openapi }: RouteKit): 
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? "ready" : "database_unavailable" };
   });
+}
 
+/**
+ * The API's operations endpoints: the probes, and the two spec documents, served from the same
+ * file the server validates with.
+ */
+export function opsRoutes(router: Router, { op, database, openapi }: RouteKit): void {
+  probeRoutes(router, database);
   const { text, json } = openapi.documents.public;
   op("getOpenApiYaml", async ({ ctx }) => {
     ctx.type = "application/yaml";

@@ -76,7 +76,7 @@ export function assertMatchesSpec(operation: SpecOperation, status: number, body
 }
 
 /** Answers outside any operation (unknown route, 405) still use the documented error body. */
-function assertErrorShape(status: number, body: unknown): void {
+export function assertErrorShape(status: number, body: unknown): void {
   const validate = responseValidator(findOperation("GET", "/open/v1/contacts/x") as SpecOperation, 404);
   if (!validate?.(body))
     throw new Error(`${status}: error body does not match the spec: ${JSON.stringify(body)}`);

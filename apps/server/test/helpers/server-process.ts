@@ -19,9 +19,13 @@ export interface MainProcess {
   logged: (pattern: RegExp) => Promise<void>;
 }
 
-/** How to run the server: from source through tsx (the default), or the build (`dist/main.js`). */
-export const FROM_SOURCE = ["--import", "tsx", "src/main.ts"];
-export const BUILT = ["dist/main.js"];
+/**
+ * How to run the server: from source through tsx (the default), or the build (`dist/main.js`).
+ * `--ephemeral`: a server that starts its own embedded database keeps it in memory, never in the
+ * checkout's .deskline/data (the persistence tests give theirs a temporary DESKLINE_DATA_DIR).
+ */
+export const FROM_SOURCE = ["--import", "tsx", "src/main.ts", "--ephemeral"];
+export const BUILT = ["dist/main.js", "--ephemeral"];
 
 export function spawnMain(env: Record<string, string>, args: string[] = FROM_SOURCE): MainProcess {
   const child = spawn(process.execPath, args, {
@@ -48,7 +52,7 @@ export function spawnMain(env: Record<string, string>, args: string[] = FROM_SOU
       void exited.then((code) => reject(new Error(`main exited early with ${code}: ${output}`)));
     });
   const baseUrl = logged(/"baseUrl":"[^"]+"/).then(() => /"baseUrl":"([^"]+)"/.exec(output)?.[1] as string);
-  // A worker never logs a base URL: its exit must not be an unhandled rejection.
+  // A process that exits before it listens must not leave an unhandled rejection.
   baseUrl.catch(() => {});
   return { child, baseUrl, output: () => output, exited, logged };
 }

@@ -1,0 +1,157 @@
+import { MongoClient } from "mongodb";
+import { afterAll, describe, expect, inject, it, vi } from "vitest";
+import { RateLimits } from "../src/db/rate-limits.js";
+import { sharedBuckets } from "../src/http/rate-limit.js";
+import { createLogger } from "../src/logger.js";
+import { api, newWorkspace, request } from "./helpers/api.js";
+import { startDeployment } from "./helpers/delivery.js";
+import { eventually } from "./helpers/main-process.js";
+import { startTestServer } from "./helpers/server.js";
+import { createTcpProxy } from "./helpers/tcp-proxy.js";
+
+// Issue 24 item 3: three API processes on one database share each key's bucket, so one key gets
+// RATE_LIMIT_PER_SECOND (after its burst) whatever the number of processes; with per-process
+// buckets it would get three times as much.
+
+vi.setConfig({ testTimeout: 180_000 });
+const cleanups: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+});
+
+const PER_SECOND = 10;
+const BURST = 10;
+const LOAD_MS = 5_000;
+/** Requests in flight per process: far more than the limit lets through. */
+const CONCURRENCY = 6;
+
+describe("one rate limit across API processes", () => {
+  it("three API processes, one key: the limit holds within 10 %", async () => {
+    const deployment = await startDeployment({
+      RATE_LIMIT_PER_SECOND: String(PER_SECOND),
+      RATE_LIMIT_BURST: String(BURST),
+    });
+    const processes = await Promise.all([1, 2, 3].map(() => deployment.start("api")));
+    const urls = await Promise.all(processes.map((p) => p.baseUrl));
+    const { key } = await newWorkspace(undefined, urls[0]);
+
+    const statuses = new Map<number, number>();
+    const served = new Map<string, number>();
+    const started = performance.now();
+    let lastSent = started;
+    let lastAnswer = started;
+    const loop = async (baseUrl: string) => {
+      while (performance.now() - started < LOAD_MS) {
+        lastSent = performance.now();
+        // Spec-checked, 429 and its headers included.
+        const response = await request("GET", "/open/v1/contacts", { key, baseUrl, query: { limit: 1 } });
+        lastAnswer = performance.now();
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        expect(response.headers.get("ratelimit-limit")).toBe(String(BURST));
+        if (response.status === 429) {
+          expect(response.body.error.code).toBe("rate_limited");
+          expect(Number(response.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+        } else {
+          expect(response.status).toBe(200);
+          served.set(baseUrl, (served.get(baseUrl) ?? 0) + 1);
+        }
+      }
+    };
+    await Promise.all(urls.flatMap((url) => Array.from({ length: CONCURRENCY }, () => loop(url))));
+
+    // A token is taken when a request reaches its server: after the last request was sent at
+    // the earliest, by its answer at the latest; the bounds take the stricter side each.
+    const allowed = statuses.get(200) ?? 0;
+    const tokensBy = (at: number) => BURST + (PER_SECOND * (at - started)) / 1000;
+    const summary = JSON.stringify({
+      allowed,
+      atLeast: tokensBy(lastSent),
+      atMost: tokensBy(lastAnswer),
+      statuses: [...statuses],
+      served: [...served.values()],
+    });
+    // Load well past the limit, spread over the three processes, each serving part of it.
+    expect(statuses.get(429) ?? 0, summary).toBeGreaterThan(allowed);
+    expect(served.size, summary).toBe(3);
+    expect(allowed, summary).toBeLessThanOrEqual(tokensBy(lastAnswer) * 1.1);
+    expect(allowed, summary).toBeGreaterThanOrEqual(tokensBy(lastSent) * 0.9);
+  });
+});
+
+describe("the shared limiter with the database unreachable", () => {
+  it("fails open: requests pass it to the usual 503, uncounted, and the bucket is shared again after", async () => {
+    // The database through a proxy this test cuts; API keys cached long enough to authenticate
+    // during the outage, so requests reach the limiter; a clock that stands still.
+    const database = await createTcpProxy(inject("mongodbUri"));
+    await database.open();
+    cleanups.push(() => database.cut());
+    const server = await startTestServer({
+      mongodbUri: database.uri,
+      config: { rateLimitPerSecond: 1, rateLimitBurst: 2, apiKeyCacheMs: 600_000 },
+      clock: () => 5_000_000,
+    });
+    cleanups.push(() => server.stop());
+    const { baseUrl } = server;
+    const { key } = await newWorkspace(undefined, baseUrl);
+    const list = () => api.get("/open/v1/contacts", { key, baseUrl });
+    const first = await list();
+    expect(first.status).toBe(200);
+    expect(first.headers.get("ratelimit-remaining")).toBe("1");
+
+    await database.cut();
+    // One token left: had the limiter counted these, the second would be 429.
+    for (let i = 0; i < 3; i++) {
+      const during = await list();
+      expect(during.status).toBe(503);
+      expect(during.body.error.code).toBe("database_unavailable");
+      expect(during.headers.get("retry-after")).toBe("5");
+      expect(during.headers.get("ratelimit-limit")).toBe("2");
+    }
+
+    await database.open();
+    await eventually(
+      () => api.get("/readyz", { baseUrl }),
+      (r) => r.status === 200,
+      "readiness after the outage",
+    );
+    // The limiter waits a second after a failure before it asks the database again.
+    await new Promise((done) => setTimeout(done, 1_100));
+    const after = await list();
+    expect(after.status).toBe(200);
+    expect(after.headers.get("ratelimit-remaining")).toBe("0");
+    expect((await list()).status).toBe(429);
+  });
+});
+
+describe("the shared buckets against the database", () => {
+  it("refuse nothing under the limit, many requests in one millisecond, and exactly the rest over it; the sweep drops full ones", async () => {
+    // Gathered batches, `$set` and `$inc` both: a clock that stands still puts every take in one
+    // millisecond, so the bucket's `tat` sits microseconds past `now` (which mongo-java-server
+    // once compared wrongly, refusing a nearly full bucket). A database of its own, for the sweep.
+    const client = await new MongoClient(inject("mongodbUri")).connect();
+    const db = client.db(`deskline_rate_limits_${process.pid}`);
+    cleanups.push(async () => {
+      await db.dropDatabase();
+      await client.close();
+    });
+    const store = new RateLimits(db);
+    const logger = createLogger("silent");
+    const frozen = () => 7_000_000;
+    const takeAll = async (
+      rule: { perSecond: number; burst: number },
+      id: string,
+      count: number,
+      clock: () => number = frozen,
+    ) => {
+      const buckets = sharedBuckets(store, rule, clock, logger);
+      const taken = await Promise.all(Array.from({ length: count }, () => buckets.take(id)));
+      return taken.filter((t) => t.allowed).length;
+    };
+    expect(await takeAll({ perSecond: 1_000_000, burst: 1_000_000 }, "key_wide", 300)).toBe(300);
+    expect(await takeAll({ perSecond: 5, burst: 120 }, "key_tight", 300)).toBe(120);
+    // Drained at the real time: 1 s from full again. The frozen-clock buckets are long full.
+    expect(await takeAll({ perSecond: 1, burst: 1 }, "key_drained_now", 2, Date.now)).toBe(1);
+    expect(await store.sweep()).toBe(2);
+    expect((await store.collection.find().toArray()).map((b) => b._id)).toEqual(["key_drained_now"]);
+  });
+});

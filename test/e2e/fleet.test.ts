@@ -1,0 +1,246 @@
+// A fleet in one test (issue 24 item 6): two ROLE=api and two ROLE=worker processes of the built
+// server on one database, writes spread over both APIs through spec-checking proxies, one worker
+// SIGKILLed in the middle of deliveries and one API SIGTERMed under load. Then: every write that
+// was answered 2xx exists and has its event, every event reached the HTTPS receiver (verified by
+// the verifier's middleware), and the shared rate limit held across the two APIs.
+import { randomBytes } from "node:crypto";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { specScopes } from "../../apps/server/test/helpers/contract.js";
+import { eventually } from "../../apps/server/test/helpers/main-process.js";
+import { startFleetDatabase } from "../helpers/fleet-database.js";
+import { type ServerProcess, startBuiltServer } from "../helpers/server-process.js";
+import { type SpecProxy, startSpecProxy } from "../helpers/spec-proxy.js";
+import { byEventId, startVerifiedReceiver } from "../helpers/verified-receiver.js";
+
+/** The shared limit of the writing key: the two APIs together may answer no more. */
+const PER_SECOND = 2;
+const BURST = 4;
+/** How long the writers write, and the most requests they send (bounded in time and count). */
+const WRITE_MS = 10_000;
+const MAX_REQUESTS = 2_500;
+const WRITERS = 8;
+/** A 1 s attempt timeout makes a killed worker's locks expire after 2 × 1 s + 30 s. */
+const WEBHOOK_TIMEOUT_MS = 1_000;
+const DELIVERED_WITHIN_MS = 150_000;
+/** The whole test: start-up, writing, the killed worker's locks expiring, the checks. */
+const TEST_TIMEOUT_MS = 300_000;
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+});
+
+interface Api {
+  name: string;
+  process: ServerProcess;
+  proxy: SpecProxy;
+  /** Whether the "load balancer" still sends it new requests. */
+  routed: boolean;
+}
+
+async function call(baseUrl: string, token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(new URL(path, baseUrl), {
+    method,
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const retryAfter = Number(response.headers.get("retry-after") ?? 0);
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, retryAfter };
+}
+
+describe("a fleet: two APIs and two workers on one database", () => {
+  it(
+    "loses no write and no event through a SIGKILLed worker and a SIGTERMed API, under one rate limit",
+    async () => {
+      const database = await startFleetDatabase();
+      cleanups.push(() => database.stop());
+      const adminToken = `fleet-${randomBytes(8).toString("hex")}`;
+      const env = {
+        MONGODB_URI: database.uri,
+        MONGODB_DATABASE: database.name,
+        ADMIN_TOKEN: adminToken,
+        NODE_EXTRA_CA_CERTS: inject("certFile"),
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+        WEBHOOK_RETRY_DELAYS: "50ms,50ms,50ms,50ms",
+        WEBHOOK_POLL_INTERVAL_MS: "50",
+        WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
+        EVENT_RELAY_INTERVAL_MS: "100",
+        RATE_LIMIT_PER_SECOND: String(PER_SECOND),
+        RATE_LIMIT_BURST: String(BURST),
+      };
+      const start = async (role: "api" | "worker") => {
+        const process = await startBuiltServer({ ...env, ROLE: role });
+        cleanups.push(() => process.stop());
+        return process;
+      };
+      const apis: Api[] = await Promise.all(
+        ["api-1", "api-2"].map(async (name) => {
+          const process = await start("api");
+          const proxy = await startSpecProxy(process.baseUrl);
+          cleanups.push(() => proxy.close());
+          return { name, process, proxy, routed: true };
+        }),
+      );
+      const [api1, api2] = apis as [Api, Api];
+      // The second worker starts once the first is mid-delivery (below), so that the one killed is
+      // known to hold deliveries.
+      const worker1 = await start("worker");
+
+      // A workspace, a key that writes (rate-limited) and one that checks afterwards, an endpoint.
+      const admin = (method: string, path: string, body?: unknown) =>
+        call(api1.proxy.url, adminToken, method, path, body);
+      const workspace = (await admin("POST", "/admin/v1/workspaces", { name: "fleet" })).body;
+      const newKey = async (name: string) =>
+        (await admin("POST", `/admin/v1/workspaces/${workspace.id}/api-keys`, { name, scopes: specScopes }))
+          .body.key as string;
+      const writeKey = await newKey("writer");
+      const checkKey = await newKey("checker");
+      const receiver = await startVerifiedReceiver({
+        certFile: inject("certFile"),
+        keyFile: inject("keyFile"),
+      });
+      cleanups.push(() => receiver.close());
+      const endpoint = await call(api1.proxy.url, checkKey, "POST", "/open/v1/webhook-endpoints", {
+        url: receiver.url,
+        events: ["contact.created"],
+      });
+      expect(endpoint.status).toBe(201);
+      receiver.useSecret(endpoint.body.secret);
+      receiver.delayMs = 50;
+      receiver.hold = true;
+
+      // The writers: round robin over the APIs the "load balancer" still routes to.
+      const written: { id: string; via: string }[] = [];
+      const statuses = new Map<string, number>();
+      let sent = 0;
+      let turn = 0;
+      const started = performance.now();
+      let lastAnswer = started;
+      const writer = async () => {
+        while (performance.now() - started < WRITE_MS && sent < MAX_REQUESTS) {
+          const routed = apis.filter((a) => a.routed);
+          const api = routed[turn++ % routed.length] as Api;
+          const n = sent++;
+          const answer = await call(api.proxy.url, writeKey, "POST", "/open/v1/contacts", {
+            name: `Fleet ${n}`,
+            email: `fleet-${n}@example.com`,
+          });
+          lastAnswer = performance.now();
+          const label = `${api.name} ${answer.status}`;
+          statuses.set(label, (statuses.get(label) ?? 0) + 1);
+          if (answer.status === 201) written.push({ id: answer.body.id, via: api.name });
+          else if (answer.status === 429) await new Promise((done) => setTimeout(done, 10));
+        }
+      };
+      const writing = Promise.all(Array.from({ length: WRITERS }, writer));
+
+      // Worker 1 is mid-delivery (the receiver holds what it sent); the second worker joins, and
+      // the first is SIGKILLed with those deliveries unanswered.
+      await eventually(
+        async () => receiver.held,
+        (held) => held > 0,
+        "worker 1 mid-delivery",
+        90_000,
+      );
+      const worker2 = await start("worker");
+      expect(await worker1.kill("SIGKILL")).toBeNull();
+      receiver.hold = false;
+
+      // Under load, the second API is stopped: it is taken out of the rotation, as a load
+      // balancer does on SIGTERM, and its requests in flight are finished before it exits 0.
+      await new Promise((done) =>
+        setTimeout(done, Math.max(0, WRITE_MS / 2 - (performance.now() - started))),
+      );
+      api2.routed = false;
+      expect(await api2.process.kill("SIGTERM")).toBe(0);
+      await writing;
+
+      // The shared rate limit held: the two APIs together answered no more 201s than one bucket
+      // of BURST refilled at PER_SECOND gives over the writing time, and the load went past it.
+      const summary = JSON.stringify({ written: written.length, sent, statuses: [...statuses] });
+      const limit = BURST + (PER_SECOND * (lastAnswer - started)) / 1000;
+      expect(written.length, summary).toBeLessThanOrEqual(limit * 1.1);
+      expect(written.length, summary).toBeGreaterThan(BURST);
+      expect([...statuses.keys()].filter((s) => s.endsWith(" 429")).length, summary).toBeGreaterThan(0);
+      // Writes spread over both APIs.
+      for (const api of apis)
+        expect(written.filter((w) => w.via === api.name).length, summary).toBeGreaterThan(0);
+      // Nothing but 201 and 429 was answered, except that the stopped API's proxy may have met its
+      // closed port (502, no answer from the server: such a write was never acknowledged).
+      for (const label of statuses.keys()) expect(label, summary).toMatch(/ (201|429)$|^api-2 502$/);
+
+      // No write lost: each one answered 201 exists and has its contact.created event. The checks
+      // have a key of their own, under the same limit: they wait when it says so.
+      const check = async (path: string) => {
+        for (;;) {
+          const answer = await call(api1.proxy.url, checkKey, "GET", path);
+          if (answer.status !== 429) return answer;
+          await new Promise((done) => setTimeout(done, answer.retryAfter * 1000));
+        }
+      };
+      /** Every item of a list, page after page. */
+      const listAll = async (path: string) => {
+        const items: any[] = [];
+        for (;;) {
+          const after = items.length ? `&starting_after=${items.at(-1).id}` : "";
+          const page = await check(`${path}${path.includes("?") ? "&" : "?"}limit=100${after}`);
+          expect(page.status).toBe(200);
+          items.push(...page.body.data);
+          if (!page.body.has_more) return items;
+        }
+      };
+      const contacts = new Set((await listAll("/open/v1/contacts")).map((c) => c.id));
+      expect(written.filter((w) => !contacts.has(w.id))).toEqual([]);
+      // contact id → event id
+      const events = new Map<string, string>(
+        (await listAll("/open/v1/events?type=contact.created")).map((e) => [e.data.id, e.id]),
+      );
+      expect(written.filter((w) => !events.has(w.id))).toEqual([]);
+
+      // Every event delivered, verified, each with the payload the events API holds; the killed
+      // worker's deliveries were taken over once its locks expired.
+      await eventually(
+        async () => {
+          const got = byEventId(receiver.verified);
+          const missing = [...events.values()].filter((id) => !got.has(id));
+          return {
+            missing,
+            verified: receiver.verified.length,
+            refused: receiver.refused,
+            held: receiver.held,
+          };
+        },
+        (state) => state.missing.length === 0,
+        `all ${events.size} events delivered`,
+        DELIVERED_WITHIN_MS,
+      ).catch((error: Error) => {
+        // What the surviving worker logged is what explains a delivery that never came.
+        throw new Error(
+          `${error.message}\nworker 2 (${worker2.exitCode() ?? "running"}): ${worker2.log().slice(-4000)}`,
+        );
+      });
+      const delivered = byEventId(receiver.verified);
+      for (const [contactId, eventId] of events) {
+        expect(delivered.get(eventId)?.event.data).toMatchObject({ id: contactId, object: "contact" });
+      }
+      expect(receiver.refused).toBe(0);
+      const attempts = await listAll(`/open/v1/webhook-endpoints/${endpoint.body.id}/attempts`);
+      expect(attempts.some((a) => String(a.error).startsWith("interrupted"))).toBe(true);
+
+      // The surviving processes are healthy; every answer any proxy saw matched the spec.
+      const workerProxy = await startSpecProxy(worker2.baseUrl);
+      cleanups.push(() => workerProxy.close());
+      for (const proxy of [api1.proxy, workerProxy]) {
+        expect((await call(proxy.url, "", "GET", "/readyz")).status).toBe(200);
+      }
+      for (const proxy of [api1.proxy, workerProxy]) expect(proxy.problems()).toEqual([]);
+      // The stopped API's proxy: only requests that met its closed port (status 0) are not answers.
+      expect(api2.proxy.problems().filter((e) => e.status !== 0)).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
