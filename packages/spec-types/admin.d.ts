@@ -557,6 +557,8 @@ export type components = {
             id: string;
             /** @constant */
             object: "delivery_attempt";
+            /** @description The delivery this attempt belongs to (`listWebhookEndpointDeliveries`); `null` for attempts made before deliveries were recorded. */
+            delivery_id: string | null;
             endpoint_id: string;
             event_id: string;
             event_type: components["schemas"]["EventType"];
