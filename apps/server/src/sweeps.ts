@@ -47,6 +47,17 @@ export function startSweeps(store: Store, config: Config, logger: Logger): () =>
       "event relay sweep",
       logger,
     ),
+    // Deliveries recorded by a process that died before inserting their jobs (delivery/queue.ts).
+    every(
+      config.eventRelayIntervalMs,
+      async () => {
+        const queued = await store.deliveryQueue.sweepUnqueued(config.eventRelayIntervalMs);
+        if (queued > 0)
+          logger.info({ queued }, "queued deliveries left without jobs by an interrupted process");
+      },
+      "unqueued delivery sweep",
+      logger,
+    ),
     every(HOURLY, () => store.idempotencyKeys.sweep(), "idempotency sweep", logger),
     // A full bucket is the same as none.
     every(HOURLY, () => store.rateLimits.sweep(), "rate limit sweep", logger),
@@ -58,6 +69,12 @@ export function startSweeps(store: Store, config: Config, logger: Logger): () =>
       HOURLY,
       () => store.deliveryAttempts.sweep(config.eventRetentionMs),
       "delivery attempt retention sweep",
+      logger,
+    ),
+    every(
+      HOURLY,
+      () => store.webhookDeliveries.sweep(config.eventRetentionMs),
+      "delivery retention sweep",
       logger,
     ),
   ];
