@@ -37,7 +37,12 @@ export interface AppDeps {
 export function createApp({ config, store, database, openapi, logger, clock, metrics }: AppDeps): Koa {
   const router = new Router();
   const appMetrics = metrics ?? createMetrics({ store, database });
-  const kit = createRouteKit(router, { store, database, config, openapi, metrics: appMetrics }, logger, clock);
+  const kit = createRouteKit(
+    router,
+    { store, database, config, openapi, metrics: appMetrics },
+    logger,
+    clock,
+  );
   opsRoutes(router, kit);
   metricsRoutes(router, appMetrics, config.metricsToken);
   docsRoutes(router, kit);

@@ -47,15 +47,15 @@ export function startSweeps(store: Store, config: Config, logger: Logger): () =>
       "event relay sweep",
       logger,
     ),
-    // Deliveries recorded by a process that died before inserting their jobs (delivery/queue.ts).
+    // Deliveries a resend or recovery recorded before its process died, without their jobs.
     every(
       config.eventRelayIntervalMs,
       async () => {
-        const queued = await store.deliveryQueue.sweepUnqueued(config.eventRelayIntervalMs);
-        if (queued > 0)
-          logger.info({ queued }, "queued deliveries left without jobs by an interrupted process");
+        const finished = await store.deliveryQueue.sweepIntents(config.eventRelayIntervalMs);
+        if (finished > 0)
+          logger.info({ finished }, "queued the jobs of deliveries an interrupted process left");
       },
-      "unqueued delivery sweep",
+      "delivery queue intent sweep",
       logger,
     ),
     every(HOURLY, () => store.idempotencyKeys.sweep(), "idempotency sweep", logger),

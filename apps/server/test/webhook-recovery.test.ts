@@ -139,23 +139,20 @@ describe("recovery after an outage", () => {
     });
     expect(recovery.body.id).toMatch(/^rcv_/);
     const missed = [...failed, ...whileDown].map((e) => e._id);
-    await eventually(
-      async () => receiver.received.length - fixedAt,
-      (n) => n >= missed.length,
-      "every missed event",
-      SLOW,
-    );
-    await new Promise((done) => setTimeout(done, 500)); // a duplicate would arrive by now
-    const got = verifiedIds(receiver, endpoint.secret, fixedAt);
-    // Exactly once each, oldest first (ids sort by creation time).
-    expect(got).toEqual([...missed].sort());
     const succeeded = await eventually(
       () => deliveriesOf(endpoint.id, { status: "succeeded" }),
       (list) => list.length === missed.length,
       "the recovered deliveries recorded as succeeded",
       SLOW,
     );
-    for (const delivery of succeeded) expect(delivery).toMatchObject({ attempts: 1, last_status_code: 200 });
+    await new Promise((done) => setTimeout(done, 500)); // a duplicate would arrive by now
+    for (const delivery of succeeded) expect(delivery).toMatchObject({ last_status_code: 200 });
+    // Oldest first (ids sort by creation time), each once. A loaded machine may fail an attempt
+    // (a timeout, a connection cut) and its retry comes later: those are left out of the order.
+    const retried = new Set(succeeded.filter((d) => d.attempts > 1).map((d) => d.event_id));
+    const got = verifiedIds(receiver, endpoint.secret, fixedAt);
+    expect(new Set(got)).toEqual(new Set(missed));
+    expect(got.filter((id) => !retried.has(id))).toEqual([...missed].sort().filter((id) => !retried.has(id)));
     // The first failed event now has both deliveries; the attempts name theirs.
     const first = await eventDeliveries(failed[0]?._id as string);
     expect(first.map((d) => d.status)).toEqual(["succeeded", "failed"]);
@@ -227,6 +224,8 @@ describe("recovery after an outage", () => {
 
   it("two recoveries at once queue each missed event once", async () => {
     const receiver = await startReceiver();
+    // Held until both answered, so every queued delivery is still pending while they run.
+    receiver.answer = () => "hang";
     const endpoint = await endpointFor(receiver.url);
     const since = secondsAgo(1);
     await setStatus(endpoint.id, "disabled");
@@ -234,29 +233,40 @@ describe("recovery after an outage", () => {
     for (let i = 0; i < 40; i++) missed.push(await deployment.emit(workspaceId, "message.received"));
     await setStatus(endpoint.id, "enabled");
     const [a, b] = await Promise.all([recover(endpoint.id, { since }), recover(endpoint.id, { since })]);
+    receiver.answer = () => ({ status: 200 });
+    receiver.release();
     expect([a?.status, b?.status]).toEqual([202, 202]);
     expect((a?.body.queued ?? 0) + (b?.body.queued ?? 0)).toBe(missed.length);
     await eventually(
-      async () => receiver.received.length,
+      async () => new Set(receiver.received.map((r) => r.headers["service-delivery"])).size,
       (n) => n >= missed.length,
       "every event",
       SLOW,
     );
     await new Promise((done) => setTimeout(done, 500));
-    expect(verifiedIds(receiver, endpoint.secret).sort()).toEqual(missed.map((e) => e._id).sort());
+    // The held first attempt may have timed out and been retried: once more for that event only.
+    const got = verifiedIds(receiver, endpoint.secret);
+    expect([...new Set(got)].sort()).toEqual(missed.map((e) => e._id).sort());
+    expect(got.length).toBeLessThanOrEqual(missed.length + 1);
     // While deliveries are pending a third recovery queues nothing either; after, nothing is missing.
     expect((await recover(endpoint.id, { since })).body.queued).toBe(0);
   });
 
-  it("queues the job of a delivery whose process died before making it (the unqueued sweep)", async () => {
+  it("queues the jobs of deliveries whose process died before making them (the intent sweep)", async () => {
     const receiver = await startReceiver();
     const endpoint = await endpointFor(receiver.url);
     await setStatus(endpoint.id, "disabled");
     const event = await deployment.emit(workspaceId, "contact.created");
     await setStatus(endpoint.id, "enabled");
-    // What a recovery leaves when its process dies between recording a delivery and its job.
+    // What a recovery leaves when its process dies between recording a batch and its jobs: the
+    // batch's intent and its deliveries, no jobs.
     const past = new Date(Date.now() - 60_000);
     const id = derivedId("dlv", past.getTime(), `${event._id} crashed`);
+    await deployment.db.collection("delivery_queue_intents").insertOne({
+      _id: "crashed" as never,
+      delivery_ids: [id],
+      created_at: past,
+    });
     await deployment.db.collection("webhook_deliveries").insertOne({
       _id: id as never,
       workspace_id: workspaceId,
@@ -272,7 +282,6 @@ describe("recovery after an outage", () => {
       updated_at: past,
       origin: "recover",
       pending_key: `${endpoint.id} ${event._id}`,
-      unqueued: true,
     });
     await eventually(
       async () => receiver.deliveriesOf(event._id).length,
@@ -287,6 +296,8 @@ describe("recovery after an outage", () => {
       SLOW,
     );
     expect(delivery?.id).toBe(id);
+    expect(verifiedIds(receiver, endpoint.secret)).toEqual([event._id]);
+    expect(await deployment.db.collection("delivery_queue_intents").countDocuments()).toBe(0);
   });
 });
 

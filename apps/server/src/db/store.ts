@@ -11,6 +11,7 @@ import { Events } from "./events.js";
 import { IdempotencyKeys } from "./idempotency.js";
 import { Messages } from "./messages.js";
 import { EventRelay } from "./outbox.js";
+import { QueueIntents } from "./queue-intents.js";
 import { RateLimits } from "./rate-limits.js";
 import { Tickets } from "./tickets.js";
 import { Tombstones } from "./tombstones.js";
@@ -37,6 +38,8 @@ export interface Store {
   rateLimits: RateLimits;
   /** One document per delivery (event × endpoint × queueing), db/webhook-deliveries.ts. */
   webhookDeliveries: WebhookDeliveries;
+  /** Batches of deliveries being queued by a resend or a recovery (db/queue-intents.ts). */
+  queueIntents: QueueIntents;
   /** Queues deliveries: records them, then inserts their jobs (delivery/queue.ts). */
   deliveryQueue: DeliveryQueue;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
@@ -55,6 +58,7 @@ export function createStore(
   const messages = new Messages(db, relay);
   const conversations = new Conversations(db, { contacts, messages }, relay);
   const webhookDeliveries = new WebhookDeliveries(db);
+  const queueIntents = new QueueIntents(db);
   return {
     db,
     workspaces: new Workspaces(db),
@@ -70,7 +74,8 @@ export function createStore(
     deliveryAttempts: new DeliveryAttempts(db),
     rateLimits: new RateLimits(db),
     webhookDeliveries,
-    deliveryQueue: new DeliveryQueue(db, webhookDeliveries),
+    queueIntents,
+    deliveryQueue: new DeliveryQueue(db, webhookDeliveries, queueIntents),
     relay,
   };
 }
@@ -89,5 +94,6 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.relay.ensureIndexes();
   await store.deliveryAttempts.ensureIndexes();
   await store.webhookDeliveries.ensureIndexes();
+  await store.queueIntents.ensureIndexes();
   await ensureDeliveryJobIndexes(store.db);
 }

@@ -39,11 +39,6 @@ export interface WebhookDeliveryDoc {
   recovery_id?: string;
   /** `<endpoint_id> <event_id>` while pending, removed when it settles (see the module comment). */
   pending_key?: string;
-  /**
-   * Set while its job may not exist yet: a delivery is recorded before its job, and a crash in
-   * between leaves it set; the sweep (delivery/queue.ts) makes the missing jobs.
-   */
-  unqueued?: true;
 }
 
 /** The outcome of an attempt, or of a delivery that stopped without one. */
@@ -99,9 +94,11 @@ export class WebhookDeliveries {
       { name: "endpoint_newest" },
     );
     await this.collection.createIndex({ workspace_id: 1, event_id: 1, _id: -1 }, { name: "event_newest" });
-    // Recovery asks, per endpoint, which events of a batch have a pending or succeeded delivery.
-    await this.collection.createIndex({ endpoint_id: 1, event_id: 1, status: 1 }, { name: "endpoint_event" });
-    await this.collection.createIndex({ unqueued: 1, created_at: 1 }, { name: "unqueued", sparse: true });
+    // Recovery asks which events have a pending or succeeded delivery to the endpoint since a time.
+    await this.collection.createIndex(
+      { endpoint_id: 1, status: 1, created_at: 1 },
+      { name: "endpoint_status_created" },
+    );
     await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
   }
 
@@ -116,19 +113,9 @@ export class WebhookDeliveries {
     return existed.map((before) => !before);
   }
 
-  /** Their jobs exist now. */
-  async markQueued(ids: string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.collection.updateMany({ _id: { $in: ids }, unqueued: true }, { $unset: { unqueued: "" } });
-  }
-
-  /** Deliveries recorded before `before` whose jobs may be missing (a crash between the two), oldest first. */
-  unqueued(before: Date, limit: number): Promise<WebhookDeliveryDoc[]> {
-    return this.collection
-      .find({ unqueued: true, created_at: { $lt: before } })
-      .sort({ created_at: 1 })
-      .limit(limit)
-      .toArray();
+  /** Of `ids`, the deliveries still pending and never attempted (their jobs may be missing). */
+  pendingUnattempted(ids: string[]): Promise<WebhookDeliveryDoc[]> {
+    return this.collection.find({ _id: { $in: ids }, status: "pending", attempts: 0 }).toArray();
   }
 
   /** Deliveries by id (any workspace), for the first attempt of their jobs. */
@@ -162,7 +149,7 @@ export class WebhookDeliveries {
       }
       set.status = progress.status;
       set.next_attempt_at = null;
-      return { updateOne: { filter, update: { $set: set, $unset: { pending_key: "", unqueued: "" } } } };
+      return { updateOne: { filter, update: { $set: set, $unset: { pending_key: "" } } } };
     });
     await this.collection.bulkWrite(operations, { ordered: false });
   }
@@ -173,18 +160,23 @@ export class WebhookDeliveries {
       { endpoint_id: endpointId, status: "pending" },
       {
         $set: { status: "dropped", next_attempt_at: null, updated_at: now },
-        $unset: { pending_key: "", unqueued: "" },
+        $unset: { pending_key: "" },
       },
     );
     return modifiedCount;
   }
 
-  /** Of `eventIds`, those with a pending or succeeded delivery to the endpoint: a recovery skips them. */
-  async covered(endpointId: string, eventIds: string[]): Promise<Set<string>> {
+  /**
+   * The events with a pending or succeeded delivery to the endpoint made since `since` (a delivery
+   * of an event is made after the event): a recovery of a window starting then skips them. One
+   * range read of the endpoint's deliveries for the whole window, rather than one `$in` per batch
+   * of events, which the embedded fallback answers by scanning the collection each time.
+   */
+  async coveredSince(endpointId: string, since: Date): Promise<Set<string>> {
     const docs = await this.collection
       .find(
-        { endpoint_id: endpointId, event_id: { $in: eventIds }, status: { $in: ["pending", "succeeded"] } },
-        { projection: { event_id: 1 } },
+        { endpoint_id: endpointId, status: { $in: ["pending", "succeeded"] }, created_at: { $gte: since } },
+        { projection: { _id: 0, event_id: 1 } },
       )
       .toArray();
     return new Set(docs.map((doc) => doc.event_id));

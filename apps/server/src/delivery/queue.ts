@@ -1,5 +1,6 @@
-import type { Db } from "mongodb";
+import { type Db, ObjectId } from "mongodb";
 import { insertDeliveryJobs, type NewDeliveryJob } from "../db/delivery-jobs.js";
+import type { QueueIntents } from "../db/queue-intents.js";
 import {
   type DeliveryOrigin,
   pendingKey,
@@ -11,14 +12,18 @@ import { derivedId, newId } from "../domain/ids.js";
 
 /**
  * The one way a delivery is queued (issue 22), whether the event just happened, is resent, or is
- * recovered: record the deliveries, then insert their Agenda jobs, then clear their `unqueued`
- * mark, each step one round trip for the whole batch.
+ * recovered: record the deliveries, then insert their Agenda jobs, one round trip each for the
+ * whole batch.
  *
- * Deliveries come first because they are what a crash must not lose: a process that dies after
- * recording them and before their jobs exist leaves them `unqueued`, and `sweepUnqueued` (run by
- * every process, see sweeps.ts) makes the missing jobs. Either order of "sweep" and "late job
- * insert" is harmless: a job's `_id` is derived from its delivery, so only one job per delivery
- * can exist at a time, and a job whose delivery has settled sends nothing (delivery/deliver.ts).
+ * Deliveries come first because they are what a crash must not lose. A process that dies after
+ * recording them and before their jobs exist leaves deliveries without jobs; who makes the jobs
+ * then depends on the origin. An event's own deliveries: the relay, which runs the event's hooks
+ * again until they finished (db/outbox.ts), with `again` set. A resend's or a recovery's: each
+ * batch first writes a queue intent (db/queue-intents.ts) naming its deliveries, removed once the
+ * jobs exist, and `sweepIntents` (every process, see sweeps.ts) makes the jobs of intents a dead
+ * process left. Either order of "sweep" and "late job insert" is harmless: a job's `_id` is
+ * derived from its delivery, so only one job per delivery exists at a time, and a job whose
+ * delivery has settled sends nothing (delivery/deliver.ts).
  */
 
 /** One delivery to queue: an event to an endpoint. */
@@ -55,6 +60,7 @@ export class DeliveryQueue {
   constructor(
     private readonly db: Db,
     private readonly deliveries: WebhookDeliveries,
+    private readonly intents: QueueIntents,
   ) {}
 
   /** Adds a listener told of every batch of jobs inserted (the worker's notification, metrics). */
@@ -87,11 +93,15 @@ export class DeliveryQueue {
         origin: options.origin,
         ...(options.recoveryId ? { recovery_id: options.recoveryId } : {}),
         pending_key: pendingKey(request.endpointId, request.event._id),
-        unqueued: true,
       }),
     );
+    // The relay repeats an event's hooks itself; resends and recoveries leave an intent.
+    const intent =
+      options.origin === "event"
+        ? undefined
+        : { _id: new ObjectId().toHexString(), delivery_ids: docs.map((doc) => doc._id), created_at: now };
+    if (intent) await this.intents.record(intent);
     const recorded = await this.deliveries.recordMany(docs);
-    const queued = docs.filter((_, i) => recorded[i]);
     const jobs: NewDeliveryJob[] = [];
     requests.forEach((request, i) => {
       const doc = docs[i] as WebhookDeliveryDoc;
@@ -101,21 +111,23 @@ export class DeliveryQueue {
         jobs.push({ data: jobData(request, doc._id), nextRunAt: options.dueAt?.(request) ?? now });
       }
     });
+    const queued = docs.filter((_, i) => recorded[i]);
     await this.insertJobs(jobs, { origin: options.origin, deliveries: queued });
-    await this.deliveries.markQueued(queued.map((doc) => doc._id));
+    if (intent) await this.intents.done(intent._id);
     return queued;
   }
 
   /**
-   * Makes the jobs of deliveries recorded more than `graceMs` ago whose jobs may be missing (a
-   * process died between the two writes), a batch at a time; returns how many it looked at.
+   * Makes the missing jobs of the intents left for more than `graceMs` (their process died, or is
+   * very slow: then the jobs exist already and inserting them again is a no-op); returns how many
+   * intents it finished.
    */
-  async sweepUnqueued(graceMs: number, batch = 1000): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const docs = await this.deliveries.unqueued(new Date(Date.now() - graceMs), batch);
-      if (docs.length === 0) return total;
+  async sweepIntents(graceMs: number, batch = 100): Promise<number> {
+    const intents = await this.intents.stale(new Date(Date.now() - graceMs), batch);
+    for (const intent of intents) {
+      const docs = await this.deliveries.pendingUnattempted(intent.delivery_ids);
       const jobs = docs.map((doc) => ({
+        // Without the event's bytes: the attempt reads the event (delivery/deliver.ts `eventOf`).
         data: {
           delivery_id: doc._id,
           event_id: doc.event_id,
@@ -125,11 +137,10 @@ export class DeliveryQueue {
         },
         nextRunAt: new Date(),
       }));
-      await this.insertJobs(jobs, { origin: "event", deliveries: [] });
-      await this.deliveries.markQueued(docs.map((doc) => doc._id));
-      total += docs.length;
-      if (docs.length < batch) return total;
+      await this.insertJobs(jobs, { origin: docs[0]?.origin ?? "recover", deliveries: [] });
+      await this.intents.done(intent._id);
     }
+    return intents.length;
   }
 
   private async insertJobs(jobs: NewDeliveryJob[], queued: Parameters<QueuedListener>[0]): Promise<void> {

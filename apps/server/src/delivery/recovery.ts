@@ -41,9 +41,9 @@ export interface RecoveryWindow {
 
 /**
  * Queues, oldest event first, one delivery of every event of the window that the endpoint
- * subscribes to and that has no succeeded (or pending) delivery to it. A batch at a time: the
- * events in id order, which of them are covered already, then the rest queued in one go. Safe to
- * run twice at once: the one-pending index lets each event be queued by only one of them.
+ * subscribes to and that has no succeeded (or pending) delivery to it: which events are covered is
+ * read once, then the window's events in id order, a batch at a time, the others queued in one
+ * go. Safe to run twice at once: the one-pending index lets each event be queued by only one.
  */
 export async function recover(
   store: Store,
@@ -51,20 +51,18 @@ export async function recover(
   window: RecoveryWindow,
 ): Promise<{ id: string; queued: number }> {
   const id = newId("rcv");
+  // Events keep their time in whole seconds (their `created`).
+  const since = new Date(Math.floor(window.since.getTime() / 1000) * 1000);
   const filter: Record<string, unknown> = {
     workspace_id: endpoint.workspace_id,
-    // Events keep their time in whole seconds (their `created`).
-    created_at: { $gte: new Date(Math.floor(window.since.getTime() / 1000) * 1000), $lte: window.until },
+    created_at: { $gte: since, $lte: window.until },
   };
   if (!endpoint.events.includes("*")) filter.type = { $in: endpoint.events };
+  const covered = await store.webhookDeliveries.coveredSince(endpoint._id, since);
   const events = store.events.collection.find(filter).sort({ _id: 1 }).batchSize(RECOVERY_BATCH);
   let queued = 0;
   let batch: StoredEvent[] = [];
   const flush = async () => {
-    const covered = await store.webhookDeliveries.covered(
-      endpoint._id,
-      batch.map((event) => event._id),
-    );
     const missed = batch.filter((event) => !covered.has(event._id));
     const made: WebhookDeliveryDoc[] = await store.deliveryQueue.queue(
       missed.map((event) => ({ event, endpointId: endpoint._id })),
