@@ -90,7 +90,7 @@ async function claimAttempt(jobs: Collection<JobDoc>, job: Job<DeliveryJobData>)
 
 /**
  * Was this delivery made by an earlier job? A job is removed when its delivery settles, and a job
- * may be inserted again afterwards (a relay running its hooks again, the unqueued sweep racing a
+ * may be inserted again afterwards (a relay running its hooks again, the intent sweep racing a
  * slow request, see delivery/queue.ts): it starts counting at 1, so its first attempt checks the
  * delivery is still pending and unattempted. Jobs made before deliveries were recorded check the
  * attempts log instead, when their relay ran again.
