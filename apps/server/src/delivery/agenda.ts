@@ -29,6 +29,9 @@ import { CoalescingNotificationChannel } from "./notification-channel.js";
 
 export { DELIVERY_JOB };
 
+/** How soon a delivery run that failed on the database runs again. */
+const RUN_AGAIN_MS = 1000;
+
 export type DeliveryConfig = Pick<
   Config,
   | "role"
@@ -118,27 +121,35 @@ export class WebhookDelivery {
           job.attrs.nextRunAt = new Date(Date.now() + 50);
           return;
         }
-        await deliver(
-          {
-            store,
-            findEndpoint,
-            recordAttempt,
-            findDelivery,
-            recordProgress,
-            jobs,
-            dispatcher: this.agent as Agent,
-            logger,
-            timeoutMs: config.webhookTimeoutMs,
-            retryDelaysMs: config.webhookRetryDelaysMs,
-            metrics: options.metrics,
-            onEndpointDisabled: (endpoint) => this.stopEndpoint(endpoint),
-            inFlight: {
-              enter: (e) => this.inFlight.set(e, (this.inFlight.get(e) ?? 0) + 1),
-              leave: (e) => this.inFlight.set(e, (this.inFlight.get(e) ?? 1) - 1),
+        try {
+          await deliver(
+            {
+              store,
+              findEndpoint,
+              recordAttempt,
+              findDelivery,
+              recordProgress,
+              jobs,
+              dispatcher: this.agent as Agent,
+              logger,
+              timeoutMs: config.webhookTimeoutMs,
+              retryDelaysMs: config.webhookRetryDelaysMs,
+              metrics: options.metrics,
+              onEndpointDisabled: (endpoint) => this.stopEndpoint(endpoint),
+              inFlight: {
+                enter: (e) => this.inFlight.set(e, (this.inFlight.get(e) ?? 0) + 1),
+                leave: (e) => this.inFlight.set(e, (this.inFlight.get(e) ?? 1) - 1),
+              },
             },
-          },
-          job,
-        );
+            job,
+          );
+        } catch (err) {
+          // The database went away mid-run (the crash trials cut it). A run that throws is a
+          // failed Agenda job, never run again: the delivery would be lost. Run it again later;
+          // the next run counts this attempt as interrupted if it was made.
+          logger.warn({ err, eventId: job.attrs.data.event_id }, "delivery run failed; running it again");
+          job.attrs.nextRunAt = new Date(Date.now() + RUN_AGAIN_MS);
+        }
       },
       {
         concurrency,

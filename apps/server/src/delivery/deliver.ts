@@ -124,8 +124,15 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
     );
     return;
   }
+  // The delivery record follows the attempts log; if writing it fails (the database went away
+  // after the attempt), the attempt stands and the record lags rather than the event being sent again.
   const progress = async (update: DeliveryProgress) => {
-    if (deliveryId) await deps.recordProgress({ id: deliveryId, progress: update });
+    if (!deliveryId) return;
+    try {
+      await deps.recordProgress({ id: deliveryId, progress: update });
+    } catch (err) {
+      logger.warn({ err, deliveryId }, "could not record the delivery's progress");
+    }
   };
   // Deleted or disabled (by its owner or by failures) while the delivery was due: it stops here.
   if (!event || !endpoint || endpoint.status !== "enabled") {
