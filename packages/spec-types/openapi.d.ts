@@ -526,6 +526,10 @@ export type paths = {
          *     The endpoint must be enabled (`updateWebhookEndpoint` with `status: "enabled"`) first; a
          *     disabled one is `409 webhook_endpoint_disabled`. After an outage: enable the endpoint, then
          *     recover since the first failure.
+         *
+         *     **Checked beyond the schema:** the window may not end before it starts (`until` before
+         *     `since`, or `since` in the future without `until`), and `since` may go back at most the
+         *     event retention: `400 parameter_invalid` naming `until` or `since`.
          */
         post: operations["recoverWebhookEndpoint"];
         delete?: never;
@@ -636,8 +640,10 @@ export type paths = {
          *     receivers that drop duplicates by event id stay correct. An endpoint that already has a
          *     pending delivery of the event is left to it (not queued twice). `202` with the deliveries
          *     queued. An event past retention is `404`; a disabled `endpoint_id` is
-         *     `409 webhook_endpoint_disabled`; an `endpoint_id` not subscribed to the event's type is
-         *     `400 parameter_invalid`.
+         *     `409 webhook_endpoint_disabled`.
+         *
+         *     **Checked beyond the schema:** `endpoint_id` must name an endpoint subscribed to the event's
+         *     type (or `*`): `400 parameter_invalid` naming `endpoint_id`.
          */
         post: operations["resendEvent"];
         delete?: never;
