@@ -42,6 +42,12 @@ export interface Store {
   deliveryQueue: DeliveryQueue;
   /** The API keys' token buckets, shared by the API processes (db/rate-limits.ts). */
   rateLimits: RateLimits;
+  /** One document per delivery (event × endpoint × queueing), db/webhook-deliveries.ts. */
+  webhookDeliveries: WebhookDeliveries;
+  /** Batches of deliveries being queued by a resend or a recovery (db/queue-intents.ts). */
+  queueIntents: QueueIntents;
+  /** Queues deliveries: records them, then inserts their jobs (delivery/queue.ts). */
+  deliveryQueue: DeliveryQueue;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
   relay: EventRelay;
 }
@@ -76,6 +82,9 @@ export function createStore(
     queueIntents,
     deliveryQueue: new DeliveryQueue(db, webhookDeliveries, queueIntents),
     rateLimits: new RateLimits(db),
+    webhookDeliveries,
+    queueIntents,
+    deliveryQueue: new DeliveryQueue(db, webhookDeliveries, queueIntents),
     relay,
   };
 }
