@@ -34,12 +34,6 @@ export interface Store {
   /** Deleted contacts and tickets, for incremental pulls (db/tombstones.ts). */
   tombstones: Tombstones;
   deliveryAttempts: DeliveryAttempts;
-  /** One document per delivery (event × endpoint × queueing), db/webhook-deliveries.ts. */
-  webhookDeliveries: WebhookDeliveries;
-  /** Batches of deliveries being queued by a resend or a recovery (db/queue-intents.ts). */
-  queueIntents: QueueIntents;
-  /** Queues deliveries: records them, then inserts their jobs (delivery/queue.ts). */
-  deliveryQueue: DeliveryQueue;
   /** The API keys' token buckets, shared by the API processes (db/rate-limits.ts). */
   rateLimits: RateLimits;
   /** One document per delivery (event × endpoint × queueing), db/webhook-deliveries.ts. */
@@ -78,9 +72,6 @@ export function createStore(
     events,
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),
-    webhookDeliveries,
-    queueIntents,
-    deliveryQueue: new DeliveryQueue(db, webhookDeliveries, queueIntents),
     rateLimits: new RateLimits(db),
     webhookDeliveries,
     queueIntents,
