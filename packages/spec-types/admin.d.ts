@@ -265,7 +265,8 @@ export type paths = {
          * Re-enable a webhook endpoint
          * @description Re-enables an endpoint (of any workspace): `status: "enabled"`, `consecutive_failures: 0`,
          *     `disabled_at` and `disabled_reason` back to `null`. Deliveries stopped while it was disabled
-         *     are not resent. Enabling an enabled endpoint is a no-op that returns `200`. Takes no body.
+         *     are not resent by this; the owner recovers them with `recoverWebhookEndpoint` (public API).
+         *     Enabling an enabled endpoint is a no-op that returns `200`. Takes no body.
          */
         post: operations["enableWebhookEndpoint"];
         delete?: never;
@@ -557,6 +558,8 @@ export type components = {
             id: string;
             /** @constant */
             object: "delivery_attempt";
+            /** @description The delivery this attempt belongs to (`listWebhookEndpointDeliveries`); `null` for attempts made before deliveries were recorded. */
+            delivery_id: string | null;
             endpoint_id: string;
             event_id: string;
             event_type: components["schemas"]["EventType"];

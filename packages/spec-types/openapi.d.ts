@@ -396,8 +396,9 @@ export type paths = {
          * @description Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
          *     (replaced whole) and `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
          *     says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
-         *     to 0, also for an endpoint that deliveries disabled. Deliveries skipped while disabled are
-         *     not resent; the events stay readable through `listEvents`. A PATCH that changes nothing
+         *     to 0, also for an endpoint that deliveries disabled. Deliveries that were due while it was
+         *     disabled are `dropped`, and events of that time make none: enabling does not resend them,
+         *     `recoverWebhookEndpoint` does. A PATCH that changes nothing
          *     returns `200`. The `secret` is never returned here (see `rotateWebhookEndpointSecret`).
          */
         patch: operations["updateWebhookEndpoint"];
@@ -463,6 +464,80 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description Every delivery of an event to this endpoint, newest first: one per queueing (the event
+         *     happening, `resendEvent`, `recoverWebhookEndpoint`), each with its status (`pending`,
+         *     `succeeded`, `failed` when its retries ran out, `dropped` when the endpoint was disabled or
+         *     paused while it was due), how many attempts it made and how the last one went. Filters
+         *     combine: `status`, `event_type`, and `created_after`/`created_before` (exclusive, on when the
+         *     delivery was queued). Deliveries are kept as long as events. The attempts behind a delivery
+         *     are in `listWebhookEndpointAttempts`, each naming its `delivery_id`.
+         */
+        get: operations["listWebhookEndpointDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/v1/webhook-endpoints/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover the deliveries an endpoint missed
+         * @description Queues, oldest event first, one delivery of every event of the window that the endpoint
+         *     subscribes to and that has no `succeeded` delivery to it: deliveries that failed, were
+         *     dropped, or were never made because the endpoint was disabled when the event happened.
+         *     The window holds the events whose `created` is at or after `since` (to the second) and at
+         *     or before `until` (default: now; a later `until` means now); `since` may go back at most
+         *     the event retention (30 days by default). Each delivery carries the event's stored bytes
+         *     and its id (`Service-Delivery`, `webhook-id`), signed anew, with the normal retries.
+         *
+         *     Safe to repeat, and to run twice at once: an event that already has a pending delivery to
+         *     the endpoint is not queued again, so `queued` counts only the deliveries this call made.
+         *     The endpoint must be enabled (`updateWebhookEndpoint` with `status: "enabled"`) first; a
+         *     disabled one is `409 webhook_endpoint_disabled`. After an outage: enable the endpoint, then
+         *     recover since the first failure.
+         *
+         *     **Checked beyond the schema:** the window may not end before it starts (`until` before
+         *     `since`, or `since` in the future without `until`), and `since` may go back at most the
+         *     event retention: `400 parameter_invalid` naming `until` or `since`.
+         */
+        post: operations["recoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/events": {
         parameters: {
             query?: never;
@@ -507,6 +582,70 @@ export type paths = {
         get: operations["getEvent"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/v1/events/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's id (`evt_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List an event's deliveries
+         * @description Every delivery of this event, to every endpoint, newest first: one per queueing (the event
+         *     happening, `resendEvent`, `recoverWebhookEndpoint`), each with its status and how its last
+         *     attempt went. An endpoint that was disabled when the event happened has none (see
+         *     `recoverWebhookEndpoint`). An event past retention is `404`.
+         */
+        get: operations["listEventDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/v1/events/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The event's id (`evt_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend an event
+         * @description Queues a new delivery of the event, with the normal retries: to `endpoint_id`, or, without
+         *     it, to every enabled endpoint subscribed to the event's type. It carries the same bytes and
+         *     the same event id (`Service-Delivery`, `webhook-id`) as the first delivery, signed anew, so
+         *     receivers that drop duplicates by event id stay correct. An endpoint that already has a
+         *     pending delivery of the event is left to it (not queued twice). `202` with the deliveries
+         *     queued. An event past retention is `404`; a disabled `endpoint_id` is
+         *     `409 webhook_endpoint_disabled`.
+         *
+         *     **Checked beyond the schema:** `endpoint_id` must name an endpoint subscribed to the event's
+         *     type (or `*`): `400 parameter_invalid` naming `endpoint_id`.
+         */
+        post: operations["resendEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1414,11 +1553,108 @@ export type components = {
             /** @description Event types to receive, or `["*"]` for all. Omitted means all. */
             events?: components["schemas"]["EventSubscription"][];
         };
+        /**
+         * @description `pending` (queued or between attempts), `succeeded` (an attempt got a 2xx), `failed` (its
+         *     last attempt failed: the retries ran out), `dropped` (the endpoint was disabled, by 15 failed
+         *     deliveries or by its owner, or deleted, while the delivery was due).
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "succeeded" | "failed" | "dropped";
+        /**
+         * @description One event queued to one endpoint, with all its attempts: made when the event happens (for
+         *     every enabled endpoint subscribed to its type), by `resendEvent` and by
+         *     `recoverWebhookEndpoint`. An event may have several deliveries to one endpoint, at most one
+         *     of them `pending`.
+         */
+        WebhookDelivery: {
+            /** @example dlv_2bXkt7NoP1qR3sTu */
+            id: string;
+            /** @constant */
+            object: "webhook_delivery";
+            event_id: string;
+            event_type: components["schemas"]["EventType"];
+            endpoint_id: string;
+            status: components["schemas"]["WebhookDeliveryStatus"];
+            /** @description Attempts made so far (1 + retries); 0 before the first. */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the last attempt started; `null` before the first.
+             */
+            last_attempt_at: string | null;
+            /** @description The endpoint's HTTP status on the last attempt; `null` before the first or when it did not answer (see the attempts log for why). */
+            last_status_code: number | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due while `pending`; `null` once it is settled.
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the delivery was queued.
+             */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A page of deliveries, newest first (and the deliveries `resendEvent` queued). */
+        WebhookDeliveryList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["WebhookDelivery"][];
+            has_more: boolean;
+        };
+        /** @description Body of `resendEvent` (optional). */
+        WebhookResend: {
+            /**
+             * @description The endpoint to resend to; omitted means every enabled endpoint subscribed to the event's type.
+             * @example we_2bXks1AbC3dEf5Gh
+             */
+            endpoint_id?: string;
+        };
+        /** @description A point in time, as Unix seconds or RFC 3339. */
+        Instant: number | string;
+        /** @description Body of `recoverWebhookEndpoint`. */
+        WebhookRecoveryCreate: {
+            /** @description The window's start (events whose `created` is at or after it, to the second); at most the event retention ago. */
+            since: components["schemas"]["Instant"];
+            /** @description The window's end (inclusive); default now, and a later one means now. Not before `since`. */
+            until?: components["schemas"]["Instant"];
+        };
+        /** @description What one `recoverWebhookEndpoint` call queued. */
+        WebhookRecovery: {
+            /** @example rcv_2bXkt7MnO9pQ1rSt */
+            id: string;
+            /** @constant */
+            object: "webhook_recovery";
+            endpoint_id: string;
+            /**
+             * Format: date-time
+             * @description The window's start, as sent.
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The window's end (now when it was omitted or later).
+             */
+            until: string;
+            /** @description Deliveries this call queued, one per missed event (events with a pending delivery to the endpoint are not counted). */
+            queued: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Every resource has it (DESIGN.md §3). A recovery does not change, so it equals `created_at`.
+             */
+            updated_at: string;
+        };
         /** @description One HTTP attempt to deliver one event to one endpoint. */
         DeliveryAttempt: {
             id: string;
             /** @constant */
             object: "delivery_attempt";
+            /** @description The delivery this attempt belongs to (`listWebhookEndpointDeliveries`); `null` for attempts made before deliveries were recorded. */
+            delivery_id: string | null;
             endpoint_id: string;
             event_id: string;
             event_type: components["schemas"]["EventType"];
@@ -1675,7 +1911,7 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update` (each operation lists the ones it can return). `idempotency_key_in_flight` and `concurrent_update` are worth retrying after a moment; the others are not. */
+        /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `webhook_endpoint_disabled` (each operation lists the ones it can return). `idempotency_key_in_flight` and `concurrent_update` are worth retrying after a moment; the others are not. */
         Conflict: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -1828,6 +2064,11 @@ export type components = {
          */
         EventsStartingAfter: string;
         /**
+         * @description Cursor for the next page, the `id` of the last delivery of the previous page (`dlv_…`). Works even if that delivery has been deleted since.
+         * @example dlv_2bXkt7NoP1qR3sTu
+         */
+        DeliveriesStartingAfter: string;
+        /**
          * @description Only objects created strictly after this instant. Unix seconds or RFC 3339, exclusive.
          * @example 2026-01-01T00:00:00Z
          */
@@ -1898,6 +2139,16 @@ export type components = {
          *     ]
          */
         EventTypeFilter: components["schemas"]["EventType"][];
+        /**
+         * @description Only deliveries in this status.
+         * @example failed
+         */
+        DeliveryStatusFilter: components["schemas"]["WebhookDeliveryStatus"];
+        /**
+         * @description Only deliveries of events of this type.
+         * @example contact.created
+         */
+        DeliveryEventTypeFilter: components["schemas"]["EventType"];
         /**
          * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
          *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
@@ -3180,6 +3431,138 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    listWebhookEndpointDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of objects to return, 1..100.
+                 * @example 25
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor for the next page, the `id` of the last delivery of the previous page (`dlv_…`). Works even if that delivery has been deleted since.
+                 * @example dlv_2bXkt7NoP1qR3sTu
+                 */
+                starting_after?: components["parameters"]["DeliveriesStartingAfter"];
+                /**
+                 * @description Only deliveries in this status.
+                 * @example failed
+                 */
+                status?: components["parameters"]["DeliveryStatusFilter"];
+                /**
+                 * @description Only deliveries of events of this type.
+                 * @example contact.created
+                 */
+                event_type?: components["parameters"]["DeliveryEventTypeFilter"];
+                /**
+                 * @description Only objects created strictly after this instant. Unix seconds or RFC 3339, exclusive.
+                 * @example 2026-01-01T00:00:00Z
+                 */
+                created_after?: components["parameters"]["CreatedAfter"];
+                /**
+                 * @description Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive.
+                 * @example 1767225600
+                 */
+                created_before?: components["parameters"]["CreatedBefore"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    recoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRecoveryCreate"];
+            };
+        };
+        responses: {
+            /** @description The deliveries are queued; `queued` says how many. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (`until` before `since`, `since` older than the event retention), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `webhook_endpoint_disabled` (enable the endpoint first), `idempotency_key_in_flight`. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -3272,6 +3655,119 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listEventDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Maximum number of objects to return, 1..100.
+                 * @example 25
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor for the next page, the `id` of the last delivery of the previous page (`dlv_…`). Works even if that delivery has been deleted since.
+                 * @example dlv_2bXkt7NoP1qR3sTu
+                 */
+                starting_after?: components["parameters"]["DeliveriesStartingAfter"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The event's id (`evt_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    resendEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The event's id (`evt_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookResend"];
+            };
+        };
+        responses: {
+            /** @description The deliveries queued (none when every subscribed endpoint has one pending). */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (e.g. an `endpoint_id` not subscribed to the event's type), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such event (or it is past retention), or no such `endpoint_id`, in this workspace. Codes: `resource_missing`; `param` is `id` or `endpoint_id`. */
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `webhook_endpoint_disabled` (enable the endpoint first), `idempotency_key_in_flight`. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

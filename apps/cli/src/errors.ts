@@ -21,6 +21,20 @@ export class PartialFailure extends Error {
   override name = "PartialFailure";
 }
 
+/**
+ * An API error the command foresaw, with what to do next (a disabled endpoint: enable it first).
+ * Reported like any API error, plus the hint (`hint` in `--json`).
+ */
+export class GuidedError extends Error {
+  override name = "GuidedError";
+  constructor(
+    readonly error: DesklineError,
+    readonly hint: string,
+  ) {
+    super(error.message);
+  }
+}
+
 export interface ErrorReport {
   exitCode: number;
   /** Lines for stderr; empty when the command already reported. */
@@ -42,12 +56,18 @@ export function reportError(error: unknown, json: boolean): ErrorReport {
     };
   }
   if (error instanceof DesklineError) return { exitCode: EXIT_FAILURE, lines: apiErrorLines(error, json) };
+  if (error instanceof GuidedError) {
+    return { exitCode: EXIT_FAILURE, lines: apiErrorLines(error.error, json, error.hint) };
+  }
   const message = error instanceof Error ? error.message : String(error);
   return { exitCode: EXIT_FAILURE, lines: [json ? errorJson("cli_error", message) : `error: ${message}`] };
 }
 
-/** An API error as the user needs it: what happened, its stable code, and the id to quote to support. */
-export function apiErrorLines(error: DesklineError, json: boolean): string[] {
+/**
+ * An API error as the user needs it: what happened, its stable code, the id to quote to support,
+ * and, when the command knows it, what to do next.
+ */
+export function apiErrorLines(error: DesklineError, json: boolean, hint?: string): string[] {
   if (json) {
     return [
       JSON.stringify({
@@ -57,6 +77,7 @@ export function apiErrorLines(error: DesklineError, json: boolean): string[] {
           message: error.message,
           param: error.param ?? null,
           request_id: error.requestId ?? null,
+          ...(hint ? { hint } : {}),
         },
       }),
     ];
@@ -69,6 +90,7 @@ export function apiErrorLines(error: DesklineError, json: boolean): string[] {
     error.requestId && `request id ${error.requestId}`,
   ].filter(Boolean);
   if (details.length > 0) lines.push(`  (${details.join(", ")})`);
+  if (hint) lines.push(`  ${hint}`);
   return lines;
 }
 

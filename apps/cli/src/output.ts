@@ -52,7 +52,7 @@ export function printObject(value: Record<string, unknown>, json: boolean): void
  * `limit` caps how many are taken, however many pages that spans.
  */
 export async function printList<T>(
-  items: AsyncIterable<T>,
+  items: AsyncIterable<T> | Iterable<T>,
   columns: readonly Column<T>[],
   options: { json: boolean; limit?: number },
 ): Promise<number> {

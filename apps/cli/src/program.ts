@@ -21,9 +21,12 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<CommandGroup
     summary: "list and read conversations, reply, add internal notes",
     load: () => import("./commands/conversations.js"),
   },
-  webhooks: { summary: "manage webhook endpoints", load: () => import("./commands/webhooks.js") },
+  webhooks: {
+    summary: "manage webhook endpoints, see their deliveries, recover what they missed",
+    load: () => import("./commands/webhooks.js"),
+  },
   events: {
-    summary: "list and read the events of the workspace",
+    summary: "list and read the events of the workspace, see where each went, resend one",
     load: () => import("./commands/events.js"),
   },
   listen: {

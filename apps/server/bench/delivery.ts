@@ -1,12 +1,8 @@
-import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { createServer } from "node:https";
-import type { AddressInfo } from "node:net";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { Agent, request } from "undici";
 import { startTestServer } from "../test/helpers/server.js";
+import { ADMIN_TOKEN, certificate, cpuMs, post, receiver, startServer } from "./delivery-kit.js";
 import { newRunId, startBenchDatabase } from "./environment.js";
 
 /**
@@ -33,125 +29,6 @@ process.env.TEST_LOG_LEVEL ??= "fatal";
 const RATE = 100;
 const BACKLOG = 1000;
 const log = (line: string) => process.stderr.write(`[delivery bench] ${line}\n`);
-
-function certificate() {
-  const dir = mkdtempSync(join(tmpdir(), "deskline-bench-"));
-  const [cert, key] = [join(dir, "cert.pem"), join(dir, "key.pem")];
-  execFileSync(
-    "openssl",
-    [
-      ...["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"],
-      ...[
-        "-keyout",
-        key,
-        "-out",
-        cert,
-        "-days",
-        "1",
-        "-subj",
-        "/CN=bench",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-      ],
-    ],
-    { stdio: "ignore" },
-  );
-  return { certFile: cert, cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8") };
-}
-
-/** An HTTPS receiver that notes when each delivery arrived. */
-async function receiver(tls: { cert: string; key: string }) {
-  const arrived = new Map<string, number>();
-  const server = createServer(tls, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const at = performance.now();
-      const text = Buffer.concat(chunks).toString();
-      // Deliveries are keyed by the contact id of their event; the baseline's posts by nothing.
-      const id = text.startsWith('{"id":"evt_') ? (JSON.parse(text) as { data: { id: string } }).data.id : "";
-      arrived.set(id, at);
-      res.writeHead(204).end();
-    });
-  });
-  server.listen(0, "127.0.0.1");
-  await new Promise((done) => server.once("listening", done));
-  const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  return { url, arrived, close: () => new Promise((done) => server.close(done)) };
-}
-
-const ADMIN_TOKEN = "bench-admin";
-
-async function post(url: string, body: unknown, headers: Record<string, string>) {
-  const res = await request(url, {
-    method: "POST",
-    body: JSON.stringify(body),
-    headers: { "content-type": "application/json", ...headers },
-  });
-  const json = (await res.body.json()) as Record<string, unknown> & { id: string; key: string };
-  if (res.statusCode >= 300) throw new Error(`${url}: ${res.statusCode} ${JSON.stringify(json)}`);
-  return json;
-}
-
-/** A server process (src/main.ts) with a ROLE, trusting the receiver's certificate. */
-function startServer(uri: string, databaseName: string, role: "all" | "api" | "worker", certFile: string) {
-  const profile = process.env.BENCH_CPU_PROF
-    ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF]
-    : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", "src/main.ts"], {
-    cwd: join(import.meta.dirname, ".."),
-    env: {
-      ...process.env,
-      PORT: "0",
-      MONGODB_URI: uri,
-      MONGODB_DATABASE: databaseName,
-      ADMIN_TOKEN,
-      ROLE: role,
-      LOG_LEVEL: "info",
-      RATE_LIMIT_PER_SECOND: "0",
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-      NODE_EXTRA_CA_CERTS: certFile,
-    },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  const seen = (pattern: RegExp) =>
-    new Promise<RegExpExecArray>((resolve) => {
-      const check = () => {
-        const match = pattern.exec(output);
-        if (match) {
-          child.stdout?.off("data", check);
-          resolve(match);
-        }
-      };
-      child.stdout?.on("data", (chunk: Buffer) => {
-        // Only start-up lines matter; request logs are dropped unread.
-        if (output.length < 100_000) output += chunk.toString();
-        check();
-      });
-    });
-  return {
-    role,
-    child,
-    baseUrl: role === "worker" ? undefined : seen(/"baseUrl":"([^"]+)"/).then((m) => m[1] as string),
-    delivering: seen(/delivering webhooks/),
-    exited: new Promise((done) => child.once("exit", done)),
-  };
-}
-
-/**
- * CPU time (user + system) a process has used so far, in ms, from /proc (Linux; NaN elsewhere).
- * On a shared machine latency depends on the other processes; CPU per event does not.
- */
-function cpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-    // Fields 14 and 15 of stat (utime, stime), counted from the state field (3): 11 and 12 here.
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return Number.NaN;
-  }
-}
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);

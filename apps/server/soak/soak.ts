@@ -159,9 +159,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     if (options.outageMs > 0) {
       await sleep(1000);
       log(`outage: cutting the database for ${options.outageMs} ms while writing`);
-      // Answers count under the phase they arrive in, so "outage" starts once the cut is made
-      // and ends before the database is back. The other way round, an answer in flight at the
-      // cut, or one to a request that waited the outage out, landed in it as a rightful 200.
+      // Answers count under the phase their request was sent and answered in (soak/writer.ts),
+      // so "outage" starts once the cut is made and ends before the database is back. An answer
+      // in flight at the cut, or one to a request that waited the outage out, is a rightful 200.
       await proxy.cut();
       writer.setPhase("outage");
       await sleep(options.outageMs);

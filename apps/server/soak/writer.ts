@@ -84,10 +84,17 @@ export function startWriter(options: WriterOptions): Writer {
   let sequence = 0;
   const running = new Set<Promise<void>>();
 
-  const count = (answer: string) => {
-    const byAnswer = answers.get(phase) ?? new Map<string, number>();
+  /**
+   * Counts an answer under the phase its request was sent and answered in; one that crossed a
+   * phase change goes under `<sent>→<answered>`. A write sent just before the database was cut
+   * commits, then its event relay fails at the cut (the sweep relays it later) and it is answered
+   * 200 during the outage: rightly, but not an answer to a request made while the database was away.
+   */
+  const count = (answer: string, sentIn: string) => {
+    const key = sentIn === phase ? phase : `${sentIn}→${phase}`;
+    const byAnswer = answers.get(key) ?? new Map<string, number>();
     byAnswer.set(answer, (byAnswer.get(answer) ?? 0) + 1);
-    answers.set(phase, byAnswer);
+    answers.set(key, byAnswer);
   };
 
   /** Sends until a definite answer; undefined when given up. */
@@ -96,6 +103,7 @@ export function startWriter(options: WriterOptions): Writer {
     const deadline = Date.now() + giveUpAfterMs;
     for (let attempt = 0; Date.now() < deadline; attempt++) {
       if (attempt > 0) await sleep(Math.min(2000, 50 * 2 ** Math.min(attempt, 6)));
+      const sentIn = phase;
       try {
         const response = await fetch(`${baseUrl}${path}`, {
           method,
@@ -108,11 +116,11 @@ export function startWriter(options: WriterOptions): Writer {
           signal: AbortSignal.timeout(requestTimeoutMs),
         });
         const text = await response.text();
-        count(String(response.status));
+        count(String(response.status), sentIn);
         if (isTransient(response.status, text)) continue;
         return { status: response.status, text };
       } catch (error) {
-        count((error as Error).name === "TimeoutError" ? "timeout" : "connection");
+        count((error as Error).name === "TimeoutError" ? "timeout" : "connection", sentIn);
       }
     }
     return undefined;

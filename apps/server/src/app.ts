@@ -36,8 +36,13 @@ export interface AppDeps {
 /** Builds the Koa app from its dependencies; no I/O happens here (main.ts does the wiring). */
 export function createApp({ config, store, database, openapi, logger, clock, metrics }: AppDeps): Koa {
   const router = new Router();
-  const kit = createRouteKit(router, { store, database, config, openapi }, logger, clock);
   const appMetrics = metrics ?? createMetrics({ store, database });
+  const kit = createRouteKit(
+    router,
+    { store, database, config, openapi, metrics: appMetrics },
+    logger,
+    clock,
+  );
   opsRoutes(router, kit);
   metricsRoutes(router, appMetrics, config.metricsToken);
   docsRoutes(router, kit);

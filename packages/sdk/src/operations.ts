@@ -30,13 +30,15 @@ export type BodyOf<O> = O extends { requestBody?: infer B }
     : never
   : never;
 
-/** The body of the operation's success answer (200 or 201). */
+/** The body of the operation's success answer (200, 201, or 202 for work it queued). */
 export type ResultOf<O> = O extends { responses: infer R }
   ? R extends { 200: { content: { "application/json": infer J } } }
     ? J
     : R extends { 201: { content: { "application/json": infer J } } }
       ? J
-      : never
+      : R extends { 202: { content: { "application/json": infer J } } }
+        ? J
+        : never
   : never;
 
 interface CallInput {

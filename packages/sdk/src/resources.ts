@@ -231,10 +231,33 @@ export class WebhookEndpoints extends Resource {
   rotateSecret = this.action("/open/v1/webhook-endpoints/{id}/rotate-secret");
   /** Every delivery attempt to the endpoint, newest first: status, duration and why it failed. */
   listAttempts = this.nestedLister("/open/v1/webhook-endpoints/{id}/attempts");
+  /**
+   * The endpoint's deliveries (one event each), newest first, with their `status` (`pending`,
+   * `succeeded`, `failed`, `dropped`), attempts and last answer; filter by `status`,
+   * `event_type`, `created_after`/`created_before`. Iterate to walk every page.
+   */
+  deliveries = this.nestedLister("/open/v1/webhook-endpoints/{id}/deliveries");
+  /**
+   * Queues, oldest first, one delivery of every event from `since` to `until` (default now) that
+   * the endpoint subscribes to and never received: failed, dropped, or never sent while it was
+   * disabled. Safe to repeat. After an outage: enable the endpoint (`update(id, { status:
+   * "enabled" })`; a disabled one is a `ConflictError`), then recover since the first failure.
+   * Resolves to the recovery, with the number `queued`.
+   */
+  recover = this.nestedCreator("/open/v1/webhook-endpoints/{id}/recover");
 }
 
 export class Events extends Resource {
   /** Recorded events, newest first (the same bodies the webhooks deliver). */
   list = this.lister("/open/v1/events");
   get = this.byId("get", "/open/v1/events/{id}");
+  /**
+   * Delivers the event again, with the same id and bytes (receivers that drop duplicates by event
+   * id stay correct) and the normal retries: to `endpoint_id`, or, without it, to every enabled
+   * endpoint subscribed to its type. Resolves to the list of deliveries it queued. An event past
+   * retention is a `NotFoundError`, a disabled endpoint a `ConflictError`.
+   */
+  resend = this.action("/open/v1/events/{id}/resend");
+  /** The event's deliveries, one per endpoint it was sent (or resent) to, newest first. */
+  deliveries = this.nestedLister("/open/v1/events/{id}/deliveries");
 }

@@ -43,5 +43,14 @@ export type WebhookEndpointWithSecret = Schemas["WebhookEndpointWithSecret"];
 export type WebhookEndpointCreate = Schemas["WebhookEndpointCreate"];
 export type EventType = Schemas["EventType"];
 export type WebhookEndpointUpdate = Schemas["WebhookEndpointUpdate"];
+/** One event queued to one endpoint (`events.deliveries`, `webhookEndpoints.deliveries`, `events.resend`). */
+export type WebhookDelivery = Schemas["WebhookDelivery"];
+export type WebhookDeliveryStatus = Schemas["WebhookDeliveryStatus"];
+/** The body of `events.resend`: `endpoint_id`, or nothing for every subscribed endpoint. */
+export type WebhookResend = Schemas["WebhookResend"];
+/** The body of `webhookEndpoints.recover`: the window, `since` and `until` (Unix seconds or RFC 3339). */
+export type WebhookRecoveryCreate = Schemas["WebhookRecoveryCreate"];
+/** What one `webhookEndpoints.recover` call queued. */
+export type WebhookRecovery = Schemas["WebhookRecovery"];
 /** An event as `events.get` returns it and webhooks deliver it; switch on `type` to narrow `data`. */
 export type DesklineEvent = Schemas["Event"];

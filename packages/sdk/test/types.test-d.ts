@@ -8,7 +8,9 @@ import type {
   Message,
   PagePromise,
   Ticket,
+  WebhookDelivery,
   WebhookEndpointWithSecret,
+  WebhookRecovery,
 } from "../src/index.js";
 
 declare const deskline: Deskline;
@@ -40,6 +42,22 @@ describe("Deskline types", () => {
     expectTypeOf(list).toMatchTypeOf<AsyncIterable<Ticket>>();
   });
 
+  it("types deliveries, resend and recover (202 answers) from the spec", () => {
+    expectTypeOf(deskline.events.resend("evt_1")).resolves.toEqualTypeOf<{
+      object: "list";
+      data: WebhookDelivery[];
+      has_more: boolean;
+    }>();
+    expectTypeOf(
+      deskline.webhookEndpoints.recover("we_1", { since: 0 }),
+    ).resolves.toEqualTypeOf<WebhookRecovery>();
+    expectTypeOf(deskline.webhookEndpoints.deliveries("we_1", { status: "failed" })).toMatchTypeOf<
+      AsyncIterable<WebhookDelivery>
+    >();
+    expectTypeOf(deskline.events.deliveries("evt_1")).toMatchTypeOf<AsyncIterable<WebhookDelivery>>();
+    expectTypeOf<WebhookDelivery["status"]>().toEqualTypeOf<"pending" | "succeeded" | "failed" | "dropped">();
+  });
+
   it("refuses wrong bodies and params", () => {
     // @ts-expect-error `name` is required
     deskline.contacts.create({ email: "ada@example.com" });
@@ -67,6 +85,14 @@ describe("Deskline types", () => {
     deskline.webhookEndpoints.rotateSecret("we_1", { expires_in: "1h" });
     // @ts-expect-error the id is a string
     deskline.contacts.get(42);
+    // @ts-expect-error `since` is required
+    deskline.webhookEndpoints.recover("we_1", { until: "2026-03-02T00:00:00Z" });
+    // @ts-expect-error `since` is Unix seconds or an RFC 3339 string
+    deskline.webhookEndpoints.recover("we_1", { since: true });
+    // @ts-expect-error not a delivery status
+    deskline.webhookEndpoints.deliveries("we_1", { status: "delivered" });
+    // @ts-expect-error resend takes an endpoint id, not a list
+    deskline.events.resend("evt_1", { endpoint_ids: ["we_1"] });
   });
 
   it("types the raw client by path", async () => {

@@ -2,9 +2,10 @@
 
 import type { DesklineEvent as Event } from "@deskline/sdk";
 import type { Command } from "commander";
-import { clientFor } from "../context.js";
+import { clientFor, globalsOf } from "../context.js";
 import { listParameters } from "../generated/schemas.js";
-import type { Column } from "../output.js";
+import { type Column, printList, writeLine } from "../output.js";
+import { deliveryColumns, guided } from "../webhooks/deliveries.js";
 import { addListOptions, examples, getCommand, listCommand, pageSize, queryOf } from "./kit.js";
 
 const COLUMNS: Column<Event>[] = [
@@ -15,7 +16,11 @@ const COLUMNS: Column<Event>[] = [
 ];
 
 export function register(events: Command): void {
-  examples(events, "deskline events list --type ticket.updated --limit 20");
+  examples(
+    events,
+    "deskline events list --type ticket.updated --limit 20",
+    "deskline events resend evt_2bXkqB4cD6eF8gHi --endpoint we_0VbeYBCu9tPuFypVLWBsJN",
+  );
   examples(
     addListOptions(
       events.command("list").description("list events, newest first"),
@@ -31,5 +36,62 @@ export function register(events: Command): void {
     events,
     { noun: "event", id: "evt", example: "deskline events get evt_2bXkqB4cD6eF8gHi --json" },
     (d, id) => d.events.get(id),
+  );
+
+  examples(
+    events
+      .command("resend")
+      .description(
+        "deliver an event again, with the same id and body: to one endpoint, or to every enabled endpoint subscribed to its type",
+      )
+      .argument("<id>", "event id (evt_…)")
+      .option("--endpoint <id>", "only to this endpoint (we_…); it must be enabled")
+      .action(async (id: string, options: { endpoint?: string }, command: Command) => {
+        const deskline = await clientFor(command);
+        const body = options.endpoint ? { endpoint_id: options.endpoint } : {};
+        const queued = await guided(deskline.events.resend(id, body), {
+          eventId: id,
+          endpointId: options.endpoint,
+        });
+        const json = Boolean(globalsOf(command).json);
+        if (!json) {
+          writeLine(
+            queued.data.length
+              ? `queued ${queued.data.length} ${queued.data.length === 1 ? "delivery" : "deliveries"} of ${id}:`
+              : `queued no delivery of ${id}: no enabled endpoint subscribes to its type, or each has one pending`,
+          );
+          if (queued.data.length === 0) return;
+        }
+        await printList(queued.data, deliveryColumns("event"), { json });
+      }),
+    "deskline events resend evt_2bXkqB4cD6eF8gHi",
+    "deskline events resend evt_2bXkqB4cD6eF8gHi --endpoint we_0VbeYBCu9tPuFypVLWBsJN --json",
+  );
+
+  examples(
+    addListOptions(
+      events
+        .command("deliveries")
+        .description("list an event's deliveries, one per endpoint it was sent to (or resent), newest first")
+        .argument("<id>", "event id (evt_…)"),
+      listParameters.listEventDeliveries,
+    ).action(async (id: string, options, command: Command) => {
+      const deskline = await clientFor(command);
+      const query = {
+        ...queryOf(options, listParameters.listEventDeliveries),
+        limit: pageSize(options.limit),
+      };
+      await guided(
+        listCommand(
+          command,
+          deskline.events.deliveries(id, query as never),
+          deliveryColumns("event"),
+          options.limit,
+        ),
+        { eventId: id },
+      );
+    }),
+    "deskline events deliveries evt_2bXkqB4cD6eF8gHi",
+    "deskline events deliveries evt_2bXkqB4cD6eF8gHi --json | jq -r 'select(.status != \"succeeded\") | .endpoint_id'",
   );
 }

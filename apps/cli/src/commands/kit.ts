@@ -8,6 +8,7 @@ import { UsageError } from "../errors.js";
 import { assign, type FieldCatalog, targetOf } from "../fields.js";
 import type { listParameters } from "../generated/schemas.js";
 import { type Column, printList, printObject, writeLine } from "../output.js";
+import { ago, rfc3339 } from "../when.js";
 
 /** Every command's help ends with examples. */
 export function examples(command: Command, ...lines: string[]): Command {
@@ -28,6 +29,9 @@ const camel = (name: string) => name.replace(/[-_]([a-z])/g, (_, c: string) => c
 
 type Parameter = (typeof listParameters)[keyof typeof listParameters][number];
 
+/** Time filters that also take a duration back from now (`--created-after 6h`), sent as RFC 3339. */
+const TIME_FILTERS = new Set(["created_after", "created_before"]);
+
 /**
  * One flag per query parameter, named like it (`--lifecycle-stage`, and `--lifecycle_stage` as
  * the API writes it); repeatable ones (`--tag a --tag b`) collect. Plus `--limit` on the total.
@@ -35,7 +39,10 @@ type Parameter = (typeof listParameters)[keyof typeof listParameters][number];
 export function addListOptions(command: Command, parameters: readonly Parameter[]): Command {
   for (const parameter of parameters) {
     const value = parameter.array ? `<${parameter.name}...>` : `<${parameter.name}>`;
-    const description = parameter.description + (parameter.array ? " Repeatable." : "");
+    const description =
+      parameter.description +
+      (parameter.array ? " Repeatable." : "") +
+      (TIME_FILTERS.has(parameter.name) ? " Or a duration back from now (6h, 2d)." : "");
     const flag = new Option(`--${kebab(parameter.name)} ${value}`, description);
     if (parameter.type === "boolean") flag.choices(["true", "false"]);
     command.addOption(flag);
@@ -58,7 +65,9 @@ export function queryOf(
   for (const parameter of parameters) {
     const value = options[camel(parameter.name)] ?? options[parameter.name];
     if (value === undefined) continue;
-    query[parameter.name] = parameter.type === "boolean" ? value === "true" : value;
+    const since = TIME_FILTERS.has(parameter.name) ? ago(String(value)) : undefined;
+    query[parameter.name] =
+      since !== undefined ? rfc3339(since) : parameter.type === "boolean" ? value === "true" : value;
   }
   return query;
 }

@@ -1,13 +1,17 @@
 // `deskline webhooks endpoints …`: register, list and remove the HTTPS endpoints that receive events.
 
-import type { EventType, WebhookEndpoint } from "@deskline/sdk";
+import type { Deskline, EventType, WebhookEndpoint } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
+import { UsageError } from "../errors.js";
 import { catalogOf } from "../fields.js";
-import { webhookEndpointUpdateSchema } from "../generated/schemas.js";
-import { type Column, printObject } from "../output.js";
+import { listParameters, webhookEndpointUpdateSchema } from "../generated/schemas.js";
+import { type Column, printObject, writeLine } from "../output.js";
+import { deliveryColumns, guided } from "../webhooks/deliveries.js";
+import { pointInTime, rfc3339, WHEN_FORMATS } from "../when.js";
 import {
   addBodyOptions,
+  addListOptions,
   bodyOf,
   deleteCommand,
   examples,
@@ -15,6 +19,7 @@ import {
   listCommand,
   pageSize,
   positiveInteger,
+  queryOf,
 } from "./kit.js";
 
 const COLUMNS: Column<WebhookEndpoint>[] = [
@@ -27,11 +32,34 @@ const COLUMNS: Column<WebhookEndpoint>[] = [
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/** What `--since`/`--until` of `recover` take. */
+const WINDOW_FORMATS = `an event id (evt_…: from that event on), ${WHEN_FORMATS}`;
+
+/**
+ * The instant a `--since`/`--until` value names, checked before any call: an event id stands for
+ * its event's `created` (looked up by `instantOf`), so "recover since the first failure" is the
+ * failed delivery's `event_id`, as `listen --since evt_…` is.
+ */
+function windowEdge(flag: string, value: string): { eventId: string } | { at: string } {
+  if (/^evt_[0-9A-Za-z]+$/.test(value)) return { eventId: value };
+  const seconds = pointInTime(value);
+  if (seconds === undefined) throw new UsageError(`${flag} '${value}': give ${WINDOW_FORMATS}`);
+  return { at: rfc3339(seconds) };
+}
+
+/** The API's `since`/`until`: RFC 3339, or an event's `created` (Unix seconds; the window includes it). */
+async function instantOf(deskline: Deskline, edge: { eventId: string } | { at: string }) {
+  if ("at" in edge) return edge.at;
+  return (await guided(deskline.events.get(edge.eventId), { eventId: edge.eventId })).created;
+}
+
 export function register(webhooks: Command): void {
   examples(webhooks, "deskline webhooks endpoints list");
   const endpoints = webhooks
     .command("endpoints")
-    .description("webhook endpoints: list, create, get, update, rotate-secret, delete");
+    .description(
+      "webhook endpoints: list, create, get, update, rotate-secret, delete; deliveries and recover",
+    );
   examples(
     endpoints,
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event ticket.updated",
@@ -128,5 +156,75 @@ export function register(webhooks: Command): void {
       example: "deskline webhooks endpoints delete we_0VbeYBCu9tPuFypVLWBsJN",
     },
     (d, id) => d.webhookEndpoints.delete(id),
+  );
+
+  examples(
+    endpoints
+      .command("recover")
+      .description(
+        "deliver again, oldest first, every event of a time window that the endpoint missed (failed, dropped, or never sent while it was disabled); safe to repeat",
+      )
+      .argument("<id>", "endpoint id (we_…); it must be enabled")
+      .requiredOption("--since <when>", `start of the window: ${WINDOW_FORMATS}`)
+      .option("--until <when>", "end of the window (default: now), in the same forms")
+      .addHelpText(
+        "after",
+        [
+          "",
+          "After an outage: enable the endpoint, then recover since the first failure (the oldest",
+          "event of its failed deliveries; after a pause, of its dropped ones too), e.g.",
+          "  FIRST=$(deskline webhooks endpoints deliveries we_… --status failed --json | jq -rs 'map(.event_id) | min')",
+          "  deskline webhooks endpoints recover we_… --since $FIRST",
+          "Events already delivered, or already waiting for a delivery, are not queued again. The",
+          "window includes both ends and reaches back at most as far as events are kept (30 days).",
+        ].join("\n"),
+      )
+      .action(async (id: string, options: { since: string; until?: string }, command: Command) => {
+        const since = windowEdge("--since", options.since);
+        const until = options.until === undefined ? undefined : windowEdge("--until", options.until);
+        const deskline = await clientFor(command);
+        const body = {
+          since: await instantOf(deskline, since),
+          ...(until ? { until: await instantOf(deskline, until) } : {}),
+        };
+        const recovery = await guided(deskline.webhookEndpoints.recover(id, body), { endpointId: id });
+        const json = Boolean(globalsOf(command).json);
+        printObject(recovery, json);
+        if (!json && recovery.queued > 0) {
+          writeLine(`\nfollow them: deskline webhooks endpoints deliveries ${id} --status pending`);
+        }
+      }),
+    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2d",
+    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since evt_2bXkqB4cD6eF8gHi",
+    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2026-03-01T00:00:00Z --until 2026-03-02T00:00:00Z --json",
+  );
+
+  examples(
+    addListOptions(
+      endpoints
+        .command("deliveries")
+        .description(
+          "list the endpoint's deliveries (one each time an event was queued to it), newest first: status (pending, succeeded, failed, dropped), attempts, last answer",
+        )
+        .argument("<id>", "endpoint id (we_…)"),
+      listParameters.listWebhookEndpointDeliveries,
+    ).action(async (id: string, options, command: Command) => {
+      const deskline = await clientFor(command);
+      const query = {
+        ...queryOf(options, listParameters.listWebhookEndpointDeliveries),
+        limit: pageSize(options.limit),
+      };
+      await guided(
+        listCommand(
+          command,
+          deskline.webhookEndpoints.deliveries(id, query as never),
+          deliveryColumns("endpoint"),
+          options.limit,
+        ),
+        { endpointId: id },
+      );
+    }),
+    "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --status failed",
+    "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --event-type ticket.updated --created-after 6h --json",
   );
 }

@@ -1229,6 +1229,32 @@ export const listParameters = {
   "listMessages": [],
   "listWebhookEndpoints": [],
   "listWebhookEndpointAttempts": [],
+  "listWebhookEndpointDeliveries": [
+    {
+      "name": "status",
+      "array": false,
+      "type": "string",
+      "description": "Only deliveries in this status."
+    },
+    {
+      "name": "event_type",
+      "array": false,
+      "type": "string",
+      "description": "Only deliveries of events of this type."
+    },
+    {
+      "name": "created_after",
+      "array": false,
+      "type": "string",
+      "description": "Only objects created strictly after this instant. Unix seconds or RFC 3339, exclusive."
+    },
+    {
+      "name": "created_before",
+      "array": false,
+      "type": "string",
+      "description": "Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive."
+    }
+  ],
   "listEvents": [
     {
       "name": "type",
@@ -1248,5 +1274,6 @@ export const listParameters = {
       "type": "string",
       "description": "Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive."
     }
-  ]
+  ],
+  "listEventDeliveries": []
 } as const;

@@ -2,24 +2,13 @@
 // time or an event, or, the first time, now.
 import type { Deskline } from "@deskline/sdk";
 import { UsageError } from "../errors.js";
+import { rfc3339 as iso, secondsOf } from "../when.js";
 import { type Cursor, cursorFrom, markHandled } from "./cursor.js";
 
 export interface Start {
   cursor: Cursor;
   /** For the banner: where forwarding starts, in words. */
   description: string;
-}
-
-const iso = (seconds: number) => new Date(seconds * 1000).toISOString().replace(".000Z", "Z");
-
-/** Unix seconds of a number of Unix seconds or an RFC 3339 time; undefined for anything else. */
-function secondsOf(value: string): number | undefined {
-  if (/^\d{1,12}$/.test(value)) return Number(value);
-  if (/^\d{4}-\d{2}-\d{2}T/.test(value)) {
-    const ms = Date.parse(value);
-    if (Number.isFinite(ms)) return Math.floor(ms / 1000);
-  }
-  return undefined;
 }
 
 /** After the event `id`: ids sort by creation, so its second's ids up to its own are handled. */

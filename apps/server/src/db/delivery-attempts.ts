@@ -15,6 +15,8 @@ import { newestFirst, type Page } from "./records.js";
 export interface DeliveryAttemptDoc {
   _id: string;
   workspace_id: string;
+  /** The delivery the attempt belongs to; absent on attempts recorded before deliveries were. */
+  delivery_id?: string;
   endpoint_id: string;
   event_id: string;
   event_type: EventType;
@@ -34,6 +36,7 @@ export function toDeliveryAttempt(doc: DeliveryAttemptDoc): Schema<"DeliveryAtte
   return {
     id: doc._id,
     object: "delivery_attempt",
+    delivery_id: doc.delivery_id ?? null,
     endpoint_id: doc.endpoint_id,
     event_id: doc.event_id,
     event_type: doc.event_type,

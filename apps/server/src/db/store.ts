@@ -1,5 +1,6 @@
 import type { Db } from "mongodb";
 import type { Config } from "../config.js";
+import { DeliveryQueue } from "../delivery/queue.js";
 import type { Logger } from "../logger.js";
 import { ApiKeys } from "./api-keys.js";
 import { Contacts } from "./contacts.js";
@@ -10,9 +11,11 @@ import { Events } from "./events.js";
 import { IdempotencyKeys } from "./idempotency.js";
 import { Messages } from "./messages.js";
 import { EventRelay } from "./outbox.js";
+import { QueueIntents } from "./queue-intents.js";
 import { RateLimits } from "./rate-limits.js";
 import { Tickets } from "./tickets.js";
 import { Tombstones } from "./tombstones.js";
+import { WebhookDeliveries } from "./webhook-deliveries.js";
 import { WebhookEndpoints } from "./webhook-endpoints.js";
 import { Workspaces } from "./workspaces.js";
 
@@ -33,6 +36,12 @@ export interface Store {
   deliveryAttempts: DeliveryAttempts;
   /** The API keys' token buckets, shared by the API processes (db/rate-limits.ts). */
   rateLimits: RateLimits;
+  /** One document per delivery (event × endpoint × queueing), db/webhook-deliveries.ts. */
+  webhookDeliveries: WebhookDeliveries;
+  /** Batches of deliveries being queued by a resend or a recovery (db/queue-intents.ts). */
+  queueIntents: QueueIntents;
+  /** Queues deliveries: records them, then inserts their jobs (delivery/queue.ts). */
+  deliveryQueue: DeliveryQueue;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
   relay: EventRelay;
 }
@@ -48,6 +57,8 @@ export function createStore(
   const contacts = new Contacts(db, relay, tombstones);
   const messages = new Messages(db, relay);
   const conversations = new Conversations(db, { contacts, messages }, relay);
+  const webhookDeliveries = new WebhookDeliveries(db);
+  const queueIntents = new QueueIntents(db);
   return {
     db,
     workspaces: new Workspaces(db),
@@ -62,6 +73,9 @@ export function createStore(
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),
     rateLimits: new RateLimits(db),
+    webhookDeliveries,
+    queueIntents,
+    deliveryQueue: new DeliveryQueue(db, webhookDeliveries, queueIntents),
     relay,
   };
 }
@@ -79,5 +93,7 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.tombstones.ensureIndexes();
   await store.relay.ensureIndexes();
   await store.deliveryAttempts.ensureIndexes();
+  await store.webhookDeliveries.ensureIndexes();
+  await store.queueIntents.ensureIndexes();
   await ensureDeliveryJobIndexes(store.db);
 }

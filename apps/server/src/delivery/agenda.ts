@@ -1,38 +1,36 @@
-import { createHash } from "node:crypto";
 import { MongoBackend } from "@agendajs/mongo-backend";
 import { Agenda, type Job } from "agenda";
-import { type Collection, type Db, ObjectId } from "mongodb";
+import type { Collection, Db } from "mongodb";
 import type { Agent } from "undici";
 import type { Config } from "../config.js";
 import type { DeliveryAttemptInput } from "../db/delivery-attempts.js";
-import { DELIVERY_JOBS_COLLECTION as JOBS_COLLECTION } from "../db/delivery-jobs.js";
-import { isDuplicateKey } from "../db/errors.js";
+import {
+  DELIVERY_JOB,
+  type DeliveryJobData,
+  DELIVERY_JOBS_COLLECTION as JOBS_COLLECTION,
+} from "../db/delivery-jobs.js";
 import type { Store } from "../db/store.js";
+import type { DeliveryProgress } from "../db/webhook-deliveries.js";
 import type { StoredEvent } from "../domain/events.js";
 import type { Logger } from "../logger.js";
-import { type DeliveryJobData, type DeliveryMetrics, deliver } from "./deliver.js";
+import { type DeliveryMetrics, deliver } from "./deliver.js";
 import { gathered } from "./gather.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
 import { CoalescingNotificationChannel } from "./notification-channel.js";
 
 /**
- * Webhook delivery on Agenda (DESIGN.md §6, issue 11): one Agenda job per (event, endpoint),
- * created by the relay hook in every role, and run by the processes whose ROLE is `worker` or
- * `all`. Agenda's lock on the job (an atomic findOneAndUpdate) shares the jobs among workers; its
- * in-process notification channel runs a job created or rescheduled in this process at once,
+ * Webhook delivery on Agenda (DESIGN.md §6, issue 11): one Agenda job per delivery (an event
+ * to an endpoint, db/webhook-deliveries.ts), queued by the relay hook in every role and by resends
+ * and recoveries (delivery/queue.ts), and run by the processes whose ROLE is `worker` or `all`.
+ * Agenda's lock on the job (an atomic findOneAndUpdate) shares the jobs among workers; its
+ * in-process notification channel runs a job queued or rescheduled in this process at once,
  * instead of at the next poll.
  */
 
-export const DELIVERY_JOB = "deliver-webhook";
+export { DELIVERY_JOB };
 
-/**
- * The job's `_id`, derived from the delivery: creating the job is an upsert on `_id`, which the
- * database keeps unique on every deployment (also the embedded fallback), so a second creation
- * of the same delivery (the relay running the hook again after a crash) is a no-op.
- */
-export function deliveryJobId(eventId: string, endpointId: string): ObjectId {
-  return new ObjectId(createHash("sha256").update(`${eventId}\n${endpointId}`).digest().subarray(0, 12));
-}
+/** How soon a delivery run that failed on the database runs again. */
+const RUN_AGAIN_MS = 1000;
 
 export type DeliveryConfig = Pick<
   Config,
@@ -54,6 +52,7 @@ export class WebhookDelivery {
   /** Jobs running in this process, settled when Agenda has saved their state. */
   private readonly running = new Map<string, () => void>();
   private readonly settled = new Map<string, Promise<void>>();
+  private readonly metrics: DeliveryMetrics | undefined;
 
   constructor(
     db: Db,
@@ -62,6 +61,7 @@ export class WebhookDelivery {
     private readonly logger: Logger,
     options: { ca?: string[]; metrics?: DeliveryMetrics } = {},
   ) {
+    this.metrics = options.metrics;
     this.processes = config.role !== "api";
     const concurrency = config.webhookConcurrency;
     this.agenda = new Agenda({
@@ -96,6 +96,20 @@ export class WebhookDelivery {
     const recordAttempt = gathered((attempts: DeliveryAttemptInput[]) =>
       store.deliveryAttempts.recordMany(attempts),
     );
+    const findDelivery = gathered(async (ids: string[]) => {
+      const found = await store.webhookDeliveries.findMany([...new Set(ids)]);
+      return ids.map((id) => found.find((delivery) => delivery._id === id) ?? null);
+    });
+    const recordProgress = gathered(async (updates: Array<{ id: string; progress: DeliveryProgress }>) => {
+      await store.webhookDeliveries.progress(updates);
+      return updates.map(() => undefined);
+    });
+    // Jobs queued in this process (a relay, a resend, a recovery) run at once, not at the next poll.
+    store.deliveryQueue.onQueued(() => {
+      void this.agenda.publishJobNotification({
+        attrs: { _id: undefined, name: DELIVERY_JOB, nextRunAt: new Date(), priority: 0 },
+      } as unknown as Job);
+    });
     this.agenda.define<DeliveryJobData>(
       DELIVERY_JOB,
       async (job) => {
@@ -107,25 +121,35 @@ export class WebhookDelivery {
           job.attrs.nextRunAt = new Date(Date.now() + 50);
           return;
         }
-        await deliver(
-          {
-            store,
-            findEndpoint,
-            recordAttempt,
-            jobs,
-            dispatcher: this.agent as Agent,
-            logger,
-            timeoutMs: config.webhookTimeoutMs,
-            retryDelaysMs: config.webhookRetryDelaysMs,
-            metrics: options.metrics,
-            onEndpointDisabled: (endpoint) => this.stopEndpoint(endpoint),
-            inFlight: {
-              enter: (e) => this.inFlight.set(e, (this.inFlight.get(e) ?? 0) + 1),
-              leave: (e) => this.inFlight.set(e, (this.inFlight.get(e) ?? 1) - 1),
+        try {
+          await deliver(
+            {
+              store,
+              findEndpoint,
+              recordAttempt,
+              findDelivery,
+              recordProgress,
+              jobs,
+              dispatcher: this.agent as Agent,
+              logger,
+              timeoutMs: config.webhookTimeoutMs,
+              retryDelaysMs: config.webhookRetryDelaysMs,
+              metrics: options.metrics,
+              onEndpointDisabled: (endpoint) => this.stopEndpoint(endpoint),
+              inFlight: {
+                enter: (e) => this.inFlight.set(e, (this.inFlight.get(e) ?? 0) + 1),
+                leave: (e) => this.inFlight.set(e, (this.inFlight.get(e) ?? 1) - 1),
+              },
             },
-          },
-          job,
-        );
+            job,
+          );
+        } catch (err) {
+          // The database went away mid-run (the crash trials cut it). A run that throws is a
+          // failed Agenda job, never run again: the delivery would be lost. Run it again later;
+          // the next run counts this attempt as interrupted if it was made.
+          logger.warn({ err, eventId: job.attrs.data.event_id }, "delivery run failed; running it again");
+          job.attrs.nextRunAt = new Date(Date.now() + RUN_AGAIN_MS);
+        }
       },
       {
         concurrency,
@@ -166,39 +190,25 @@ export class WebhookDelivery {
   }
 
   /**
-   * The relay hook (db/outbox.ts): one job per enabled endpoint subscribed to the event's type,
-   * due now. Idempotent: the job's `_id` is derived from the delivery and inserted only once.
-   * A relay that runs `again` marks the job to check the attempts log first (see `recheck`).
+   * The relay hook (db/outbox.ts): one delivery to every enabled endpoint subscribed to the
+   * event's type, due now. Idempotent: an event's delivery to an endpoint has one id, recorded once.
    */
   async enqueue(event: StoredEvent, relay: { again: boolean } = { again: false }): Promise<void> {
     const endpoints = await this.store.webhookEndpoints.subscribedTo(event.workspace_id, event.type);
-    await Promise.all(
-      endpoints.map(async (endpoint) => {
-        const data: DeliveryJobData = {
-          event_id: event._id,
-          endpoint_id: endpoint._id,
-          workspace_id: event.workspace_id,
-          attempt: 0,
-          event_type: event.type,
-          payload: event.payload,
-          ...(relay.again ? { recheck: true } : {}),
-        };
-        const job = this.agenda
-          .create(DELIVERY_JOB, data)
-          .unique({ _id: deliveryJobId(event._id, endpoint._id) }, { insertOnly: true });
-        try {
-          await job.save();
-        } catch (error) {
-          // Two relays of one event raced to insert the same job: the other one made it.
-          if (!isDuplicateKey(error)) throw error;
-        }
-      }),
+    await this.store.deliveryQueue.queue(
+      endpoints.map((endpoint) => ({ event, endpointId: endpoint._id })),
+      { origin: "event", again: relay.again },
     );
   }
 
-  /** A disabled endpoint's pending deliveries are removed (each run checks the status too). */
+  /**
+   * A disabled endpoint's pending deliveries stop: their jobs are removed and they are `dropped`
+   * (a job queued meanwhile finds the endpoint disabled when it runs and drops its own).
+   */
   private async stopEndpoint(endpointId: string): Promise<void> {
     await this.agenda.cancel({ name: DELIVERY_JOB, data: { endpoint_id: endpointId } });
+    const dropped = await this.store.webhookDeliveries.dropPending(endpointId);
+    for (let i = 0; i < dropped; i++) this.metrics?.deliveryFinished("dropped");
   }
 
   /**

@@ -2,9 +2,11 @@ import type { Job } from "agenda";
 import { type Collection, ObjectId } from "mongodb";
 import type { Dispatcher } from "undici";
 import type { DeliveryAttemptInput } from "../db/delivery-attempts.js";
+import type { DeliveryJobData } from "../db/delivery-jobs.js";
 import type { Store } from "../db/store.js";
+import type { DeliveryProgress, DeliveryStatus } from "../db/webhook-deliveries.js";
 import { signingSecrets, type WebhookEndpointDoc } from "../db/webhook-endpoints.js";
-import type { EventType, StoredEvent } from "../domain/events.js";
+import type { StoredEvent } from "../domain/events.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
@@ -12,30 +14,12 @@ import { retryDelay } from "./retry-schedule.js";
 
 /**
  * The delivery job's body: one run is one attempt of one delivery (an event to an endpoint).
- * It claims the attempt number, sends, records the attempt, then either schedules the retry
- * (the job's next run) or settles the delivery on the endpoint's consecutive failures.
+ * It claims the attempt number, sends, records the attempt and the delivery's progress, then
+ * either schedules the retry (the job's next run) or settles the delivery (`succeeded`, `failed`,
+ * or `dropped` when its endpoint is disabled or gone) and the endpoint's consecutive failures.
  */
 
-/** What a delivery job carries; `attempt` counts the attempts claimed so far. */
-export interface DeliveryJobData {
-  event_id: string;
-  endpoint_id: string;
-  workspace_id: string;
-  attempt: number;
-  /**
-   * The event's type and stored JSON, copied when the job is made, so an attempt reads no event
-   * (the lock query already returns the job). Events never change; jobs made before these fields
-   * existed have neither and read the event.
-   */
-  event_type?: EventType;
-  payload?: string;
-  /**
-   * Made by a relay that ran again (the event was recorded before): the delivery may have been
-   * made by an earlier job, which finished and was removed, so the first attempt checks the
-   * attempts log before it sends. Jobs of a first relay, nearly all, skip that read.
-   */
-  recheck?: boolean;
-}
+export type { DeliveryJobData };
 
 /** The parts of the event an attempt sends: from the job, or from `events` for older jobs. */
 async function eventOf(
@@ -63,6 +47,9 @@ export interface DeliverDeps {
    */
   findEndpoint: (id: string) => Promise<WebhookEndpointDoc | null>;
   recordAttempt: (attempt: DeliveryAttemptInput) => Promise<boolean>;
+  /** A delivery's status and attempts (null when it is gone), and its progress written: gathered too. */
+  findDelivery: (id: string) => Promise<{ status: DeliveryStatus; attempts: number } | null>;
+  recordProgress: (update: { id: string; progress: DeliveryProgress }) => Promise<void>;
   jobs: Collection<JobDoc>;
   dispatcher: Dispatcher;
   logger: Logger;
@@ -101,6 +88,21 @@ async function claimAttempt(jobs: Collection<JobDoc>, job: Job<DeliveryJobData>)
   return claimed.data.attempt;
 }
 
+/**
+ * Was this delivery made by an earlier job? A job is removed when its delivery settles, and a job
+ * may be inserted again afterwards (a relay running its hooks again, the intent sweep racing a
+ * slow request, see delivery/queue.ts): it starts counting at 1, so its first attempt checks the
+ * delivery is still pending and unattempted. Jobs made before deliveries were recorded check the
+ * attempts log instead, when their relay ran again.
+ */
+async function madeAlready(deps: DeliverDeps, data: DeliveryJobData): Promise<boolean> {
+  if (data.delivery_id) {
+    const delivery = await deps.findDelivery(data.delivery_id);
+    return delivery?.status !== "pending" || delivery.attempts > 0;
+  }
+  return data.recheck ? deps.store.deliveryAttempts.exists(data.event_id, data.endpoint_id, 1) : false;
+}
+
 export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Promise<void> {
   const { store, logger } = deps;
   const { event_id: eventId, endpoint_id: endpointId } = job.attrs.data;
@@ -109,24 +111,39 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
     logger.warn({ eventId, endpointId }, "delivery taken over by another worker; not sending");
     return;
   }
+  const deliveryId = job.attrs.data.delivery_id;
   const [event, endpoint, madeBefore] = await Promise.all([
     eventOf(store, job.attrs.data),
     deps.findEndpoint(endpointId),
-    // A job is removed when its delivery finishes, so a relay that runs its hook again for the
-    // same event later (the sweep overtaking a slow writer, a writer that crashed after its
-    // hooks) creates a new job, which starts counting at 1 again. That attempt being recorded
-    // already means the delivery was made: this job must not send it a second time.
-    attempt === 1 && job.attrs.data.recheck ? store.deliveryAttempts.exists(eventId, endpointId, 1) : false,
+    attempt === 1 ? madeAlready(deps, job.attrs.data) : false,
   ]);
   if (madeBefore) {
-    logger.info({ eventId, endpointId }, "delivery already made by an earlier job; not sending again");
+    logger.info(
+      { eventId, endpointId, deliveryId },
+      "delivery already made by an earlier job; not sending again",
+    );
     return;
   }
-  // Deleted or disabled (by its owner or by failures): the delivery stops here.
-  if (!event || !endpoint || endpoint.status !== "enabled") return;
+  // The delivery record follows the attempts log; if writing it fails (the database went away
+  // after the attempt), the attempt stands and the record lags rather than the event being sent again.
+  const progress = async (update: DeliveryProgress) => {
+    if (!deliveryId) return;
+    try {
+      await deps.recordProgress({ id: deliveryId, progress: update });
+    } catch (err) {
+      logger.warn({ err, deliveryId }, "could not record the delivery's progress");
+    }
+  };
+  // Deleted or disabled (by its owner or by failures) while the delivery was due: it stops here.
+  if (!event || !endpoint || endpoint.status !== "enabled") {
+    await progress({ kind: "settled", status: "dropped", at: new Date() });
+    deps.metrics?.deliveryFinished("dropped");
+    return;
+  }
 
   const base = {
     workspace_id: event.workspace_id,
+    ...(deliveryId ? { delivery_id: deliveryId } : {}),
     endpoint_id: endpointId,
     event_id: eventId,
     event_type: event.type,
@@ -171,7 +188,9 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
       created_at: report.startedAt,
     });
     deps.metrics?.deliveryAttempt(report.succeeded ? "succeeded" : "failed", report.durationMs);
+    const sent = { attempt, at: report.startedAt, statusCode: report.statusCode };
     if (report.succeeded) {
+      await progress({ kind: "settled", status: "succeeded", ...sent });
       deps.metrics?.deliveryFinished("succeeded");
       // The common case (no failures to forget) costs no write; a concurrent failure that the
       // read missed is reset by the next success.
@@ -182,8 +201,12 @@ export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Pro
     if (wait !== null) {
       // Job.run saves nextRunAt after this returns: the job's next run is the retry.
       job.attrs.nextRunAt = new Date(Date.now() + wait);
+      await progress({ kind: "retry", ...sent, nextAttemptAt: job.attrs.nextRunAt });
       return;
     }
+    await progress({ kind: "settled", status: "failed", ...sent });
+  } else {
+    await progress({ kind: "settled", status: "failed", at: new Date() });
   }
   // The last attempt failed (or crashes used up the attempts): the delivery failed.
   logger.info({ eventId, endpointId, attempts: attempt, error: report?.error }, "webhook delivery failed");

@@ -2,7 +2,19 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash, randomBytes } from "node:crypto";
 
 /** Type prefixes of DESIGN.md §3. */
-export type IdPrefix = "ws" | "key" | "con" | "tkt" | "conv" | "msg" | "we" | "evt" | "req" | "att";
+export type IdPrefix =
+  | "ws"
+  | "key"
+  | "con"
+  | "tkt"
+  | "conv"
+  | "msg"
+  | "we"
+  | "evt"
+  | "req"
+  | "att"
+  | "dlv"
+  | "rcv";
 
 // 0-9A-Za-z is in ASCII order, so comparing two ids as strings compares their creation times.
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -69,6 +81,16 @@ class ReplayableIds {
 const replayableIds = new AsyncLocalStorage<ReplayableIds>();
 
 /**
+ * An id that is the same every time it is made from the same `seed` and time: for a record that
+ * a repeated step (the relay running its hooks again) must find instead of making a second one.
+ * Time-ordered like newId's; the unique part is a hash of the seed.
+ */
+export function derivedId(prefix: IdPrefix, time: number, seed: string): string {
+  const digest = createHash("sha256").update(`${prefix}\n${seed}`).digest("hex").slice(0, 22);
+  return `${prefix}_${encode(BigInt(time), TIME_LENGTH)}${encode(BigInt(`0x${digest}`) % RANDOM_SPACE, RANDOM_LENGTH)}`;
+}
+
+/**
  * Runs `work` so that every `newId` inside it is derived from `seed` (random, kept with the
  * idempotency key) and `firstRunAt` instead of the clock and chance. An idempotent request runs this way (http/idempotency.ts): if its process
  * dies after the write but before the answer is stored, the retry that takes its key over makes
@@ -77,4 +99,12 @@ const replayableIds = new AsyncLocalStorage<ReplayableIds>();
  */
 export function withReplayableIds<T>(seed: string, firstRunAt: number, work: () => Promise<T>): Promise<T> {
   return replayableIds.run(new ReplayableIds(seed, firstRunAt), work);
+}
+
+/** The creation time (ms) an id carries: its first characters after the prefix. */
+export function idTime(id: string): number {
+  const time = id.slice(id.indexOf("_") + 1, id.indexOf("_") + 1 + TIME_LENGTH);
+  let value = 0;
+  for (const char of time) value = value * 62 + ALPHABET.indexOf(char);
+  return value;
 }

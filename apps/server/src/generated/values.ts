@@ -283,9 +283,46 @@ export const schemaProperties = {
     "description",
     "events"
   ],
+  "WebhookDelivery": [
+    "id",
+    "object",
+    "event_id",
+    "event_type",
+    "endpoint_id",
+    "status",
+    "attempts",
+    "last_attempt_at",
+    "last_status_code",
+    "next_attempt_at",
+    "created_at",
+    "updated_at"
+  ],
+  "WebhookDeliveryList": [
+    "object",
+    "data",
+    "has_more"
+  ],
+  "WebhookResend": [
+    "endpoint_id"
+  ],
+  "WebhookRecoveryCreate": [
+    "since",
+    "until"
+  ],
+  "WebhookRecovery": [
+    "id",
+    "object",
+    "endpoint_id",
+    "since",
+    "until",
+    "queued",
+    "created_at",
+    "updated_at"
+  ],
   "DeliveryAttempt": [
     "id",
     "object",
+    "delivery_id",
     "endpoint_id",
     "event_id",
     "event_type",
@@ -1029,6 +1066,12 @@ export const schemaEnums = {
   "WebhookEndpointStatus": [
     "enabled",
     "disabled"
+  ],
+  "WebhookDeliveryStatus": [
+    "pending",
+    "succeeded",
+    "failed",
+    "dropped"
   ],
   "Scope": [
     "contacts:read",

@@ -35,6 +35,11 @@ export function parseTimestamp(value: string, param: string): Date {
   return date;
 }
 
+/** A body's point in time (`Instant` in the spec): Unix seconds, or an RFC 3339 string. */
+export function parseInstant(value: number | string, param: string): Date {
+  return typeof value === "number" ? new Date(value * 1000) : parseTimestamp(value, param);
+}
+
 /**
  * The parts every list shares, as plain values for the database layer (db/records.ts turns them
  * into a query): the page size, a cursor that is only a position — so it still works after its

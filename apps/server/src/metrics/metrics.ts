@@ -11,6 +11,9 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 /** How one webhook attempt, or a whole delivery (all its attempts), ended. */
 export type DeliveryOutcome = "succeeded" | "failed";
 
+/** A delivery also ends `dropped` when its endpoint was disabled (or deleted) while it was due. */
+export type DeliveryEnd = DeliveryOutcome | "dropped";
+
 /** What the scrape-time gauges read; each answers from the database when Prometheus scrapes. */
 export interface GaugeSources {
   /** Is the database answering right now? */
@@ -59,8 +62,24 @@ export class Metrics {
   });
   private readonly deliveries = new Counter({
     name: "deskline_webhook_deliveries_total",
-    help: "Webhook deliveries (one event to one endpoint, all its attempts) that ended, by outcome.",
+    help: "Webhook deliveries (one event to one endpoint, all its attempts) that ended, by outcome: succeeded, failed, dropped.",
     labelNames: ["outcome"],
+    registers: [this.registry],
+  });
+  private readonly recoveries = new Counter({
+    name: "deskline_webhook_recoveries_total",
+    help: "recoverWebhookEndpoint calls that queued deliveries (a replayed answer is not counted).",
+    registers: [this.registry],
+  });
+  private readonly resends = new Counter({
+    name: "deskline_webhook_resends_total",
+    help: "resendEvent calls (a replayed answer is not counted).",
+    registers: [this.registry],
+  });
+  private readonly queued = new Counter({
+    name: "deskline_webhook_deliveries_queued_total",
+    help: "Webhook deliveries queued, by origin: event (it happened), resend, recover.",
+    labelNames: ["origin"],
     registers: [this.registry],
   });
   private readonly attemptSeconds = new Histogram({
@@ -100,9 +119,24 @@ export class Metrics {
     this.attemptSeconds.observe({ outcome }, ms / 1000);
   }
 
-  /** A delivery ended: its first attempt succeeded, a retry did, or the last one failed. */
-  deliveryFinished(outcome: DeliveryOutcome): void {
+  /** A delivery ended: its first attempt succeeded, a retry did, the last one failed, or it was dropped. */
+  deliveryFinished(outcome: DeliveryEnd): void {
     this.deliveries.inc({ outcome });
+  }
+
+  /** Deliveries were queued (this process recorded them). */
+  deliveriesQueued(origin: "event" | "resend" | "recover", count: number): void {
+    if (count > 0) this.queued.inc({ origin }, count);
+  }
+
+  /** A recoverWebhookEndpoint call ran. */
+  recovery(): void {
+    this.recoveries.inc();
+  }
+
+  /** A resendEvent call ran. */
+  resend(): void {
+    this.resends.inc();
   }
 
   /** Registers the scrape-time gauges over `sources`; call once, when the database is wired. */

@@ -25,6 +25,9 @@ export function createMetrics({ store, database, pendingJobs, processMetrics }: 
   store.relay.addHook(async (event, { again }) => {
     if (!again) metrics.eventRecorded(event.type);
   });
+  store.deliveryQueue.onQueued(({ origin, deliveries }) =>
+    metrics.deliveriesQueued(origin, deliveries.length),
+  );
   metrics.watch(databaseGaugeSources(store, database, pendingJobs));
   return metrics;
 }

@@ -10,6 +10,7 @@ import type { OpenApi, Operation } from "../http/openapi.js";
 import { type Handler, mount, parseRequest, pathId } from "../http/operation.js";
 import { memoryBuckets, rateLimit, sharedBuckets } from "../http/rate-limit.js";
 import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics/metrics.js";
 import type { OperationId } from "../spec/types.js";
 
 /** What a route module needs: the store, and a way to mount an operation of the spec. */
@@ -18,6 +19,8 @@ export interface RouteKit {
   database: Pick<DatabaseConnection, "isConnected" | "ping">;
   config: Config;
   openapi: OpenApi;
+  /** The process's metrics, for routes that count what they did (resends, recoveries). */
+  metrics?: Metrics;
   /**
    * Mounts a spec operation with its whole chain: auth → rate limit → parse → idempotency. The
    * handler's query, body and reply are typed from the spec by `operationId`.
@@ -38,7 +41,7 @@ function requireDatabase(database: RouteKit["database"]): Middleware {
 
 export function createRouteKit(
   router: Router,
-  { store, database, config, openapi }: Omit<RouteKit, "op">,
+  { store, database, config, openapi, metrics }: Omit<RouteKit, "op">,
   logger: Logger,
   clock: () => number = Date.now,
 ): RouteKit {
@@ -56,6 +59,7 @@ export function createRouteKit(
     database,
     config,
     openapi,
+    metrics,
     op(operationId, handler) {
       const operation = openapi.operations.get(operationId) as
         | (Operation & { operationId: typeof operationId })

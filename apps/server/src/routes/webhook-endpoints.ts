@@ -1,6 +1,9 @@
 import { toDeliveryAttempt } from "../db/delivery-attempts.js";
+import { toWebhookDelivery } from "../db/webhook-deliveries.js";
 import { toWebhookEndpoint } from "../db/webhook-endpoints.js";
-import { parsePage, toPage } from "../http/paging.js";
+import { endpointDisabled, type RecoveryWindow, recover } from "../delivery/recovery.js";
+import { AppError } from "../errors.js";
+import { parseInstant, parsePage, toPage } from "../http/paging.js";
 import type { Schema } from "../spec/types.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
@@ -11,7 +14,7 @@ const DEFAULT_GRACE_SECONDS = 86_400;
  * Seed §4.4 plus what receivers expect from Stripe and Svix (get, PATCH, secret rotation). The
  * secret appears only in the answers of create and rotate; every other answer omits it.
  */
-export function webhookEndpointRoutes({ op, store }: RouteKit): void {
+export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit): void {
   op("listWebhookEndpoints", async ({ ctx, query }) => {
     const page = parsePage(query);
     const docs = await store.webhookEndpoints.list(workspaceOf(ctx), page);
@@ -46,6 +49,36 @@ export function webhookEndpointRoutes({ op, store }: RouteKit): void {
     return { status: 200, body: toPage(docs, page.limit, toDeliveryAttempt) };
   });
 
+  op("listWebhookEndpointDeliveries", async ({ ctx, id, query }) => {
+    const page = parsePage(query);
+    const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
+    const filters = { status: query.status, eventType: query.event_type };
+    const docs = await store.webhookDeliveries.listForEndpoint(endpoint, filters, page);
+    return { status: 200, body: toPage(docs, page.limit, toWebhookDelivery) };
+  });
+
+  op("recoverWebhookEndpoint", async ({ ctx, id, body }) => {
+    const window = recoveryWindow(body, config.eventRetentionMs);
+    const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
+    if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "id");
+    const { id: recoveryId, queued } = await recover(store, endpoint, window);
+    metrics?.recovery();
+    const now = new Date().toISOString();
+    return {
+      status: 202,
+      body: {
+        id: recoveryId,
+        object: "webhook_recovery",
+        endpoint_id: endpoint._id,
+        since: window.since.toISOString(),
+        until: window.until.toISOString(),
+        queued,
+        created_at: now,
+        updated_at: now,
+      },
+    };
+  });
+
   op("deleteWebhookEndpoint", async ({ ctx, id }) => {
     await store.webhookEndpoints.delete(workspaceOf(ctx), id);
     return { status: 200, body: { id, object: "webhook_endpoint", deleted: true } };
@@ -59,4 +92,37 @@ function withSecret(
 ): Schema<"WebhookEndpointWithSecret"> {
   const { created_at, updated_at, ...rest } = endpoint;
   return { ...rest, secret, created_at, updated_at };
+}
+
+/**
+ * The window of a recovery: `until` defaults to now and is at most now; it may not end before it
+ * starts, and `since` may go back at most the event retention (older events are gone).
+ */
+function recoveryWindow(
+  body: { since: number | string; until?: number | string },
+  retentionMs: number,
+): RecoveryWindow {
+  const now = Date.now();
+  const since = parseInstant(body.since, "since");
+  const until = body.until === undefined ? new Date(now) : parseInstant(body.until, "until");
+  if (until.getTime() > now) until.setTime(now);
+  if (until.getTime() < since.getTime()) {
+    const param = body.until === undefined ? "since" : "until";
+    throw new AppError(
+      400,
+      "parameter_invalid",
+      "The window ends before it starts: `until` must not be before `since` (and `since` not in the future).",
+      param,
+    );
+  }
+  if (since.getTime() < now - retentionMs) {
+    const days = Math.round(retentionMs / 86_400_000);
+    throw new AppError(
+      400,
+      "parameter_invalid",
+      `\`since\` is older than the event retention (${days} days): events before it are gone.`,
+      "since",
+    );
+  }
+  return { since, until };
 }

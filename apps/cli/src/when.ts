@@ -1,0 +1,43 @@
+// Points in time on the command line, parsed in one place for every flag that takes one: Unix
+// seconds, an RFC 3339 time, or (where a flag allows it) a duration back from now, `2d`, `6h`,
+// `30m`, `1d12h`, as an operator says "since two days ago" after an outage.
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400, w: 604_800 };
+
+/** What a time flag accepts, for help texts and error messages. */
+export const WHEN_FORMATS = "a duration back from now (2d, 6h, 30m), Unix seconds or an RFC 3339 time";
+
+/** Unix seconds of a number of Unix seconds or an RFC 3339 time; undefined for anything else. */
+export function secondsOf(value: string): number | undefined {
+  if (/^\d{1,12}$/.test(value)) return Number(value);
+  if (/^\d{4}-\d{2}-\d{2}T/.test(value)) {
+    const ms = Date.parse(value);
+    if (Number.isFinite(ms)) return Math.floor(ms / 1000);
+  }
+  return undefined;
+}
+
+/** Seconds in a duration of whole units (`90s`, `30m`, `6h`, `2d`, `1w`, `1d12h`); undefined otherwise. */
+export function durationSeconds(value: string): number | undefined {
+  if (!/^(\d+[smhdw])+$/.test(value)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of value.matchAll(/(\d+)([smhdw])/g)) {
+    total += Number(amount) * (UNIT_SECONDS[unit as string] as number);
+  }
+  return total;
+}
+
+/** Unix seconds of a duration back from `now` (`2d`: two days ago); undefined for anything else. */
+export function ago(value: string, now = Date.now() / 1000): number | undefined {
+  const back = durationSeconds(value);
+  return back === undefined ? undefined : Math.floor(now - back);
+}
+
+/** Unix seconds of a duration back from `now`, Unix seconds or an RFC 3339 time; undefined otherwise. */
+export function pointInTime(value: string, now = Date.now() / 1000): number | undefined {
+  return ago(value, now) ?? secondsOf(value);
+}
+
+/** Unix seconds as the API's RFC 3339 (whole seconds, `Z`). */
+export const rfc3339 = (seconds: number): string =>
+  new Date(seconds * 1000).toISOString().replace(".000Z", "Z");

@@ -1,0 +1,295 @@
+// `deskline events resend|deliveries` and `deskline webhooks endpoints recover|deliveries` (issue
+// 22): the built binary against a real server process that delivers (ROLE=all, retries 50 ms
+// apart) to an HTTPS receiver this file starts, through a proxy that checks every answer against
+// the spec. Each delivery that arrives is verified with the endpoint's secret.
+import { constructEvent } from "@deskline/webhook-verifier";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { type SpecProxy, startSpecProxy } from "../../../test/helpers/spec-proxy.js";
+import { api, newWorkspace } from "../../server/test/helpers/api.js";
+import { startDeployment } from "../../server/test/helpers/delivery.js";
+import { type Receiver, startReceiver } from "../../server/test/helpers/https-receiver.js";
+import { eventually } from "../../server/test/helpers/main-process.js";
+import { cli, jsonLines } from "./helpers.js";
+
+// Deliveries share two cores with everything else running: waits are generous, never timed.
+const SLOW = 120_000;
+vi.setConfig({ testTimeout: 240_000 });
+
+let upstream: string;
+let proxy: SpecProxy;
+let key: string;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  // One worker slot (WEBHOOK_CONCURRENCY=1): one delivery at a time, on a shared machine.
+  const deployment = await startDeployment({ WEBHOOK_CONCURRENCY: "1", WEBHOOK_TIMEOUT_MS: "3000" });
+  upstream = await (await deployment.start("all")).baseUrl;
+  proxy = await startSpecProxy(upstream);
+  ({ key } = await newWorkspace(undefined, upstream));
+  receiver = await startReceiver();
+}, 180_000);
+afterAll(() => proxy.close());
+afterEach(() => {
+  expect(proxy.problems()).toEqual([]);
+});
+
+/** `deskline <args>` with this file's key, through the spec-checking proxy. */
+const run = (args: string[]) => cli(args, { key, env: { DESKLINE_BASE_URL: proxy.url } });
+const json = async (args: string[]) => {
+  const result = await run([...args, "--json"]);
+  expect(result.code, result.stderr).toBe(0);
+  return jsonLines(result.stdout);
+};
+const createContact = async (name: string) =>
+  expect((await api.post("/open/v1/contacts", { key, baseUrl: upstream, body: { name } })).status).toBe(201);
+
+async function createEndpoint(events: string[]): Promise<{ id: string; secret: string }> {
+  const args = ["webhooks", "endpoints", "create", "--url", receiver.url];
+  for (const event of events) args.push("--event", event);
+  const [endpoint] = await json(args);
+  return endpoint;
+}
+
+describe("after an outage", () => {
+  it("lists the failures, refuses to recover until the endpoint is enabled (saying how), then delivers every missed event once, queued oldest first", async () => {
+    receiver.answer = () => ({ status: 503 });
+    const endpoint = await createEndpoint(["contact.created"]);
+    await createContact("Missed 1");
+    await createContact("Missed 2");
+    const failed = await eventually(
+      () => json(["webhooks", "endpoints", "deliveries", endpoint.id, "--status", "failed"]),
+      (deliveries) => deliveries.length === 2,
+      "two failed deliveries",
+      SLOW,
+    );
+    expect(failed.map((d) => [d.status, d.event_type, d.last_status_code])).toEqual([
+      ["failed", "contact.created", 503],
+      ["failed", "contact.created", 503],
+    ]);
+    const table = await run(["webhooks", "endpoints", "deliveries", endpoint.id, "--status", "failed"]);
+    expect(table.stdout).toMatch(
+      /^ID\s+STATUS\s+EVENT\s+TYPE\s+ATTEMPTS\s+LAST CODE\s+LAST ATTEMPT\s+NEXT ATTEMPT\s+CREATED$/m,
+    );
+    for (const delivery of failed) {
+      expect(table.stdout).toMatch(
+        new RegExp(
+          `^${delivery.id}\\s+failed\\s+${delivery.event_id}\\s+contact\\.created\\s+\\d+\\s+503\\s`,
+          "m",
+        ),
+      );
+    }
+
+    // Paused by its owner: the event of that time makes no delivery.
+    expect(
+      (await run(["webhooks", "endpoints", "update", endpoint.id, "--set", "status=disabled"])).code,
+    ).toBe(0);
+    await createContact("While paused");
+    const [paused] = await json(["events", "list", "--type", "contact.created", "--limit", "1"]);
+    expect(await json(["events", "deliveries", paused.id])).toEqual([]);
+
+    const refused = await run(["webhooks", "endpoints", "recover", endpoint.id, "--since", "1h"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/status 409, code webhook_endpoint_disabled/);
+    const enable = refused.stderr.match(/^ {2}enable it first: (deskline .*)$/m)?.[1];
+    expect(enable).toBe(`deskline webhooks endpoints update ${endpoint.id} --set status=enabled`);
+    const refusedJson = await run([
+      "webhooks",
+      "endpoints",
+      "recover",
+      endpoint.id,
+      "--since",
+      "1h",
+      "--json",
+    ]);
+    expect(JSON.parse(refusedJson.stderr).error).toMatchObject({
+      status: 409,
+      code: "webhook_endpoint_disabled",
+      hint: `enable it first: ${enable}`,
+    });
+
+    // The receiver is fixed; run the command the error gave, then recover since the first failure.
+    receiver.answer = () => ({ status: 200 });
+    const from = receiver.received.length;
+    expect((await run((enable as string).split(" ").slice(1))).code).toBe(0);
+    // The first failure: the oldest of the failed deliveries' events (ids sort by creation time).
+    const [first, second] = failed.map((d) => d.event_id).sort();
+    const [recovery] = await json(["webhooks", "endpoints", "recover", endpoint.id, "--since", first]);
+    expect(recovery).toMatchObject({ object: "webhook_recovery", endpoint_id: endpoint.id, queued: 3 });
+
+    const arrived = await eventually(
+      async () => receiver.received.slice(from),
+      (deliveries) => deliveries.length >= 3,
+      "the three missed events",
+      SLOW,
+    );
+    const events = arrived.map((d) =>
+      constructEvent(d.body, d.headers["service-signature"] as string, endpoint.secret),
+    );
+    // Each missed event once (the order they arrive in is the worker's: the server's own recovery
+    // test holds it to oldest first).
+    expect(events.map((event) => event.id).sort()).toEqual([first, second, paused.id]);
+    expect(arrived.map((d) => d.headers["service-delivery"])).toEqual(events.map((event) => event.id));
+
+    // Queued oldest first: listed newest first, the recovery's deliveries run newest event first.
+    const succeeded = await eventually(
+      () => json(["webhooks", "endpoints", "deliveries", endpoint.id, "--status", "succeeded"]),
+      (deliveries) => deliveries.length === 3,
+      "three succeeded deliveries",
+      SLOW,
+    );
+    expect(succeeded.map((d) => d.event_id)).toEqual([paused.id, second, first]);
+    // Safe to repeat, here with a duration: nothing is missing any more. A table for people.
+    const again = await run(["webhooks", "endpoints", "recover", endpoint.id, "--since", "2d"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^object\s+webhook_recovery$/m);
+    expect(again.stdout).toMatch(/^queued\s+0$/m);
+    expect(receiver.received.length).toBe(from + 3);
+
+    // Time filters take durations back from now, like --since.
+    const lastHour = await json([
+      "webhooks",
+      "endpoints",
+      "deliveries",
+      endpoint.id,
+      "--created-after",
+      "1h",
+    ]);
+    expect(lastHour).toHaveLength(5);
+    expect(
+      await json(["webhooks", "endpoints", "deliveries", endpoint.id, "--created-before", "1h"]),
+    ).toEqual([]);
+    const recovered = await json([
+      "webhooks",
+      "endpoints",
+      "deliveries",
+      endpoint.id,
+      "--status",
+      "succeeded",
+      "--limit",
+      "2",
+    ]);
+    expect(recovered.map((d) => d.id)).toEqual(
+      lastHour
+        .filter((d) => d.status === "succeeded")
+        .slice(0, 2)
+        .map((d) => d.id),
+    );
+
+    // Per event: the failed delivery and the one recover made, newest first.
+    const perEvent = await json(["events", "deliveries", first]);
+    expect(perEvent.map((d) => [d.status, d.endpoint_id])).toEqual([
+      ["succeeded", endpoint.id],
+      ["failed", endpoint.id],
+    ]);
+    const perEventTable = await run(["events", "deliveries", first]);
+    expect(perEventTable.stdout).toMatch(/^ID\s+STATUS\s+ENDPOINT\s+ATTEMPTS\s/m);
+  });
+});
+
+describe("resend", () => {
+  it("sends an event again with the same id and bytes, to its endpoints or to one", async () => {
+    receiver.answer = () => ({ status: 200 });
+    const endpoint = await createEndpoint(["ticket.created"]);
+    expect(
+      (await api.post("/open/v1/tickets", { key, baseUrl: upstream, body: { subject: "Again" } })).status,
+    ).toBe(201);
+    const [event] = await json(["events", "list", "--type", "ticket.created", "--limit", "1"]);
+    const settled = (deliveries: any[]) => deliveries.every((d) => d.status === "succeeded");
+    await eventually(
+      () => json(["events", "deliveries", event.id]),
+      (d) => d.length === 1 && settled(d),
+      "the first delivery",
+      SLOW,
+    );
+
+    const resent = await run(["events", "resend", event.id]);
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(resent.stdout).toMatch(new RegExp(`^queued 1 delivery of ${event.id}:$`, "m"));
+    expect(resent.stdout).toMatch(new RegExp(`^dlv_\\w+\\s+pending\\s+${endpoint.id}\\s`, "m"));
+    const [original, again] = await eventually(
+      async () => receiver.deliveriesOf(event.id),
+      (deliveries) => deliveries.length === 2,
+      "the resent delivery",
+      SLOW,
+    );
+    expect(again?.body.equals(original?.body as Buffer)).toBe(true);
+    expect(
+      constructEvent(again?.body as Buffer, again?.headers["service-signature"] as string, endpoint.secret)
+        .id,
+    ).toBe(event.id);
+
+    await eventually(() => json(["events", "deliveries", event.id]), settled, "both settled", SLOW);
+    const toOne = await json(["events", "resend", event.id, "--endpoint", endpoint.id]);
+    expect(toOne.map((d) => [d.object, d.event_id, d.endpoint_id, d.status])).toEqual([
+      ["webhook_delivery", event.id, endpoint.id, "pending"],
+    ]);
+    await eventually(
+      async () => receiver.deliveriesOf(event.id),
+      (d) => d.length === 3,
+      "the third",
+      SLOW,
+    );
+  });
+});
+
+describe("errors say what to do next", () => {
+  it("a disabled endpoint, an event past retention, a bad time, a backwards window, an unknown endpoint", async () => {
+    const endpoint = await createEndpoint(["contact.updated"]);
+    expect(
+      (await run(["webhooks", "endpoints", "update", endpoint.id, "--set", "status=disabled"])).code,
+    ).toBe(0);
+    const contact = (await api.post("/open/v1/contacts", { key, baseUrl: upstream, body: { name: "Up" } }))
+      .body;
+    await api.patch(`/open/v1/contacts/${contact.id}`, { key, baseUrl: upstream, body: { name: "Updated" } });
+    const [updated] = await json(["events", "list", "--type", "contact.updated", "--limit", "1"]);
+
+    const disabled = await run(["events", "resend", updated.id, "--endpoint", endpoint.id]);
+    expect(disabled.code).toBe(1);
+    expect(disabled.stderr).toContain(
+      `enable it first: deskline webhooks endpoints update ${endpoint.id} --set status=enabled`,
+    );
+    const none = await run(["events", "resend", updated.id]);
+    expect(none.stdout).toMatch(
+      /^queued no delivery of evt_\w+: no enabled endpoint subscribes to its type, or each has one pending$/m,
+    );
+
+    const gone = await run(["events", "resend", "evt_0000000000000000000000"]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/status 404[\s\S]*events are kept 30 days/);
+
+    const badTime = await run(["webhooks", "endpoints", "recover", endpoint.id, "--since", "yesterday"]);
+    expect(badTime.code).toBe(2);
+    expect(badTime.stderr).toContain(
+      "--since 'yesterday': give an event id (evt_…: from that event on), a duration",
+    );
+    expect((await run(["webhooks", "endpoints", "recover", endpoint.id])).code).toBe(2);
+
+    expect(
+      (await run(["webhooks", "endpoints", "update", endpoint.id, "--set", "status=enabled"])).code,
+    ).toBe(0);
+    const backwards = await run([
+      "webhooks",
+      "endpoints",
+      "recover",
+      endpoint.id,
+      "--since",
+      "1h",
+      "--until",
+      "2h",
+    ]);
+    expect(backwards.code).toBe(1);
+    expect(backwards.stderr).toMatch(/status 400, code parameter_invalid/);
+
+    const { key: contactsOnly } = await newWorkspace(["contacts:read"], upstream);
+    const forbidden = await cli(["webhooks", "endpoints", "recover", endpoint.id, "--since", "1h"], {
+      key: contactsOnly,
+      env: { DESKLINE_BASE_URL: proxy.url },
+    });
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toMatch(/status 403[\s\S]*use a key with the webhooks:manage scope/);
+
+    const unknown = await run(["webhooks", "endpoints", "deliveries", "we_0000000000000000000000"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/status 404[\s\S]*deskline webhooks endpoints list/);
+  });
+});

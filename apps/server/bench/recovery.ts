@@ -1,0 +1,136 @@
+import { loadavg } from "node:os";
+import { MongoClient } from "mongodb";
+import { Events } from "../src/db/events.js";
+import { newEvent, type StoredEvent } from "../src/domain/events.js";
+import { newId } from "../src/domain/ids.js";
+import { ADMIN_TOKEN, certificate, cpuMs, post, receiver, startServer } from "./delivery-kit.js";
+import { newRunId, startBenchDatabase } from "./environment.js";
+
+/**
+ * `pnpm bench` (recovery part, issue 22): an endpoint that missed 10,000 events is recovered, and
+ * one ROLE=worker process drains the recovery; next to it, the same worker's drain rate for fresh
+ * deliveries (a backlog of API writes queued before it started), in the same run, and the time
+ * `recoverWebhookEndpoint` takes to answer (it records the deliveries and their jobs before it
+ * answers, see docs/decisions.md).
+ *
+ *   BENCH_RECOVERY_EVENTS=10000  missed events to recover
+ *   BENCH_FRESH_EVENTS           fresh deliveries drained first (default: as many)
+ *
+ * The two backlogs are the same size by default: on the embedded fallback (mongo-java-server)
+ * Agenda's lock query scans every queued job, so a drain's rate depends on the backlog's size.
+ */
+
+const MISSED = Number(process.env.BENCH_RECOVERY_EVENTS ?? 10_000);
+const FRESH = Number(process.env.BENCH_FRESH_EVENTS ?? MISSED);
+const log = (line: string) => process.stderr.write(`[recovery bench] ${line}\n`);
+
+async function main() {
+  const startLoad = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
+  const database = await startBenchDatabase();
+  const tls = certificate();
+  const target = await receiver(tls);
+  const databaseName = `bench_recovery_${newRunId()}`;
+  const processes = [startServer(database.uri, databaseName, "api", tls.certFile)];
+  const client = await new MongoClient(database.uri).connect();
+  try {
+    const baseUrl = (await processes[0]?.baseUrl) as string;
+    const admin = (path: string, body: unknown) =>
+      post(`${baseUrl}${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` });
+    const ws = await admin("/admin/v1/workspaces", { name: "bench" });
+    const { key } = await admin(`/admin/v1/workspaces/${ws.id}/api-keys`, {
+      name: "bench",
+      scopes: ["contacts:write", "webhooks:manage"],
+    });
+    const auth = { authorization: `Bearer ${key}` };
+    const since = new Date(Date.now() - 1000).toISOString();
+    const endpoint = await post(
+      `${baseUrl}/open/v1/webhook-endpoints`,
+      { url: target.url, events: ["contact.created"] },
+      auth,
+    );
+
+    // The missed events: recorded as a relay records them, while the endpoint was down (no
+    // delivery made). Written straight into `events`, 1,000 per round trip: only the recovery is
+    // measured here, not the writes that made the events.
+    const events = new Events(client.db(databaseName));
+    const missed: StoredEvent[] = [];
+    for (let i = 0; i < MISSED; i++) {
+      const id = newId("con");
+      missed.push(newEvent(ws.id, "contact.created", { id, object: "contact", name: "Missed" }));
+    }
+    for (let i = 0; i < missed.length; i += 1000) await events.recordMany(missed.slice(i, i + 1000));
+    const missedIds = missed.map((event) => JSON.parse(event.payload).data.id as string);
+
+    // Fresh deliveries: API writes queued while no worker runs; then one worker joins.
+    const fresh: string[] = [];
+    for (let i = 0; i < FRESH; i += 16) {
+      const batch = await Promise.all(
+        Array.from({ length: 16 }, () => post(`${baseUrl}/open/v1/contacts`, { name: "Fresh" }, auth)),
+      );
+      fresh.push(...batch.map((contact) => contact.id as string));
+    }
+    const worker = startServer(database.uri, databaseName, "worker", tls.certFile);
+    processes.push(worker);
+    await worker.delivering;
+    const drainOf = async (ids: string[]) => {
+      const cpuBefore = cpuMs(worker.child.pid);
+      while (ids.some((id) => !target.arrived.has(id))) await new Promise((done) => setTimeout(done, 50));
+      const arrivals = ids.map((id) => target.arrived.get(id) as number);
+      const seconds = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
+      return {
+        perSecond: (ids.length - 1) / seconds,
+        seconds,
+        cpu: (cpuMs(worker.child.pid) - cpuBefore) / ids.length,
+      };
+    };
+    const freshDrain = await drainOf(fresh);
+    log(`fresh: ${FRESH} deliveries in ${freshDrain.seconds.toFixed(2)} s by one worker`);
+
+    const asked = performance.now();
+    const recovery = await post(
+      `${baseUrl}/open/v1/webhook-endpoints/${endpoint.id}/recover`,
+      { since },
+      auth,
+    );
+    const answeredMs = performance.now() - asked;
+    if (recovery.queued !== MISSED) throw new Error(`recovery queued ${recovery.queued}, not ${MISSED}`);
+    log(`recover answered in ${answeredMs.toFixed(0)} ms, ${recovery.queued} queued`);
+    const recoveryDrain = await drainOf(missedIds);
+    log(`recovery: ${MISSED} deliveries in ${recoveryDrain.seconds.toFixed(2)} s by the same worker`);
+    // Oldest first: how far the arrival order strays from the events' order (concurrent attempts
+    // finish in any order; the queue hands them out oldest first).
+    const order = missedIds
+      .map((id, i) => ({ i, at: target.arrived.get(id) as number }))
+      .sort((a, b) => a.at - b.at)
+      .map((x, rank) => Math.abs(x.i - rank));
+    const maxStray = Math.max(...order);
+
+    const ratio = recoveryDrain.perSecond / freshDrain.perSecond;
+    process.stdout.write(
+      `\nWebhook recovery (${MISSED} missed events to one endpoint, one ROLE=worker process; HTTPS receiver on 127.0.0.1)\n` +
+        "| measure | figure | note |\n|---|--:|---|\n" +
+        `| recoverWebhookEndpoint answer | ${answeredMs.toFixed(0)} ms | records ${MISSED} deliveries and their jobs |\n` +
+        `| recovery drain | ${recoveryDrain.perSecond.toFixed(0)}/s | ${ratio.toFixed(2)}× the fresh drain (target ≥ 0.8×); worker CPU ${recoveryDrain.cpu.toFixed(2)} ms per delivery; arrival order strays ≤ ${maxStray} places from oldest first |\n` +
+        `| fresh drain (${FRESH} API writes queued) | ${freshDrain.perSecond.toFixed(0)}/s | worker CPU ${freshDrain.cpu.toFixed(2)} ms per delivery |\n` +
+        `load average at the end ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(" ")} (${startLoad} at the start)\n`,
+    );
+  } finally {
+    for (const p of processes) p.child.kill("SIGTERM");
+    await Promise.all(processes.map((p) => p.exited));
+    await client.close();
+    await target.close();
+    await database.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

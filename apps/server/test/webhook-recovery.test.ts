@@ -1,0 +1,498 @@
+import { constructEvent } from "@deskline/webhook-verifier";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { StoredEvent } from "../src/domain/events.js";
+import { derivedId } from "../src/domain/ids.js";
+import { admin, api, newWorkspace } from "./helpers/api.js";
+import { type Deployment, startDeployment } from "./helpers/delivery.js";
+import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
+import { eventually, type MainProcess } from "./helpers/main-process.js";
+
+// Webhook recovery (issue 22): deliveries as records, resend, and recover, end to end: a real
+// server process delivering over real HTTPS to receivers this file starts, with 50 ms retries.
+// One worker slot (WEBHOOK_CONCURRENCY=1) makes "oldest event first" observable at the receiver.
+
+const SLOW = 120_000;
+vi.setConfig({ testTimeout: 240_000 });
+
+type Json = Record<string, any>;
+
+let deployment: Deployment;
+let main: MainProcess;
+let baseUrl: string;
+let key: string;
+let workspaceId: string;
+
+beforeAll(async () => {
+  deployment = await startDeployment({ WEBHOOK_CONCURRENCY: "1", WEBHOOK_TIMEOUT_MS: "3000" });
+  main = await deployment.start("all");
+  baseUrl = await main.baseUrl;
+});
+afterAll(() => {
+  if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-5000));
+});
+
+beforeEach(async () => {
+  ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
+});
+
+async function endpointFor(url: string, events: string[] = ["*"]) {
+  const created = await api.post("/open/v1/webhook-endpoints", { key, baseUrl, body: { url, events } });
+  expect(created.status).toBe(201);
+  return created.body as { id: string; secret: string };
+}
+
+const setStatus = async (endpointId: string, status: "enabled" | "disabled") => {
+  const patched = await api.patch(`/open/v1/webhook-endpoints/${endpointId}`, {
+    key,
+    baseUrl,
+    body: { status },
+  });
+  expect(patched.status).toBe(200);
+};
+
+const recover = (endpointId: string, body: Json) =>
+  api.post(`/open/v1/webhook-endpoints/${endpointId}/recover`, { key, baseUrl, body });
+
+/** Every delivery of the endpoint (all pages), newest first. */
+async function deliveriesOf(endpointId: string, query: Json = {}): Promise<Json[]> {
+  const all: Json[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = await api.get(`/open/v1/webhook-endpoints/${endpointId}/deliveries`, {
+      key,
+      baseUrl,
+      query: { limit: 100, ...query, ...(after ? { starting_after: after } : {}) },
+    });
+    expect(page.status).toBe(200);
+    all.push(...page.body.data);
+    if (!page.body.has_more) return all;
+    after = page.body.data.at(-1).id;
+  }
+}
+
+const eventDeliveries = async (eventId: string) => {
+  const page = await api.get(`/open/v1/events/${eventId}/deliveries`, {
+    key,
+    baseUrl,
+    query: { limit: 100 },
+  });
+  expect(page.status).toBe(200);
+  return page.body.data as Json[];
+};
+
+/** The event ids `receiver` got from index `from` on, each verified against the endpoint's secret. */
+function verifiedIds(receiver: Receiver, secret: string, from = 0): string[] {
+  return receiver.received.slice(from).map((delivery) => {
+    const event = constructEvent(delivery.body, delivery.headers["service-signature"] as string, secret);
+    expect(delivery.headers["service-delivery"]).toBe(event.id);
+    expect(delivery.headers["webhook-id"]).toBe(event.id);
+    return event.id;
+  });
+}
+
+const secondsAgo = (seconds: number) => Math.floor(Date.now() / 1000) - seconds;
+
+describe("recovery after an outage", () => {
+  it("an endpoint failing until disabled, fixed, enabled and recovered gets every missed event once, oldest first", async () => {
+    const receiver = await startReceiver();
+    receiver.answer = () => ({ status: 503 });
+    const endpoint = await endpointFor(receiver.url);
+    const since = secondsAgo(1);
+    const failed: StoredEvent[] = [];
+    for (let i = 0; i < 15; i++) failed.push(await deployment.emit(workspaceId, "contact.created"));
+    await eventually(
+      async () => (await api.get(`/open/v1/webhook-endpoints/${endpoint.id}`, { key, baseUrl })).body.status,
+      (status) => status === "disabled",
+      "the endpoint disabled by 15 failed deliveries",
+      SLOW,
+    );
+    // Events while it is disabled make no delivery at all.
+    const whileDown: StoredEvent[] = [];
+    for (let i = 0; i < 3; i++) whileDown.push(await deployment.emit(workspaceId, "ticket.created"));
+    for (const event of whileDown) expect(await eventDeliveries(event._id)).toEqual([]);
+    const failedDeliveries = await deliveriesOf(endpoint.id, { status: "failed" });
+    expect(failedDeliveries.map((d) => d.event_id).sort()).toEqual(failed.map((e) => e._id).sort());
+    for (const delivery of failedDeliveries) {
+      expect(delivery).toMatchObject({ attempts: 5, last_status_code: 503, next_attempt_at: null });
+    }
+    // A disabled endpoint cannot be recovered: enable it first.
+    const refused = await recover(endpoint.id, { since });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "id" });
+
+    receiver.answer = () => ({ status: 200 });
+    const enabled = await admin(
+      "POST",
+      `/admin/v1/webhook-endpoints/${endpoint.id}/enable`,
+      undefined,
+      baseUrl,
+    );
+    expect(enabled.status).toBe(200);
+    const fixedAt = receiver.received.length;
+    const recovery = await recover(endpoint.id, { since });
+    expect(recovery.status).toBe(202);
+    expect(recovery.body).toMatchObject({
+      object: "webhook_recovery",
+      endpoint_id: endpoint.id,
+      since: new Date(since * 1000).toISOString(),
+      queued: 18,
+    });
+    expect(recovery.body.id).toMatch(/^rcv_/);
+    const missed = [...failed, ...whileDown].map((e) => e._id);
+    const succeeded = await eventually(
+      () => deliveriesOf(endpoint.id, { status: "succeeded" }),
+      (list) => list.length === missed.length,
+      "the recovered deliveries recorded as succeeded",
+      SLOW,
+    );
+    await new Promise((done) => setTimeout(done, 500)); // a duplicate would arrive by now
+    for (const delivery of succeeded) expect(delivery).toMatchObject({ last_status_code: 200 });
+    // Oldest first (ids sort by creation time), each once. A loaded machine may fail an attempt
+    // (a timeout, a connection cut) and its retry comes later: those are left out of the order.
+    const retried = new Set(succeeded.filter((d) => d.attempts > 1).map((d) => d.event_id));
+    const got = verifiedIds(receiver, endpoint.secret, fixedAt);
+    expect(new Set(got)).toEqual(new Set(missed));
+    expect(got.filter((id) => !retried.has(id))).toEqual([...missed].sort().filter((id) => !retried.has(id)));
+    // The first failed event now has both deliveries; the attempts name theirs.
+    const first = await eventDeliveries(failed[0]?._id as string);
+    expect(first.map((d) => d.status)).toEqual(["succeeded", "failed"]);
+    const attempts = (
+      await api.get(`/open/v1/webhook-endpoints/${endpoint.id}/attempts`, {
+        key,
+        baseUrl,
+        query: { limit: 100 },
+      })
+    ).body.data as Json[];
+    const ids = new Set(first.map((d) => d.id));
+    expect(attempts.filter((a) => a.event_id === failed[0]?._id).every((a) => ids.has(a.delivery_id))).toBe(
+      true,
+    );
+    // Nothing is missing any more: recovering again queues nothing.
+    const again = await recover(endpoint.id, { since, until: new Date().toISOString() });
+    expect(again.status).toBe(202);
+    expect(again.body.queued).toBe(0);
+  });
+
+  it("a paused endpoint's due delivery is dropped, later events make none, and recover brings both back", async () => {
+    const receiver = await startReceiver();
+    receiver.answer = () => "hang"; // the first attempt times out (3 s); its retry is due while paused
+    const endpoint = await endpointFor(receiver.url, ["contact.updated"]);
+    const since = new Date(Date.now() - 1000).toISOString();
+    const due = await deployment.emit(workspaceId, "contact.updated");
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= 1,
+      "the first attempt",
+      SLOW,
+    );
+    await setStatus(endpoint.id, "disabled");
+    const [dropped] = await eventually(
+      () => eventDeliveries(due._id),
+      (list) => list[0]?.status === "dropped",
+      "the delivery dropped",
+      SLOW,
+    );
+    expect(dropped).toMatchObject({ endpoint_id: endpoint.id, attempts: 1, last_status_code: null });
+    const later = await deployment.emit(workspaceId, "contact.updated");
+    const ignored = await deployment.emit(workspaceId, "ticket.created"); // not subscribed
+    expect(await eventDeliveries(later._id)).toEqual([]);
+
+    receiver.answer = () => ({ status: 200 });
+    receiver.release();
+    await setStatus(endpoint.id, "enabled");
+    const from = receiver.received.length;
+    const recovery = await recover(endpoint.id, { since });
+    expect(recovery.status).toBe(202);
+    expect(recovery.body.queued).toBe(2);
+    await eventually(
+      async () => receiver.received.length - from,
+      (n) => n >= 2,
+      "both events",
+      SLOW,
+    );
+    await new Promise((done) => setTimeout(done, 500));
+    expect(verifiedIds(receiver, endpoint.secret, from)).toEqual([due._id, later._id]);
+    expect(receiver.deliveriesOf(ignored._id)).toHaveLength(0);
+    const statuses = await eventually(
+      () => eventDeliveries(due._id),
+      (list) => list[0]?.status === "succeeded",
+      "the recovered delivery",
+      SLOW,
+    );
+    expect(statuses.map((d) => d.status)).toEqual(["succeeded", "dropped"]);
+  });
+
+  it("two recoveries at once queue each missed event once", async () => {
+    const receiver = await startReceiver();
+    // Held until both answered, so every queued delivery is still pending while they run.
+    receiver.answer = () => "hang";
+    const endpoint = await endpointFor(receiver.url);
+    const since = secondsAgo(1);
+    await setStatus(endpoint.id, "disabled");
+    const missed: StoredEvent[] = [];
+    for (let i = 0; i < 40; i++) missed.push(await deployment.emit(workspaceId, "message.received"));
+    await setStatus(endpoint.id, "enabled");
+    const [a, b] = await Promise.all([recover(endpoint.id, { since }), recover(endpoint.id, { since })]);
+    receiver.answer = () => ({ status: 200 });
+    receiver.release();
+    expect([a?.status, b?.status]).toEqual([202, 202]);
+    expect((a?.body.queued ?? 0) + (b?.body.queued ?? 0)).toBe(missed.length);
+    await eventually(
+      async () => new Set(receiver.received.map((r) => r.headers["service-delivery"])).size,
+      (n) => n >= missed.length,
+      "every event",
+      SLOW,
+    );
+    await new Promise((done) => setTimeout(done, 500));
+    // The held first attempt may have timed out and been retried: once more for that event only.
+    const got = verifiedIds(receiver, endpoint.secret);
+    expect([...new Set(got)].sort()).toEqual(missed.map((e) => e._id).sort());
+    expect(got.length).toBeLessThanOrEqual(missed.length + 1);
+    // While deliveries are pending a third recovery queues nothing either; after, nothing is missing.
+    expect((await recover(endpoint.id, { since })).body.queued).toBe(0);
+  });
+
+  it("queues the jobs of deliveries whose process died before making them (the intent sweep)", async () => {
+    const receiver = await startReceiver();
+    const endpoint = await endpointFor(receiver.url);
+    await setStatus(endpoint.id, "disabled");
+    const event = await deployment.emit(workspaceId, "contact.created");
+    await setStatus(endpoint.id, "enabled");
+    // What a recovery leaves when its process dies between recording a batch and its jobs: the
+    // batch's intent and its deliveries, no jobs.
+    const past = new Date(Date.now() - 60_000);
+    const id = derivedId("dlv", past.getTime(), `${event._id} crashed`);
+    await deployment.db.collection("delivery_queue_intents").insertOne({
+      _id: "crashed" as never,
+      delivery_ids: [id],
+      created_at: past,
+    });
+    await deployment.db.collection("webhook_deliveries").insertOne({
+      _id: id as never,
+      workspace_id: workspaceId,
+      event_id: event._id,
+      event_type: event.type,
+      endpoint_id: endpoint.id,
+      status: "pending",
+      attempts: 0,
+      last_attempt_at: null,
+      last_status_code: null,
+      next_attempt_at: past,
+      created_at: past,
+      updated_at: past,
+      origin: "recover",
+      pending_key: `${endpoint.id} ${event._id}`,
+    });
+    await eventually(
+      async () => receiver.deliveriesOf(event._id).length,
+      (n) => n === 1,
+      "the delivery",
+      SLOW,
+    );
+    const [delivery] = await eventually(
+      () => eventDeliveries(event._id),
+      (list) => list[0]?.status === "succeeded",
+      "its delivery settled",
+      SLOW,
+    );
+    expect(delivery?.id).toBe(id);
+    expect(verifiedIds(receiver, endpoint.secret)).toEqual([event._id]);
+    expect(await deployment.db.collection("delivery_queue_intents").countDocuments()).toBe(0);
+  });
+});
+
+describe("resend", () => {
+  it("sends a delivered event again with the same bytes and event id, to one endpoint or to all subscribed", async () => {
+    const receiver = await startReceiver();
+    const other = await startReceiver();
+    const endpoint = await endpointFor(receiver.url, ["ticket.updated"]);
+    const second = await endpointFor(other.url);
+    const elsewhere = await endpointFor("https://never-contacted.invalid/hooks", ["contact.created"]);
+    const event = await deployment.emit(workspaceId, "ticket.updated");
+    await eventually(
+      async () => receiver.deliveriesOf(event._id).length,
+      (n) => n === 1,
+      "the delivery",
+      SLOW,
+    );
+    await eventually(
+      async () => other.deliveriesOf(event._id).length,
+      (n) => n === 1,
+      "the other one",
+      SLOW,
+    );
+
+    const resent = await api.post(`/open/v1/events/${event._id}/resend`, {
+      key,
+      baseUrl,
+      body: { endpoint_id: endpoint.id },
+    });
+    expect(resent.status).toBe(202);
+    expect(resent.body).toMatchObject({ object: "list", has_more: false });
+    expect(resent.body.data).toHaveLength(1);
+    expect(resent.body.data[0]).toMatchObject({
+      event_id: event._id,
+      endpoint_id: endpoint.id,
+      status: "pending",
+      attempts: 0,
+    });
+    await eventually(
+      async () => receiver.deliveriesOf(event._id).length,
+      (n) => n === 2,
+      "the resend",
+      SLOW,
+    );
+    const [first, again] = receiver.deliveriesOf(event._id);
+    expect(again?.body.equals(first?.body as Buffer)).toBe(true);
+    expect(verifiedIds(receiver, endpoint.secret)).toEqual([event._id, event._id]);
+
+    // Without endpoint_id: every enabled endpoint subscribed to the type (not `elsewhere`).
+    const toAll = await api.post(`/open/v1/events/${event._id}/resend`, { key, baseUrl, body: {} });
+    expect(toAll.status).toBe(202);
+    expect(toAll.body.data.map((d: Json) => d.endpoint_id).sort()).toEqual([endpoint.id, second.id].sort());
+    await eventually(
+      async () => other.deliveriesOf(event._id).length,
+      (n) => n === 2,
+      "the resend to all",
+      SLOW,
+    );
+    const list = await eventually(
+      () => eventDeliveries(event._id),
+      // `endpoint`: the first, the resend to it, the resend to all; `second`: the first and the last.
+      (l) => l.length === 5 && l.every((d) => d.status === "succeeded"),
+      "five succeeded deliveries",
+      SLOW,
+    );
+    expect(list.some((d) => d.endpoint_id === elsewhere.id)).toBe(false);
+
+    // Not subscribed to the type, disabled, or not in this workspace.
+    const unsubscribed = await api.post(`/open/v1/events/${event._id}/resend`, {
+      key,
+      baseUrl,
+      body: { endpoint_id: elsewhere.id },
+    });
+    expect(unsubscribed.status).toBe(400);
+    expect(unsubscribed.body.error).toMatchObject({ code: "parameter_invalid", param: "endpoint_id" });
+    await setStatus(endpoint.id, "disabled");
+    const disabled = await api.post(`/open/v1/events/${event._id}/resend`, {
+      key,
+      baseUrl,
+      body: { endpoint_id: endpoint.id },
+    });
+    expect(disabled.status).toBe(409);
+    expect(disabled.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "endpoint_id" });
+  });
+
+  it("counts resends, recoveries and dropped deliveries on /metrics", async () => {
+    const scrape = async () => {
+      const text = await (await fetch(`${baseUrl}/metrics`)).text();
+      const value = (pattern: string) => Number(new RegExp(`^${pattern} (\\d+)`, "m").exec(text)?.[1] ?? 0);
+      return {
+        resends: value("deskline_webhook_resends_total"),
+        recoveries: value("deskline_webhook_recoveries_total"),
+        dropped: value('deskline_webhook_deliveries_total\\{outcome="dropped"\\}'),
+        recovered: value('deskline_webhook_deliveries_queued_total\\{origin="recover"\\}'),
+      };
+    };
+    const before = await scrape();
+    const receiver = await startReceiver();
+    const endpoint = await endpointFor(receiver.url);
+    const event = await deployment.emit(workspaceId, "contact.created");
+    await eventually(
+      async () => receiver.deliveriesOf(event._id).length,
+      (n) => n === 1,
+      "the delivery",
+      SLOW,
+    );
+    expect((await api.post(`/open/v1/events/${event._id}/resend`, { key, baseUrl })).status).toBe(202);
+    await setStatus(endpoint.id, "disabled");
+    await deployment.emit(workspaceId, "contact.created");
+    await setStatus(endpoint.id, "enabled");
+    expect((await recover(endpoint.id, { since: secondsAgo(30) })).body.queued).toBe(1);
+    const after = await scrape();
+    expect(after.resends - before.resends).toBeGreaterThanOrEqual(1);
+    expect(after.recoveries - before.recoveries).toBeGreaterThanOrEqual(1);
+    expect(after.recovered - before.recovered).toBeGreaterThanOrEqual(1);
+    expect(await fetch(`${baseUrl}/metrics`).then((r) => r.text())).toMatch(
+      /# HELP deskline_webhook_deliveries_total .*dropped/,
+    );
+  });
+});
+
+describe("a worker SIGKILLed during a recovery", () => {
+  it("loses nothing: after a restart every missed event is delivered and every delivery succeeds", async () => {
+    const w = await startDeployment({ WEBHOOK_TIMEOUT_MS: "1000" });
+    const apiProcess = await w.start("api");
+    const url = await apiProcess.baseUrl;
+    const world = await newWorkspace(undefined, url);
+    const receiver = await startReceiver();
+    receiver.answer = () => ({ status: 200, delayMs: 20 });
+    const created = await api.post("/open/v1/webhook-endpoints", {
+      key: world.key,
+      baseUrl: url,
+      body: { url: receiver.url },
+    });
+    const endpointId = created.body.id as string;
+    const patch = (status: string) =>
+      api.patch(`/open/v1/webhook-endpoints/${endpointId}`, {
+        key: world.key,
+        baseUrl: url,
+        body: { status },
+      });
+    expect((await patch("disabled")).status).toBe(200);
+    const since = secondsAgo(1);
+    const missed: StoredEvent[] = [];
+    for (let i = 0; i < 150; i++) missed.push(await w.emit(world.workspaceId, "ticket.updated"));
+    expect((await patch("enabled")).status).toBe(200);
+    const first = await w.start("worker", { WEBHOOK_CONCURRENCY: "4" });
+    const recovery = await api.post(`/open/v1/webhook-endpoints/${endpointId}/recover`, {
+      key: world.key,
+      baseUrl: url,
+      body: { since },
+    });
+    expect(recovery.status).toBe(202);
+    expect(recovery.body.queued).toBe(missed.length);
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= 20,
+      "the recovery under way",
+      SLOW,
+    );
+    first.child.kill("SIGKILL");
+    await first.exited;
+    expect(receiver.received.length).toBeLessThan(missed.length);
+    // A new worker takes over, the killed one's locked jobs once their locks expire (about 32 s).
+    await w.start("worker", { WEBHOOK_CONCURRENCY: "4" });
+    const got = new Set<string>();
+    await eventually(
+      async () => {
+        for (const r of receiver.received) got.add(r.headers["service-delivery"] as string);
+        return got.size;
+      },
+      (n) => n === missed.length,
+      "every missed event",
+      SLOW,
+    );
+    expect([...got].sort()).toEqual(missed.map((e) => e._id).sort());
+    const settled = await eventually(
+      async () => {
+        const page = await api.get(`/open/v1/webhook-endpoints/${endpointId}/deliveries`, {
+          key: world.key,
+          baseUrl: url,
+          query: { status: "pending", limit: 100 },
+        });
+        return page.body.data as Json[];
+      },
+      (pending) => pending.length === 0,
+      "no delivery left pending",
+      SLOW,
+    );
+    expect(settled).toEqual([]);
+    const deliveries = w.db.collection("webhook_deliveries");
+    expect(await deliveries.countDocuments({ endpoint_id: endpointId, status: "succeeded" })).toBe(
+      missed.length,
+    );
+    // At most the attempts in flight when the worker died were sent twice.
+    expect(receiver.received.length - missed.length).toBeLessThanOrEqual(8);
+  });
+});

@@ -1,0 +1,197 @@
+// Deliveries, resend and recover (issue 22) through the SDK, against a real server process that
+// delivers (ROLE=all, retries 50 ms apart) to an HTTPS receiver this file starts on 127.0.0.1;
+// every answer is checked against the spec.
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { newWorkspace } from "../../../apps/server/test/helpers/api.js";
+import { startDeployment } from "../../../apps/server/test/helpers/delivery.js";
+import { type Receiver, startReceiver } from "../../../apps/server/test/helpers/https-receiver.js";
+import { eventually } from "../../../apps/server/test/helpers/main-process.js";
+import {
+  ConflictError,
+  type Deskline,
+  InvalidRequestError,
+  NotFoundError,
+  type WebhookDelivery,
+} from "../src/index.js";
+import { checkedClient } from "./helpers.js";
+
+// Deliveries share two cores with everything else running: waits are generous, never timed.
+const SLOW = 120_000;
+vi.setConfig({ testTimeout: 240_000 });
+
+let deskline: Deskline;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  // One worker slot (WEBHOOK_CONCURRENCY=1): one delivery at a time, on a shared machine.
+  const deployment = await startDeployment({ WEBHOOK_CONCURRENCY: "1", WEBHOOK_TIMEOUT_MS: "3000" });
+  const baseUrl = await (await deployment.start("all")).baseUrl;
+  const { key } = await newWorkspace(undefined, baseUrl);
+  deskline = checkedClient({ apiKey: key, baseUrl });
+  receiver = await startReceiver();
+}, 180_000);
+
+/** The event ids the receiver got with a 2xx answer, in the order they arrived. */
+const deliveredIds = (from: number) =>
+  receiver.received.slice(from).map((delivery) => delivery.headers["service-delivery"]);
+
+describe("webhook deliveries", () => {
+  it("lists failed deliveries page by page, refuses to recover a disabled endpoint, then recovers every missed event once, queued oldest first", async () => {
+    receiver.answer = () => ({ status: 503 });
+    const endpoint = await deskline.webhookEndpoints.create({
+      url: receiver.url,
+      events: ["contact.created"],
+    });
+    for (const name of ["Missed 1", "Missed 2", "Missed 3"]) await deskline.contacts.create({ name });
+
+    // Each delivery fails once its retries are spent; `limit: 1` makes the walk page three times.
+    const failed: WebhookDelivery[] = await eventually(
+      () => deskline.webhookEndpoints.deliveries(endpoint.id, { status: "failed", limit: 1 }).toArray(),
+      (deliveries) => deliveries.length === 3,
+      "three failed deliveries",
+      SLOW,
+    );
+    for (const delivery of failed) {
+      expect(delivery).toMatchObject({
+        object: "webhook_delivery",
+        endpoint_id: endpoint.id,
+        event_type: "contact.created",
+        status: "failed",
+        last_status_code: 503,
+        next_attempt_at: null,
+      });
+      expect(delivery.attempts).toBeGreaterThan(1);
+    }
+    // Ids sort by creation time: the events oldest first. (The deliveries run newest first by their
+    // own ids, which the relay may mint in another order for events made a moment apart.)
+    const missed = failed.map((delivery) => delivery.event_id).sort();
+    expect(await deskline.events.deliveries(missed[0] as string).toArray()).toEqual(
+      failed.filter((delivery) => delivery.event_id === missed[0]),
+    );
+
+    // Paused by its owner: an event of that time makes no delivery at all.
+    await deskline.webhookEndpoints.update(endpoint.id, { status: "disabled" });
+    await deskline.contacts.create({ name: "While paused" });
+    const [paused] = (await deskline.events.list({ type: ["contact.created"], limit: 1 })).data;
+    if (!paused) throw new Error("the paused event was not recorded");
+    expect(await deskline.events.deliveries(paused.id).toArray()).toEqual([]);
+
+    // Since the first failure (the event's `created`, Unix seconds; the window is inclusive).
+    const since = (await deskline.events.get(missed[0] as string)).created;
+    const refused = await deskline.webhookEndpoints.recover(endpoint.id, { since }).catch((error) => error);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused).toMatchObject({ status: 409, code: "webhook_endpoint_disabled" });
+
+    receiver.answer = () => ({ status: 200 });
+    const from = receiver.received.length;
+    await deskline.webhookEndpoints.update(endpoint.id, { status: "enabled" });
+    const recovery = await deskline.webhookEndpoints.recover(endpoint.id, { since });
+    expect(recovery).toMatchObject({ object: "webhook_recovery", endpoint_id: endpoint.id, queued: 4 });
+    expect(recovery.id).toMatch(/^rcv_/);
+
+    await eventually(
+      async () => deliveredIds(from),
+      (ids) => ids.length >= 4,
+      "the four missed events",
+      SLOW,
+    );
+    // Each missed event once. The recovery queued them oldest first: its deliveries, listed newest
+    // first, run newest event first. (The order they reach the receiver is the worker's; the
+    // server's own recovery test holds that.)
+    expect([...deliveredIds(from)].sort()).toEqual([...missed, paused.id]);
+    const succeeded = await eventually(
+      () => deskline.webhookEndpoints.deliveries(endpoint.id, { status: "succeeded" }).toArray(),
+      (deliveries) => deliveries.length === 4,
+      "four succeeded deliveries",
+      SLOW,
+    );
+    expect(succeeded.map((delivery) => delivery.event_id)).toEqual([...missed, paused.id].reverse());
+    expect(succeeded.map((delivery) => delivery.last_status_code)).toEqual([200, 200, 200, 200]);
+
+    // Safe to repeat: every event of the window has a succeeded delivery now. An RFC 3339 `since`
+    // and an `until` say the same window.
+    const again = await deskline.webhookEndpoints.recover(endpoint.id, {
+      since: new Date(since * 1000).toISOString(),
+      until: Math.floor(Date.now() / 1000),
+    });
+    expect(again.queued).toBe(0);
+    expect(deliveredIds(from)).toHaveLength(4);
+  });
+
+  it("resends an event with the same id and bytes, to its subscribed endpoints or to one", async () => {
+    receiver.answer = () => ({ status: 200 });
+    const endpoint = await deskline.webhookEndpoints.create({
+      url: receiver.url,
+      events: ["ticket.created"],
+    });
+    await deskline.tickets.create({ subject: "Resend me" });
+    const [event] = (await deskline.events.list({ type: ["ticket.created"], limit: 1 })).data;
+    if (!event) throw new Error("the ticket's event was not recorded");
+    // Settled, not just received: a pending delivery would be left to itself (not queued twice).
+    await eventually(
+      () => deskline.events.deliveries(event.id).toArray(),
+      (deliveries) => deliveries.length === 1 && deliveries[0]?.status === "succeeded",
+      "the first delivery",
+      SLOW,
+    );
+
+    const queued = await deskline.events.resend(event.id);
+    expect(queued).toMatchObject({ object: "list", has_more: false });
+    expect(queued.data).toHaveLength(1);
+    expect(queued.data[0]).toMatchObject({ event_id: event.id, endpoint_id: endpoint.id, status: "pending" });
+    const [first, second] = await eventually(
+      async () => receiver.deliveriesOf(event.id),
+      (deliveries) => deliveries.length === 2,
+      "the resent delivery",
+      SLOW,
+    );
+    expect(second?.body.equals(first?.body as Buffer)).toBe(true);
+    expect(second?.headers["webhook-id"]).toBe(event.id);
+
+    await eventually(
+      () => deskline.events.deliveries(event.id).toArray(),
+      (deliveries) => deliveries.every((delivery) => delivery.status === "succeeded"),
+      "both deliveries settled",
+      SLOW,
+    );
+    const toOne = await deskline.events.resend(event.id, { endpoint_id: endpoint.id });
+    expect(toOne.data.map((delivery) => delivery.endpoint_id)).toEqual([endpoint.id]);
+    await eventually(
+      async () => receiver.deliveriesOf(event.id),
+      (deliveries) => deliveries.length === 3,
+      "the delivery resent to one endpoint",
+      SLOW,
+    );
+    expect((await deskline.events.deliveries(event.id).toArray()).map((delivery) => delivery.id)).toEqual([
+      toOne.data[0]?.id,
+      queued.data[0]?.id,
+      expect.stringMatching(/^dlv_/),
+    ]);
+  });
+
+  it("answers typed errors: an unknown event, a window that ends before it starts, a disabled endpoint", async () => {
+    const endpoint = await deskline.webhookEndpoints.create({
+      url: "https://hooks.deskline-test.invalid/never",
+      events: ["contact.updated"],
+    });
+    await expect(deskline.events.resend("evt_0000000000000000000000")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(deskline.events.deliveries("evt_0000000000000000000000").toArray()).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
+    const backwards = await deskline.webhookEndpoints
+      .recover(endpoint.id, { since: "2026-03-02T00:00:00Z", until: "2026-03-01T00:00:00Z" })
+      .catch((error) => error);
+    expect(backwards).toBeInstanceOf(InvalidRequestError);
+    expect(backwards).toMatchObject({ status: 400, code: "parameter_invalid" });
+
+    await deskline.webhookEndpoints.update(endpoint.id, { status: "disabled" });
+    const contact = await deskline.contacts.create({ name: "Updated later" });
+    await deskline.contacts.update(contact.id, { name: "Updated" });
+    const [updated] = (await deskline.events.list({ type: ["contact.updated"], limit: 1 })).data;
+    await expect(
+      deskline.events.resend(updated?.id as string, { endpoint_id: endpoint.id }),
+    ).rejects.toMatchObject({ status: 409, code: "webhook_endpoint_disabled" });
+    // Without an endpoint: every enabled endpoint subscribed to the type, here none.
+    expect((await deskline.events.resend(updated?.id as string)).data).toEqual([]);
+  });
+});
