@@ -62,12 +62,19 @@ export async function recover(
   const events = store.events.collection.find(filter).sort({ _id: 1 }).batchSize(RECOVERY_BATCH);
   let queued = 0;
   let batch: StoredEvent[] = [];
+  // Due at their event's time (in the past), so a worker takes them oldest event first. Events of
+  // one millisecond share that time and Agenda's lock query breaks no ties, so each due time is
+  // kept strictly after the one before: the events are read in id order, the due times follow it.
+  let lastDue = 0;
+  const dueAt = ({ event }: { event: StoredEvent }) => {
+    lastDue = Math.max(idTime(event._id), lastDue + 1);
+    return new Date(lastDue);
+  };
   const flush = async () => {
     const missed = batch.filter((event) => !covered.has(event._id));
     const made: WebhookDeliveryDoc[] = await store.deliveryQueue.queue(
       missed.map((event) => ({ event, endpointId: endpoint._id })),
-      // Due at their event's time (in the past): a worker takes them oldest event first.
-      { origin: "recover", recoveryId: id, dueAt: ({ event }) => new Date(idTime(event._id)) },
+      { origin: "recover", recoveryId: id, dueAt },
     );
     queued += made.length;
     batch = [];
