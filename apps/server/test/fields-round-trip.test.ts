@@ -147,9 +147,15 @@ const NOT_RESOURCE_FIELDS: Record<string, string[]> = {
 
 /**
  * Operations whose body steers the operation instead of holding a resource's fields: a batch
- * (its items are contacts: checked below) and a merge (ids; contacts-merge.test.ts).
+ * (its items are contacts: checked below), a merge (ids; contacts-merge.test.ts), and a resend
+ * or recovery (which endpoint, which window; webhook-recovery.test.ts).
  */
-const STEERING_BODIES = new Set(["batchUpsertContacts", "mergeContacts"]);
+const STEERING_BODIES = new Set([
+  "batchUpsertContacts",
+  "mergeContacts",
+  "resendEvent",
+  "recoverWebhookEndpoint",
+]);
 
 const withBody = specOperations.filter(
   (operation) => operation.bodySchema?.properties && !STEERING_BODIES.has(operation.operationId),
