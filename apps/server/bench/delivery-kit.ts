@@ -135,3 +135,18 @@ export function cpuMs(pid: number | undefined): number {
     return Number.NaN;
   }
 }
+
+/**
+ * A workspace made through the admin API, with a key that writes contacts and manages webhooks:
+ * what every delivery bench writes with. `auth` is the header that key goes in.
+ */
+export async function benchWorkspace(baseUrl: string): Promise<{ id: string; auth: Record<string, string> }> {
+  const admin = (path: string, body: unknown) =>
+    post(`${baseUrl}${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` });
+  const ws = await admin("/admin/v1/workspaces", { name: "bench" });
+  const { key } = await admin(`/admin/v1/workspaces/${ws.id}/api-keys`, {
+    name: "bench",
+    scopes: ["contacts:write", "webhooks:manage"],
+  });
+  return { id: ws.id, auth: { authorization: `Bearer ${key}` } };
+}

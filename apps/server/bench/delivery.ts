@@ -2,7 +2,7 @@ import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { Agent, request } from "undici";
 import { startTestServer } from "../test/helpers/server.js";
-import { ADMIN_TOKEN, certificate, cpuMs, post, receiver, startServer } from "./delivery-kit.js";
+import { benchWorkspace, certificate, cpuMs, post, receiver, startServer } from "./delivery-kit.js";
 import { newRunId, startBenchDatabase } from "./environment.js";
 
 /**
@@ -96,14 +96,7 @@ async function main() {
       const processes = roles.map((role) => startServer(database.uri, databaseName, role, tls.certFile));
       const baseUrl = await processes[0]?.baseUrl;
       await Promise.all(processes.filter((p) => p.role !== "api").map((p) => p.delivering));
-      const admin = (path: string, body: unknown) =>
-        post(`${baseUrl}${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` });
-      const ws = await admin("/admin/v1/workspaces", { name: "bench" });
-      const { key } = await admin(`/admin/v1/workspaces/${ws.id}/api-keys`, {
-        name: "bench",
-        scopes: ["contacts:write", "webhooks:manage"],
-      });
-      const auth = { authorization: `Bearer ${key}` };
+      const { auth } = await benchWorkspace(baseUrl as string);
       await post(
         `${baseUrl}/open/v1/webhook-endpoints`,
         { url: target.url, events: ["contact.created"] },

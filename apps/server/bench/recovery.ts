@@ -3,7 +3,7 @@ import { MongoClient } from "mongodb";
 import { Events } from "../src/db/events.js";
 import { newEvent, type StoredEvent } from "../src/domain/events.js";
 import { newId } from "../src/domain/ids.js";
-import { ADMIN_TOKEN, certificate, cpuMs, post, receiver, startServer } from "./delivery-kit.js";
+import { benchWorkspace, certificate, cpuMs, post, receiver, startServer } from "./delivery-kit.js";
 import { newRunId, startBenchDatabase } from "./environment.js";
 
 /**
@@ -36,14 +36,7 @@ async function main() {
   const client = await new MongoClient(database.uri).connect();
   try {
     const baseUrl = (await processes[0]?.baseUrl) as string;
-    const admin = (path: string, body: unknown) =>
-      post(`${baseUrl}${path}`, body, { authorization: `Bearer ${ADMIN_TOKEN}` });
-    const ws = await admin("/admin/v1/workspaces", { name: "bench" });
-    const { key } = await admin(`/admin/v1/workspaces/${ws.id}/api-keys`, {
-      name: "bench",
-      scopes: ["contacts:write", "webhooks:manage"],
-    });
-    const auth = { authorization: `Bearer ${key}` };
+    const { id: workspaceId, auth } = await benchWorkspace(baseUrl);
     const since = new Date(Date.now() - 1000).toISOString();
     const endpoint = await post(
       `${baseUrl}/open/v1/webhook-endpoints`,
@@ -58,7 +51,7 @@ async function main() {
     const missed: StoredEvent[] = [];
     for (let i = 0; i < MISSED; i++) {
       const id = newId("con");
-      missed.push(newEvent(ws.id, "contact.created", { id, object: "contact", name: "Missed" }));
+      missed.push(newEvent(workspaceId, "contact.created", { id, object: "contact", name: "Missed" }));
     }
     for (let i = 0; i < missed.length; i += 1000) await events.recordMany(missed.slice(i, i + 1000));
     const missedIds = missed.map((event) => JSON.parse(event.payload).data.id as string);

@@ -4,7 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { EVENT_TYPES } from "../src/domain/events.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
-import { type Deployment, startDeployment } from "./helpers/delivery.js";
+import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
 import { eventually, type MainProcess } from "./helpers/main-process.js";
 
@@ -38,11 +38,7 @@ beforeEach(async () => {
   ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
 });
 
-async function endpointFor(url: string, events: string[] = ["*"]) {
-  const created = await api.post("/open/v1/webhook-endpoints", { key, baseUrl, body: { url, events } });
-  expect(created.status).toBe(201);
-  return created.body as { id: string; secret: string };
-}
+const endpointFor = (url: string, events?: string[]) => createEndpoint({ key, baseUrl }, url, events);
 
 const attemptsOf = async (endpointId: string) => {
   const page = await api.get(`/open/v1/webhook-endpoints/${endpointId}/attempts?limit=100`, { key, baseUrl });

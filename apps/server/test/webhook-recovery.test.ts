@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vites
 import type { StoredEvent } from "../src/domain/events.js";
 import { derivedId } from "../src/domain/ids.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
-import { type Deployment, startDeployment } from "./helpers/delivery.js";
+import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
 import { eventually, type MainProcess } from "./helpers/main-process.js";
 
@@ -35,11 +35,7 @@ beforeEach(async () => {
   ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
 });
 
-async function endpointFor(url: string, events: string[] = ["*"]) {
-  const created = await api.post("/open/v1/webhook-endpoints", { key, baseUrl, body: { url, events } });
-  expect(created.status).toBe(201);
-  return created.body as { id: string; secret: string };
-}
+const endpointFor = (url: string, events?: string[]) => createEndpoint({ key, baseUrl }, url, events);
 
 const setStatus = async (endpointId: string, status: "enabled" | "disabled") => {
   const patched = await api.patch(`/open/v1/webhook-endpoints/${endpointId}`, {

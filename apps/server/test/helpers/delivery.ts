@@ -1,5 +1,5 @@
 import { type Db, MongoClient } from "mongodb";
-import { afterAll, inject } from "vitest";
+import { afterAll, expect, inject } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { Events } from "../../src/db/events.js";
 import { EventRelay, pushEvent } from "../../src/db/outbox.js";
@@ -8,6 +8,7 @@ import { WebhookDelivery } from "../../src/delivery/agenda.js";
 import { type EventType, newEvent, type StoredEvent } from "../../src/domain/events.js";
 import { newId } from "../../src/domain/ids.js";
 import { createLogger } from "../../src/logger.js";
+import { api } from "./api.js";
 import { testCertificate } from "./https-receiver.js";
 import { type MainProcess, startMain } from "./main-process.js";
 
@@ -100,4 +101,15 @@ export async function startDeployment(env: Record<string, string> = {}): Promise
       await relay.drain("test_outbox", id);
     },
   };
+}
+
+/** Registers an endpoint for `url` with the workspace's key on the server at `baseUrl`; 201 or the test fails. */
+export async function createEndpoint(
+  { key, baseUrl }: { key: string; baseUrl: string },
+  url: string,
+  events: string[] = ["*"],
+): Promise<{ id: string; secret: string }> {
+  const created = await api.post("/open/v1/webhook-endpoints", { key, baseUrl, body: { url, events } });
+  expect(created.status).toBe(201);
+  return created.body as { id: string; secret: string };
 }
