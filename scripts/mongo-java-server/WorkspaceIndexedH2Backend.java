@@ -20,6 +20,7 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.bson.Document;
+import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.h2.mvstore.MVMap;
@@ -81,6 +82,8 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
   static final class Collection extends H2Collection {
     /** Built from the file on first use, so opening a large file does not wait for it. */
     private WorkspaceIndex<Object> index;
+    /** Built on the first query in Agenda's lock order (QueuePlans.java). */
+    private QueuePlans.QueueOrder<Object> queueOrder;
 
     Collection(
         MongoDatabase database,
@@ -108,12 +111,15 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
       WorkspaceIndex<Object> index = index();
       Object position = super.addDocumentInternal(document);
       index.add(document, position);
+      if (queueOrder != null) queueOrder.add(document, position);
       return position;
     }
 
     @Override
     protected void removeDocument(Object position) {
-      index().remove(getDocument(position));
+      Document document = getDocument(position);
+      index().remove(document);
+      if (queueOrder != null) queueOrder.remove(document);
       super.removeDocument(position);
     }
 
@@ -121,12 +127,27 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
     protected void handleUpdate(Object position, Document oldDocument, Document newDocument) {
       index().remove(oldDocument);
       index().add(newDocument, position);
+      if (queueOrder != null) {
+        queueOrder.remove(oldDocument);
+        queueOrder.add(newDocument, position);
+      }
       super.handleUpdate(position, oldDocument, newDocument);
+    }
+
+    // Built from the file like `index`, on the first query in Agenda's lock order.
+    private QueuePlans.QueueOrder<Object> queueOrder() {
+      if (queueOrder == null) queueOrder = QueuePlans.QueueOrder.of(streamAllDocumentsWithPosition());
+      return queueOrder;
     }
 
     @Override
     protected QueryResult matchDocuments(
         Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
+      QueuePlans.Plan plan = QueuePlans.plan(query, orderBy, getIndexes(), this::queueOrder, this::getDocument);
+      if (plan != null) {
+        Comparator<Document> order = plan.ordered() ? null : deriveComparator(orderBy);
+        return matchDocumentsFromStream(query, plan.documents(), skip, limit, batchSize, order, fieldSelector);
+      }
       Stream<Document> walk = index().walk(query, orderBy, this::getDocument);
       if (walk == null) return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
       return matchDocumentsFromStream(query, walk, skip, limit, batchSize, null, fieldSelector);
