@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { type Db, ObjectId } from "mongodb";
 import type { EventType } from "../domain/events.js";
 import { insertManyOnce } from "./insert-once.js";
@@ -88,6 +88,61 @@ function jobDocument(job: NewDeliveryJob) {
 export function insertDeliveryJobs(db: Db, jobs: NewDeliveryJob[]): Promise<boolean[]> {
   if (jobs.length === 0) return Promise.resolve([]);
   return insertManyOnce(db.collection(DELIVERY_JOBS_COLLECTION), jobs.map(jobDocument));
+}
+
+/** A job whose worker is about to attempt its delivery: its id and the lock the worker holds. */
+export interface AttemptClaim {
+  id: string;
+  lockedAt: Date;
+}
+
+/**
+ * Claims the next attempt number of each job, fenced by the lock its worker took: a job's claim
+ * applies only while its `lockedAt` is still the one the worker holds, so when a lock expired and
+ * another worker took the job over, at most one of the two gets each attempt number. Refreshes the
+ * locks, so their lifetime counts from the attempts' start. Jobs locked together share their
+ * `lockedAt` (delivery/job-repository.ts), so a batch costs one update per lock it holds and one
+ * read: what each claim got, the new number or null (lost, or the job is gone), and the new lock.
+ */
+export async function claimAttempts(
+  db: Db,
+  claims: AttemptClaim[],
+): Promise<Array<{ attempt: number; lockedAt: Date } | null>> {
+  const jobs = db.collection<{
+    _id: ObjectId;
+    lockedAt: Date | null;
+    lastModifiedBy?: string;
+    data: DeliveryJobData;
+  }>(DELIVERY_JOBS_COLLECTION);
+  const lockedAt = new Date();
+  const by = `claim ${randomUUID()}`;
+  const byLock = new Map<number, AttemptClaim[]>();
+  for (const claim of claims) {
+    const group = byLock.get(claim.lockedAt.getTime());
+    if (group) group.push(claim);
+    else byLock.set(claim.lockedAt.getTime(), [claim]);
+  }
+  await Promise.all(
+    [...byLock.values()].map((group) =>
+      jobs.updateMany(
+        { _id: { $in: group.map((claim) => new ObjectId(claim.id)) }, lockedAt: group[0]?.lockedAt ?? null },
+        { $inc: { "data.attempt": 1 }, $set: { lockedAt, lastModifiedBy: by } },
+      ),
+    ),
+  );
+  const found = await jobs
+    .find(
+      { _id: { $in: claims.map((claim) => new ObjectId(claim.id)) } },
+      { projection: { lastModifiedBy: 1, "data.attempt": 1 } },
+    )
+    .toArray();
+  const claimed = new Map(
+    found.filter((job) => job.lastModifiedBy === by).map((job) => [String(job._id), job]),
+  );
+  return claims.map((claim) => {
+    const job = claimed.get(claim.id);
+    return job ? { attempt: job.data.attempt, lockedAt } : null;
+  });
 }
 
 export async function ensureDeliveryJobIndexes(db: Db): Promise<void> {

@@ -1,10 +1,11 @@
-import { MongoBackend } from "@agendajs/mongo-backend";
 import { Agenda, type Job } from "agenda";
 import type { Collection, Db } from "mongodb";
 import type { Agent } from "undici";
 import type { Config } from "../config.js";
 import type { DeliveryAttemptInput } from "../db/delivery-attempts.js";
 import {
+  type AttemptClaim,
+  claimAttempts,
   DELIVERY_JOB,
   type DeliveryJobData,
   DELIVERY_JOBS_COLLECTION as JOBS_COLLECTION,
@@ -16,6 +17,7 @@ import type { Logger } from "../logger.js";
 import { type DeliveryMetrics, deliver } from "./deliver.js";
 import { gathered } from "./gather.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
+import { DeliveryJobsBackend } from "./job-repository.js";
 import { CoalescingNotificationChannel } from "./notification-channel.js";
 
 /**
@@ -45,6 +47,7 @@ export type DeliveryConfig = Pick<
 
 export class WebhookDelivery {
   private readonly agenda: Agenda;
+  private readonly backend: DeliveryJobsBackend;
   private readonly agent: Agent | undefined;
   private readonly processes: boolean;
   /** Attempts in flight per endpoint in this process (the fairness share). */
@@ -64,10 +67,11 @@ export class WebhookDelivery {
     this.metrics = options.metrics;
     this.processes = config.role !== "api";
     const concurrency = config.webhookConcurrency;
+    // Half the slots per lock batch: a busy worker locks in a few round trips what it can run,
+    // and leaves the rest of a backlog to the other workers.
+    this.backend = new DeliveryJobsBackend(db, Math.max(1, Math.ceil(concurrency / 2)));
     this.agenda = new Agenda({
-      // The server's own connection; no index creation at connect (it would be an unhandled
-      // rejection if the database dropped then): db/delivery-jobs.ts makes it with the others.
-      backend: new MongoBackend({ mongo: db, collection: JOBS_COLLECTION, ensureIndex: false }),
+      backend: this.backend,
       name: `${config.role}-${process.pid}`,
       processEvery: config.webhookPollIntervalMs,
       maxConcurrency: concurrency,
@@ -88,7 +92,7 @@ export class WebhookDelivery {
       connections: concurrency,
     });
     const perEndpoint = Math.max(1, Math.ceil(concurrency / 2));
-    const jobs = db.collection(JOBS_COLLECTION) as unknown as Parameters<typeof deliver>[0]["jobs"];
+    const claimAttempt = gathered((claims: AttemptClaim[]) => claimAttempts(db, claims));
     const findEndpoint = gathered(async (ids: string[]) => {
       const found = await store.webhookEndpoints.findMany([...new Set(ids)]);
       return ids.map((id) => found.find((endpoint) => endpoint._id === id) ?? null);
@@ -129,7 +133,7 @@ export class WebhookDelivery {
               recordAttempt,
               findDelivery,
               recordProgress,
-              jobs,
+              claimAttempt,
               dispatcher: this.agent as Agent,
               logger,
               timeoutMs: config.webhookTimeoutMs,
@@ -217,6 +221,7 @@ export class WebhookDelivery {
    */
   async stop(timeoutMs: number): Promise<void> {
     await this.agenda.stop(false);
+    await this.backend.repository.release();
     if (this.settled.size > 0) {
       this.logger.info({ running: this.settled.size }, "letting running webhook attempts finish");
       let timer: NodeJS.Timeout | undefined;

@@ -1,8 +1,7 @@
 import type { Job } from "agenda";
-import { type Collection, ObjectId } from "mongodb";
 import type { Dispatcher } from "undici";
 import type { DeliveryAttemptInput } from "../db/delivery-attempts.js";
-import type { DeliveryJobData } from "../db/delivery-jobs.js";
+import type { AttemptClaim, DeliveryJobData } from "../db/delivery-jobs.js";
 import type { Store } from "../db/store.js";
 import type { DeliveryProgress, DeliveryStatus } from "../db/webhook-deliveries.js";
 import { signingSecrets, type WebhookEndpointDoc } from "../db/webhook-endpoints.js";
@@ -32,13 +31,6 @@ async function eventOf(
   return store.events.collection.findOne({ _id: data.event_id });
 }
 
-/** The job document as Agenda stores it, as far as the claim reads and writes it. */
-interface JobDoc {
-  _id: ObjectId;
-  lockedAt: Date | null;
-  data: DeliveryJobData;
-}
-
 export interface DeliverDeps {
   store: Store;
   /**
@@ -50,7 +42,8 @@ export interface DeliverDeps {
   /** A delivery's status and attempts (null when it is gone), and its progress written: gathered too. */
   findDelivery: (id: string) => Promise<{ status: DeliveryStatus; attempts: number } | null>;
   recordProgress: (update: { id: string; progress: DeliveryProgress }) => Promise<void>;
-  jobs: Collection<JobDoc>;
+  /** The attempt claim of every attempt (db/delivery-jobs.ts `claimAttempts`), gathered. */
+  claimAttempt: (claim: AttemptClaim) => Promise<{ attempt: number; lockedAt: Date } | null>;
   dispatcher: Dispatcher;
   logger: Logger;
   timeoutMs: number;
@@ -70,22 +63,17 @@ export type DeliveryMetrics = Pick<Metrics, "deliveryAttempt" | "deliveryFinishe
 const INTERRUPTED = "interrupted: the worker stopped before the outcome was recorded";
 
 /**
- * Claims the next attempt number of this job, atomically and fenced by the lock this worker took:
- * the update matches only while the job's `lockedAt` is still ours, so when a lock expired and
- * another worker took the job over, at most one of the two gets each attempt number. Refreshes
- * the lock, so its lifetime counts from the attempt's start. Returns the number, or null.
+ * Claims the next attempt number of this job, fenced by the lock this worker took (see
+ * db/delivery-jobs.ts `claimAttempts`). Returns the number, or null.
  */
-async function claimAttempt(jobs: Collection<JobDoc>, job: Job<DeliveryJobData>): Promise<number | null> {
-  const lockedAt = new Date();
-  const claimed = await jobs.findOneAndUpdate(
-    { _id: new ObjectId(String(job.attrs._id)), lockedAt: job.attrs.lockedAt ?? null },
-    { $inc: { "data.attempt": 1 }, $set: { lockedAt } },
-    { returnDocument: "after", projection: { "data.attempt": 1 } },
-  );
+async function claimAttempt(deps: DeliverDeps, job: Job<DeliveryJobData>): Promise<number | null> {
+  const { lockedAt } = job.attrs;
+  if (!lockedAt) return null;
+  const claimed = await deps.claimAttempt({ id: String(job.attrs._id), lockedAt });
   if (!claimed) return null;
-  job.attrs.lockedAt = lockedAt;
-  job.attrs.data.attempt = claimed.data.attempt;
-  return claimed.data.attempt;
+  job.attrs.lockedAt = claimed.lockedAt;
+  job.attrs.data.attempt = claimed.attempt;
+  return claimed.attempt;
 }
 
 /**
@@ -106,9 +94,12 @@ async function madeAlready(deps: DeliverDeps, data: DeliveryJobData): Promise<bo
 export async function deliver(deps: DeliverDeps, job: Job<DeliveryJobData>): Promise<void> {
   const { store, logger } = deps;
   const { event_id: eventId, endpoint_id: endpointId } = job.attrs.data;
-  const attempt = await claimAttempt(deps.jobs, job);
+  const attempt = await claimAttempt(deps, job);
   if (attempt === null) {
-    logger.warn({ eventId, endpointId }, "delivery taken over by another worker; not sending");
+    logger.warn(
+      { eventId, endpointId },
+      "delivery job taken over by another worker, or removed; not sending",
+    );
     return;
   }
   const deliveryId = job.attrs.data.delivery_id;
