@@ -1,14 +1,17 @@
 import { constructEvent } from "@deskline/webhook-verifier";
 import { MongoClient } from "mongodb";
+import { pino } from "pino";
 import { afterAll, describe, expect, inject, it, vi } from "vitest";
 import { DeliveryBell } from "../src/db/delivery-bell.js";
 import { type JavaMongoServer, startMongoJavaServer } from "../src/db/mongo-java-server.js";
+import { listenToDeliveryBell } from "../src/delivery/wake.js";
 import { newId } from "../src/domain/ids.js";
 import { createLogger } from "../src/logger.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, startDeployment } from "./helpers/delivery.js";
 import { startReceiver } from "./helpers/https-receiver.js";
 import { eventually, type MainProcess } from "./helpers/main-process.js";
+import { createTcpProxy } from "./helpers/tcp-proxy.js";
 
 // Workers woken by the write (issue 25): a job an API process creates reaches an idle worker in
 // another process through the delivery bell, on either path a worker can hear it by: reading the
@@ -23,12 +26,17 @@ const DEADLINE_MS = 15_000;
 const AGENDA_POLL_MS = "60000";
 
 const started: MainProcess[] = [];
-const servers: JavaMongoServer[] = [];
+let withOplog: Promise<JavaMongoServer> | undefined;
+/** One mongo-java-server with its oplog (so with change streams) for the file's tests. */
+const oplogServer = () => {
+  withOplog ??= startMongoJavaServer({ oplog: true });
+  return withOplog;
+};
 afterAll(async () => {
   if (process.env.DEBUG_DELIVERY) for (const m of started) console.log(m.output().slice(-3000));
   for (const m of started) if (m.child.exitCode === null) m.child.kill("SIGKILL");
   await Promise.all(started.map((m) => m.exited));
-  for (const server of servers) await server.stop();
+  await (await withOplog)?.stop();
 });
 
 /**
@@ -83,13 +91,69 @@ describe("a worker in another process than the API", () => {
   });
 
   it("with change streams, hears the bell through one and delivers a write at once", async () => {
-    const server = await startMongoJavaServer({ oplog: true });
-    servers.push(server);
+    const server = await oplogServer();
     // The bell is read every 10 minutes: only the stream can explain the delivery.
     const worker = await contactReachesIdleWorker({ WEBHOOK_WAKE_INTERVAL_MS: "600000" }, server.uri);
     expect(worker.output()).toContain("delivery wake: change stream on delivery_bell");
     expect(worker.output()).not.toContain("polling delivery_bell");
     await stopsCleanly(worker);
+  });
+});
+
+describe("a worker's change stream that fails", () => {
+  it("falls back to reading the bell, and opens a stream again once it can", async () => {
+    const server = await oplogServer();
+    const proxy = await createTcpProxy(server.uri);
+    await proxy.open();
+    // The worker's side goes through the proxy, cut below; the writer's side does not.
+    const worker = await new MongoClient(`${proxy.uri}&serverSelectionTimeoutMS=500`).connect();
+    const writer = await new MongoClient(server.uri).connect();
+    const databaseName = `deskline_wake_${newId("req")}`;
+    const logged: string[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => void logged.push(line) });
+    const ringer = new DeliveryBell(writer.db(databaseName), logger);
+    await ringer.ensureDocument();
+    let heard = 0;
+    const wake = await listenToDeliveryBell({
+      bell: new DeliveryBell(worker.db(databaseName), logger),
+      onRing: () => heard++,
+      intervalMs: 20,
+      logger,
+      streamRetryMs: 500,
+    });
+    /** Rings, and waits until the listener heard a ring after it. */
+    const ringHeard = async (what: string) => {
+      const before = heard;
+      await ringer.ring();
+      await eventually(
+        async () => heard,
+        (n) => n > before,
+        what,
+        DEADLINE_MS,
+      );
+    };
+    const hasLogged = (pattern: RegExp) =>
+      eventually(
+        async () => logged.filter((line) => pattern.test(line)),
+        (l) => l.length > 0,
+        `${pattern}`,
+        DEADLINE_MS,
+      );
+    try {
+      await hasLogged(/"delivery wake: change stream on delivery_bell"/);
+      await ringHeard("a ring through the stream");
+      await proxy.cut();
+      await hasLogged(/delivery wake: the change stream failed; polling delivery_bell/);
+      await proxy.open();
+      await ringHeard("a ring read from the bell, or through a new stream");
+      await hasLogged(/delivery wake: change stream on delivery_bell again/);
+      await ringHeard("a ring through the new stream");
+    } finally {
+      await wake.stop();
+      await worker.close();
+      await writer.close();
+      await proxy.cut();
+    }
   });
 });
 

@@ -15,6 +15,7 @@ import type { Logger } from "../logger.js";
  *
  * A stream that worked and then failed (a non-resumable error: the driver resumes the others
  * itself) falls back to reading the counter and tries a stream again every STREAM_RETRY_MS.
+ * Every path only wakes the processor: a wake too many costs one lock query that finds nothing.
  */
 
 /** A getMore that answered empty sooner than this did not wait for data: pause as long before the next. */
@@ -29,6 +30,8 @@ export interface WakeOptions {
   /** WEBHOOK_WAKE_INTERVAL_MS: how often to read the counter without change streams. */
   intervalMs: number;
   logger: Logger;
+  /** After a working stream failed, how often to try opening one again (default 10 s; tests shorten it). */
+  streamRetryMs?: number;
 }
 
 export interface Wake {
@@ -124,13 +127,15 @@ class BellListener implements Wake {
           this.options.onRing();
           continue;
         }
+        // Closed by the server (an `invalidate`: the collection was dropped): it will say no more.
+        if (stream.closed) throw new Error("the server closed the change stream");
       } catch (err) {
         if (this.stopped) return;
         this.options.logger.warn(
           { err },
           `delivery wake: the change stream failed; polling ${DELIVERY_BELL_COLLECTION} until one opens again`,
         );
-        await this.failed(stream, "failed");
+        await this.failed(stream, describe(err));
         return;
       }
       // mongo-java-server's streams answer a getMore at once, empty (no awaitData): without this
@@ -147,7 +152,8 @@ class BellListener implements Wake {
     const { bell, intervalMs, logger, onRing } = this.options;
     let last: number | undefined;
     let failing = false;
-    let retryAt = Date.now() + STREAM_RETRY_MS;
+    const retryMs = this.options.streamRetryMs ?? STREAM_RETRY_MS;
+    let retryAt = Date.now() + retryMs;
     while (!this.stopped) {
       try {
         const rings = await bell.rings();
@@ -160,7 +166,7 @@ class BellListener implements Wake {
         failing = true;
       }
       if (retryStream && Date.now() >= retryAt) {
-        retryAt = Date.now() + STREAM_RETRY_MS;
+        retryAt = Date.now() + retryMs;
         const opened = await this.open();
         if (opened.stream) return opened.stream;
       }
@@ -169,8 +175,9 @@ class BellListener implements Wake {
     return undefined;
   }
 
-  /** A pause that `stop` cuts short. */
+  /** A pause that `stop` cuts short (or skips: a read in flight when it came ends in one). */
   private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     return new Promise((done) => {
       const timer = setTimeout(finish, ms);
       function finish() {
