@@ -108,7 +108,7 @@ class BellListener implements Wake {
       if (change) this.options.onRing();
       return { stream };
     } catch (err) {
-      return this.failed(stream, describe(err));
+      return this.failed(stream, `$changeStream refused: ${describe(err)}`);
     }
   }
 
