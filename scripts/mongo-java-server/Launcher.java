@@ -7,6 +7,10 @@
 // Prints "listening <port>" on stdout once it accepts connections. Stops when stdin closes or on
 // SIGTERM, so it never outlives the Node process that started it, even one that was killed; both
 // go through the shutdown hook, which closes the H2 file after its last commit.
+//
+// -Ddeskline.oplog=true turns on mongo-java-server's oplog, which gives it change streams: for a
+// test of the change-stream path only (apps/server/test/delivery-wake.test.ts). Never by default:
+// that oplog is a collection that grows without bound and is scanned on every getMore.
 
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;
@@ -18,6 +22,7 @@ public final class Launcher {
   public static void main(String[] args) throws IOException {
     int port = args.length > 0 ? Integer.parseInt(args[0]) : 0;
     MongoBackend backend = args.length > 1 ? new WorkspaceIndexedH2Backend(args[1]) : new WorkspaceIndexedBackend();
+    if (Boolean.getBoolean("deskline.oplog")) backend.enableOplog();
     MongoServer server = new MongoServer(backend);
     server.bind(new InetSocketAddress("127.0.0.1", port));
     Runtime.getRuntime().addShutdownHook(new Thread(server::shutdownNow));

@@ -11,7 +11,8 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  * and an HTTPS receiver on 127.0.0.1 notes when each `contact.created` arrives.
  *
  *  1. latency write → receiver at 100 writes/s, with ROLE=all (a new job runs at once in the
- *     process that wrote it) and with ROLE=api + a separate ROLE=worker process (which polls);
+ *     process that wrote it) and with ROLE=api + a separate ROLE=worker process (woken by the
+ *     delivery bell, delivery/wake.ts: on the embedded database it reads the bell every 20 ms);
  *  2. sustained deliveries/s, two ways: a backlog written as fast as the API takes it while the
  *     same ROLE=all process delivers it (bound by the write rate when delivery keeps up), and the
  *     drain rate of one ROLE=worker process started on a backlog a ROLE=api process wrote (first
@@ -215,7 +216,7 @@ async function main() {
     log(`drain: ${queued.length} deliveries in ${((last - first) / 1000).toFixed(2)} s by one worker`);
     await drain.stop();
 
-    // 1b. ROLE=api and a separate ROLE=worker process (which polls every second).
+    // 1b. ROLE=api and a separate ROLE=worker process (woken by the delivery bell).
     const split = await deployment(["api", "worker"]);
     await stream(split.write, split.cpu, 1);
     results.worker = await stream(split.write, split.cpu);

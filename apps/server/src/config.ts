@@ -87,8 +87,17 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: lets deliveries reach loopback and private addresses (dev, tests). */
   webhookAllowPrivateNetworks: boolean;
-  /** WEBHOOK_POLL_INTERVAL_MS: how often a worker looks for due deliveries. */
+  /**
+   * WEBHOOK_POLL_INTERVAL_MS: how often a worker looks for due deliveries anyway: how retries
+   * are found once due, and the safety net behind the delivery bell (a lost ring).
+   */
   webhookPollIntervalMs: number;
+  /**
+   * WEBHOOK_WAKE_INTERVAL_MS: on deployments without change streams (a standalone mongod, the
+   * embedded database), how often a worker reads the delivery bell to hear of jobs another
+   * process created (delivery/wake.ts). One read by `_id`; a replica set needs none.
+   */
+  webhookWakeIntervalMs: number;
   /**
    * WEBHOOK_CONCURRENCY: the most attempts one process runs at once. 100 by default: the more run
    * at once, the more of their database calls share a round trip (delivery/gather.ts); a quiet
@@ -193,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryDelaysMs: retryDelays(env),
     webhookAllowPrivateNetworks: flag(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
     webhookPollIntervalMs: integer(env, "WEBHOOK_POLL_INTERVAL_MS", 1_000, 10),
+    webhookWakeIntervalMs: integer(env, "WEBHOOK_WAKE_INTERVAL_MS", 20, 1),
     webhookConcurrency: integer(env, "WEBHOOK_CONCURRENCY", 100, 1),
     extraCaCertsFile: text(env, "NODE_EXTRA_CA_CERTS"),
   };

@@ -46,13 +46,23 @@ async function installDir(): Promise<string> {
   }
 }
 
+export interface MongoJavaServerOptions {
+  /** 0 or absent: a free one. */
+  port?: number;
+  /** The H2 file to open or create; absent: in memory. */
+  file?: string;
+  /**
+   * Turns on its oplog, which gives it change streams. For tests of the change-stream path only:
+   * that oplog grows without bound and every getMore of a stream scans it.
+   */
+  oplog?: boolean;
+}
+
 /**
  * Starts mongo-java-server on 127.0.0.1 (`port` 0: a free one): with `file`, on the H2 file there
  * (created if missing, with what it held before otherwise); without, empty and in memory.
  */
-export async function startMongoJavaServer(
-  options: { port?: number; file?: string } = {},
-): Promise<JavaMongoServer> {
+export async function startMongoJavaServer(options: MongoJavaServerOptions = {}): Promise<JavaMongoServer> {
   const dir = await installDir();
   if (!options.file) return launch(dir, options);
   await mkdir(dirname(options.file), { recursive: true });
@@ -69,12 +79,13 @@ export async function startMongoJavaServer(
   }
 }
 
-async function launch(dir: string, options: { port?: number; file?: string }): Promise<JavaMongoServer> {
+async function launch(dir: string, options: MongoJavaServerOptions): Promise<JavaMongoServer> {
   const child = spawn(
     "java",
     [
       // Its own log is not ours: only warnings, and only kept for a failure's message.
       "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+      ...(options.oplog ? ["-Ddeskline.oplog=true"] : []),
       "-cp",
       [join(dir, "lib", "*"), join(dir, "classes")].join(":"),
       "Launcher",

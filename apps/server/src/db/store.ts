@@ -6,6 +6,7 @@ import { ApiKeys } from "./api-keys.js";
 import { Contacts } from "./contacts.js";
 import { Conversations } from "./conversations.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
+import { DeliveryBell } from "./delivery-bell.js";
 import { ensureDeliveryJobIndexes } from "./delivery-jobs.js";
 import { Events } from "./events.js";
 import { IdempotencyKeys } from "./idempotency.js";
@@ -42,6 +43,8 @@ export interface Store {
   queueIntents: QueueIntents;
   /** Queues deliveries: records them, then inserts their jobs (delivery/queue.ts). */
   deliveryQueue: DeliveryQueue;
+  /** Rung after every batch of delivery jobs, so workers in other processes wake (db/delivery-bell.ts). */
+  deliveryBell: DeliveryBell;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
   relay: EventRelay;
 }
@@ -59,6 +62,11 @@ export function createStore(
   const conversations = new Conversations(db, { contacts, messages }, relay);
   const webhookDeliveries = new WebhookDeliveries(db);
   const queueIntents = new QueueIntents(db);
+  const deliveryQueue = new DeliveryQueue(db, webhookDeliveries, queueIntents);
+  const deliveryBell = new DeliveryBell(db, logger);
+  // Every role rings, an API process too: its jobs are run by workers elsewhere. Nothing waits
+  // for the ring (the bell coalesces a burst into two writes).
+  deliveryQueue.onQueued(() => void deliveryBell.ring());
   return {
     db,
     workspaces: new Workspaces(db),
@@ -75,7 +83,8 @@ export function createStore(
     rateLimits: new RateLimits(db),
     webhookDeliveries,
     queueIntents,
-    deliveryQueue: new DeliveryQueue(db, webhookDeliveries, queueIntents),
+    deliveryQueue,
+    deliveryBell,
     relay,
   };
 }
@@ -96,4 +105,5 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.webhookDeliveries.ensureIndexes();
   await store.queueIntents.ensureIndexes();
   await ensureDeliveryJobIndexes(store.db);
+  await store.deliveryBell.ensureDocument();
 }

@@ -19,6 +19,7 @@ import { gathered } from "./gather.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
 import { DeliveryJobsBackend } from "./job-repository.js";
 import { CoalescingNotificationChannel } from "./notification-channel.js";
+import { listenToDeliveryBell, type Wake } from "./wake.js";
 
 /**
  * Webhook delivery on Agenda (DESIGN.md §6, issue 11): one Agenda job per delivery (an event
@@ -26,7 +27,8 @@ import { CoalescingNotificationChannel } from "./notification-channel.js";
  * and recoveries (delivery/queue.ts), and run by the processes whose ROLE is `worker` or `all`.
  * Agenda's lock on the job (an atomic findOneAndUpdate) shares the jobs among workers; its
  * in-process notification channel runs a job queued or rescheduled in this process at once,
- * instead of at the next poll.
+ * instead of at the next poll, and so does a ring of the delivery bell for jobs queued by
+ * another process (delivery/wake.ts).
  */
 
 export { DELIVERY_JOB };
@@ -41,6 +43,7 @@ export type DeliveryConfig = Pick<
   | "webhookRetryDelaysMs"
   | "webhookAllowPrivateNetworks"
   | "webhookPollIntervalMs"
+  | "webhookWakeIntervalMs"
   | "webhookConcurrency"
   | "extraCaCertsFile"
 >;
@@ -56,16 +59,20 @@ export class WebhookDelivery {
   private readonly running = new Map<string, () => void>();
   private readonly settled = new Map<string, Promise<void>>();
   private readonly metrics: DeliveryMetrics | undefined;
+  /** The processor's channel (worker and `all` processes only). */
+  private readonly channel: CoalescingNotificationChannel | undefined;
+  private wake: Wake | undefined;
 
   constructor(
     db: Db,
     private readonly store: Store,
-    config: DeliveryConfig,
+    private readonly config: DeliveryConfig,
     private readonly logger: Logger,
     options: { ca?: string[]; metrics?: DeliveryMetrics } = {},
   ) {
     this.metrics = options.metrics;
     this.processes = config.role !== "api";
+    this.channel = this.processes ? new CoalescingNotificationChannel() : undefined;
     const concurrency = config.webhookConcurrency;
     // Half the slots per lock batch: a busy worker locks in a few round trips what it can run,
     // and leaves the rest of a backlog to the other workers.
@@ -79,7 +86,7 @@ export class WebhookDelivery {
       // Finished deliveries live on in `delivery_attempts`; their jobs would only slow the lock
       // query (the embedded fallback scans), so they go.
       removeOnComplete: true,
-      ...(this.processes ? { notificationChannel: new CoalescingNotificationChannel() } : {}),
+      ...(this.channel ? { notificationChannel: this.channel } : {}),
     });
     this.agenda.on("error", (err) => this.logger.warn({ err }, "agenda error"));
     if (!this.processes) {
@@ -109,11 +116,7 @@ export class WebhookDelivery {
       return updates.map(() => undefined);
     });
     // Jobs queued in this process (a relay, a resend, a recovery) run at once, not at the next poll.
-    store.deliveryQueue.onQueued(() => {
-      void this.agenda.publishJobNotification({
-        attrs: { _id: undefined, name: DELIVERY_JOB, nextRunAt: new Date(), priority: 0 },
-      } as unknown as Job);
-    });
+    store.deliveryQueue.onQueued(() => this.channel?.wake());
     this.agenda.define<DeliveryJobData>(
       DELIVERY_JOB,
       async (job) => {
@@ -188,9 +191,16 @@ export class WebhookDelivery {
     return this.agenda.ready;
   }
 
-  /** Starts running deliveries (ROLE worker or all). */
+  /** Starts running deliveries (ROLE worker or all), woken by the delivery bell. */
   async start(): Promise<void> {
-    if (this.processes) await this.agenda.start();
+    if (!this.processes) return;
+    await this.agenda.start();
+    this.wake = await listenToDeliveryBell({
+      bell: this.store.deliveryBell,
+      onRing: () => this.channel?.wake(),
+      intervalMs: this.config.webhookWakeIntervalMs,
+      logger: this.logger,
+    });
   }
 
   /**
@@ -220,6 +230,8 @@ export class WebhookDelivery {
    * process, let the attempts that are running finish (at most `timeoutMs`), close connections.
    */
   async stop(timeoutMs: number): Promise<void> {
+    // Before the database closes: the listener has a stream open or a read in flight.
+    await this.wake?.stop();
     await this.agenda.stop(false);
     await this.backend.repository.release();
     if (this.settled.size > 0) {

@@ -1,4 +1,5 @@
-import { InMemoryNotificationChannel, type JobNotification } from "agenda";
+import { InMemoryNotificationChannel, type JobId, type JobNotification } from "agenda";
+import { DELIVERY_JOB } from "../db/delivery-jobs.js";
 
 /**
  * Agenda's in-process notification channel, made cheap for the writer (issue 11 item 7).
@@ -21,6 +22,24 @@ export class CoalescingNotificationChannel extends InMemoryNotificationChannel {
     if (this.state !== "connected") throw new Error("Cannot publish: channel not connected");
     this.next = earlier(this.next, notification);
     if (!this.draining) void this.drain();
+  }
+
+  /**
+   * Makes the processor look for due delivery jobs now, as a delivery job created due now in this
+   * process would: for jobs created elsewhere (a ring of the delivery bell, delivery/wake.ts) or
+   * by the delivery queue here. A no-op while the channel is not connected (Agenda not started
+   * yet, or stopped).
+   */
+  wake(): void {
+    if (this.state !== "connected") return;
+    void this.publish({
+      // No one job: the processor fills its queue with every due job of the name.
+      jobId: "" as JobId,
+      jobName: DELIVERY_JOB,
+      nextRunAt: new Date(),
+      priority: 0,
+      timestamp: new Date(),
+    });
   }
 
   private async drain(): Promise<void> {

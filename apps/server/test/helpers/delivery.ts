@@ -56,9 +56,14 @@ const DATA_OF: Record<EventType, (id: string) => Record<string, unknown>> = {
   "conversation.assigned": (id) => ({ id, object: "conversation", assignee_ids: ["agent_1"] }),
 };
 
-export async function startDeployment(env: Record<string, string> = {}): Promise<Deployment> {
+export async function startDeployment(
+  env: Record<string, string> = {},
+  /** Another database server than the run's (e.g. mongo-java-server with its oplog, for change streams). */
+  options: { mongodbUri?: string } = {},
+): Promise<Deployment> {
   const databaseName = `deskline_delivery_${newId("req")}`;
-  const client = await new MongoClient(inject("mongodbUri")).connect();
+  const mongodbUri = options.mongodbUri ?? inject("mongodbUri");
+  const client = await new MongoClient(mongodbUri).connect();
   clients.push(client);
   const db = client.db(databaseName);
   const logger = createLogger("silent");
@@ -74,7 +79,7 @@ export async function startDeployment(env: Record<string, string> = {}): Promise
     db,
     async start(role, extra = {}) {
       const main = startMain({
-        MONGODB_URI: inject("mongodbUri"),
+        MONGODB_URI: mongodbUri,
         MONGODB_DATABASE: databaseName,
         ADMIN_TOKEN: inject("adminToken"),
         NODE_EXTRA_CA_CERTS: testCertificate().certFile,
