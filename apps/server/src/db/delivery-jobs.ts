@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { type Db, ObjectId } from "mongodb";
 import type { EventType } from "../domain/events.js";
 import { insertManyOnce } from "./insert-once.js";
@@ -90,19 +90,26 @@ export function insertDeliveryJobs(db: Db, jobs: NewDeliveryJob[]): Promise<bool
   return insertManyOnce(db.collection(DELIVERY_JOBS_COLLECTION), jobs.map(jobDocument));
 }
 
-/** A job whose worker is about to attempt its delivery: its id and the lock the worker holds. */
+/** A job whose worker is about to attempt its delivery. */
 export interface AttemptClaim {
   id: string;
+  /** The lock the worker holds: its time and its mark (`lastModifiedBy`, delivery/job-repository.ts). */
   lockedAt: Date;
+  owner: string;
+  /** The attempts the job had counted when the worker locked it. */
+  attempt: number;
 }
 
 /**
  * Claims the next attempt number of each job, fenced by the lock its worker took: a job's claim
- * applies only while its `lockedAt` is still the one the worker holds, so when a lock expired and
- * another worker took the job over, at most one of the two gets each attempt number. Refreshes the
- * locks, so their lifetime counts from the attempts' start. Jobs locked together share their
- * `lockedAt` (delivery/job-repository.ts), so a batch costs one update per lock it holds and one
- * read: what each claim got, the new number or null (lost, or the job is gone), and the new lock.
+ * applies only while its `lockedAt` is still the one the worker holds and it has counted the
+ * attempts the worker read, so when a lock expired and another worker took the job over, at most
+ * one of the two gets each attempt number. Refreshes the locks, so their lifetime counts from the
+ * attempts' start; the lock's mark stays. Jobs locked together share their `lockedAt`
+ * (delivery/job-repository.ts) and mostly their count, so a batch is usually one update: when it
+ * matched every job, each got the number after its count; otherwise one read tells which did (the
+ * mark is still the worker's and the lock is the one this claim set). Returns, per claim, the
+ * number and the new lock, or null (lost, or the job is gone).
  */
 export async function claimAttempts(
   db: Db,
@@ -115,34 +122,48 @@ export async function claimAttempts(
     data: DeliveryJobData;
   }>(DELIVERY_JOBS_COLLECTION);
   const lockedAt = new Date();
-  const by = `claim ${randomUUID()}`;
-  const byLock = new Map<number, AttemptClaim[]>();
+  const groups = new Map<string, AttemptClaim[]>();
   for (const claim of claims) {
-    const group = byLock.get(claim.lockedAt.getTime());
+    const key = `${claim.lockedAt.getTime()} ${claim.attempt}`;
+    const group = groups.get(key);
     if (group) group.push(claim);
-    else byLock.set(claim.lockedAt.getTime(), [claim]);
+    else groups.set(key, [claim]);
   }
+  const outcomes = new Map<string, { attempt: number; lockedAt: Date } | null>();
+  const unsure: AttemptClaim[] = [];
   await Promise.all(
-    [...byLock.values()].map((group) =>
-      jobs.updateMany(
-        { _id: { $in: group.map((claim) => new ObjectId(claim.id)) }, lockedAt: group[0]?.lockedAt ?? null },
-        { $inc: { "data.attempt": 1 }, $set: { lockedAt, lastModifiedBy: by } },
-      ),
-    ),
+    [...groups.values()].map(async (group) => {
+      const [{ lockedAt: held, attempt } = { lockedAt: null, attempt: 0 }] = group;
+      const { matchedCount } = await jobs.updateMany(
+        {
+          _id: { $in: group.map((claim) => new ObjectId(claim.id)) },
+          lockedAt: held,
+          "data.attempt": attempt,
+        },
+        { $inc: { "data.attempt": 1 }, $set: { lockedAt } },
+      );
+      if (matchedCount === group.length) {
+        for (const claim of group) outcomes.set(claim.id, { attempt: attempt + 1, lockedAt });
+      } else {
+        unsure.push(...group);
+      }
+    }),
   );
-  const found = await jobs
-    .find(
-      { _id: { $in: claims.map((claim) => new ObjectId(claim.id)) } },
-      { projection: { lastModifiedBy: 1, "data.attempt": 1 } },
-    )
-    .toArray();
-  const claimed = new Map(
-    found.filter((job) => job.lastModifiedBy === by).map((job) => [String(job._id), job]),
-  );
-  return claims.map((claim) => {
-    const job = claimed.get(claim.id);
-    return job ? { attempt: job.data.attempt, lockedAt } : null;
-  });
+  if (unsure.length > 0) {
+    const found = await jobs
+      .find(
+        { _id: { $in: unsure.map((claim) => new ObjectId(claim.id)) } },
+        { projection: { lastModifiedBy: 1, lockedAt: 1, "data.attempt": 1 } },
+      )
+      .toArray();
+    const byId = new Map(found.map((job) => [String(job._id), job]));
+    for (const claim of unsure) {
+      const job = byId.get(claim.id);
+      const mine = job?.lastModifiedBy === claim.owner && job.lockedAt?.getTime() === lockedAt.getTime();
+      outcomes.set(claim.id, job && mine ? { attempt: job.data.attempt, lockedAt } : null);
+    }
+  }
+  return claims.map((claim) => outcomes.get(claim.id) ?? null);
 }
 
 export async function ensureDeliveryJobIndexes(db: Db): Promise<void> {

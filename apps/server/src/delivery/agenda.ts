@@ -83,9 +83,10 @@ export class WebhookDelivery {
       processEvery: config.webhookPollIntervalMs,
       maxConcurrency: concurrency,
       defaultConcurrency: concurrency,
-      // Finished deliveries live on in `delivery_attempts`; their jobs would only slow the lock
-      // query (the embedded fallback scans), so they go.
-      removeOnComplete: true,
+      // Finished deliveries live on in `delivery_attempts` and `webhook_deliveries`; their jobs are
+      // deleted by the save that ends their last run (delivery/job-repository.ts), so Agenda
+      // need not remove them one more round trip later.
+      removeOnComplete: false,
       ...(this.channel ? { notificationChannel: this.channel } : {}),
     });
     this.agenda.on("error", (err) => this.logger.warn({ err }, "agenda error"));

@@ -67,9 +67,14 @@ const INTERRUPTED = "interrupted: the worker stopped before the outcome was reco
  * db/delivery-jobs.ts `claimAttempts`). Returns the number, or null.
  */
 async function claimAttempt(deps: DeliverDeps, job: Job<DeliveryJobData>): Promise<number | null> {
-  const { lockedAt } = job.attrs;
-  if (!lockedAt) return null;
-  const claimed = await deps.claimAttempt({ id: String(job.attrs._id), lockedAt });
+  const { lockedAt, lastModifiedBy: owner } = job.attrs;
+  if (!lockedAt || !owner) return null;
+  const claimed = await deps.claimAttempt({
+    id: String(job.attrs._id),
+    lockedAt,
+    owner,
+    attempt: job.attrs.data.attempt ?? 0,
+  });
   if (!claimed) return null;
   job.attrs.lockedAt = claimed.lockedAt;
   job.attrs.data.attempt = claimed.attempt;

@@ -1,12 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { MongoJobRepository } from "@agendajs/mongo-backend";
-import {
-  type AgendaBackend,
-  type JobParameters,
-  type JobRepositoryOptions,
-  type RemoveJobsOptions,
-  toJobId,
-} from "agenda";
+import { type AgendaBackend, type JobParameters, type JobRepositoryOptions, toJobId } from "agenda";
 import { type AnyBulkWriteOperation, type Collection, type Db, type Document, ObjectId } from "mongodb";
 import { DELIVERY_JOBS_COLLECTION } from "../db/delivery-jobs.js";
 import { gathered } from "./gather.js";
@@ -18,9 +12,9 @@ import { gathered } from "./gather.js";
  *  - the lock query takes up to `lockBatch` due jobs at once (a find, then one conditional
  *    update of all of them) and hands them to Agenda's processor one call at a time from a local
  *    buffer, instead of one `findOneAndUpdate` per job;
- *  - the job saves Agenda makes before and after every run, and the removal of finished jobs, are
- *    gathered (delivery/gather.ts): the saves of the jobs running at the same moment are one
- *    `bulkWrite`, their removals one `deleteMany`.
+ *  - of the two saves Agenda makes per run only the one after it is written, gathered
+ *    (delivery/gather.ts) with those of the jobs finishing at the same moment into one
+ *    `bulkWrite`, which also deletes the jobs that will not run again (`saveJobState`).
  *
  * Locks mean the same as Agenda's own: a buffered job is locked (`lockedAt`) like a job waiting
  * in Agenda's queue, expires the same way if this process dies, and is unlocked on a graceful stop
@@ -35,27 +29,23 @@ export class BatchedJobRepository extends MongoJobRepository {
   private readonly owner = randomUUID();
   private batches = 0;
 
-  private readonly save = gathered(async (jobs: Array<{ job: JobParameters; by: string | null }>) => {
-    const operations: AnyBulkWriteOperation<Document>[] = jobs.map(({ job, by }) => ({
-      updateOne: { filter: { _id: new ObjectId(String(job._id)) }, update: { $set: stateOf(job, by) } },
-    }));
-    const { matchedCount } = await this.jobs().bulkWrite(operations, { ordered: false });
-    if (matchedCount === jobs.length) return jobs.map(() => undefined);
-    // A job is gone (removed while it ran: its endpoint was disabled). Agenda wants to hear which:
-    // ask again one by one, rarely.
-    return Promise.all(
-      jobs.map(({ job, by }) =>
-        super.saveJobState(job, { lastModifiedBy: by ?? undefined }).then(
-          () => undefined,
-          (error: Error) => error,
-        ),
-      ),
-    );
-  });
-
-  private readonly remove = gathered(async (ids: string[]) => {
-    await this.jobs().deleteMany({ _id: { $in: ids.map((id) => new ObjectId(id)) } });
-    return ids.map(() => 1);
+  /**
+   * The saves of finished runs. A job that will run again (a retry, a deferral) gets Agenda's
+   * state; a job that will not (its delivery settled: Agenda's lock query never picks a job without
+   * `nextRunAt` again) is deleted instead, which is what `removeOnComplete` did one round trip later.
+   * Each applies only while the job still carries this process's lock mark (`lastModifiedBy`, set
+   * by the lock): a worker whose lock expired and was taken over leaves the job to its new owner.
+   * A save that matched nothing is not reported: Agenda ignores the errors of this save anyway.
+   */
+  private readonly finish = gathered(async (jobs: JobParameters[]) => {
+    const operations: AnyBulkWriteOperation<Document>[] = jobs.map((job) => {
+      const filter = { _id: new ObjectId(String(job._id)), lastModifiedBy: job.lastModifiedBy ?? null };
+      return job.nextRunAt
+        ? { updateOne: { filter, update: { $set: stateOf(job) } } }
+        : { deleteOne: { filter } };
+    });
+    await this.jobs().bulkWrite(operations, { ordered: false });
+    return jobs.map(() => undefined);
   });
 
   constructor(
@@ -119,6 +109,8 @@ export class BatchedJobRepository extends MongoJobRepository {
       .toArray();
     if (candidates.length === 0) return;
     const ids = candidates.map((job) => job._id);
+    // The lock mark: which process took the jobs, in which batch (an Agenda name is not unique:
+    // every container's process is pid 1).
     const by = `${options?.lastModifiedBy ?? "agenda"} ${this.owner} ${++this.batches}`;
     // The same conditions again: a job another worker locked since the find is left to it.
     const { modifiedCount } = await this.jobs().updateMany(
@@ -147,21 +139,25 @@ export class BatchedJobRepository extends MongoJobRepository {
     await this.unlockJobs(ids);
   }
 
-  override saveJobState(job: JobParameters, options: JobRepositoryOptions | undefined): Promise<void> {
+  /**
+   * Agenda saves a job twice per run. The save before the run (the job still locked) is not
+   * written: it would only say that the job runs, which its lock says already, and the attempt's
+   * claim (db/delivery-jobs.ts `claimAttempts`) refreshes that lock; a worker that dies leaves the
+   * job locked either way, for another one to take over when the lock expires. The save after the
+   * run (lock released) is gathered with the others (`finish`).
+   */
+  override async saveJobState(job: JobParameters, options: JobRepositoryOptions | undefined): Promise<void> {
     if (!job._id) return super.saveJobState(job, options);
-    return this.save({ job, by: options?.lastModifiedBy ?? null });
-  }
-
-  override removeJobs(options: RemoveJobsOptions): Promise<number> {
-    // A finished job (Job.remove); any other removal (a cancel by name and data) goes as Agenda has it.
-    const keys = Object.keys(options).filter((key) => options[key as keyof RemoveJobsOptions] !== undefined);
-    if (options.id && keys.length === 1) return this.remove(String(options.id));
-    return super.removeJobs(options);
+    if (job.lockedAt) return;
+    return this.finish(job);
   }
 }
 
-/** What Agenda's `saveJobState` writes (MongoJobRepository), as one update of a bulk write. */
-function stateOf(job: JobParameters, by: string | null): Document {
+/**
+ * What Agenda's `saveJobState` writes (MongoJobRepository), as one update of a bulk write. The
+ * lock mark stays until the next lock replaces it.
+ */
+function stateOf(job: JobParameters): Document {
   const date = (value: Date | undefined) => (value ? new Date(value) : null);
   return {
     lockedAt: date(job.lockedAt),
@@ -172,7 +168,6 @@ function stateOf(job: JobParameters, by: string | null): Document {
     failCount: job.failCount ?? null,
     failedAt: date(job.failedAt),
     lastFinishedAt: date(job.lastFinishedAt),
-    lastModifiedBy: by,
   };
 }
 
