@@ -16,6 +16,9 @@ import { createMetrics } from "./metrics/wire.js";
 import { startSweeps } from "./sweeps.js";
 import { createWorkerApp } from "./worker-app.js";
 
+/** How long a shutdown may take beyond SHUTDOWN_TIMEOUT_MS (the running attempts' bound) before it gives up. */
+const SHUTDOWN_MARGIN_MS = 15_000;
+
 /**
  * Wiring: config → database (MONGODB_URI or the embedded one) → webhook delivery → app → listen,
  * per ROLE (`api` serves the API, `worker` delivers webhooks and serves only its probes and
@@ -90,6 +93,13 @@ async function main(): Promise<void> {
     if (shuttingDown) return;
     shuttingDown = true;
     logger.info({ signal }, "shutting down: finishing in-flight requests and delivery attempts");
+    // A stop must end even when the database stops answering (a call on a connection that died
+    // without closing waits forever): after the attempts' own bound and a margin, exit anyway.
+    // Locks left behind expire and their jobs are taken over, as after a SIGKILL.
+    setTimeout(() => {
+      logger.error({ signal }, "shutdown did not finish in time (is the database answering?); exiting");
+      process.exit(1);
+    }, config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS).unref();
     stopping.abort();
     await Promise.all([
       server.close(config.shutdownTimeoutMs),
