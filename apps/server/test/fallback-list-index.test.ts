@@ -1,11 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Collection, MongoClient } from "mongodb";
+import type { Collection } from "mongodb";
 import { describe, expect, it } from "vitest";
-import { startMongoJavaServer } from "../src/db/mongo-java-server.js";
-import { runDatabase } from "./helpers/database.js";
+import { acrossH2Restart, runDatabase } from "./helpers/database.js";
 
 /**
  * The lists' query shape (workspace equality, other filters, `_id` bounds, sort on `_id`, limit)
@@ -159,32 +155,13 @@ describe("list queries on the embedded database's workspace index", () => {
   // The persistent fallback (`pnpm start` without mongod) keeps the index in memory and rebuilds
   // it from the H2 file when it reopens; the same checks, then again after a restart.
   it("answer so on mongo-java-server's H2 file too, and after it reopens the file", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "deskline-h2-index-"));
-    const file = join(dir, "data.mv.db");
     const model = new Map<string, Doc>();
-    const open = async () => {
-      const server = await startMongoJavaServer({ file });
-      const client = await new MongoClient(server.uri).connect();
-      return { server, client, collection: client.db("list_index").collection<Doc>("records") };
-    };
-    try {
-      const first = await open();
-      try {
-        await exercise(first.collection, model);
-      } finally {
-        await first.client.close();
-        await first.server.stop();
-      }
-      const second = await open();
-      try {
-        expect(await second.collection.countDocuments()).toBe(model.size);
-        await checkQueries(second.collection, model);
-      } finally {
-        await second.client.close();
-        await second.server.stop();
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await acrossH2Restart<Doc>(
+      (collection) => exercise(collection, model),
+      async (collection) => {
+        expect(await collection.countDocuments()).toBe(model.size);
+        await checkQueries(collection, model);
+      },
+    );
   }, 120_000);
 });

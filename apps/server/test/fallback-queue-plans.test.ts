@@ -1,11 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { type Collection, MongoClient, ObjectId } from "mongodb";
+import { type Collection, ObjectId } from "mongodb";
 import { describe, expect, it } from "vitest";
-import { startMongoJavaServer } from "../src/db/mongo-java-server.js";
-import { runDatabase } from "./helpers/database.js";
+import { acrossH2Restart, runDatabase } from "./helpers/database.js";
 
 /**
  * The delivery queue's queries answered exactly as MongoDB answers them, through every kind of
@@ -144,31 +140,10 @@ describe("the delivery queue's queries on the embedded database", () => {
   });
 
   it("answer so on mongo-java-server's H2 file too, and after it reopens the file", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "deskline-h2-queue-"));
-    const file = join(dir, "data.mv.db");
     const model = new Map<string, Job>();
-    const open = async () => {
-      const server = await startMongoJavaServer({ file });
-      const client = await new MongoClient(server.uri).connect();
-      return { server, client, collection: client.db("queue_plans").collection<Job>("jobs") };
-    };
-    try {
-      const first = await open();
-      try {
-        await exercise(first.collection, model);
-      } finally {
-        await first.client.close();
-        await first.server.stop();
-      }
-      const second = await open();
-      try {
-        await checkQueries(second.collection, model);
-      } finally {
-        await second.client.close();
-        await second.server.stop();
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await acrossH2Restart<Job>(
+      (collection) => exercise(collection, model),
+      (collection) => checkQueries(collection, model),
+    );
   }, 120_000);
 });
