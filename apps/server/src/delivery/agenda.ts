@@ -25,7 +25,8 @@ import { listenToDeliveryBell, type Wake } from "./wake.js";
  * Webhook delivery on Agenda (DESIGN.md §6, issue 11): one Agenda job per delivery (an event
  * to an endpoint, db/webhook-deliveries.ts), queued by the relay hook in every role and by resends
  * and recoveries (delivery/queue.ts), and run by the processes whose ROLE is `worker` or `all`.
- * Agenda's lock on the job (an atomic findOneAndUpdate) shares the jobs among workers; its
+ * Agenda's locks share the jobs among workers (taken in batches, with the job saves and attempt
+ * claims gathered, delivery/job-repository.ts and db/delivery-jobs.ts); its
  * in-process notification channel runs a job queued or rescheduled in this process at once,
  * instead of at the next poll, and so does a ring of the delivery bell for jobs queued by
  * another process (delivery/wake.ts).
