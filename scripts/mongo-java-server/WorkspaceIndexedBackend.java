@@ -1,6 +1,6 @@
 // mongo-java-server's in-memory backend (`pnpm start --ephemeral`, the tests) with the
-// per-workspace `_id` index of WorkspaceIndex.java, so a list walks only its page, and the delivery
-// queue's plans of QueuePlans.java.
+// indexes of CollectionIndexes.java: a list walks only its page, the delivery queue's queries
+// read only the jobs they need.
 
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
@@ -11,7 +11,6 @@ import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import java.util.Comparator;
-import java.util.stream.Stream;
 
 public final class WorkspaceIndexedBackend extends MemoryBackend {
   @Override
@@ -25,9 +24,8 @@ public final class WorkspaceIndexedBackend extends MemoryBackend {
   }
 
   static final class Collection extends MemoryCollection {
-    private final WorkspaceIndex<Integer> index = new WorkspaceIndex<>();
-    /** Built on the first query in Agenda's lock order (QueuePlans.java). */
-    private QueuePlans.QueueOrder<Integer> queueOrder;
+    private final CollectionIndexes<Integer> indexes =
+        new CollectionIndexes<>(this::streamAllDocumentsWithPosition, this::getDocument);
 
     Collection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors) {
       super(database, name, options, cursors);
@@ -35,48 +33,29 @@ public final class WorkspaceIndexedBackend extends MemoryBackend {
 
     @Override
     protected Integer addDocumentInternal(Document document) {
-      Integer position = super.addDocumentInternal(document);
-      index.add(document, position);
-      if (queueOrder != null) queueOrder.add(document, position);
-      return position;
+      return indexes.add(document, () -> super.addDocumentInternal(document));
     }
 
     @Override
     protected void removeDocument(Integer position) {
-      Document document = getDocument(position);
-      index.remove(document);
-      if (queueOrder != null) queueOrder.remove(document);
+      indexes.remove(getDocument(position));
       super.removeDocument(position);
     }
 
     @Override
     protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
-      index.remove(oldDocument);
-      index.add(newDocument, position);
-      if (queueOrder != null) {
-        queueOrder.remove(oldDocument);
-        queueOrder.add(newDocument, position);
-      }
+      indexes.update(oldDocument, newDocument, position);
       super.handleUpdate(position, oldDocument, newDocument);
-    }
-
-    private QueuePlans.QueueOrder<Integer> queueOrder() {
-      if (queueOrder == null) queueOrder = QueuePlans.QueueOrder.of(streamAllDocumentsWithPosition());
-      return queueOrder;
     }
 
     @Override
     protected QueryResult matchDocuments(
         Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
-      QueuePlans.Plan plan = QueuePlans.plan(query, orderBy, getIndexes(), this::queueOrder, this::getDocument);
-      if (plan != null) {
-        Comparator<Document> order = plan.ordered() ? null : deriveComparator(orderBy);
-        return matchDocumentsFromStream(query, plan.documents(), skip, limit, batchSize, order, fieldSelector);
-      }
-      Stream<Document> walk = index.walk(query, orderBy, this::getDocument);
-      if (walk == null) return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
-      // Already in the order asked, so no comparator.
-      return matchDocumentsFromStream(query, walk, skip, limit, batchSize, null, fieldSelector);
+      QueuePlans.Plan plan = indexes.plan(query, orderBy, getIndexes());
+      if (plan == null) return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
+      // A plan in the order asked needs no comparator.
+      Comparator<Document> order = plan.ordered() ? null : deriveComparator(orderBy);
+      return matchDocumentsFromStream(query, plan.documents(), skip, limit, batchSize, order, fieldSelector);
     }
   }
 }

@@ -1,8 +1,7 @@
 // mongo-java-server's persistent backend (`pnpm start`'s data under .deskline/data when no mongod
-// can be had): H2's MVStore, one file, with the per-workspace `_id` index of WorkspaceIndex.java.
-// That index lives in memory and is rebuilt from the documents on a collection's first query or
-// write after the file opens (one pass over that collection); the unique indexes are the
-// library's own, kept in the file.
+// can be had): H2's MVStore, one file, with the indexes of CollectionIndexes.java. Those live in
+// memory and are rebuilt from the documents on a collection's first query or write after the file
+// opens (one pass over that collection); the unique indexes are the library's own, kept in the file.
 //
 // MVStore commits in the background about once a second and on close (the launcher closes it on
 // stdin's end and on SIGTERM), so a clean stop keeps everything and a SIGKILL can lose the last
@@ -22,7 +21,6 @@ import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.bson.Document;
 import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 
@@ -80,10 +78,7 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
   }
 
   static final class Collection extends H2Collection {
-    /** Built from the file on first use, so opening a large file does not wait for it. */
-    private WorkspaceIndex<Object> index;
-    /** Built on the first query in Agenda's lock order (QueuePlans.java). */
-    private QueuePlans.QueueOrder<Object> queueOrder;
+    private CollectionIndexes<Object> indexes;
 
     Collection(
         MongoDatabase database,
@@ -95,62 +90,38 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
       super(database, name, options, documents, meta, cursors);
     }
 
-    // Every caller holds the collection's lock (see WorkspaceIndex.java), so one builds it.
-    private WorkspaceIndex<Object> index() {
-      if (index == null) {
-        WorkspaceIndex<Object> built = new WorkspaceIndex<>();
-        streamAllDocumentsWithPosition().forEach(entry -> built.add(entry.getDocument(), entry.getPosition()));
-        index = built;
-      }
-      return index;
+    // Made on first use, like the indexes it builds from the file, so opening a large file does
+    // not wait for them (and a hook H2Collection's constructor might call finds it all the same).
+    private CollectionIndexes<Object> indexes() {
+      if (indexes == null) indexes = new CollectionIndexes<>(this::streamAllDocumentsWithPosition, this::getDocument);
+      return indexes;
     }
 
     @Override
     protected Object addDocumentInternal(Document document) {
-      // Built first: a build after the insert would find the new document and count it twice.
-      WorkspaceIndex<Object> index = index();
-      Object position = super.addDocumentInternal(document);
-      index.add(document, position);
-      if (queueOrder != null) queueOrder.add(document, position);
-      return position;
+      return indexes().add(document, () -> super.addDocumentInternal(document));
     }
 
     @Override
     protected void removeDocument(Object position) {
-      Document document = getDocument(position);
-      index().remove(document);
-      if (queueOrder != null) queueOrder.remove(document);
+      indexes().remove(getDocument(position));
       super.removeDocument(position);
     }
 
     @Override
     protected void handleUpdate(Object position, Document oldDocument, Document newDocument) {
-      index().remove(oldDocument);
-      index().add(newDocument, position);
-      if (queueOrder != null) {
-        queueOrder.remove(oldDocument);
-        queueOrder.add(newDocument, position);
-      }
+      indexes().update(oldDocument, newDocument, position);
       super.handleUpdate(position, oldDocument, newDocument);
-    }
-
-    // Built from the file like `index`, on the first query in Agenda's lock order.
-    private QueuePlans.QueueOrder<Object> queueOrder() {
-      if (queueOrder == null) queueOrder = QueuePlans.QueueOrder.of(streamAllDocumentsWithPosition());
-      return queueOrder;
     }
 
     @Override
     protected QueryResult matchDocuments(
         Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
-      QueuePlans.Plan plan = QueuePlans.plan(query, orderBy, getIndexes(), this::queueOrder, this::getDocument);
-      if (plan != null) {
-        Comparator<Document> order = plan.ordered() ? null : deriveComparator(orderBy);
-        return matchDocumentsFromStream(query, plan.documents(), skip, limit, batchSize, order, fieldSelector);
-      }
-      Stream<Document> walk = index().walk(query, orderBy, this::getDocument);
-      if (walk == null) return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
-      return matchDocumentsFromStream(query, walk, skip, limit, batchSize, null, fieldSelector);
+      QueuePlans.Plan plan = indexes().plan(query, orderBy, getIndexes());
+      if (plan == null) return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
+      // A plan in the order asked needs no comparator.
+      Comparator<Document> order = plan.ordered() ? null : deriveComparator(orderBy);
+      return matchDocumentsFromStream(query, plan.documents(), skip, limit, batchSize, order, fieldSelector);
     }
   }
 }
