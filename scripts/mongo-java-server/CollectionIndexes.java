@@ -4,7 +4,7 @@
 // QueuePlans.java. A collection's write hooks keep them and its scanning query path asks them
 // first, so each backend only delegates. They live in memory and are built from the collection's
 // documents on first use (the disk backend's file may hold documents already); the queue order
-// only on the first query in Agenda's lock order, so only the jobs collection has one.
+// only on the first query in the delivery queue's order, so only the deliveries collection has one.
 //
 // Not thread-safe by itself: the library calls a collection's hooks with its lock held.
 
@@ -20,7 +20,7 @@ final class CollectionIndexes<P> {
   private final Supplier<Stream<DocumentWithPosition<P>>> all;
   private final Function<P, Document> documents;
   private WorkspaceIndex<P> workspaces;
-  private QueuePlans.QueueOrder<P> queueOrder;
+  private QueuePlans.DueOrder<P> queueOrder;
 
   /** `all` streams the collection's documents (for a build), `documents` reads one by position. */
   CollectionIndexes(Supplier<Stream<DocumentWithPosition<P>>> all, Function<P, Document> documents) {
@@ -37,8 +37,8 @@ final class CollectionIndexes<P> {
     return workspaces;
   }
 
-  private QueuePlans.QueueOrder<P> queueOrder() {
-    if (queueOrder == null) queueOrder = QueuePlans.QueueOrder.of(all.get());
+  private QueuePlans.DueOrder<P> queueOrder() {
+    if (queueOrder == null) queueOrder = QueuePlans.DueOrder.of(all.get());
     return queueOrder;
   }
 

@@ -1,17 +1,17 @@
-// Two query plans mongo-java-server lacks, for the webhook delivery queue (issue 25), kept beside a
+// Two query plans mongo-java-server lacks, for the webhook delivery queue, kept beside a
 // collection of either backend (WorkspaceIndexedBackend.java in memory, WorkspaceIndexedH2Backend.java
 // on disk). The library uses an index only for a query whose keys are exactly the index's keys, so
 // every other query matches every document of its collection:
 //
-//  - A query that pins `_id` (a value or an `$in` list) and checks more fields, like a fenced update
-//    `{_id, lockedAt}`, Agenda's job saves `{_id, name}` or a delivery's progress `{_id, status,
-//    attempts}`, scanned its whole collection. Here it reads those ids through the `_id` index and
-//    matches only them, as MongoDB does.
-//  - Agenda's lock query (due, unlocked jobs, earliest `nextRunAt` first, then highest `priority`)
-//    matched and sorted every queued job, so a worker's drain slowed with its backlog (42 deliveries/s
-//    at 10,000 queued). Here the collection's documents are kept in that order (QueueOrder below) and
-//    the query walks them from the front, stopping at its limit: past the jobs that are locked or
-//    running, to the first due one.
+//  - A query that pins `_id` (a value or an `$in` list) and checks more fields, like a lane's claim
+//    `{_id: {$in}, due_at, $or}` or an outcome `{_id, status, attempts}`, scanned its whole
+//    collection. Here it reads those ids through the `_id` index and matches only them, as MongoDB
+//    does.
+//  - The queue's reads (a lane's due deliveries, earliest `due_at` first; the safety net's due
+//    deliveries of every endpoint) matched and sorted every delivery ever kept, settled ones
+//    included, so each claim cost as much as the collection was large. Here the documents with a
+//    `due_at` (pending ones: settled deliveries have none) are kept in that order, per endpoint
+//    and overall (DueOrder below), and the query walks them from the front, stopping at its limit.
 //
 // The matcher still checks every document it is given against the whole query, so a plan only
 // decides which documents are looked at and in what order; a query neither plan serves falls back.
@@ -21,7 +21,9 @@ import de.bwaldvogel.mongo.backend.DocumentWithPosition;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.bson.Document;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -56,50 +58,87 @@ final class QueuePlans {
   }
 
   /**
-   * A collection's documents in Agenda's lock order, `{nextRunAt: 1, priority: -1}`, ties by `_id`.
-   * Built on the first query that asks for that order (so only Agenda's jobs collection has one)
-   * and kept from then on by the collection's add, remove and update hooks, which the library
-   * calls with the collection's lock held.
+   * The documents that have a `due_at` date, in the queue's order `{due_at: 1, _id: 1}`: overall,
+   * and per `endpoint_id`. Built on the first query that asks for that order (so only the
+   * deliveries collection has one) and kept from then on by the collection's add, remove and
+   * update hooks, which the library calls with the collection's lock held.
    */
-  static final class QueueOrder<P> {
-    private static final Document ORDER = new Document("nextRunAt", 1).append("priority", -1).append(ID_FIELD, 1);
+  static final class DueOrder<P> {
+    private static final String DUE_FIELD = "due_at";
+    private static final String ENDPOINT_FIELD = "endpoint_id";
+    private static final Document ORDER = new Document(DUE_FIELD, 1).append(ID_FIELD, 1);
     private static final DocumentComparator COMPARATOR = new DocumentComparator(ORDER);
 
-    private final TreeMap<Document, P> positions = new TreeMap<>(COMPARATOR);
+    private final TreeMap<Document, P> all = new TreeMap<>(COMPARATOR);
+    private final Map<String, TreeMap<Document, P>> byEndpoint = new HashMap<>();
 
-    /** Is this the order Agenda's lock query asks for? */
-    static boolean serves(Document orderBy) {
+    /**
+     * Is this a query the order answers exactly? Its sort must be the queue's, and it must hold a
+     * range on `due_at` (which no document without a `due_at` date can match, so leaving those
+     * out changes nothing).
+     */
+    static boolean serves(Document query, Document orderBy) {
       if (orderBy == null || orderBy.size() != 2) return false;
-      return orderBy.get("nextRunAt") instanceof Number ascending
-          && ascending.intValue() == 1
-          && orderBy.get("priority") instanceof Number descending
-          && descending.intValue() == -1;
+      boolean sorted = orderBy.get(DUE_FIELD) instanceof Number due
+          && due.intValue() == 1
+          && orderBy.get(ID_FIELD) instanceof Number id
+          && id.intValue() == 1;
+      if (!sorted || !(query.get(DUE_FIELD) instanceof Document range)) return false;
+      for (String operator : range.keySet()) {
+        if (!List.of("$lt", "$lte", "$gt", "$gte").contains(operator)) return false;
+      }
+      return !range.isEmpty();
     }
 
-    /** The sort key of a document: only the fields the order reads, so the map holds little. */
+    /** The sort key of a document, or null when it has no `due_at` date. */
     private static Document key(Document document) {
-      Document key = new Document();
-      for (String field : ORDER.keySet()) {
-        if (document.containsKey(field)) key.put(field, document.get(field));
-      }
-      return key;
+      Object due = document.get(DUE_FIELD);
+      if (!(due instanceof java.time.Instant || due instanceof java.util.Date)) return null;
+      return new Document(DUE_FIELD, document.get(DUE_FIELD)).append(ID_FIELD, document.get(ID_FIELD));
     }
 
     void add(Document document, P position) {
-      positions.put(key(document), position);
+      Document key = key(document);
+      if (key == null) return;
+      all.put(key, position);
+      if (document.get(ENDPOINT_FIELD) instanceof String endpoint) {
+        byEndpoint.computeIfAbsent(endpoint, e -> new TreeMap<>(COMPARATOR)).put(key, position);
+      }
     }
 
     void remove(Document document) {
-      if (document != null) positions.remove(key(document));
+      if (document == null) return;
+      Document key = key(document);
+      if (key == null) return;
+      all.remove(key);
+      if (document.get(ENDPOINT_FIELD) instanceof String endpoint) {
+        TreeMap<Document, P> mine = byEndpoint.get(endpoint);
+        if (mine == null) return;
+        mine.remove(key);
+        if (mine.isEmpty()) byEndpoint.remove(endpoint);
+      }
     }
 
-    /** Every document, lazily read through `documents`, in the order. */
-    Stream<Document> walk(Function<P, Document> documents) {
-      return positions.values().stream().map(documents);
+    /**
+     * The documents a query may match, lazily read through `documents`, in the order: those of
+     * its endpoint when it names one by equality, else all.
+     */
+    Stream<Document> walk(Document query, Function<P, Document> documents) {
+      Object endpoint = query.get(ENDPOINT_FIELD);
+      Collection<P> positions;
+      if (endpoint instanceof String name) {
+        TreeMap<Document, P> mine = byEndpoint.get(name);
+        positions = mine == null ? List.of() : mine.values();
+      } else if (endpoint == null) {
+        positions = all.values();
+      } else {
+        return null;
+      }
+      return positions.stream().map(documents);
     }
 
-    static <P> QueueOrder<P> of(Stream<DocumentWithPosition<P>> documents) {
-      QueueOrder<P> order = new QueueOrder<>();
+    static <P> DueOrder<P> of(Stream<DocumentWithPosition<P>> documents) {
+      DueOrder<P> order = new DueOrder<>();
       documents.forEach(entry -> order.add(entry.getDocument(), entry.getPosition()));
       return order;
     }
@@ -116,7 +155,7 @@ final class QueuePlans {
       Document query,
       Document orderBy,
       List<Index<P>> indexes,
-      Supplier<QueueOrder<P>> order,
+      Supplier<DueOrder<P>> order,
       Function<P, Document> documents) {
     Object pin = idPin(query);
     Index<P> ids = pin == null ? null : idIndex(indexes);
@@ -124,7 +163,10 @@ final class QueuePlans {
       Iterable<P> positions = ids.getPositions(new Document(ID_FIELD, pin));
       return new Plan(StreamSupport.stream(positions.spliterator(), false).map(documents), false);
     }
-    if (QueueOrder.serves(orderBy)) return new Plan(order.get().walk(documents), true);
+    if (DueOrder.serves(query, orderBy)) {
+      Stream<Document> walk = order.get().walk(query, documents);
+      if (walk != null) return new Plan(walk, true);
+    }
     return null;
   }
 }

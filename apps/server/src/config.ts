@@ -93,17 +93,21 @@ export interface Config {
    */
   webhookPollIntervalMs: number;
   /**
-   * WEBHOOK_WAKE_INTERVAL_MS: on deployments without change streams (a standalone mongod, the
-   * embedded database), how often a worker reads the delivery bell to hear of jobs another
-   * process created (delivery/wake.ts). One read by `_id`; a replica set needs none.
+   * WEBHOOK_WAKE_INTERVAL_MS: on a deployment without change streams (a standalone mongod, the
+   * embedded database), how often a worker looks for lanes another process scheduled
+   * (delivery/wake-channel.ts). One lock query on Agenda's small collection; a replica set needs none.
    */
   webhookWakeIntervalMs: number;
   /**
-   * WEBHOOK_CONCURRENCY: the most attempts one process runs at once. 100 by default: the more run
-   * at once, the more of their database calls share a round trip (delivery/gather.ts); a quiet
-   * 2-core run drained 491–545 deliveries/s at 100 against 386–466/s at 50, and no more at 200.
+   * WEBHOOK_CONCURRENCY: the most endpoints one process delivers to at once (lanes running, see
+   * delivery/lanes.ts). 100 by default.
    */
   webhookConcurrency: number;
+  /**
+   * WEBHOOK_ENDPOINT_CONCURRENCY: the most attempts in flight to one endpoint from one process.
+   * 10 by default: a slow receiver holds one lane and at most this many connections.
+   */
+  webhookEndpointConcurrency: number;
   /** NODE_EXTRA_CA_CERTS: more CA certificates deliveries trust (how tests trust their receivers). */
   extraCaCertsFile: string | undefined;
 }
@@ -204,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookPollIntervalMs: integer(env, "WEBHOOK_POLL_INTERVAL_MS", 1_000, 10),
     webhookWakeIntervalMs: integer(env, "WEBHOOK_WAKE_INTERVAL_MS", 20, 1),
     webhookConcurrency: integer(env, "WEBHOOK_CONCURRENCY", 100, 1),
+    webhookEndpointConcurrency: integer(env, "WEBHOOK_ENDPOINT_CONCURRENCY", 10, 1),
     extraCaCertsFile: text(env, "NODE_EXTRA_CA_CERTS"),
   };
 }

@@ -7,7 +7,7 @@ import { DatabaseConnection } from "./db/client.js";
 import { DataDirInUse } from "./db/data-dir.js";
 import { startEmbeddedDatabase } from "./db/embedded.js";
 import { createStore, ensureIndexes } from "./db/store.js";
-import { WebhookDelivery } from "./delivery/agenda.js";
+import { WebhookDelivery } from "./delivery/lanes.js";
 import { type DemoWorkspace, openDemoWorkspace } from "./demo.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import { loadOpenApi } from "./http/openapi.js";
@@ -41,15 +41,15 @@ async function main(): Promise<void> {
   const database = new DatabaseConnection(uri, config.databaseName);
   const store = createStore(database.db, config, logger);
   const metrics = createMetrics({ store, database });
-  // Every role creates the delivery jobs of the events it relays; workers also run them. Agenda
-  // is built once the database answers (its backend creates indexes when it connects); events
-  // relayed before then wait for it, so none is relayed without its jobs.
+  // Every role queues the deliveries of the events it relays; workers also send them. Agenda is
+  // built once the database answers (its backend creates indexes when it connects); events
+  // relayed before then wait for it, so none is relayed without its deliveries.
   let delivery: WebhookDelivery | undefined;
   let deliveryBuilt: (built: WebhookDelivery) => void = () => {};
   const deliveryReady = new Promise<WebhookDelivery>((done) => {
     deliveryBuilt = done;
   });
-  store.relay.addHook(async (event, run) => (await deliveryReady).enqueue(event, run));
+  store.relay.addHook(async (events) => (await deliveryReady).enqueue(events));
 
   const stopping = new AbortController();
   const indexesReady = database.connectUntilReady(() => ensureIndexes(store), logger, stopping.signal);

@@ -47,17 +47,6 @@ export function startSweeps(store: Store, config: Config, logger: Logger): () =>
       "event relay sweep",
       logger,
     ),
-    // Deliveries a resend or recovery recorded before its process died, without their jobs.
-    every(
-      config.eventRelayIntervalMs,
-      async () => {
-        const finished = await store.deliveryQueue.sweepIntents(config.eventRelayIntervalMs);
-        if (finished > 0)
-          logger.info({ finished }, "queued the jobs of deliveries an interrupted process left");
-      },
-      "delivery queue intent sweep",
-      logger,
-    ),
     every(HOURLY, () => store.idempotencyKeys.sweep(), "idempotency sweep", logger),
     // A full bucket is the same as none.
     every(HOURLY, () => store.rateLimits.sweep(), "rate limit sweep", logger),

@@ -112,12 +112,12 @@ describe("the event relay", () => {
     const { relay } = await relayOn(first, collection);
     const seen: string[] = [];
     let failing = true;
-    relay.addHook(async (event) => {
-      seen.push(event._id);
-      if (failing) throw new Error("job store down");
+    relay.addHook(async (events) => {
+      seen.push(...events.map((event) => event._id));
+      if (failing) throw new Error("delivery store down");
     });
     const { id, pending } = await leftBehind(first, collection, 1);
-    await expect(relay.sweep(0)).rejects.toThrow("job store down");
+    await expect(relay.sweep(0)).rejects.toThrow("delivery store down");
     expect((await first.collection<Doc>(collection).findOne({ _id: id }))?.pending_events).toHaveLength(1);
     failing = false;
     expect(await relay.sweep(0)).toBe(1);

@@ -1,137 +1,139 @@
 import { randomBytes } from "node:crypto";
-import { type Collection, ObjectId } from "mongodb";
+import type { Collection } from "mongodb";
 import { describe, expect, it } from "vitest";
 import { acrossH2Restart, runDatabase } from "./helpers/database.js";
 
 /**
  * The delivery queue's queries answered exactly as MongoDB answers them, through every kind of
- * write (issue 25). On mongo-java-server, Agenda's lock query walks the jobs in lock order and the
- * queries that pin `_id` read it through the `_id` index (scripts/mongo-java-server/
+ * write. On mongo-java-server, a lane's claim and the safety net walk the deliveries in `due_at`
+ * order, and the queries that pin `_id` read it through the `_id` index (scripts/mongo-java-server/
  * QueuePlans.java); this checks both plans against a model kept here. On MongoDB it checks nothing
  * but MongoDB. The H2 file backend is checked here whatever the run's database.
  */
-interface Job {
-  _id: ObjectId;
-  name: string;
-  nextRunAt: Date | null;
-  priority: number;
-  lockedAt: Date | null;
-  disabled?: boolean;
+interface Delivery {
+  _id: string;
+  endpoint_id: string;
+  status: "pending" | "succeeded";
+  attempts: number;
+  due_at: Date | null;
 }
 
 const T0 = Date.UTC(2026, 0, 1);
 const at = (ms: number) => new Date(T0 + ms);
 const pick = <T>(values: T[]): T => values[Math.floor(Math.random() * values.length)] as T;
-const randomJob = (): Job => ({
-  _id: new ObjectId(),
-  name: pick(["deliver-webhook", "deliver-webhook", "other"]),
-  // Many equal due times and priorities, and jobs that are running (no `nextRunAt`).
-  nextRunAt: Math.random() < 0.1 ? null : at(Math.floor(Math.random() * 50) * 1000),
-  priority: pick([0, 0, 0, 10, -10]),
-  lockedAt: Math.random() < 0.3 ? at(Math.floor(Math.random() * 50) * 1000) : null,
-  ...(Math.random() < 0.05 ? { disabled: true } : {}),
-});
+let serial = 0;
+const randomDelivery = (): Delivery => {
+  // Settled deliveries (no `due_at`) among pending ones, many of them due at the same second.
+  const settled = Math.random() < 0.3;
+  return {
+    _id: `dlv_${String(serial++).padStart(6, "0")}_${randomBytes(3).toString("hex")}`,
+    endpoint_id: pick(["we_a", "we_a", "we_b", "we_c"]),
+    status: settled ? "succeeded" : "pending",
+    attempts: pick([0, 0, 1, 2]),
+    due_at: settled ? null : at(Math.floor(Math.random() * 50) * 1000),
+  };
+};
 
-/** Agenda's lock query (@agendajs/mongo-backend `getNextJobToRun`). */
-const lockable = (name: string, nextScanAt: Date, lockDeadline: Date) => ({
-  name,
-  disabled: { $ne: true },
-  $or: [{ lockedAt: { $eq: null }, nextRunAt: { $lte: nextScanAt } }, { lockedAt: { $lte: lockDeadline } }],
-});
+const isDue = (d: Delivery, now: Date) => d.due_at !== null && d.due_at <= now;
+const byQueueOrder = (a: Delivery, b: Delivery) =>
+  (a.due_at?.getTime() ?? 0) - (b.due_at?.getTime() ?? 0) || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0);
 
-function matchesLockable(job: Job, name: string, nextScanAt: Date, lockDeadline: Date): boolean {
-  if (job.name !== name || job.disabled === true) return false;
-  const due = job.lockedAt === null && job.nextRunAt !== null && job.nextRunAt <= nextScanAt;
-  return due || (job.lockedAt !== null && job.lockedAt <= lockDeadline);
-}
-
-/** The lock order's key; MongoDB orders ties as it likes, so results are compared by key. */
-const sortKey = (job: Job) => `${job.nextRunAt?.getTime() ?? -1}/${-job.priority}`;
-const byLockOrder = (a: Job, b: Job) =>
-  (a.nextRunAt?.getTime() ?? -1) - (b.nextRunAt?.getTime() ?? -1) || b.priority - a.priority;
-
-async function checkQueries(collection: Collection<Job>, model: Map<string, Job>): Promise<void> {
-  const jobs = [...model.values()];
+async function checkQueries(collection: Collection<Delivery>, model: Map<string, Delivery>): Promise<void> {
+  const deliveries = [...model.values()];
   for (let i = 0; i < 40; i++) {
-    const name = pick(["deliver-webhook", "other"]);
-    const nextScanAt = at(Math.floor(Math.random() * 60) * 1000);
-    const lockDeadline = at(Math.floor(Math.random() * 60) * 1000);
+    const endpoint = pick(["we_a", "we_b", "we_c", "we_none", undefined]);
+    const now = at(Math.floor(Math.random() * 60) * 1000);
     const limit = pick([1, 5, 50, 1000]);
-    const expected = jobs
-      .filter((job) => matchesLockable(job, name, nextScanAt, lockDeadline))
-      .sort(byLockOrder)
+    const expected = deliveries
+      .filter((d) => isDue(d, now) && (endpoint === undefined || d.endpoint_id === endpoint))
+      .sort(byQueueOrder)
       .slice(0, limit);
-    const found = await collection
-      .find(lockable(name, nextScanAt, lockDeadline), { sort: { nextRunAt: 1, priority: -1 }, limit })
-      .toArray();
-    const what = JSON.stringify({ name, nextScanAt, lockDeadline, limit });
-    expect(found.map(sortKey), what).toEqual(expected.map(sortKey));
-    for (const job of found) expect(matchesLockable(job, name, nextScanAt, lockDeadline), what).toBe(true);
+    const filter =
+      endpoint === undefined ? { due_at: { $lte: now } } : { endpoint_id: endpoint, due_at: { $lte: now } };
+    const found = await collection.find(filter, { sort: { due_at: 1, _id: 1 }, limit }).toArray();
+    expect(
+      found.map((d) => d._id),
+      JSON.stringify({ endpoint, now, limit }),
+    ).toEqual(expected.map((d) => d._id));
   }
   // `_id` pinned with more conditions: a value, an `$in` list, ids that do not exist.
   for (let i = 0; i < 40; i++) {
     const ids = Array.from({ length: pick([1, 3, 20]) }, () =>
-      Math.random() < 0.8 ? pick(jobs)._id : new ObjectId(),
+      Math.random() < 0.8 ? pick(deliveries)._id : "dlv_none",
     );
-    const lockedAt = pick(jobs).lockedAt;
-    const filter = ids.length === 1 ? { _id: ids[0], lockedAt } : { _id: { $in: ids }, lockedAt };
-    const expected = jobs
-      .filter(
-        (job) => ids.some((id) => id.equals(job._id)) && job.lockedAt?.getTime() === lockedAt?.getTime(),
-      )
-      .map((job) => String(job._id))
+    const attempts = pick([0, 1, 2, 3]);
+    const filter = ids.length === 1 ? { _id: ids[0] as string, attempts } : { _id: { $in: ids }, attempts };
+    const expected = deliveries
+      .filter((d) => ids.includes(d._id) && d.attempts === attempts)
+      .map((d) => d._id)
       .sort();
     const found = await collection.find(filter).toArray();
-    expect(found.map((job) => String(job._id)).sort(), JSON.stringify(filter)).toEqual(expected);
+    expect(found.map((d) => d._id).sort(), JSON.stringify(filter)).toEqual(expected);
   }
 }
 
-/** Every kind of write the queue makes (locks, saves, claims, removals), each followed by the check. */
-async function exercise(collection: Collection<Job>, model: Map<string, Job>): Promise<void> {
-  const jobs = Array.from({ length: 300 }, randomJob);
-  await collection.insertMany(jobs.slice(0, 200));
-  for (const job of jobs.slice(200)) await collection.insertOne(job);
-  for (const job of jobs) model.set(String(job._id), { ...job });
+/** Every kind of write the queue makes (inserts, claims, outcomes, removals), each followed by the check. */
+async function exercise(collection: Collection<Delivery>, model: Map<string, Delivery>): Promise<void> {
+  const deliveries = Array.from({ length: 300 }, randomDelivery);
+  await collection.insertMany(deliveries.slice(0, 200).map((d) => ({ ...d })));
+  for (const d of deliveries.slice(200)) await collection.insertOne({ ...d });
+  for (const d of deliveries) model.set(d._id, { ...d });
   await checkQueries(collection, model);
 
-  // A lock batch: the first due jobs locked by a pinned conditional update.
-  const nextScanAt = at(30_000);
+  // A claim: the first due deliveries of an endpoint, fenced by their attempts, leased.
+  const now = at(30_000);
   const due = [...model.values()]
-    .filter((job) => matchesLockable(job, "deliver-webhook", nextScanAt, at(-1)))
-    .sort(byLockOrder)
+    .filter((d) => d.endpoint_id === "we_a" && isDue(d, now))
+    .sort(byQueueOrder)
     .slice(0, 25);
-  const lockedAt = at(99_000);
+  const leased = at(99_000);
   const { modifiedCount } = await collection.updateMany(
-    { _id: { $in: due.map((job) => job._id) }, ...lockable("deliver-webhook", nextScanAt, at(-1)) },
-    { $set: { lockedAt } },
+    {
+      _id: { $in: due.map((d) => d._id) },
+      due_at: { $lte: now },
+      $or: due.map((d) => ({ _id: d._id, attempts: d.attempts })),
+    },
+    { $set: { due_at: leased }, $inc: { attempts: 1 } },
   );
   expect(modifiedCount).toBe(due.length);
-  for (const job of due) (model.get(String(job._id)) as Job).lockedAt = lockedAt;
+  for (const d of due)
+    Object.assign(model.get(d._id) as Delivery, { due_at: leased, attempts: d.attempts + 1 });
   await checkQueries(collection, model);
 
-  // Saves (a run starts: no `nextRunAt`; a retry: later), a fenced claim that loses, removals.
-  for (const job of due.slice(0, 10)) {
-    const nextRunAt = Math.random() < 0.5 ? null : at(70_000 + Math.floor(Math.random() * 5) * 1000);
-    await collection.updateOne({ _id: job._id, name: job.name }, { $set: { nextRunAt } });
-    (model.get(String(job._id)) as Job).nextRunAt = nextRunAt;
-  }
-  const lost = await collection.findOneAndUpdate(
-    { _id: due[0]?._id, lockedAt: at(1) },
-    { $set: { lockedAt: at(2) } },
+  // Outcomes (settled: no `due_at`; a retry: later), a fenced outcome that loses, removals.
+  await collection.bulkWrite(
+    due.slice(0, 10).map((d, i) => {
+      const settled = i % 2 === 0;
+      const dueAt = settled ? null : at(70_000 + i * 1000);
+      Object.assign(model.get(d._id) as Delivery, {
+        due_at: dueAt,
+        status: settled ? "succeeded" : "pending",
+      });
+      return {
+        updateOne: {
+          filter: { _id: d._id, attempts: d.attempts + 1 },
+          update: { $set: { due_at: dueAt, status: settled ? "succeeded" : "pending" } },
+        },
+      };
+    }),
   );
-  expect(lost).toBeNull();
-  await collection.deleteMany({ _id: { $in: due.slice(10, 20).map((job) => job._id) } });
-  for (const job of due.slice(10, 20)) model.delete(String(job._id));
-  await collection.deleteMany({ name: "other", priority: 10 });
-  for (const [id, job] of model) if (job.name === "other" && job.priority === 10) model.delete(id);
+  const lost = await collection.updateOne(
+    { _id: due[0]?._id as string, attempts: 99 },
+    { $set: { due_at: at(1) } },
+  );
+  expect(lost.matchedCount).toBe(0);
+  await collection.deleteMany({ _id: { $in: due.slice(10, 20).map((d) => d._id) } });
+  for (const d of due.slice(10, 20)) model.delete(d._id);
+  await collection.deleteMany({ endpoint_id: "we_c", status: "succeeded" });
+  for (const [id, d] of model) if (d.endpoint_id === "we_c" && d.status === "succeeded") model.delete(id);
   await checkQueries(collection, model);
 }
 
 const db = runDatabase();
 
 describe("the delivery queue's queries on the embedded database", () => {
-  it("answer as MongoDB does through locks, saves, claims and removals", async () => {
-    const collection = (await db()).collection<Job>(`queue_plans_${randomBytes(4).toString("hex")}`);
+  it("answer as MongoDB does through inserts, claims, outcomes and removals", async () => {
+    const collection = (await db()).collection<Delivery>(`queue_plans_${randomBytes(4).toString("hex")}`);
     try {
       await exercise(collection, new Map());
     } finally {
@@ -140,8 +142,8 @@ describe("the delivery queue's queries on the embedded database", () => {
   });
 
   it("answer so on mongo-java-server's H2 file too, and after it reopens the file", async () => {
-    const model = new Map<string, Job>();
-    await acrossH2Restart<Job>(
+    const model = new Map<string, Delivery>();
+    await acrossH2Restart<Delivery>(
       (collection) => exercise(collection, model),
       (collection) => checkQueries(collection, model),
     );

@@ -5,7 +5,7 @@ import { createStore } from "../src/db/store.js";
 import { newEvent } from "../src/domain/events.js";
 import { createLogger } from "../src/logger.js";
 import { Metrics } from "../src/metrics/metrics.js";
-import { AGENDA_COLLECTION, createMetrics } from "../src/metrics/wire.js";
+import { createMetrics } from "../src/metrics/wire.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
 import { parseExposition } from "./helpers/exposition.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
@@ -125,13 +125,13 @@ describe("GET /metrics", () => {
       body: { status: "disabled" },
     });
     expect(disabled.status).toBe(200);
-    // Delivery jobs as Agenda keeps them: one waiting, one finished (nextRunAt null).
+    // Deliveries as the queue keeps them: one waiting, one settled.
     await client
       .db(databaseName)
-      .collection(AGENDA_COLLECTION)
+      .collection("webhook_deliveries")
       .insertMany([
-        { name: "deliver", nextRunAt: new Date() },
-        { name: "deliver", nextRunAt: null },
+        { _id: "dlv_waiting" as never, status: "pending", due_at: new Date(Date.now() + 3_600_000) },
+        { _id: "dlv_settled" as never, status: "succeeded", due_at: null },
       ]);
 
     const after = await scrape();

@@ -248,21 +248,16 @@ describe("recovery after an outage", () => {
     expect((await recover(endpoint.id, { since })).body.queued).toBe(0);
   });
 
-  it("queues the jobs of deliveries whose process died before making them (the intent sweep)", async () => {
+  it("sends deliveries whose lane was never scheduled (the process died first): the safety net", async () => {
     const receiver = await startReceiver();
     const endpoint = await endpointFor(receiver.url);
     await setStatus(endpoint.id, "disabled");
     const event = await deployment.emit(workspaceId, "contact.created");
     await setStatus(endpoint.id, "enabled");
-    // What a recovery leaves when its process dies between recording a batch and its jobs: the
-    // batch's intent and its deliveries, no jobs.
+    // What a recovery leaves when its process dies between recording a batch of deliveries and
+    // scheduling their endpoint's lane: the deliveries, due, and no lane.
     const past = new Date(Date.now() - 60_000);
     const id = derivedId("dlv", past.getTime(), `${event._id} crashed`);
-    await deployment.db.collection("delivery_queue_intents").insertOne({
-      _id: "crashed" as never,
-      delivery_ids: [id],
-      created_at: past,
-    });
     await deployment.db.collection("webhook_deliveries").insertOne({
       _id: id as never,
       workspace_id: workspaceId,
@@ -278,6 +273,8 @@ describe("recovery after an outage", () => {
       updated_at: past,
       origin: "recover",
       pending_key: `${endpoint.id} ${event._id}`,
+      due_at: past,
+      lease_holder: null,
     });
     await eventually(
       async () => receiver.deliveriesOf(event._id).length,
@@ -293,7 +290,6 @@ describe("recovery after an outage", () => {
     );
     expect(delivery?.id).toBe(id);
     expect(verifiedIds(receiver, endpoint.secret)).toEqual([event._id]);
-    expect(await deployment.db.collection("delivery_queue_intents").countDocuments()).toBe(0);
   });
 });
 

@@ -4,16 +4,19 @@ import type { Logger } from "../logger.js";
 import type { Events } from "./events.js";
 
 /**
- * Events that can never be lost, without transactions (DESIGN.md §6). A change and its event are
- * one document write: the event rides in the `pending_events` array of the document that changed
- * (`$push` in the same update, or the field of the inserted document). The relay then moves it
- * into `events`: record it (idempotent, its `_id` is the event id), run the hooks (webhook delivery
- * creates its jobs there), and only then remove the pending copy. A crash anywhere in between
- * leaves the pending copy, which a later relay (the sweep, in any process) moves again; recording
- * and the hooks being idempotent, the event ends up in `events` exactly once.
+ * Events that can never be lost, without transactions (docs/decisions.md, "What a write's answer
+ * waits for"). A change and its event are one document write: the event rides in the
+ * `pending_events` array of the document that changed (`$push` in the same update, or the field of
+ * the inserted document). The relay then moves it into `events`: record it (idempotent, its `_id`
+ * is the event id), run the hooks (webhook delivery queues its deliveries there), and only then
+ * remove the pending copy. A crash anywhere in between leaves the pending copy, which a later
+ * relay (the sweep, in any process) moves again; recording and the hooks being idempotent, the
+ * event ends up in `events` exactly once.
  *
- * The writer relays its own events right after its write (`afterWrite`), so the common case costs
- * no waiting; the sweep only finds what a crashed or disconnected writer left behind.
+ * The writer relays its own events right after its write (`afterWrite`) and answers once they are
+ * in `events`, so a client that reads the events right after its write finds them; the hooks and
+ * the removal follow in the background. The sweep only finds what a crashed or disconnected
+ * writer left behind.
  */
 
 /** The field of a resource document that holds its events until the relay moves them. */
@@ -30,13 +33,12 @@ export function pushEvent(event: StoredEvent): { $push: { pending_events: Stored
 const DRAINED = { $or: [{ pending_events: { $exists: false } }, { pending_events: { $size: 0 } }] };
 
 /**
- * Runs for every relayed event, after it is in `events` and before its pending copy is removed,
- * so a failure (or a crash) makes the relay run it again later. It must therefore be idempotent:
- * webhook delivery creates one job per (event, endpoint) keyed so that a second creation is a no-op.
- * `again` says that the event was recorded already: an earlier relay may have run the hooks (a
- * second creation is then no longer a no-op once the first job finished and went away).
+ * Runs for every batch of relayed events, after they are in `events` and before their pending
+ * copies are removed, so a failure (or a crash) makes the relay run it again later. It must
+ * therefore be idempotent: webhook delivery records one delivery per (event, endpoint) under an
+ * id derived from both, so a second run records nothing.
  */
-export type RelayHook = (event: StoredEvent, relay: { again: boolean }) => Promise<void>;
+export type RelayHook = (events: StoredEvent[]) => Promise<void>;
 
 type Outboxed = { _id: string; pending_events?: StoredEvent[] };
 
@@ -48,11 +50,15 @@ const RELAY_BATCH = 500;
 
 export class EventRelay {
   private readonly hooks: RelayHook[] = [];
+  private readonly recordedListeners: ((events: StoredEvent[]) => void)[] = [];
   private readonly tracked: Collection<Outboxed>[] = [];
   /** Written documents whose events await the next relay round (see afterWrite). */
   private readonly queue: PendingDocument[] = [];
   private readonly waiting: (() => void)[] = [];
   private flushing = false;
+  /** Documents whose events are in `events`, waiting for the hooks and the removal. */
+  private readonly recorded: PendingDocument[] = [];
+  private finishing = false;
 
   constructor(
     private readonly db: Db,
@@ -70,6 +76,11 @@ export class EventRelay {
     this.hooks.push(hook);
   }
 
+  /** Adds a listener told of the events each relay stored for the first time (metrics). */
+  onRecorded(listener: (events: StoredEvent[]) => void): void {
+    this.recordedListeners.push(listener);
+  }
+
   async ensureIndexes(): Promise<void> {
     // Sparse: only documents with pending events are in it, so the sweep reads a tiny index on
     // MongoDB (the embedded fallback ignores it and scans, which the sweep's interval allows for).
@@ -83,13 +94,11 @@ export class EventRelay {
 
   /**
    * Called by the writer right after the write that recorded `events` on document `id`; resolves
-   * once they are relayed. A failure here does not undo the change: it is logged and the sweep
-   * relays the events later.
+   * once they are in `events` (the hooks and the removal of the pending copies follow). A failure
+   * here does not undo the change: it is logged and the sweep relays the events later.
    *
-   * Writers that finish while a relay is under way are relayed together next (group commit): a
-   * lone write is relayed at once, and under load a batch costs the same three round trips as one
-   * write (record the events, run the hooks, remove the pending copies), instead of two or more
-   * per write.
+   * Writers that finish while a recording is under way are recorded together next (group
+   * commit): a lone write waits for one insert, and under load a batch costs the same.
    */
   afterWrite(collection: string, id: string, events: StoredEvent[]): Promise<void> {
     return this.afterWriteMany(collection, [{ id, events }]);
@@ -113,7 +122,9 @@ export class EventRelay {
       // Every writer waiting now has its documents in this batch or in an earlier one.
       const waiting = this.queue.length === 0 ? this.waiting.splice(0) : [];
       try {
-        await this.relayAll(batch);
+        await this.record(batch.flatMap((d) => d.events));
+        this.recorded.push(...batch);
+        if (!this.finishing) void this.finish();
       } catch (err) {
         const ids = batch.map((b) => b.id);
         this.options.logger.warn({ err, ids }, "event relay failed; the sweep will retry");
@@ -121,6 +132,22 @@ export class EventRelay {
       for (const done of waiting) done();
     }
     this.flushing = false;
+  }
+
+  /** Runs the hooks and removes the pending copies of recorded events, a batch at a time. */
+  private async finish(): Promise<void> {
+    this.finishing = true;
+    while (this.recorded.length > 0) {
+      const batch = this.recorded.splice(0, RELAY_BATCH);
+      try {
+        await this.runHooks(batch.flatMap((d) => d.events));
+        await this.removePending(batch);
+      } catch (err) {
+        const ids = batch.map((b) => b.id);
+        this.options.logger.warn({ err, ids }, "event relay failed; the sweep will retry");
+      }
+    }
+    this.finishing = false;
   }
 
   /** Moves every event still pending on one document of `collection` into `events`. */
@@ -180,17 +207,23 @@ export class EventRelay {
   private async relayAll(documents: PendingDocument[]): Promise<void> {
     const events = documents.flatMap((d) => d.events);
     if (events.length === 0) return;
-    // `again`: the event was in `events` already, so an earlier relay of it ran (or began to run)
-    // the hooks: this one repeats them.
-    const recordedBefore = await this.events.recordMany(events);
-    // The events of a round are independent (each hook is idempotent per event), so their hooks
-    // run side by side: a round of 30 creates waits for one job insert, not for 30 in a row.
-    await Promise.all(
-      events.map(async (event, i) => {
-        const relay = { again: recordedBefore[i] === true };
-        for (const hook of this.hooks) await hook(event, relay);
-      }),
-    );
+    await this.record(events);
+    await this.runHooks(events);
+    await this.removePending(documents);
+  }
+
+  /** Stores the events (those stored already are left alone) and tells the listeners of the new ones. */
+  private async record(events: StoredEvent[]): Promise<void> {
+    const before = await this.events.recordMany(events);
+    const fresh = events.filter((_, i) => !before[i]);
+    if (fresh.length > 0) for (const listener of this.recordedListeners) listener(fresh);
+  }
+
+  private async runHooks(events: StoredEvent[]): Promise<void> {
+    for (const hook of this.hooks) await hook(events);
+  }
+
+  private async removePending(documents: PendingDocument[]): Promise<void> {
     const byCollection = new Map<string, PendingDocument[]>();
     for (const d of documents) {
       const same = byCollection.get(d.collection);

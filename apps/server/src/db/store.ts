@@ -6,13 +6,10 @@ import { ApiKeys } from "./api-keys.js";
 import { Contacts } from "./contacts.js";
 import { Conversations } from "./conversations.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
-import { DeliveryBell } from "./delivery-bell.js";
-import { ensureDeliveryJobIndexes } from "./delivery-jobs.js";
 import { Events } from "./events.js";
 import { IdempotencyKeys } from "./idempotency.js";
 import { Messages } from "./messages.js";
 import { EventRelay } from "./outbox.js";
-import { QueueIntents } from "./queue-intents.js";
 import { RateLimits } from "./rate-limits.js";
 import { Tickets } from "./tickets.js";
 import { Tombstones } from "./tombstones.js";
@@ -37,14 +34,10 @@ export interface Store {
   deliveryAttempts: DeliveryAttempts;
   /** The API keys' token buckets, shared by the API processes (db/rate-limits.ts). */
   rateLimits: RateLimits;
-  /** One document per delivery (event × endpoint × queueing), db/webhook-deliveries.ts. */
+  /** One document per delivery (event × endpoint × queueing), and the queue: db/webhook-deliveries.ts. */
   webhookDeliveries: WebhookDeliveries;
-  /** Batches of deliveries being queued by a resend or a recovery (db/queue-intents.ts). */
-  queueIntents: QueueIntents;
-  /** Queues deliveries: records them, then inserts their jobs (delivery/queue.ts). */
+  /** Queues deliveries: records them, then schedules their endpoints' lanes (delivery/queue.ts). */
   deliveryQueue: DeliveryQueue;
-  /** Rung after every batch of delivery jobs, so workers in other processes wake (db/delivery-bell.ts). */
-  deliveryBell: DeliveryBell;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
   relay: EventRelay;
 }
@@ -61,12 +54,7 @@ export function createStore(
   const messages = new Messages(db, relay);
   const conversations = new Conversations(db, { contacts, messages }, relay);
   const webhookDeliveries = new WebhookDeliveries(db);
-  const queueIntents = new QueueIntents(db);
-  const deliveryQueue = new DeliveryQueue(db, webhookDeliveries, queueIntents);
-  const deliveryBell = new DeliveryBell(db, logger);
-  // Every role rings, an API process too: its jobs are run by workers elsewhere. Nothing waits
-  // for the ring (the bell coalesces a burst into two writes).
-  deliveryQueue.onQueued(() => void deliveryBell.ring());
+  const deliveryQueue = new DeliveryQueue(webhookDeliveries);
   return {
     db,
     workspaces: new Workspaces(db),
@@ -82,9 +70,7 @@ export function createStore(
     deliveryAttempts: new DeliveryAttempts(db),
     rateLimits: new RateLimits(db),
     webhookDeliveries,
-    queueIntents,
     deliveryQueue,
-    deliveryBell,
     relay,
   };
 }
@@ -103,7 +89,4 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.relay.ensureIndexes();
   await store.deliveryAttempts.ensureIndexes();
   await store.webhookDeliveries.ensureIndexes();
-  await store.queueIntents.ensureIndexes();
-  await ensureDeliveryJobIndexes(store.db);
-  await store.deliveryBell.ensureDocument();
 }

@@ -1,18 +1,24 @@
-import type { AnyBulkWriteOperation, Collection, Db } from "mongodb";
+import { type AnyBulkWriteOperation, type Collection, type Db, ObjectId } from "mongodb";
 import type { EventType } from "../domain/events.js";
 import type { Schema } from "../spec/types.js";
 import { insertManyOnce } from "./insert-once.js";
 import { newestFirst, type Page } from "./records.js";
 
 /**
- * The `webhook_deliveries` collection (issue 22): one document per delivery, i.e. one event queued
- * to one endpoint with all its attempts, made when the event happens, by a resend and by a
- * recovery. It answers "which events reached which endpoint" (the deliveries lists) and "what did
- * this endpoint miss" (recovery: events without a `succeeded` delivery to it).
+ * The `webhook_deliveries` collection: one document per delivery, i.e. one event queued to one
+ * endpoint with all its attempts, made when the event happens, by a resend and by a recovery. It
+ * is the only place a delivery's state lives (docs/decisions.md, "One record per delivery"): its
+ * status, the attempts made, when the next is due, who holds it (the lease) and the last outcome.
+ * The deliveries API, recovery and the delivery worker (delivery/lane.ts) all read it here.
  *
  * At most one delivery of an event to an endpoint is `pending`: `pending_key` is set only while
  * it is, and a sparse unique index on it (no partial indexes or transactions on the embedded
- * fallback, DESIGN.md §2) makes that a database fact, however many resends and recoveries race.
+ * fallback) makes that a database fact, however many resends and recoveries race.
+ *
+ * The queue is two fields. `due_at` is when the delivery may next be claimed: its next attempt's
+ * time while nobody holds it, the lease's expiry while a worker does (so a worker that died lets
+ * go of it by itself), null once settled. `lease_holder` names the claim that holds it. A claim
+ * and an outcome are each one fenced write for a whole batch.
  */
 
 export type DeliveryStatus = Schema<"WebhookDeliveryStatus">;
@@ -39,17 +45,33 @@ export interface WebhookDeliveryDoc {
   recovery_id?: string;
   /** `<endpoint_id> <event_id>` while pending, removed when it settles (see the module comment). */
   pending_key?: string;
+  /** When it may next be claimed; null once settled (see the module comment). */
+  due_at: Date | null;
+  /** The claim holding it while an attempt is under way, else null. */
+  lease_holder: string | null;
 }
 
-/** The outcome of an attempt, or of a delivery that stopped without one. */
-export type DeliveryProgress =
+/** A delivery claimed for one attempt by a lane run (see `claim`). */
+export interface ClaimedDelivery {
+  _id: string;
+  workspace_id: string;
+  event_id: string;
+  event_type: EventType;
+  /** The number of the attempt this claim is for. */
+  attempt: number;
+  /** The previous attempt's worker held the lease and never recorded its outcome (it died). */
+  interrupted: boolean;
+}
+
+/** What an attempt (or a delivery that stopped without one) did to its delivery. */
+export type DeliveryOutcome =
   | { kind: "retry"; attempt: number; at: Date; statusCode: number | null; nextAttemptAt: Date }
   | {
       kind: "settled";
       status: Exclude<DeliveryStatus, "pending">;
-      attempt?: number;
+      attempt: number;
       at: Date;
-      statusCode?: number | null;
+      statusCode: number | null;
     };
 
 export const pendingKey = (endpointId: string, eventId: string): string => `${endpointId} ${eventId}`;
@@ -100,6 +122,10 @@ export class WebhookDeliveries {
       { name: "endpoint_status_created" },
     );
     await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
+    // The queue: a lane claims its endpoint's due deliveries in this order, the safety net finds
+    // endpoints with due deliveries by the second.
+    await this.collection.createIndex({ endpoint_id: 1, due_at: 1, _id: 1 }, { name: "endpoint_due" });
+    await this.collection.createIndex({ due_at: 1, _id: 1 }, { name: "due" });
   }
 
   /**
@@ -113,53 +139,147 @@ export class WebhookDeliveries {
     return existed.map((before) => !before);
   }
 
-  /** Of `ids`, the deliveries still pending and never attempted (their jobs may be missing). */
-  pendingUnattempted(ids: string[]): Promise<WebhookDeliveryDoc[]> {
-    return this.collection.find({ _id: { $in: ids }, status: "pending", attempts: 0 }).toArray();
-  }
-
-  /** Deliveries by id (any workspace), for the first attempt of their jobs. */
-  findMany(ids: string[]): Promise<WebhookDeliveryDoc[]> {
-    return this.collection
-      .find({ _id: { $in: ids } }, { projection: { _id: 1, status: 1, attempts: 1 } })
+  /**
+   * Claims up to `limit` of the endpoint's due deliveries, oldest due first, for one attempt each:
+   * a read in queue order, then one update fenced by each delivery's attempt count, so two
+   * workers never claim the same attempt. The claim holds each delivery for `leaseMs` (its
+   * `due_at` moves to the lease's expiry) and counts the attempt.
+   */
+  async claim(
+    endpointId: string,
+    limit: number,
+    leaseMs: number,
+    now = new Date(),
+  ): Promise<ClaimedDelivery[]> {
+    const found = await this.collection
+      .find(
+        { endpoint_id: endpointId, due_at: { $lte: now } },
+        {
+          projection: { _id: 1, workspace_id: 1, event_id: 1, event_type: 1, attempts: 1, lease_holder: 1 },
+          sort: { due_at: 1, _id: 1 },
+          limit,
+        },
+      )
       .toArray();
+    if (found.length === 0) return [];
+    const holder = new ObjectId().toHexString();
+    const { modifiedCount } = await this.collection.updateMany(
+      {
+        _id: { $in: found.map((doc) => doc._id) },
+        due_at: { $lte: now },
+        $or: found.map((doc) => ({ _id: doc._id, attempts: doc.attempts })),
+      },
+      {
+        $set: { lease_holder: holder, due_at: new Date(now.getTime() + leaseMs), updated_at: now },
+        $inc: { attempts: 1 },
+      },
+    );
+    const claimed = (doc: (typeof found)[number], attempt: number): ClaimedDelivery => ({
+      _id: doc._id,
+      workspace_id: doc.workspace_id,
+      event_id: doc.event_id,
+      event_type: doc.event_type,
+      attempt,
+      interrupted: doc.lease_holder != null && doc.attempts > 0,
+    });
+    if (modifiedCount === found.length) return found.map((doc) => claimed(doc, doc.attempts + 1));
+    // Another worker claimed some of them between the read and the update: ask which are ours.
+    const ours = await this.collection
+      .find(
+        { _id: { $in: found.map((doc) => doc._id) }, lease_holder: holder },
+        { projection: { attempts: 1 } },
+      )
+      .toArray();
+    const attemptOf = new Map(ours.map((doc) => [doc._id, doc.attempts]));
+    return found.flatMap((doc) => {
+      const attempt = attemptOf.get(doc._id);
+      return attempt === undefined ? [] : [claimed(doc, attempt)];
+    });
   }
 
   /**
-   * Writes the progress of many deliveries in one round trip. Each write applies only to a pending
-   * delivery whose attempts are not past this one's (a worker that lost its job to another one
-   * cannot move it back); settling removes `pending_key`, so the event may be queued again.
+   * Records many attempts' outcomes in one round trip. Each write applies only while the delivery
+   * is still at that attempt (a worker whose lease was taken over writes nothing); settling
+   * removes `pending_key`, so the event may be queued again. Returns how many writes applied.
    */
-  async progress(updates: Array<{ id: string; progress: DeliveryProgress }>): Promise<void> {
-    if (updates.length === 0) return;
-    const operations: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = updates.map(({ id, progress }) => {
-      const set: Partial<WebhookDeliveryDoc> = { updated_at: progress.at };
-      if (progress.attempt !== undefined) {
-        set.attempts = progress.attempt;
-        set.last_attempt_at = progress.at;
-        set.last_status_code = progress.statusCode ?? null;
-      }
-      const filter =
-        progress.attempt === undefined
-          ? { _id: id, status: "pending" as const }
-          : { _id: id, status: "pending" as const, attempts: { $lte: progress.attempt } };
-      if (progress.kind === "retry") {
-        set.next_attempt_at = progress.nextAttemptAt;
+  async recordOutcomes(outcomes: Array<{ id: string; outcome: DeliveryOutcome }>): Promise<number> {
+    if (outcomes.length === 0) return 0;
+    const operations: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = outcomes.map(({ id, outcome }) => {
+      const filter = { _id: id, status: "pending" as const, attempts: outcome.attempt };
+      const set: Partial<WebhookDeliveryDoc> = {
+        updated_at: outcome.at,
+        last_attempt_at: outcome.at,
+        last_status_code: outcome.statusCode,
+        lease_holder: null,
+      };
+      if (outcome.kind === "retry") {
+        Object.assign(set, { next_attempt_at: outcome.nextAttemptAt, due_at: outcome.nextAttemptAt });
         return { updateOne: { filter, update: { $set: set } } };
       }
-      set.status = progress.status;
-      set.next_attempt_at = null;
+      Object.assign(set, { status: outcome.status, next_attempt_at: null, due_at: null });
       return { updateOne: { filter, update: { $set: set, $unset: { pending_key: "" } } } };
     });
-    await this.collection.bulkWrite(operations, { ordered: false });
+    const { matchedCount } = await this.collection.bulkWrite(operations, { ordered: false });
+    return matchedCount;
   }
 
-  /** An endpoint was disabled: its pending deliveries are dropped (their jobs are cancelled). */
+  /** When the endpoint's lane has work next: the earliest `due_at` of its pending deliveries, or null. */
+  async nextDue(endpointId: string): Promise<Date | null> {
+    const [first] = await this.collection
+      .find(
+        // The range on `due_at` leaves settled deliveries out (and lets the fallback's queue plan serve it).
+        { endpoint_id: endpointId, due_at: { $gte: new Date(0) } },
+        { projection: { _id: 0, due_at: 1 }, sort: { due_at: 1, _id: 1 }, limit: 1 },
+      )
+      .toArray();
+    return first?.due_at ?? null;
+  }
+
+  /**
+   * The endpoints with deliveries due at `now`, oldest due first (the safety net schedules their
+   * lanes). Reads at most `limit` due deliveries: a backlog is found a batch of endpoints at a time.
+   */
+  async endpointsDue(now = new Date(), limit = 1000): Promise<Map<string, Date>> {
+    const due = await this.collection
+      .find(
+        { due_at: { $lte: now } },
+        { projection: { _id: 0, endpoint_id: 1, due_at: 1 }, sort: { due_at: 1, _id: 1 }, limit },
+      )
+      .toArray();
+    const endpoints = new Map<string, Date>();
+    for (const doc of due) {
+      if (!endpoints.has(doc.endpoint_id) && doc.due_at) endpoints.set(doc.endpoint_id, doc.due_at);
+    }
+    return endpoints;
+  }
+
+  /**
+   * Deliveries recorded by a version that kept the queue elsewhere have no `due_at`: they take
+   * their `next_attempt_at`, once, at start. A no-op afterwards.
+   */
+  async adoptUnqueued(): Promise<number> {
+    const waiting = await this.collection
+      .find({ status: "pending", due_at: { $exists: false } }, { projection: { _id: 1, next_attempt_at: 1 } })
+      .toArray();
+    if (waiting.length === 0) return 0;
+    await this.collection.bulkWrite(
+      waiting.map((doc) => ({
+        updateOne: {
+          filter: { _id: doc._id, due_at: { $exists: false } },
+          update: { $set: { due_at: doc.next_attempt_at ?? new Date(), lease_holder: null } },
+        },
+      })),
+      { ordered: false },
+    );
+    return waiting.length;
+  }
+
+  /** An endpoint was disabled, paused or deleted: its pending deliveries are dropped. */
   async dropPending(endpointId: string, now = new Date()): Promise<number> {
     const { modifiedCount } = await this.collection.updateMany(
       { endpoint_id: endpointId, status: "pending" },
       {
-        $set: { status: "dropped", next_attempt_at: null, updated_at: now },
+        $set: { status: "dropped", next_attempt_at: null, due_at: null, lease_holder: null, updated_at: now },
         $unset: { pending_key: "" },
       },
     );

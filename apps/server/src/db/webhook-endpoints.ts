@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db } from "mongodb";
+import { isSubscribed } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import type { BodyOf, Schema } from "../spec/types.js";
 import { concurrentUpdate, insertNew, newestFirst, notFound, type Page } from "./records.js";
@@ -203,10 +204,17 @@ export class WebhookEndpoints {
   }
 
   /** The enabled endpoints of a workspace that subscribe to `type` (directly or with `*`). */
-  subscribedTo(workspaceId: string, type: string): Promise<WebhookEndpointDoc[]> {
-    return this.collection
-      .find({ workspace_id: workspaceId, status: "enabled", events: { $in: ["*", type] } } as never)
-      .toArray();
+  async subscribedTo(workspaceId: string, type: string): Promise<WebhookEndpointDoc[]> {
+    const enabled = await this.enabledIn([workspaceId]);
+    return enabled.filter((endpoint) => isSubscribed(endpoint.events, type));
+  }
+
+  /** The enabled endpoints of these workspaces, whatever they subscribe to. */
+  enabledIn(workspaceIds: string[]): Promise<WebhookEndpointDoc[]> {
+    if (workspaceIds.length === 1) {
+      return this.collection.find({ workspace_id: workspaceIds[0] as string, status: "enabled" }).toArray();
+    }
+    return this.collection.find({ workspace_id: { $in: workspaceIds }, status: "enabled" }).toArray();
   }
 
   /** An endpoint of any workspace (deliveries and the admin API), or null. */

@@ -4,6 +4,7 @@ import type { WebhookEndpointDoc } from "../db/webhook-endpoints.js";
 import type { StoredEvent } from "../domain/events.js";
 import { idTime, newId } from "../domain/ids.js";
 import { AppError } from "../errors.js";
+import type { DeliveryRequest } from "./queue.js";
 
 /**
  * Resend and recovery (issue 22): queue deliveries of stored events again, through the same
@@ -66,7 +67,7 @@ export async function recover(
   // one millisecond share that time and Agenda's lock query breaks no ties, so each due time is
   // kept strictly after the one before: the events are read in id order, the due times follow it.
   let lastDue = 0;
-  const dueAt = ({ event }: { event: StoredEvent }) => {
+  const dueAt = ({ event }: DeliveryRequest) => {
     lastDue = Math.max(idTime(event._id), lastDue + 1);
     return new Date(lastDue);
   };

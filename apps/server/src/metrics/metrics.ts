@@ -163,7 +163,7 @@ export class Metrics {
     });
     new Gauge({
       name: "deskline_webhook_jobs_pending",
-      help: "Webhook delivery jobs waiting to run, first attempts and retries.",
+      help: "Webhook deliveries waiting to be sent, first attempts and retries.",
       registers,
       async collect() {
         const count = await orNothing(sources.pendingJobs());

@@ -12,7 +12,7 @@ import { type GaugeSources, Metrics } from "./metrics.js";
 export interface MetricsWiring {
   store: Store;
   database: Pick<DatabaseConnection, "ping">;
-  /** Counts delivery jobs waiting to run; the delivery worker passes its own once it has one. */
+  /** Counts deliveries waiting to be sent (tests may pass their own). */
   pendingJobs?: () => Promise<number>;
   /** Node's process metrics; off in tests that start many apps in one process. */
   processMetrics?: boolean;
@@ -22,8 +22,8 @@ export interface MetricsWiring {
 export function createMetrics({ store, database, pendingJobs, processMetrics }: MetricsWiring): Metrics {
   const metrics = new Metrics({ processMetrics });
   // Counted once per event, not per relay of it.
-  store.relay.addHook(async (event, { again }) => {
-    if (!again) metrics.eventRecorded(event.type);
+  store.relay.onRecorded((events) => {
+    for (const event of events) metrics.eventRecorded(event.type);
   });
   store.deliveryQueue.onQueued(({ origin, deliveries }) =>
     metrics.deliveriesQueued(origin, deliveries.length),
@@ -31,13 +31,6 @@ export function createMetrics({ store, database, pendingJobs, processMetrics }: 
   metrics.watch(databaseGaugeSources(store, database, pendingJobs));
   return metrics;
 }
-
-/**
- * The collection the delivery worker keeps its Agenda jobs in (issue 11). A job waits there with
- * a `nextRunAt`; a finished one-off job keeps its document with `nextRunAt: null`. The delivery
- * worker may pass a count of its own instead.
- */
-export const AGENDA_COLLECTION = "agenda_jobs";
 
 export function databaseGaugeSources(
   store: Store,
@@ -55,8 +48,8 @@ export function databaseGaugeSources(
       });
       return { owner, failures: all - owner };
     },
+    // Deliveries are the queue: those pending wait for a first attempt or a retry.
     pendingJobs:
-      pendingJobs ??
-      (() => store.db.collection(AGENDA_COLLECTION).countDocuments({ nextRunAt: { $ne: null } })),
+      pendingJobs ?? (() => store.webhookDeliveries.collection.countDocuments({ status: "pending" })),
   };
 }

@@ -4,7 +4,7 @@ import { loadConfig } from "../../src/config.js";
 import { Events } from "../../src/db/events.js";
 import { EventRelay, pushEvent } from "../../src/db/outbox.js";
 import { createStore } from "../../src/db/store.js";
-import { WebhookDelivery } from "../../src/delivery/agenda.js";
+import { WebhookDelivery } from "../../src/delivery/lanes.js";
 import { type EventType, newEvent, type StoredEvent } from "../../src/domain/events.js";
 import { newId } from "../../src/domain/ids.js";
 import { createLogger } from "../../src/logger.js";
@@ -17,7 +17,7 @@ import { type MainProcess, startMain } from "./main-process.js";
  * jobs), server processes (`src/main.ts`) with a ROLE each, trusting the test receivers'
  * certificate through NODE_EXTRA_CA_CERTS, with millisecond retry delays; and `emit`, which
  * records events the way the API's writes do (a document carrying them, moved by the relay,
- * whose hook creates the delivery jobs) for event types no public write makes yet.
+ * whose hook queues their deliveries) for event types no public write makes yet.
  */
 
 export const TEST_DELIVERY_ENV = {
@@ -33,7 +33,7 @@ export interface Deployment {
   db: Db;
   /** Starts one more server process on this deployment's database. */
   start(role: "all" | "api" | "worker", env?: Record<string, string>): Promise<MainProcess>;
-  /** Records an event of `type` in `workspaceId` and relays it, creating its delivery jobs. */
+  /** Records an event of `type` in `workspaceId` and relays it, queueing its deliveries. */
   emit(workspaceId: string, type: EventType, data?: Record<string, unknown>): Promise<StoredEvent>;
   /**
    * Relays `event` once more, as a relay does that finds it still pending (the sweep racing a
@@ -72,7 +72,8 @@ export async function startDeployment(
   const relay = new EventRelay(db, events, { immediate: true, logger });
   // The enqueuing half of delivery, exactly as an API process runs it.
   const delivery = new WebhookDelivery(db, createStore(db, config, logger), config, logger);
-  relay.addHook((event, run) => delivery.enqueue(event, run));
+  await delivery.ready();
+  relay.addHook((events) => delivery.enqueue(events));
   const outbox = db.collection<{ _id: string; pending_events?: StoredEvent[] }>("test_outbox");
   return {
     databaseName,
