@@ -14,7 +14,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<CommandGroup
     load: () => import("./commands/contacts.js"),
   },
   tickets: {
-    summary: "solve, close or cancel tickets in bulk; list, get, create, update, delete",
+    summary: "solve, close or cancel tickets in bulk; export, list, get, create, update, delete",
     load: () => import("./commands/tickets.js"),
   },
   conversations: {

@@ -3,6 +3,7 @@
 import type { Contact } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
+import { contactColumns } from "../export/columns.js";
 import { catalogOf } from "../fields.js";
 import { contactCreateSchema, listParameters } from "../generated/schemas.js";
 import { INPUT_FORMATS, type InputFormat } from "../import/read-rows.js";
@@ -14,6 +15,7 @@ import {
   bodyOf,
   deleteCommand,
   examples,
+  exportCommand,
   getCommand,
   listCommand,
   pageSize,
@@ -90,6 +92,18 @@ export function register(contacts: Command): void {
     "deskline contacts list --tag vip --lifecycle-stage customer --limit 50",
     "deskline contacts list --json | jq -r .email",
   );
+
+  exportCommand(contacts, {
+    noun: "contacts",
+    parameters: listParameters.listContacts,
+    catalog: contactColumns,
+    list: (d, query) => d.contacts.list(query),
+    examples: [
+      "deskline contacts export --output contacts.csv",
+      "deskline contacts export --tag vip --fields name,email,tags,custom_fields.plan > vip.csv",
+      "deskline contacts export --format jsonl --updated-after 2026-01-01T00:00:00Z | jq -r .email",
+    ],
+  });
 
   getCommand(
     contacts,
