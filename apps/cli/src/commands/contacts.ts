@@ -97,6 +97,8 @@ export function register(contacts: Command): void {
     noun: "contacts",
     parameters: listParameters.listContacts,
     catalog: contactColumns,
+    columns:
+      "the columns `contacts import` reads (lists joined with ;, custom_fields.<key>, external_ids.<system>, address.<part>), id and time stamps too",
     list: (d, query) => d.contacts.list(query),
     examples: [
       "deskline contacts export --output contacts.csv",

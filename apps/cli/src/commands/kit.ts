@@ -190,6 +190,8 @@ export function exportCommand(
     noun: string;
     parameters: readonly Parameter[];
     catalog: () => FieldCatalog;
+    /** What the columns are, for the help. */
+    columns: string;
     list: (deskline: Deskline, query: Record<string, unknown>) => AsyncIterable<object>;
     examples: string[];
   },
@@ -198,8 +200,7 @@ export function exportCommand(
     parent
       .command("export")
       .description(
-        `write every matching ${what.noun.replace(/s$/, "")} as CSV or JSON Lines (to stdout, or --output): ` +
-          "the columns `contacts import` reads (lists joined with ;, custom_fields.<key>, external_ids.<system>, address.<part>)",
+        `write every matching ${what.noun.replace(/s$/, "")} as CSV or JSON Lines (to stdout, or --output), paging automatically: ${what.columns}`,
       ),
     what.parameters,
   )

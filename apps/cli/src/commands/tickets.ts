@@ -87,6 +87,7 @@ export function register(tickets: Command): void {
     noun: "tickets",
     parameters: FILTERS,
     catalog: ticketColumns,
+    columns: "one column per ticket field (tags joined with ;)",
     list: (d, query) => d.tickets.list(query as never),
     examples: [
       "deskline tickets export --status Solved --created-after 30d --output solved.csv",
