@@ -1,12 +1,13 @@
 // `deskline contacts export` and `tickets export` against the real server: the round trip
 // (export, import into another workspace, export again), every column kind, paging past one
 // page, filters, --fields, --output and the usage errors.
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { beforeEach, describe, expect, it } from "vitest";
 import { api, newWorkspace } from "../../server/test/helpers/api.js";
-import { cli, jsonLines, scratch, writeScratch } from "./helpers.js";
+import { BIN, cli, cliEnv, jsonLines, scratch, spawnCli, writeScratch } from "./helpers.js";
 
 let key: string;
 let dir: string;
@@ -132,18 +133,7 @@ describe("contacts export", () => {
   });
 
   it("pages through every contact, applies the list's filters and --limit", async () => {
-    const contacts = Array.from({ length: 230 }, (_, i) => ({
-      name: `Person ${i}`,
-      email: `person-${i}@example.com`,
-      tags: i % 10 === 0 ? ["vip"] : [],
-    }));
-    for (let start = 0; start < contacts.length; start += 100) {
-      const batch = await api.post("/open/v1/contacts/batch", {
-        key,
-        body: { match: "email", contacts: contacts.slice(start, start + 100) },
-      });
-      expect(batch.status).toBe(200);
-    }
+    const contacts = await seed(230, (i) => (i % 10 === 0 ? ["vip"] : []));
     const all = rowsOf(await exportOf(key, ["--fields", "email"]));
     expect(all).toHaveLength(230);
     expect(new Set(all.map((row) => row.email)).size).toBe(230);
@@ -224,6 +214,51 @@ describe("contacts export", () => {
     expect(JSON.parse(result.stderr).error).toMatchObject({ status: 401 });
     expect(existsSync(output)).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+/** `count` contacts through the batch upsert, 100 a request. */
+async function seed(count: number, tag = (_i: number) => [] as string[]) {
+  const contacts = Array.from({ length: count }, (_, i) => ({
+    name: `Person ${i}`,
+    email: `person-${i}@example.com`,
+    tags: tag(i),
+  }));
+  for (let start = 0; start < contacts.length; start += 100) {
+    const batch = await api.post("/open/v1/contacts/batch", {
+      key,
+      body: { match: "email", contacts: contacts.slice(start, start + 100) },
+    });
+    expect(batch.status).toBe(200);
+  }
+  return contacts;
+}
+
+describe("contacts export on a terminal and in a pipe", () => {
+  it("draws its progress on stderr only when stderr is a terminal", async () => {
+    await seed(120);
+    const output = join(dir, "tty.csv");
+    // `script` gives the command a pseudo-terminal, as an ops person's shell would.
+    const command = [process.execPath, BIN, "contacts", "export", "--output", output]
+      .map((word) => `'${word}'`)
+      .join(" ");
+    const run = spawnSync("script", ["-q", "-e", "-c", command, "/dev/null"], {
+      env: cliEnv({ key }),
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/\d+ rows \| \d+ rows\/s/);
+    expect(rowsOf(readFileSync(output, "utf8"))).toHaveLength(120);
+  });
+
+  it("stops quietly, exit 0, when the reader goes away (| head)", async () => {
+    await seed(400);
+    const { child, result } = spawnCli(["contacts", "export", "--format", "jsonl"], { key });
+    child.stdout.once("data", () => child.stdout.destroy());
+    const { code, stderr } = await result;
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 });
 
