@@ -87,6 +87,7 @@ export async function buildProgram(args: readonly string[], all = false): Promis
         "Examples:",
         "  $ deskline config set api-key dk_…",
         "  $ deskline contacts import contacts.csv --errors rejected.csv",
+        "  $ deskline contacts export --tag vip --output vip.csv",
         '  $ deskline tickets solve --status "On you" --tag billing',
         "  $ deskline contacts list --tag vip --json | jq -r .email",
         "",

@@ -44,7 +44,8 @@ export function register(contacts: Command): void {
       .description(
         "create or update contacts from a CSV, JSON Lines or JSON array file (- for stdin). Columns name contact fields; " +
           "tags/segments split on ; or |; custom_fields.<key> and external_ids.<system> columns fill those maps. " +
-          "A row whose email (or --match external id) exists updates that contact with what differs; re-running changes nothing.",
+          "A row whose email (or --match external id) exists updates that contact with what differs; re-running changes nothing. " +
+          "The id, created_at and updated_at columns of a `contacts export` file are skipped.",
       )
       .argument("<file>", "CSV, .jsonl/.ndjson or .json file, or - for stdin")
       .option(
