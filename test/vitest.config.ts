@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 // The end-to-end project: the built server, CLI, SDK and verifier together, through their public
-// faces only (see README "How it is built").
+// faces only (see docs/development.md, "How it is built").
 export default defineConfig({
   test: {
     name: "e2e",

@@ -1,9 +1,11 @@
-// Every runnable shell example of the README, run as written against the built server: one bash
-// session per `## ` section (rules in ../helpers/readme-examples.ts), with `$B`, `$ADMIN_TOKEN`,
-// `$KEY` (every scope) and `$WS` set, `deskline` on PATH (the built binary), jq and curl. Every
-// API answer goes through the spec-checking proxy and must be a success.
+// Every runnable example of the README, of every page of docs/ and of the CLI's README, run as
+// written against the built server: one bash session per `## ` section (rules in
+// ../helpers/readme-examples.ts), with `$B`, `$ADMIN_TOKEN`, `$KEY` (every scope) and `$WS` set,
+// `deskline` on PATH (the built binary), jq and curl; each `js` block as a module with a workspace
+// of its own in `DESKLINE_API_KEY` and `DESKLINE_BASE_URL`. Every API answer goes through the
+// spec-checking proxy and must be a success.
 import { execFile, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, inject, it } from "vitest";
@@ -11,11 +13,21 @@ import { readmeSections, sectionScript } from "../helpers/readme-examples.js";
 import { CLI_BIN, newWorld, type World } from "../helpers/world.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const README = join(ROOT, "README.md");
-const sections = readmeSections(readFileSync(README, "utf8"));
-const runnable = sections.filter((section) => section.blocks.length > 0);
-const modules = sections.flatMap((section) =>
-  section.modules.map((block) => ({ section: section.title, block })),
+/** The pages whose examples run: the README, every page of docs/ (new ones too), the CLI's README. */
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => `docs/${name}`),
+  "apps/cli/README.md",
+];
+const sections = PAGES.flatMap((page) =>
+  readmeSections(readFileSync(join(ROOT, page), "utf8"), page).map((section) => ({ page, section })),
+);
+const runnable = sections.filter(({ section }) => section.blocks.length > 0);
+const modules = sections.flatMap(({ page, section }) =>
+  section.modules.map((block) => ({ page, section: section.title, block })),
 );
 
 /** Files the CLI section's examples read, as a reader would have them. */
@@ -75,23 +87,35 @@ async function runSession(script: string, w: World): Promise<Session> {
   return { code, stdout, stderr };
 }
 
-describe("README examples", () => {
+describe("README and docs examples", () => {
   it("the sections a reader follows are run, not skipped", () => {
-    expect(runnable.map((s) => s.title)).toEqual(
-      expect.arrayContaining(["A contact sync with curl", "The `deskline` command line", "Receive webhooks"]),
+    expect(runnable.map(({ page, section }) => `${page}: ${section.title}`)).toEqual(
+      expect.arrayContaining([
+        "README.md: A five-minute tour",
+        "docs/api.md: A contact sync with curl",
+        "docs/cli.md: The `deskline` command line",
+        "docs/webhooks.md: Receive webhooks",
+        "apps/cli/README.md: Every command group",
+      ]),
     );
-    for (const section of sections)
-      for (const skipped of section.skipped) expect(skipped.reason, `README.md:${skipped.line}`).not.toBe("");
+    // The tour's SDK and webhook examples run as modules, as do the SDK page's.
+    expect(modules.filter((m) => m.page === "README.md").map((m) => m.section)).toEqual([
+      "A five-minute tour",
+      "A five-minute tour",
+    ]);
+    expect(modules.filter((m) => m.page === "docs/sdk.md").length).toBeGreaterThanOrEqual(3);
+    for (const { page, section } of sections)
+      for (const skipped of section.skipped) expect(skipped.reason, `${page}:${skipped.line}`).not.toBe("");
   });
 
-  it.each(runnable.map((section) => [section.title, section] as const))(
+  it.each(runnable.map(({ page, section }) => [`${page}: ${section.title}`, page, section] as const))(
     "%s: every shell example runs and every API answer is a documented success",
-    async (_title, section) => {
+    async (_title, page, section) => {
       world = await newWorld();
-      const session = await runSession(sectionScript(section), world);
+      const session = await runSession(sectionScript(section, page), world);
       const where = session.stderr
         .split("\n")
-        .filter((l) => l.startsWith("== README.md:"))
+        .filter((l) => l.startsWith(`== ${page}:`))
         .pop();
       expect(
         session.code,
@@ -111,31 +135,46 @@ describe("README examples", () => {
 
   // The receivers' code (Express and Koa) cannot listen on a reader's port here, but it must at
   // least load and build its app against the installed packages: a renamed export, a wrong
-  // subpath or a changed signature fails. Written under the repository's .tmp/ so that bare
-  // imports resolve from its node_modules, as in a reader's project.
-  it.each(modules.map(({ section, block }) => [`${section}, README.md:${block.line}`, block] as const))(
-    "the JavaScript example at %s loads and runs",
-    async (_where, block) => {
-      const dir = join(ROOT, ".tmp", "readme-modules");
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, `README-${block.line}.mjs`);
-      writeFileSync(file, `${block.code}\n`);
-      const result = await new Promise<{ code: number; stderr: string }>((resolve) =>
-        execFile(
-          process.execPath,
-          [file],
-          {
-            env: {
-              ...process.env,
-              DESKLINE_WEBHOOK_SECRET: "whsec_dGVzdCBzZWNyZXQgb2YgdGhlIFJFQURNRSBleGFtcGxl",
-            },
-            timeout: 20_000,
+  // subpath or a changed signature fails. The SDK's examples call a workspace of their own,
+  // through the spec-checking proxy. Written under the repository's .tmp/ so that bare imports
+  // resolve from its node_modules, as in a reader's project.
+  it.each(
+    modules.map(({ page, section, block }) => [`${section}, ${page}:${block.line}`, page, block] as const),
+  )("the JavaScript example at %s loads and runs", async (_where, page, block) => {
+    world = await newWorld();
+    const dir = join(ROOT, ".tmp", "readme-modules");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${page.replace(/[/.]/g, "-")}-${block.line}.mjs`);
+    writeFileSync(file, `${block.code}\n`);
+    const w = world;
+    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        process.execPath,
+        [file],
+        {
+          env: {
+            ...process.env,
+            DESKLINE_WEBHOOK_SECRET: "whsec_dGVzdCBzZWNyZXQgb2YgdGhlIFJFQURNRSBleGFtcGxl",
+            DESKLINE_API_KEY: w.key,
+            DESKLINE_BASE_URL: w.baseUrl,
           },
-          (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? -1) : 0, stderr }),
-        ),
-      );
-      expect(result.stderr).toBe("");
-      expect(result.code).toBe(0);
-    },
-  );
+          timeout: 20_000,
+        },
+        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    // `console.log(…); // 200 400`: what the page says it prints, it prints.
+    for (const [, printed] of block.code.matchAll(/console\.log\(.*\);\s*\/\/\s*(.+)$/gm))
+      expect(result.stdout.split("\n")).toContain(printed?.trim());
+    expect(w.proxy.problems()).toEqual([]);
+    const failures = w.proxy.exchanges.filter((e) => e.status >= 400);
+    expect(failures.map((e) => `${e.method} ${e.path} ${e.status} ${JSON.stringify(e.body)}`)).toEqual(
+      // The SDK page's conflict example is refused on purpose, once.
+      page === "docs/sdk.md" && block.code.includes("ConflictError")
+        ? [expect.stringMatching(/^POST \/open\/v1\/contacts 409 .*email_taken/)]
+        : [],
+    );
+  });
 });

@@ -1,5 +1,6 @@
-// The README's shell examples as scripts, so the end-to-end project runs what a reader copies:
-// a README that no longer works fails the tests. The rules (also in README "How it is built"):
+// The shell examples of the README and of the docs pages as scripts, so the end-to-end project runs
+// what a reader copies: a page that no longer works fails the tests. The rules (also in
+// docs/development.md, "How it is built"), the same for every page:
 // - a section is a `## ` heading with what follows up to the next one (its `### ` parts included),
 //   and its fenced `sh`/`bash` blocks run in order, in one bash session;
 // - a block right after an `<!-- e2e: skip (why) -->` comment is not run (it installs, starts
@@ -9,7 +10,7 @@
 // - `js` blocks are collected too (the tests import-run the receivers), under the same skip rule.
 
 export interface ShellBlock {
-  /** 1-based line of the block's first line of code in the README. */
+  /** 1-based line of the block's first line of code in its page. */
   line: number;
   code: string;
 }
@@ -31,7 +32,8 @@ const FENCE = /^(\s*)```(\S*)\s*$/;
 const SHELL = new Set(["sh", "bash"]);
 const DROPPED_LINES = [/^pnpm start &/, /^(export\s+)?((B|PORT|ADMIN_TOKEN)=\S+\s*)+$/];
 
-export function readmeSections(markdown: string): ReadmeSection[] {
+/** `page` (e.g. `docs/cli.md`) names the file in errors and in the scripts' markers. */
+export function readmeSections(markdown: string, page = "README.md"): ReadmeSection[] {
   const lines = markdown.split("\n");
   const sections: ReadmeSection[] = [];
   let section: ReadmeSection | undefined;
@@ -56,7 +58,7 @@ export function readmeSections(markdown: string): ReadmeSection[] {
       body.push((lines[i] as string).slice(indent));
     const skip = SKIP_MARKER.exec(lastText);
     if (lastText.startsWith("<!-- e2e") && !skip)
-      throw new Error(`README.md:${start - 2}: a skip marker needs its reason`);
+      throw new Error(`${page}:${start - 2}: a skip marker needs its reason`);
     lastText = "";
     const language = fence[2] ?? "";
     if (!section || !(SHELL.has(language) || language === "js")) continue;
@@ -68,12 +70,12 @@ export function readmeSections(markdown: string): ReadmeSection[] {
   return sections;
 }
 
-/** One section as a bash script: strict mode, then each block after a marker naming its README line. */
-export function sectionScript(section: ReadmeSection): string {
+/** One section as a bash script: strict mode, then each block after a marker naming its page and line. */
+export function sectionScript(section: ReadmeSection, page = "README.md"): string {
   const parts = ["set -euo pipefail"];
   for (const block of section.blocks) {
     const kept = block.code.split("\n").filter((line) => !DROPPED_LINES.some((p) => p.test(line.trim())));
-    parts.push(`echo "== README.md:${block.line}" >&2`, ...kept);
+    parts.push(`echo "== ${page}:${block.line}" >&2`, ...kept);
   }
   return `${parts.join("\n")}\n`;
 }

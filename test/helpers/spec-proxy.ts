@@ -1,5 +1,5 @@
 // A loopback HTTP proxy in front of the server that checks every answer against the spec, so the
-// end-to-end tests check what the CLI, the SDK and the README's curl commands receive without
+// end-to-end tests check what the CLI, the SDK and the docs' curl commands receive without
 // touching them: each public face just gets the proxy's URL as its base URL.
 import { createServer, type IncomingHttpHeaders, request } from "node:http";
 import type { AddressInfo } from "node:net";

@@ -147,3 +147,55 @@ export function unknownColumnsMessage(names: readonly string[], catalog: FieldCa
     `or skip it with --map "${names[0]}=".`,
   ].join("\n");
 }
+
+// The other direction, for exports: from a resource back to the columns an import reads, so a
+// file written by `export` imports as it is (lists joined with `;`, which `splitList` splits).
+
+/** The column a target is read from (`custom_fields.plan`): the inverse of `targetOf`. */
+export const columnName = (target: Target): string =>
+  target.key === undefined ? target.field : `${target.field}.${target.key}`;
+
+/** What one column holds in a resource: the field, or one key or part of it (undefined when absent). */
+export function valueAt(resource: Record<string, unknown>, target: Target): unknown {
+  const value = resource[target.field];
+  if (target.key === undefined) return value;
+  if (value === null || typeof value !== "object") return undefined;
+  return (value as Record<string, unknown>)[target.key];
+}
+
+/** One value as a CSV cell, as `fromText` reads it back: lists joined with `;`, no value empty. */
+export function toText(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (Array.isArray(value)) return value.map(toText).join(";");
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/**
+ * Every column of a resource, in the catalog's field order: an object field gives one column per
+ * part (`address.city`), a map field one per key that `keysOf` names (`custom_fields.plan`).
+ */
+export function columnsOf(catalog: FieldCatalog, keysOf: (field: string) => Iterable<string>): Target[] {
+  const columns: Target[] = [];
+  for (const [field, kind] of catalog.kinds) {
+    if (kind === "object") for (const key of catalog.parts.get(field) ?? []) columns.push({ field, key });
+    else if (kind === "map") for (const key of keysOf(field)) columns.push({ field, key });
+    else columns.push({ field });
+  }
+  return columns;
+}
+
+/**
+ * A catalog of a resource as the API returns it: the fields of its create body plus the ones the
+ * API sets itself (`id` first, the time stamps last), which an export writes and an import skips.
+ */
+export function withApiFields(
+  catalog: FieldCatalog,
+  fields: { first: readonly string[]; last: readonly string[] },
+): FieldCatalog {
+  const kinds = new Map<string, FieldKind>();
+  for (const field of fields.first) kinds.set(field, "scalar");
+  for (const [field, kind] of catalog.kinds) kinds.set(field, kind);
+  for (const field of fields.last) kinds.set(field, "scalar");
+  return { kinds, parts: catalog.parts };
+}

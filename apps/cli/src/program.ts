@@ -14,7 +14,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<CommandGroup
     load: () => import("./commands/contacts.js"),
   },
   tickets: {
-    summary: "solve, close or cancel tickets in bulk; list, get, create, update, delete",
+    summary: "solve, close or cancel tickets in bulk; export, list, get, create, update, delete",
     load: () => import("./commands/tickets.js"),
   },
   conversations: {
@@ -87,6 +87,7 @@ export async function buildProgram(args: readonly string[], all = false): Promis
         "Examples:",
         "  $ deskline config set api-key dk_…",
         "  $ deskline contacts import contacts.csv --errors rejected.csv",
+        "  $ deskline contacts export --tag vip --output vip.csv",
         '  $ deskline tickets solve --status "On you" --tag billing',
         "  $ deskline contacts list --tag vip --json | jq -r .email",
         "",

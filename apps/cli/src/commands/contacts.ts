@@ -3,6 +3,7 @@
 import type { Contact } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
+import { contactColumns } from "../export/columns.js";
 import { catalogOf } from "../fields.js";
 import { contactCreateSchema, listParameters } from "../generated/schemas.js";
 import { INPUT_FORMATS, type InputFormat } from "../import/read-rows.js";
@@ -14,6 +15,7 @@ import {
   bodyOf,
   deleteCommand,
   examples,
+  exportCommand,
   getCommand,
   listCommand,
   pageSize,
@@ -42,7 +44,8 @@ export function register(contacts: Command): void {
       .description(
         "create or update contacts from a CSV, JSON Lines or JSON array file (- for stdin). Columns name contact fields; " +
           "tags/segments split on ; or |; custom_fields.<key> and external_ids.<system> columns fill those maps. " +
-          "A row whose email (or --match external id) exists updates that contact with what differs; re-running changes nothing.",
+          "A row whose email (or --match external id) exists updates that contact with what differs; re-running changes nothing. " +
+          "The id, created_at and updated_at columns of a `contacts export` file are skipped.",
       )
       .argument("<file>", "CSV, .jsonl/.ndjson or .json file, or - for stdin")
       .option(
@@ -90,6 +93,20 @@ export function register(contacts: Command): void {
     "deskline contacts list --tag vip --lifecycle-stage customer --limit 50",
     "deskline contacts list --json | jq -r .email",
   );
+
+  exportCommand(contacts, {
+    noun: "contacts",
+    parameters: listParameters.listContacts,
+    catalog: contactColumns,
+    columns:
+      "the columns `contacts import` reads (lists joined with ;, custom_fields.<key>, external_ids.<system>, address.<part>), id and time stamps too",
+    list: (d, query) => d.contacts.list(query),
+    examples: [
+      "deskline contacts export --output contacts.csv",
+      "deskline contacts export --tag vip --fields name,email,tags,custom_fields.plan > vip.csv",
+      "deskline contacts export --format jsonl --updated-after 2026-01-01T00:00:00Z | jq -r .email",
+    ],
+  });
 
   getCommand(
     contacts,

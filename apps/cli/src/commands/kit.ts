@@ -179,3 +179,55 @@ export function deleteCommand(
     what.example,
   );
 }
+
+/**
+ * `<group> export`: the list's filters, plus `--format`, `--fields` and `--output`; every item
+ * (auto-paging) in the columns `contacts import` reads.
+ */
+export function exportCommand(
+  parent: Command,
+  what: {
+    noun: string;
+    parameters: readonly Parameter[];
+    catalog: () => FieldCatalog;
+    /** What the columns are, for the help. */
+    columns: string;
+    list: (deskline: Deskline, query: Record<string, unknown>) => AsyncIterable<object>;
+    examples: string[];
+  },
+): void {
+  const command = addListOptions(
+    parent
+      .command("export")
+      .description(
+        `write every matching ${what.noun.replace(/s$/, "")} as CSV or JSON Lines (to stdout, or --output), paging automatically: ${what.columns}`,
+      ),
+    what.parameters,
+  )
+    .addOption(new Option("--format <format>", "csv or jsonl").choices(["csv", "jsonl"]).default("csv"))
+    .option(
+      "--fields <names>",
+      "these columns only, in this order, comma-separated (e.g. name,email,custom_fields.plan)",
+    )
+    .option("-o, --output <file>", "write to this file (complete or not at all) instead of stdout");
+  examples(
+    command.action(async (options, cmd: Command) => {
+      const { exportItems } = await import("../export/export.js");
+      const deskline = await clientFor(cmd, { maxRetries: 8 });
+      const query = { ...queryOf(options, what.parameters), limit: pageSize(options.limit) };
+      await exportItems(
+        what.list(deskline, query) as AsyncIterable<Record<string, unknown>>,
+        what.catalog(),
+        {
+          noun: what.noun,
+          format: options.format,
+          fields: options.fields,
+          output: options.output,
+          limit: options.limit,
+          json: Boolean(globalsOf(cmd).json),
+        },
+      );
+    }),
+    ...what.examples,
+  );
+}

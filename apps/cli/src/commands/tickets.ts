@@ -5,6 +5,7 @@ import type { Ticket, TicketStatus } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { PartialFailure, UsageError } from "../errors.js";
+import { ticketColumns } from "../export/columns.js";
 import { catalogOf } from "../fields.js";
 import { listParameters, ticketCreateSchema, ticketStatusSchema } from "../generated/schemas.js";
 import { type Column, formatRecord, formatTable, printObject, writeLine } from "../output.js";
@@ -15,6 +16,7 @@ import {
   bodyOf,
   deleteCommand,
   examples,
+  exportCommand,
   getCommand,
   listCommand,
   pageSize,
@@ -80,6 +82,18 @@ export function register(tickets: Command): void {
     ),
     'deskline tickets list --status "On you" --priority urgent',
   );
+
+  exportCommand(tickets, {
+    noun: "tickets",
+    parameters: FILTERS,
+    catalog: ticketColumns,
+    columns: "one column per ticket field (tags joined with ;)",
+    list: (d, query) => d.tickets.list(query as never),
+    examples: [
+      "deskline tickets export --status Solved --created-after 30d --output solved.csv",
+      "deskline tickets export --format jsonl --fields id,subject,status,tags",
+    ],
+  });
 
   getCommand(
     tickets,

@@ -4,6 +4,7 @@
 // created / updated / unchanged / failed.
 import { AuthenticationError, ConnectionError, type Deskline, PermissionError } from "@deskline/sdk";
 import { describeError, PartialFailure, UsageError } from "../errors.js";
+import { CONTACT_SKIPPED_ON_IMPORT } from "../export/columns.js";
 import { catalogOf, parseRenames } from "../fields.js";
 import { contactCreateSchema } from "../generated/schemas.js";
 import { formatDuration, formatRecord, writeLine } from "../output.js";
@@ -52,7 +53,11 @@ export async function importContacts(deskline: Deskline, options: ImportOptions)
   if (!match)
     throw new UsageError(`--match must be 'email' or 'external_ids.<system>', not '${options.match}'`);
   const catalog = catalogOf(contactCreateSchema);
-  const mapper = new RowMapper(catalog, parseRenames(options.map));
+  const renames = parseRenames(options.map);
+  // A file from `contacts export` carries the fields the API sets (id, time stamps): skipped,
+  // unless --map names them (docs/decisions.md, "Exports write the columns imports read").
+  for (const name of CONTACT_SKIPPED_ON_IMPORT) if (!renames.has(name)) renames.set(name, "");
+  const mapper = new RowMapper(catalog, renames);
   const validate = compileValidator(contactCreateSchema);
   const source = await openRows(options.file, options.format);
   if (source.header) mapper.checkHeader(source.header);
