@@ -216,7 +216,7 @@ async function main() {
     log(`drain: ${queued.length} deliveries in ${((last - first) / 1000).toFixed(2)} s by one worker`);
     await drain.stop();
 
-    // 1b. ROLE=api and a separate ROLE=worker process (woken by the delivery bell).
+    // 1b. ROLE=api and a separate ROLE=worker process (woken through its notification channel).
     const split = await deployment(["api", "worker"]);
     await stream(split.write, split.cpu, 1);
     results.worker = await stream(split.write, split.cpu);

@@ -104,7 +104,7 @@ async function main() {
     process.stdout.write(
       `\nWebhook recovery (${MISSED} missed events to one endpoint, one ROLE=worker process; HTTPS receiver on 127.0.0.1)\n` +
         "| measure | figure | note |\n|---|--:|---|\n" +
-        `| recoverWebhookEndpoint answer | ${answeredMs.toFixed(0)} ms | records ${MISSED} deliveries and their jobs |\n` +
+        `| recoverWebhookEndpoint answer | ${answeredMs.toFixed(0)} ms | records ${MISSED} deliveries and schedules the lane |\n` +
         `| recovery drain | ${recoveryDrain.perSecond.toFixed(0)}/s | ${ratio.toFixed(2)}× the fresh drain (target ≥ 0.8×); worker CPU ${recoveryDrain.cpu.toFixed(2)} ms per delivery; arrival order strays ≤ ${maxStray} places from oldest first |\n` +
         `| fresh drain (${FRESH} API writes queued) | ${freshDrain.perSecond.toFixed(0)}/s | worker CPU ${freshDrain.cpu.toFixed(2)} ms per delivery |\n` +
         `load average at the end ${loadavg()

@@ -9,7 +9,8 @@ import { eventually, type MainProcess } from "./helpers/main-process.js";
 
 // Webhook recovery (issue 22): deliveries as records, resend, and recover, end to end: a real
 // server process delivering over real HTTPS to receivers this file starts, with 50 ms retries.
-// One worker slot (WEBHOOK_CONCURRENCY=1) makes "oldest event first" observable at the receiver.
+// One attempt at a time (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1) makes "oldest event
+// first" observable at the receiver.
 
 const SLOW = 120_000;
 vi.setConfig({ testTimeout: 240_000 });
@@ -23,7 +24,11 @@ let key: string;
 let workspaceId: string;
 
 beforeAll(async () => {
-  deployment = await startDeployment({ WEBHOOK_CONCURRENCY: "1", WEBHOOK_TIMEOUT_MS: "3000" });
+  deployment = await startDeployment({
+    WEBHOOK_CONCURRENCY: "1",
+    WEBHOOK_ENDPOINT_CONCURRENCY: "1",
+    WEBHOOK_TIMEOUT_MS: "3000",
+  });
   main = await deployment.start("all");
   baseUrl = await main.baseUrl;
 });
@@ -436,7 +441,7 @@ describe("a worker SIGKILLed during a recovery", () => {
     const missed: StoredEvent[] = [];
     for (let i = 0; i < 150; i++) missed.push(await w.emit(world.workspaceId, "ticket.updated"));
     expect((await patch("enabled")).status).toBe(200);
-    const first = await w.start("worker", { WEBHOOK_CONCURRENCY: "4" });
+    const first = await w.start("worker", { WEBHOOK_CONCURRENCY: "4", WEBHOOK_ENDPOINT_CONCURRENCY: "4" });
     const recovery = await api.post(`/open/v1/webhook-endpoints/${endpointId}/recover`, {
       key: world.key,
       baseUrl: url,
@@ -453,8 +458,8 @@ describe("a worker SIGKILLed during a recovery", () => {
     first.child.kill("SIGKILL");
     await first.exited;
     expect(receiver.received.length).toBeLessThan(missed.length);
-    // A new worker takes over, the killed one's locked jobs once their locks expire (about 32 s).
-    await w.start("worker", { WEBHOOK_CONCURRENCY: "4" });
+    // A new worker takes over the killed one's lane and leased deliveries once they expire (about 33 s).
+    await w.start("worker", { WEBHOOK_CONCURRENCY: "4", WEBHOOK_ENDPOINT_CONCURRENCY: "4" });
     const got = new Set<string>();
     await eventually(
       async () => {

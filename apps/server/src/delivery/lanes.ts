@@ -81,10 +81,12 @@ export class WebhookDelivery {
       ca: options.ca ?? trustedCertificates(config.extraCaCertsFile),
       connections: perEndpoint,
     });
-    const batchSize = perEndpoint * 4;
-    // Long enough for a batch sent `perEndpoint` at a time, each attempt up to the timeout, plus
-    // the database work around it on a loaded machine: a lease expires only when its worker died.
-    const leaseMs = Math.ceil(batchSize / perEndpoint) * config.webhookTimeoutMs + 30_000;
+    // A batch is what one endpoint may have in flight: the outcomes of every attempt sent are
+    // recorded together, so a worker that dies has sent at most this many without recording them.
+    const batchSize = perEndpoint;
+    // Longer than an attempt can take (the timeout), plus the database work around it on a
+    // loaded machine: a lease expires only when its worker died.
+    const leaseMs = config.webhookTimeoutMs + 30_000;
     const lane = (job: Job<LaneData>): LaneDeps => ({
       store,
       dispatcher: this.agent as Agent,
