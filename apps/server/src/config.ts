@@ -27,6 +27,13 @@ export type EmbeddedDatabaseChoice = (typeof EMBEDDED_DATABASE_CHOICES)[number];
 export const ROLES = ["all", "api", "worker"] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * LOG_FORMAT: `auto` (default) writes readable lines when stdout is a terminal and JSON lines
+ * otherwise; `json` and `pretty` force one (docs/operations.md).
+ */
+export const LOG_FORMATS = ["auto", "json", "pretty"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 export interface Config {
   /** ROLE: `api` serves HTTP, `worker` delivers webhooks, `all` (default) does both. */
   role: Role;
@@ -45,6 +52,8 @@ export interface Config {
   /** Bearer token of the admin API; unset turns the admin API off. */
   adminToken: string | undefined;
   logLevel: string;
+  /** LOG_FORMAT: see LOG_FORMATS. */
+  logFormat: LogFormat;
   /** Bearer token of GET /metrics; unset leaves it open (keep it off the internet then). */
   metricsToken: string | undefined;
   /** Token bucket per API key; 0 turns rate limiting off. */
@@ -186,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: dataDir(env),
     adminToken: text(env, "ADMIN_TOKEN"),
     logLevel: text(env, "LOG_LEVEL") ?? "info",
+    logFormat: oneOf(env, "LOG_FORMAT", LOG_FORMATS),
     metricsToken: text(env, "METRICS_TOKEN"),
     rateLimitPerSecond,
     rateLimitBurst: integer(env, "RATE_LIMIT_BURST", rateLimitPerSecond * 2),

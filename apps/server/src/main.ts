@@ -30,7 +30,7 @@ const SHUTDOWN_MARGIN_MS = 15_000;
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, { format: config.logFormat });
   const ephemeral = process.argv.includes("--ephemeral");
   const embedded = config.mongodbUri
     ? undefined
