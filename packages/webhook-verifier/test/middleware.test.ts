@@ -339,3 +339,41 @@ describe("fastify plugin scope", () => {
     expect(await res.json()).toEqual({ parsed: { a: 1 } });
   });
 });
+
+describe("fastify plugin registered on the root instance", () => {
+  it("verifies every route of the app, as documented", async () => {
+    const { default: Fastify } = await import("fastify");
+    const { fastifyWebhookPlugin } = await import("../src/middleware/fastify.js");
+    const app = Fastify();
+    app.register(fastifyWebhookPlugin, { secret: "whsec_root", now: NOW });
+    app.post("/hook", async (request) => ({ type: request.webhookEvent.type }));
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const { port } = app.server.address() as { port: number };
+      const body = JSON.stringify({
+        id: "evt_root",
+        object: "event",
+        type: "ticket.created",
+        created: NOW,
+        data: { id: "tkt_1", object: "ticket" },
+      });
+      const post = (signature: string | undefined) =>
+        fetch(`http://127.0.0.1:${port}/hook`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            ...(signature ? { "service-signature": signature } : {}),
+          },
+          body,
+        });
+      const ok = await post(signPayload(body, "whsec_root", { timestamp: NOW }));
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({ type: "ticket.created" });
+      const unsigned = await post(undefined);
+      expect(unsigned.status).toBe(400);
+      expect(await unsigned.json()).toMatchObject({ error: { code: "missing_header" } });
+    } finally {
+      await app.close();
+    }
+  });
+});
