@@ -1,5 +1,6 @@
 // The one place the server's logger is made: JSON lines for machines, readable lines for a person
-// at a terminal (LOG_FORMAT, docs/operations.md), and the trace fields of OpenTelemetry when on.
+// at a terminal (LOG_FORMAT, docs/operations.md; why in-process: docs/decisions.md), and the trace
+// fields of OpenTelemetry when on.
 import { createRequire } from "node:module";
 import { type DestinationStream, type Logger, pino } from "pino";
 import type { LogFormat } from "./config.js";

@@ -1,7 +1,8 @@
 // The OpenTelemetry SDK for the server, loaded only when tracing is configured (telemetry/index.ts
 // imports it dynamically). Spans: one per API request, one per MongoDB command inside a trace
 // (the driver's command monitoring), one per webhook delivery attempt. Exported over OTLP/HTTP
-// as JSON or protobuf (docs/operations.md).
+// as JSON or protobuf (docs/operations.md; why it is built this way: docs/decisions.md, "Fastify
+// plugin, tracing, readable logs").
 import {
   type Context,
   context,

@@ -111,7 +111,8 @@ export async function fastifyWebhookPlugin(
 }
 
 // What fastify-plugin sets: the hooks and parsers apply to the scope that registers the plugin
-// (no scope of its own), and errors and logs name it. Set by hand so nothing is a dependency.
+// (no scope of its own; why: docs/decisions.md, "Fastify plugin, tracing, readable logs"), and
+// errors and logs name it. Set by hand so nothing is a dependency.
 Object.assign(fastifyWebhookPlugin, {
   [Symbol.for("skip-override")]: true,
   [Symbol.for("fastify.display-name")]: "@deskline/webhook-verifier",
