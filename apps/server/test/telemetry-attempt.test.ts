@@ -108,3 +108,56 @@ describe("withDeliveryAttemptSpan and currentTraceparent", () => {
     expect(alone?.parentSpanId).toBe("");
   });
 });
+
+describe("the OTEL_* settings (config.ts)", () => {
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318" };
+
+  it("are off without an endpoint, or with OTEL_SDK_DISABLED=true", () => {
+    expect(loadConfig({}).telemetry).toBeUndefined();
+    expect(
+      loadConfig({ OTEL_SERVICE_NAME: "x", OTEL_TRACES_SAMPLER: "always_on" }).telemetry,
+    ).toBeUndefined();
+    expect(loadConfig({ ...endpoint, OTEL_SDK_DISABLED: "true" }).telemetry).toBeUndefined();
+  });
+
+  it("default to protobuf, parent-based always-on sampling and the server's own name", () => {
+    expect(loadConfig(endpoint).telemetry).toEqual({
+      tracesUrl: "http://127.0.0.1:4318/v1/traces",
+      protocol: "http/protobuf",
+      serviceName: "deskline-server",
+      sampler: { name: "parentbased_always_on", ratio: 1 },
+      resourceAttributes: {},
+    });
+  });
+
+  it("take the traces endpoint as is, the traces protocol first, a ratio and resource attributes", () => {
+    expect(
+      loadConfig({
+        ...endpoint,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://collector.invalid/custom/traces",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf",
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.25",
+        OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=prod,team=support%20desk",
+      }).telemetry,
+    ).toMatchObject({
+      tracesUrl: "https://collector.invalid/custom/traces",
+      protocol: "http/json",
+      sampler: { name: "parentbased_traceidratio", ratio: 0.25 },
+      resourceAttributes: { "deployment.environment": "prod", team: "support desk" },
+    });
+  });
+
+  it.each([
+    [
+      { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+      "OTEL_EXPORTER_OTLP_PROTOCOL must be one of http/protobuf, http/json",
+    ],
+    [{ OTEL_TRACES_SAMPLER: "sometimes" }, "OTEL_TRACES_SAMPLER must be one of"],
+    [{ OTEL_TRACES_SAMPLER_ARG: "2" }, "OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1"],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, "OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL"],
+  ])("refuse %j with a configuration error", (env, message) => {
+    expect(() => loadConfig({ ...endpoint, ...env })).toThrow(message);
+  });
+});
