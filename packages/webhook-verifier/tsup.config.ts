@@ -7,6 +7,7 @@ export default defineConfig({
     koa: "src/middleware/koa.ts",
     node: "src/middleware/node.ts",
     fetch: "src/middleware/fetch.ts",
+    fastify: "src/middleware/fastify.ts",
   },
   format: ["esm", "cjs"],
   // The spec's types live in the private @deskline/spec-types (a devDependency, never published):

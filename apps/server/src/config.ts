@@ -27,6 +27,36 @@ export type EmbeddedDatabaseChoice = (typeof EMBEDDED_DATABASE_CHOICES)[number];
 export const ROLES = ["all", "api", "worker"] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * LOG_FORMAT: `auto` (default) writes readable lines when stdout is a terminal and JSON lines
+ * otherwise; `json` and `pretty` force one (docs/operations.md).
+ */
+export const LOG_FORMATS = ["auto", "json", "pretty"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** OTEL_EXPORTER_OTLP_PROTOCOL values the server can export with (both OTLP over HTTP). */
+export const OTLP_PROTOCOLS = ["http/protobuf", "http/json"] as const;
+/** OTEL_TRACES_SAMPLER values, as the OpenTelemetry specification names them. */
+export const TRACE_SAMPLERS = [
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+  "always_on",
+  "always_off",
+  "traceidratio",
+] as const;
+
+/** Tracing settings; present only when an OTLP endpoint is configured (docs/operations.md). */
+export interface TelemetryConfig {
+  /** Where spans are POSTed: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  tracesUrl: string;
+  protocol: (typeof OTLP_PROTOCOLS)[number];
+  serviceName: string;
+  sampler: { name: (typeof TRACE_SAMPLERS)[number]; ratio: number };
+  /** OTEL_RESOURCE_ATTRIBUTES: `key=value,…`, added to every span's resource. */
+  resourceAttributes: Record<string, string>;
+}
+
 export interface Config {
   /** ROLE: `api` serves HTTP, `worker` delivers webhooks, `all` (default) does both. */
   role: Role;
@@ -45,6 +75,10 @@ export interface Config {
   /** Bearer token of the admin API; unset turns the admin API off. */
   adminToken: string | undefined;
   logLevel: string;
+  /** LOG_FORMAT: see LOG_FORMATS. */
+  logFormat: LogFormat;
+  /** OpenTelemetry tracing; undefined (off, nothing loaded) unless an OTLP endpoint is set. */
+  telemetry: TelemetryConfig | undefined;
   /** Bearer token of GET /metrics; unset leaves it open (keep it off the internet then). */
   metricsToken: string | undefined;
   /** Token bucket per API key; 0 turns rate limiting off. */
@@ -177,6 +211,61 @@ function dataDir(env: NodeJS.ProcessEnv): string {
   return isAbsolute(raw) ? raw : resolve(text(env, "INIT_CWD") ?? process.cwd(), raw);
 }
 
+/**
+ * The standard OpenTelemetry variables. Tracing is on only when an OTLP endpoint is given (and
+ * OTEL_SDK_DISABLED is not true); gRPC is not offered: the server exports over HTTP.
+ */
+function telemetry(env: NodeJS.ProcessEnv): TelemetryConfig | undefined {
+  if (flag(env, "OTEL_SDK_DISABLED", false)) return undefined;
+  const tracesEndpoint = text(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const endpoint = text(env, "OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (!tracesEndpoint && !endpoint) return undefined;
+  const tracesUrl = tracesEndpoint ?? `${endpoint?.replace(/\/+$/, "")}/v1/traces`;
+  try {
+    const url = new URL(tracesUrl);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
+  } catch {
+    throw new ConfigError(
+      `${tracesEndpoint ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT"} must be an http(s) URL, got ${JSON.stringify(tracesEndpoint ?? endpoint)}`,
+    );
+  }
+  const protocol = text(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+    ? oneOf(env, "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", OTLP_PROTOCOLS)
+    : oneOf(env, "OTEL_EXPORTER_OTLP_PROTOCOL", OTLP_PROTOCOLS);
+  const samplerName = oneOf(env, "OTEL_TRACES_SAMPLER", TRACE_SAMPLERS);
+  const rawRatio = text(env, "OTEL_TRACES_SAMPLER_ARG");
+  const ratio = rawRatio === undefined ? 1 : Number(rawRatio);
+  if (!(ratio >= 0 && ratio <= 1)) {
+    throw new ConfigError(
+      `OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got ${JSON.stringify(rawRatio)}`,
+    );
+  }
+  const resourceAttributes: Record<string, string> = {};
+  for (const item of (text(env, "OTEL_RESOURCE_ATTRIBUTES") ?? "").split(",")) {
+    const at = item.indexOf("=");
+    if (at <= 0) continue;
+    const key = item.slice(0, at).trim();
+    const value = item.slice(at + 1).trim();
+    resourceAttributes[key] = safeDecode(value);
+  }
+  return {
+    tracesUrl,
+    protocol,
+    serviceName: text(env, "OTEL_SERVICE_NAME") ?? "deskline-server",
+    sampler: { name: samplerName, ratio },
+    resourceAttributes,
+  };
+}
+
+/** OTEL_RESOURCE_ATTRIBUTES values are percent-encoded; a stray `%` is kept as written. */
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitPerSecond = integer(env, "RATE_LIMIT_PER_SECOND", 100);
   const embeddedDatabase = oneOf(env, "DESKLINE_EMBEDDED_DB", EMBEDDED_DATABASE_CHOICES);
@@ -190,6 +279,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: dataDir(env),
     adminToken: text(env, "ADMIN_TOKEN"),
     logLevel: text(env, "LOG_LEVEL") ?? "info",
+    logFormat: oneOf(env, "LOG_FORMAT", LOG_FORMATS),
+    telemetry: telemetry(env),
     metricsToken: text(env, "METRICS_TOKEN"),
     rateLimitPerSecond,
     rateLimitBurst: integer(env, "RATE_LIMIT_BURST", rateLimitPerSecond * 2),

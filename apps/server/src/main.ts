@@ -14,6 +14,7 @@ import { loadOpenApi } from "./http/openapi.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/wire.js";
 import { startSweeps } from "./sweeps.js";
+import { startTelemetry, stopTelemetry } from "./telemetry/index.js";
 import { createWorkerApp } from "./worker-app.js";
 
 /** How long a shutdown may take beyond SHUTDOWN_TIMEOUT_MS (the running attempts' bound) before it gives up. */
@@ -30,7 +31,16 @@ const SHUTDOWN_MARGIN_MS = 15_000;
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel);
+  // Before the logger, the database client and the app: each instruments itself only when on.
+  const telemetry = await startTelemetry(config.telemetry);
+  const logger = createLogger(config.logLevel, {
+    format: config.logFormat,
+    ...(telemetry ? { mixin: () => telemetry.logFields() } : {}),
+  });
+  if (config.telemetry) {
+    const { tracesUrl, protocol, serviceName, sampler } = config.telemetry;
+    logger.info({ tracesUrl, protocol, serviceName, sampler: sampler.name }, "tracing on (OpenTelemetry)");
+  }
   const ephemeral = process.argv.includes("--ephemeral");
   const embedded = config.mongodbUri
     ? undefined
@@ -110,6 +120,8 @@ async function main(): Promise<void> {
     ]);
     await database.close();
     await embedded?.stop();
+    // Exports the spans still buffered.
+    await stopTelemetry().catch((err: unknown) => logger.warn({ err }, "tracing: final export failed"));
     logger.info("stopped");
     process.exit(0);
   };

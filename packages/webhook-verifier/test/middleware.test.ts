@@ -6,8 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signPayload } from "../src/index.js";
 import { withWebhookVerification } from "../src/middleware/fetch.js";
 import { koaWebhookMiddleware } from "../src/middleware/koa.js";
-import type { SetupOf } from "./servers.js";
-import { eventReply, fetchServer, listen, nodeHandlerServer, nodeNextServer, readAll } from "./servers.js";
+import type { Listening, Setup, SetupOf } from "./servers.js";
+import {
+  eventReply,
+  fastifyServer,
+  fetchServer,
+  honoServer,
+  listen,
+  nodeHandlerServer,
+  nodeNextServer,
+  readAll,
+} from "./servers.js";
 import { eventError, NOW, optionsOf, payloadBytes, vectors } from "./vectors.js";
 
 const setupOf: SetupOf = (req) => {
@@ -53,7 +62,21 @@ function koaServer(mode: "next" | "handler" | "raw-body-string"): Server {
 }
 
 /** `stringRawBody`: a body parser ran first and kept the body only as decoded text. */
-const kinds: { name: string; make: () => Server; stringRawBody?: boolean }[] = [
+/** The setups `setupOf` can give, one per vector and per body cap the tests below ask for. */
+const CAPS = [63, 64, 1024 * 1024];
+const fastifySetups: { key: string; setup: Setup }[] = [
+  ...vectors.map((v, i) => ({ key: `vector-${i}`, setup: { secret: v.secret, options: optionsOf(v) } })),
+  ...CAPS.map((max) => ({
+    key: `max-${max}`,
+    setup: { secret: "whsec_test", options: { now: NOW, maxBodyBytes: max } },
+  })),
+];
+const fastifyKey = (req: { headers: Record<string, unknown> }) =>
+  req.headers["x-vector"] === undefined
+    ? `max-${req.headers["x-max"] ?? 1024 * 1024}`
+    : `vector-${req.headers["x-vector"]}`;
+
+const kinds: { name: string; make: () => Server | Promise<Listening>; stringRawBody?: boolean }[] = [
   { name: "node http listener with handler", make: () => nodeHandlerServer(setupOf) },
   { name: "connect/express style with next", make: () => nodeNextServer(setupOf) },
   { name: "express.raw() Buffer req.body", make: () => nodeNextServer(setupOf, "buffer-body") },
@@ -63,6 +86,8 @@ const kinds: { name: string; make: () => Server; stringRawBody?: boolean }[] = [
     stringRawBody: true,
   },
   { name: "fetch handler behind an http adapter", make: () => fetchServer(setupOf) },
+  { name: "fetch handler in Hono on @hono/node-server", make: () => honoServer(setupOf) },
+  { name: "fastify plugin", make: () => fastifyServer(fastifySetups, fastifyKey) },
   { name: "koa with next", make: () => koaServer("next") },
   { name: "koa with handler option", make: () => koaServer("handler") },
   {
@@ -73,9 +98,10 @@ const kinds: { name: string; make: () => Server; stringRawBody?: boolean }[] = [
 ];
 
 describe.each(kinds)("$name", ({ make, stringRawBody }) => {
-  let server: { url: string; close: () => Promise<void> };
+  let server: Listening;
   beforeAll(async () => {
-    server = await listen(make());
+    const made = await make();
+    server = "url" in made ? made : await listen(made);
   });
   afterAll(async () => {
     await server?.close();
@@ -236,6 +262,118 @@ describe("node middleware errors that are not verification failures", () => {
       expect(String(reported[0])).toContain("boom");
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe("fastify plugin scope", () => {
+  const event = {
+    id: "evt_fastify",
+    object: "event",
+    type: "contact.created",
+    created: NOW,
+    data: { id: "con_1", object: "contact", name: "Ada" },
+  };
+  const body = JSON.stringify(event);
+  let server: Listening;
+  beforeAll(async () => {
+    const { default: Fastify } = await import("fastify");
+    const { fastifyWebhookPlugin } = await import("../src/middleware/fastify.js");
+    const app = Fastify();
+    // A route outside the plugin's scope keeps Fastify's own JSON parser and is not verified.
+    app.post("/other", async (request) => ({ parsed: request.body, event: request.webhookEvent }));
+    await app.register(async (webhooks) => {
+      await webhooks.register(fastifyWebhookPlugin, { secret: ["whsec_old", "whsec_new"], now: NOW });
+      webhooks.post("/webhooks", async (request) => ({
+        // Typed by the module augmentation: no cast.
+        id: request.webhookEvent.id,
+        name: request.webhookEvent.type === "contact.created" ? request.webhookEvent.data.name : null,
+        rawBody: Buffer.isBuffer(request.body) ? (request.body as Buffer).toString("utf8") : null,
+      }));
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const { port } = app.server.address() as { port: number };
+    server = { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("verifies routes in its scope on the raw bytes, with any of several secrets", async () => {
+    const res = await fetch(`${server.url}/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "service-signature": signPayload(body, "whsec_new", { timestamp: NOW }),
+      },
+      body,
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ id: "evt_fastify", name: "Ada", rawBody: body });
+  });
+
+  it("answers a forged delivery as the other middlewares do, before the handler", async () => {
+    const res = await fetch(`${server.url}/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "text/plain",
+        "service-signature": signPayload(body, "whsec_other", { timestamp: NOW }),
+      },
+      body,
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await res.json()).toMatchObject({
+      error: { type: "webhook_verification_error", code: "signature_mismatch" },
+    });
+  });
+
+  it("leaves routes outside its scope alone: parsed JSON, no verification", async () => {
+    const res = await fetch(`${server.url}/other`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"a":1}',
+    });
+    expect(res.status).toBe(200);
+    // No webhookEvent there: the plugin decorates only the requests of its scope.
+    expect(await res.json()).toEqual({ parsed: { a: 1 } });
+  });
+});
+
+describe("fastify plugin registered on the root instance", () => {
+  it("verifies every route of the app, as documented", async () => {
+    const { default: Fastify } = await import("fastify");
+    const { fastifyWebhookPlugin } = await import("../src/middleware/fastify.js");
+    const app = Fastify();
+    app.register(fastifyWebhookPlugin, { secret: "whsec_root", now: NOW });
+    app.post("/hook", async (request) => ({ type: request.webhookEvent.type }));
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const { port } = app.server.address() as { port: number };
+      const body = JSON.stringify({
+        id: "evt_root",
+        object: "event",
+        type: "ticket.created",
+        created: NOW,
+        data: { id: "tkt_1", object: "ticket" },
+      });
+      const post = (signature: string | undefined) =>
+        fetch(`http://127.0.0.1:${port}/hook`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            ...(signature ? { "service-signature": signature } : {}),
+          },
+          body,
+        });
+      const ok = await post(signPayload(body, "whsec_root", { timestamp: NOW }));
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toEqual({ type: "ticket.created" });
+      const unsigned = await post(undefined);
+      expect(unsigned.status).toBe(400);
+      expect(await unsigned.json()).toMatchObject({ error: { code: "missing_header" } });
+    } finally {
+      await app.close();
     }
   });
 });

@@ -7,15 +7,21 @@ import { NOW, payloadText, vectors } from "./vectors.js";
 
 const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));
 const { manifest } = pkg;
-const subpaths = ["", "/web", "/koa", "/node", "/fetch"];
+const subpaths = ["", "/web", "/koa", "/node", "/fetch", "/fastify"];
 
 beforeAll(() => pkg.ensureBuilt("index.js"), 120_000);
 
 describe("package", () => {
-  it("has zero runtime dependencies", () => {
+  it("has zero runtime dependencies; fastify is only an optional peer, for /fastify's types", () => {
     expect(manifest.dependencies ?? {}).toEqual({});
-    expect(manifest.peerDependencies ?? {}).toEqual({});
     expect(manifest.optionalDependencies ?? {}).toEqual({});
+    expect(manifest.peerDependencies ?? {}).toEqual({ fastify: expect.any(String) });
+    expect(manifest.peerDependenciesMeta).toEqual({ fastify: { optional: true } });
+  });
+
+  it.each(["fastify.js", "fastify.cjs"])("%s loads nothing of fastify at run time", (entry) => {
+    const { external } = pkg.imports(entry);
+    expect(external.filter((name: string) => name.startsWith("fastify"))).toEqual([]);
   });
 
   it("passes publint --strict", () => {
@@ -77,7 +83,7 @@ describe("package", () => {
         const out = { sync: main.verifySignature(...args), async: await web.verifySignatureAsync(...args) };
         out.sameClass = web.WebhookVerificationError === main.WebhookVerificationError;
         out.subpaths = [];
-        for (const sub of ["/koa", "/node", "/fetch"]) out.subpaths.push(Object.keys(${load}("${manifest.name}" + sub)));
+        for (const sub of ["/koa", "/node", "/fetch", "/fastify"]) out.subpaths.push(Object.keys(${load}("${manifest.name}" + sub)));
         console.log(JSON.stringify(out));
       `;
       const wrapped = type === "module" ? script : `(async () => { ${script} })()`;
@@ -87,7 +93,12 @@ describe("package", () => {
         sync: NOW,
         async: NOW,
         sameClass: true,
-        subpaths: [["koaWebhookMiddleware"], ["nodeWebhookMiddleware"], ["withWebhookVerification"]],
+        subpaths: [
+          ["koaWebhookMiddleware"],
+          ["nodeWebhookMiddleware"],
+          ["withWebhookVerification"],
+          ["fastifyWebhookPlugin"],
+        ],
       });
     },
   );

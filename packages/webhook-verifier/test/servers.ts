@@ -3,7 +3,11 @@
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import Fastify from "fastify";
+import { Hono } from "hono";
 import type { DesklineEvent } from "../src/index.js";
+import { fastifyWebhookPlugin } from "../src/middleware/fastify.js";
 import { withWebhookVerification } from "../src/middleware/fetch.js";
 import { type NodeWebhookRequest, nodeWebhookMiddleware } from "../src/middleware/node.js";
 import type { WebhookMiddlewareOptions } from "../src/middleware/shared.js";
@@ -14,9 +18,17 @@ export interface Setup {
 }
 export type SetupOf = (req: IncomingMessage) => Setup;
 
-export async function listen(server: Server): Promise<{ url: string; close: () => Promise<void> }> {
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
+export interface Listening {
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** Listens on 127.0.0.1 (an ephemeral port), unless the server (a framework's) already does. */
+export async function listen(server: Server): Promise<Listening> {
+  if (!server.listening) {
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+  }
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/webhooks`,
@@ -118,4 +130,37 @@ function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
       req.resume();
     },
   });
+}
+
+/**
+ * The real Fastify, the plugin registered in one scope per setup: a plugin's options are fixed
+ * when it is registered, so each vector (and each body cap the tests use) has a scope of its own,
+ * and `rewriteUrl` sends a request to the scope its headers name.
+ */
+export async function fastifyServer(
+  setups: { key: string; setup: Setup }[],
+  keyOf: (req: IncomingMessage) => string,
+): Promise<Listening> {
+  const app = Fastify({ rewriteUrl: (req) => `/${keyOf(req)}` });
+  for (const { key, setup } of setups) {
+    await app.register(async (scope) => {
+      await scope.register(fastifyWebhookPlugin, { secret: setup.secret, ...setup.options });
+      scope.post(`/${key}`, async (request) => eventReply(request.webhookEvent));
+    });
+  }
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const { port } = app.server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/webhooks`, close: () => app.close() };
+}
+
+/** The real Hono on @hono/node-server, the fetch middleware inside a route (the README's example). */
+export async function honoServer(setupOf: SetupOf): Promise<Listening> {
+  const app = new Hono<{ Bindings: { incoming: IncomingMessage } }>();
+  app.post("/webhooks", (c) => {
+    const { secret, options } = setupOf(c.env.incoming);
+    return withWebhookVerification(secret, async (event) => c.json(eventReply(event)), options)(c.req.raw);
+  });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server;
+  await once(server, "listening");
+  return listen(server);
 }

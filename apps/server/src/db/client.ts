@@ -1,16 +1,24 @@
 import { type Db, MongoClient } from "mongodb";
 import type { Logger } from "../logger.js";
+import { instrumentMongoClient, telemetryActive } from "../telemetry/index.js";
 
-/** The driver settings the server uses; the benchmark's raw-driver baseline uses them too. */
+/**
+ * The driver settings the server uses; the benchmark's raw-driver baseline uses them too. With
+ * tracing on, command monitoring feeds a span per command (telemetry/sdk.ts); off, the driver
+ * emits no command events at all.
+ */
 export function createMongoClient(uri: string): MongoClient {
-  return new MongoClient(uri, {
+  const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: 2000,
     // Opening a connection to a busy database can take a while; a down one refuses at once.
     connectTimeoutMS: 10_000,
     socketTimeoutMS: 30_000,
     maxPoolSize: 50,
     appName: "deskline-server",
+    ...(telemetryActive() ? { monitorCommands: true } : {}),
   });
+  instrumentMongoClient(client);
+  return client;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { schemaEnums } from "../generated/values.js";
+import { currentTraceparent } from "../telemetry/index.js";
 import { newId } from "./ids.js";
 
 /**
@@ -28,6 +29,11 @@ export interface StoredEvent {
    * and the events API answers them, so the two can never differ.
    */
   payload: string;
+  /**
+   * The W3C trace context of the write that made the event, when tracing is on: its delivery
+   * attempts join that trace (telemetry/index.ts). Never part of `payload`.
+   */
+  traceparent?: string;
 }
 
 /**
@@ -51,12 +57,14 @@ export function newEvent(
     data,
     ...(previous === undefined ? {} : { previous_attributes: previous }),
   };
+  const traceparent = currentTraceparent();
   return {
     _id: id,
     workspace_id: workspaceId,
     type,
     created_at: new Date(created * 1000),
     payload: JSON.stringify(body),
+    ...(traceparent === undefined ? {} : { traceparent }),
   };
 }
 

@@ -4,6 +4,7 @@ import { errorMiddleware } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { requestMetrics } from "../metrics/http.js";
 import type { Metrics } from "../metrics/metrics.js";
+import { requestSpanMiddleware } from "../telemetry/index.js";
 import { allowedMethods } from "./allowed-methods.js";
 import { requestId } from "./request-id.js";
 
@@ -11,10 +12,13 @@ import { requestId } from "./request-id.js";
  * The Koa app around a router, as every process serves HTTP: request id, access log, request
  * metrics and the one error middleware, then the routes; 404 `route_not_found` and 405 (with
  * `Allow`) in the API's error body for anything else. The API (app.ts) and a worker's probes (worker-app.ts)
- * differ only in their routes.
+ * differ only in their routes. With tracing on, a span around all of it (telemetry/index.ts).
  */
 export function serveRouter(router: Router, { logger, metrics }: { logger: Logger; metrics: Metrics }): Koa {
   const app = new Koa({ proxy: false });
+  // Outermost, so the access log line and the error middleware run inside the request's span.
+  const spans = requestSpanMiddleware();
+  if (spans) app.use(spans);
   app.use(requestId);
   app.use(accessLog(logger));
   app.use(requestMetrics(metrics));

@@ -1,6 +1,7 @@
 // The raw body of a node request, for the Koa and node/Express middlewares: the copy a body
 // parser kept, or the stream read with a size cap.
 import type { IncomingMessage } from "node:http";
+import type { Readable } from "node:stream";
 import type { WebhookPayload } from "../core.js";
 import { declaredTooLarge, tooLarge } from "./shared.js";
 
@@ -24,19 +25,20 @@ export async function payloadOf(req: IncomingMessage, kept: KeptBody, max: numbe
       : body instanceof Uint8Array
         ? body
         : undefined;
-  if (payload === undefined) return readBody(req, max);
+  if (payload === undefined) return readBody(req, req.headers["content-length"], max);
   const size = typeof payload === "string" ? Buffer.byteLength(payload, "utf8") : payload.byteLength;
   if (size > max) throw tooLarge(max);
   return payload;
 }
 
 /**
- * Reads the request stream into one Buffer, refusing more than `max` bytes. On refusal the rest
+ * Reads a request stream into one Buffer, refusing more than `max` bytes. On refusal the rest
  * of the stream is drained and dropped (as body-parser does), so the 413 reaches the client
- * instead of a connection reset, and nothing more is buffered.
+ * instead of a connection reset, and nothing more is buffered. `req` is the request itself or
+ * the stream a framework hands over in its place (Fastify's parsers).
  */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
-  if (declaredTooLarge(req.headers["content-length"], max)) {
+export function readBody(req: Readable, contentLength: string | undefined, max: number): Promise<Buffer> {
+  if (declaredTooLarge(contentLength, max)) {
     req.resume();
     return Promise.reject(tooLarge(max));
   }
