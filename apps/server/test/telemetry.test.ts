@@ -205,10 +205,9 @@ describe("when not configured", () => {
   });
 });
 
-// The delivery worker calls withDeliveryAttemptSpan (telemetry/index.ts) around each attempt,
-// with the stored event's `traceparent`. Skipped until that call is wired into the delivery
-// worker (delivery/deliver.ts, being rewritten): enable it then; it needs no other change.
-describe.skip("delivery attempts (enable once deliver.ts calls withDeliveryAttemptSpan)", () => {
+// The delivery worker calls withDeliveryAttemptSpan (telemetry/index.ts) around each attempt
+// (delivery/lane.ts), with the stored event's `traceparent`.
+describe("delivery attempts", () => {
   it("each attempt is a span in the write's trace, with endpoint, event type, attempt number and outcome", async () => {
     const deployment = await startDeployment();
     const service = "deskline-test-delivery";

@@ -6,6 +6,7 @@ import type { ClaimedDelivery, DeliveryOutcome } from "../db/webhook-deliveries.
 import { signingSecrets, type WebhookEndpointDoc } from "../db/webhook-endpoints.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
+import { withDeliveryAttemptSpan } from "../telemetry/index.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
 import { retryDelay } from "./retry-schedule.js";
 
@@ -83,9 +84,12 @@ async function sendBatch(
 ): Promise<boolean> {
   const { store } = deps;
   const events = await store.events.collection
-    .find({ _id: { $in: [...new Set(batch.map((d) => d.event_id))] } }, { projection: { payload: 1 } })
+    .find(
+      { _id: { $in: [...new Set(batch.map((d) => d.event_id))] } },
+      { projection: { payload: 1, traceparent: 1 } },
+    )
     .toArray();
-  const payloadOf = new Map(events.map((event) => [event._id, event.payload]));
+  const eventOf = new Map(events.map((event) => [event._id, event]));
   // Once per endpoint and batch: the secrets valid now.
   const secrets = signingSecrets(endpoint);
   const lastAttempt = 1 + deps.retryDelaysMs.length;
@@ -106,9 +110,9 @@ async function sendBatch(
   await Promise.all(
     batch.map((delivery) =>
       limit(async () => {
-        const payload = payloadOf.get(delivery.event_id);
+        const event = eventOf.get(delivery.event_id);
         const at = new Date();
-        if (payload === undefined) {
+        if (event === undefined) {
           // Its event is past retention: nothing left to send.
           settled.push({
             delivery,
@@ -124,10 +128,27 @@ async function sendBatch(
           });
           return;
         }
-        const report = await attemptDelivery(
-          deps.dispatcher,
-          { url: endpoint.url, eventId: delivery.event_id, eventType: delivery.event_type, payload, secrets },
-          deps.timeoutMs,
+        // A span of the write's trace when tracing is on (telemetry/index.ts).
+        const report = await withDeliveryAttemptSpan(
+          {
+            endpointId: endpoint._id,
+            eventId: delivery.event_id,
+            eventType: delivery.event_type,
+            attempt: delivery.attempt,
+            traceparent: event.traceparent,
+          },
+          () =>
+            attemptDelivery(
+              deps.dispatcher,
+              {
+                url: endpoint.url,
+                eventId: delivery.event_id,
+                eventType: delivery.event_type,
+                payload: event.payload,
+                secrets,
+              },
+              deps.timeoutMs,
+            ),
         );
         settled.push({
           delivery,
