@@ -7,28 +7,9 @@ import type { Middleware } from "koa";
 import type { MongoClient } from "mongodb";
 import type { TelemetryConfig } from "../config.js";
 
-/** What a delivery attempt span says about the attempt (the delivery worker fills it). */
-export interface DeliveryAttemptInfo {
-  endpointId: string;
-  eventType: string;
-  /** The attempt's number, 1 for the first. */
-  attempt: number;
-  eventId?: string;
-  /** The stored event's `traceparent` (the write's trace), so the attempt joins that trace. */
-  traceparent?: string | undefined;
-}
+import type { ActiveTelemetry, DeliveryAttemptInfo } from "./types.js";
 
-/** The running SDK, as telemetry/sdk.ts builds it. */
-export interface ActiveTelemetry {
-  requestSpans(): Middleware;
-  instrumentMongo(client: MongoClient): void;
-  withDeliveryAttemptSpan<T>(info: DeliveryAttemptInfo, fn: () => Promise<T>): Promise<T>;
-  currentTraceparent(): string | undefined;
-  /** pino's mixin: the active trace's ids on each log line. */
-  logFields(): Record<string, string>;
-  /** Exports what is buffered, then stops. */
-  shutdown(): Promise<void>;
-}
+export type { DeliveryAttemptInfo };
 
 let active: ActiveTelemetry | undefined;
 

@@ -31,7 +31,7 @@ import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent, Mo
 import packageJson from "../../package.json" with { type: "json" };
 import type { TelemetryConfig } from "../config.js";
 import { routeTemplates } from "../http/operation.js";
-import type { ActiveTelemetry, DeliveryAttemptInfo } from "./index.js";
+import type { ActiveTelemetry, DeliveryAttemptInfo } from "./types.js";
 
 const SCOPE = "@deskline/server";
 
