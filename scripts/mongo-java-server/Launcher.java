@@ -10,7 +10,8 @@
 //
 // -Ddeskline.oplog=true turns on mongo-java-server's oplog, which gives it change streams: for a
 // test of the change-stream path only (apps/server/test/delivery-wake.test.ts). Never by default:
-// that oplog is a collection that grows without bound and is scanned on every getMore.
+// that oplog is a collection that grows without bound and is scanned on every getMore. The
+// backends add findAndModify's changes to it, which the library leaves out (FindAndModifyOplog.java).
 
 import de.bwaldvogel.mongo.MongoBackend;
 import de.bwaldvogel.mongo.MongoServer;

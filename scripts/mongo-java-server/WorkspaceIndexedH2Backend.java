@@ -11,6 +11,7 @@ import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.DatabaseResolver;
 import de.bwaldvogel.mongo.backend.EmptyIndex;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
@@ -19,6 +20,8 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.oplog.Oplog;
+import io.netty.channel.Channel;
 import java.util.Comparator;
 import java.util.List;
 import org.h2.mvstore.MVMap;
@@ -46,6 +49,14 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
   protected MongoDatabase openOrCreateDatabase(String databaseName) {
     MVStore store = getMvStore();
     return new H2Database(databaseName, store, getCursorRegistry()) {
+      // A findAndModify's changes go to the oplog too, when it is on (FindAndModifyOplog.java).
+      @Override
+      public Document handleCommand(
+          Channel channel, String command, Document query, DatabaseResolver resolver, Oplog oplog) {
+        return FindAndModifyOplog.handle(
+            this, command, query, oplog, () -> super.handleCommand(channel, command, query, resolver, oplog));
+      }
+
       // Runs within H2Database's constructor as well (it reopens its collections); `store` is a
       // captured local, set before that constructor runs.
       @Override
@@ -112,6 +123,21 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
     protected void handleUpdate(Object position, Document oldDocument, Document newDocument) {
       indexes().update(oldDocument, newDocument, position);
       super.handleUpdate(position, oldDocument, newDocument);
+      FindAndModifyOplog.updated(this, newDocument.get("_id"));
+    }
+
+    // The public add and remove, called once a document is in (or out of) the collection and
+    // its indexes: what a findAndModify did, for the oplog (FindAndModifyOplog.java).
+    @Override
+    public void addDocument(Document document) {
+      super.addDocument(document);
+      FindAndModifyOplog.inserted(this, document);
+    }
+
+    @Override
+    public void removeDocument(Document document) {
+      super.removeDocument(document);
+      FindAndModifyOplog.deleted(this, document.get("_id"));
     }
 
     @Override
