@@ -71,9 +71,13 @@ function describe(error: ErrorObject, param: string | undefined, where: Where): 
 export function assertValid(validate: ValidateFunction, data: unknown, where: Where): void {
   if (validate(data)) return;
   const errors = validate.errors ?? [];
-  // Prefer the error a person can act on: a missing or unknown name before a type mismatch.
+  // Prefer the error a person can act on: a missing or unknown name before a type mismatch, and
+  // in a union (`anyOf` per type, as a custom field's value) the bound the value's own type broke
+  // before the other branches' type mismatches.
   const error =
-    errors.find((e) => e.keyword === "required" || e.keyword === "additionalProperties") ?? errors[0];
+    errors.find((e) => e.keyword === "required" || e.keyword === "additionalProperties") ??
+    errors.find((e) => !["type", "anyOf", "oneOf"].includes(e.keyword)) ??
+    errors[0];
   if (!error) throw new AppError(400, "parameter_invalid", `The ${where} is invalid.`);
   const param = paramOf(error);
   const code =
