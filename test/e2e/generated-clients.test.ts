@@ -2,7 +2,9 @@
 // configuration file) and @hey-api/openapi-ts generate from the served spec
 // (/open/v1/openapi.json) without a warning, then a small program drives each client through
 // contacts, tickets and events against the built server (through the world's spec-checking
-// proxy), every response parsed by the generated models. openapi-generator has its own test
+// proxy), every response parsed by the generated models; openapi-python-client's client of the
+// spec as it was before `conversation.assigned` existed then reads events of that type (as
+// `UnknownEvent`). openapi-generator has its own test
 // (openapi-generator.test.ts). openapi-python-client lives in its own virtualenv
 // (scripts/install-openapi-python-client.sh, run by .ci/run); without it the Python half skips
 // with the install command, except under CI.
@@ -11,6 +13,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { recordUnknownTypeEvents, UNKNOWN, withoutUnknownType } from "../helpers/unknown-event-type.js";
 import { newWorld, type World } from "../helpers/world.js";
 
 const root = join(import.meta.dirname, "../..");
@@ -88,7 +91,7 @@ afterEach(async () => {
 });
 
 describe("clients generated from the served spec", () => {
-  it("openapi-python-client 0.29: no warning, and its models parse every answer of a round trip", async (ctx) => {
+  it("openapi-python-client 0.29: no warning, its models parse every answer of a round trip and unknown event types", async (ctx) => {
     const check = spawnSync("bash", [join(root, "scripts/install-openapi-python-client.sh"), "--check"], {
       encoding: "utf8",
     });
@@ -123,6 +126,45 @@ describe("clients generated from the served spec", () => {
     ]);
     expect(driven.code, driven.output).toBe(0);
     expect(JSON.parse(driven.stdout.trim().split("\n").at(-1) as string)).toEqual(EXPECTED);
+
+    // An event type the client does not know: a client of the spec as it was before
+    // `conversation.assigned` existed reads real events of that type.
+    await recordUnknownTypeEvents(world);
+    const older = join(scratch, "openapi-older.json");
+    writeFileSync(older, JSON.stringify(withoutUnknownType(await (await fetch(specUrl)).json())));
+    const generatedOlder = await run(
+      generator,
+      [
+        "generate",
+        "--path",
+        older,
+        "--output-path",
+        join(scratch, "older/deskline_client"),
+        "--meta",
+        "none",
+      ],
+      { env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, NO_COLOR: "1" } },
+    );
+    expect(generatedOlder.code, generatedOlder.output).toBe(0);
+    expect(noteworthy(generatedOlder.output, /^Generating /)).toEqual([]);
+    const read = await run(join(bin, "python"), [
+      join(drivers, "unknown_events.py"),
+      join(scratch, "older"),
+      world.baseUrl,
+      world.key,
+    ]);
+    expect(read.code, read.output).toBe(0);
+    expect(JSON.parse(read.stdout.trim().split("\n").at(-1) as string)).toEqual({
+      types: {
+        "contact.created": ["ContactCreatedEvent"],
+        "contact.updated": ["ContactUpdatedEvent"],
+        [UNKNOWN]: ["UnknownEvent"],
+        "message.received": ["MessageReceivedEvent"],
+        "ticket.created": ["TicketCreatedEvent"],
+        "ticket.updated": ["TicketUpdatedEvent"],
+      },
+      unknown: { model: "UnknownEvent", type: UNKNOWN, data_object: "conversation", same_id: true },
+    });
   }, 300_000);
 
   it("@hey-api/openapi-ts: no warning, and its zod schemas pass every answer of a round trip", async () => {

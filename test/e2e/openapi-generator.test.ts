@@ -12,20 +12,17 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "nod
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import {
+  excludedByPattern,
+  recordUnknownTypeEvents,
+  UNKNOWN,
+  withoutUnknownType,
+} from "../helpers/unknown-event-type.js";
 import { newWorld, type World } from "../helpers/world.js";
 
 const root = join(import.meta.dirname, "../..");
 const drivers = join(root, "test/generated-clients");
 const INSTALL = "bash scripts/install-openapi-generator-cli.sh (Python 3.12+ and Java 11+; .ci/run does it)";
-
-/**
- * The type the unknown-event half removes from its copy of the spec. A server holds events of a type
- * its clients do not know when the type was added to v1 after they were generated; generating a
- * client from the spec as it was before `conversation.assigned` existed (without that type in
- * `EventType`, the `Event` union, its schema, example and webhook) makes exactly that client, while
- * the server really records such events (through the admin API's assignment). No event is forged.
- */
-const UNKNOWN = "conversation.assigned";
 
 /** What each driver reports after the round trip (the Python and TypeScript drivers agree). */
 const ROUND_TRIP = {
@@ -136,40 +133,6 @@ function run(command: string, args: string[], options: SpawnOptions = {}) {
   });
 }
 
-/** The spec as a client generated before {@link UNKNOWN} was added would have read it. */
-function withoutUnknownType(spec: any) {
-  const copy = structuredClone(spec);
-  const schemas = copy.components.schemas;
-  schemas.EventType.enum = schemas.EventType.enum.filter((type: string) => type !== UNKNOWN);
-  const ref = `#/components/schemas/${"ConversationAssignedEvent"}`;
-  schemas.Event.oneOf = schemas.Event.oneOf.filter((branch: { $ref: string }) => branch.$ref !== ref);
-  delete schemas.ConversationAssignedEvent;
-  delete copy.components.examples.ConversationAssignedEvent;
-  delete copy.webhooks[UNKNOWN];
-  const type = schemas.UnknownEvent.properties.type;
-  type.pattern = type.pattern.replace(`|${UNKNOWN.replace(".", "\\.")}`, "");
-  // Nothing but prose may still name it, or the copy would not be that older spec.
-  const named: string[] = [];
-  const walk = (value: unknown, path: string): void => {
-    if (typeof value === "string" && /ConversationAssigned|conversation\.assigned/.test(value))
-      named.push(path);
-    if (typeof value !== "object" || value === null) return;
-    for (const [key, item] of Object.entries(value)) {
-      if (key !== "description" && key !== "summary") walk(item, `${path}/${key}`);
-    }
-  };
-  walk(copy, "#");
-  expect(named).toEqual([]);
-  return copy;
-}
-
-/** The types `UnknownEvent.type`'s pattern excludes (the generators' copy of `not: EventType`). */
-function excludedByPattern(spec: any): string[] {
-  const pattern: string = spec.components.schemas.UnknownEvent.properties.type.pattern;
-  const excluded = /^\^\(\?!\(([^)]*)\)\$\)/.exec(pattern)?.[1] ?? "";
-  return excluded.split("|").map((type) => type.replace(/\\\./g, "."));
-}
-
 /** Generates a client with default options; the output must say nothing about the spec. */
 async function generate(generator: string, spec: string, language: string, output: string) {
   const generated = await run(generator, ["generate", "-g", language, "-i", spec, "-o", output]);
@@ -194,17 +157,7 @@ beforeEach(async () => {
   for (const spec of [served, older]) {
     expect(excludedByPattern(spec).sort()).toEqual([...spec.components.schemas.EventType.enum].sort());
   }
-  // The two event types only channels cause (here the admin API stands in for them): a customer
-  // message on a conversation, then its assignment.
-  const customer = await world.sdk.contacts.create({ name: "Grace Hopper" });
-  const conversation = await world.admin("POST", `/admin/v1/workspaces/${world.workspaceId}/conversations`, {
-    contact_id: customer.id,
-    channel: "email",
-    message: { body: "The printer is on fire." },
-  });
-  await world.admin("PUT", `/admin/v1/conversations/${conversation.id}/assignees`, {
-    assignee_ids: ["agent_42"],
-  });
+  await recordUnknownTypeEvents(world);
 });
 
 afterEach(async () => {
