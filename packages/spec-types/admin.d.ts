@@ -430,7 +430,7 @@ export type components = {
          */
         HolderId: string;
         /** @description The body of every error response. */
-        Error: {
+        ErrorResponse: {
             error: {
                 type: components["schemas"]["ErrorType"];
                 /**
@@ -594,7 +594,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description No valid admin token. Codes: `missing_api_key` (no or malformed `Authorization` header), `invalid_api_key` (wrong token). */
@@ -605,7 +605,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description No such object. Codes: `resource_missing`; `param` is `id`. */
@@ -615,7 +615,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description Conflict. Codes: `idempotency_key_in_flight`. */
@@ -625,7 +625,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body exceeds 1 MiB. Codes: `body_too_large`. */
@@ -635,7 +635,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body is not sent as `application/json`. Codes: `unsupported_media_type`. */
@@ -645,7 +645,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The `Idempotency-Key` was already used with a different request. Codes: `idempotency_key_reused`. */
@@ -655,7 +655,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The database is unreachable; retry later. Codes: `database_unavailable`. */
@@ -665,7 +665,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };

@@ -661,7 +661,8 @@ export type paths = {
         };
         /**
          * This description as YAML
-         * @description Returns this OpenAPI document as YAML. No authentication.
+         * @description Returns this OpenAPI document as YAML. No authentication. The answer is `application/yaml`,
+         *     or `text/yaml` for a request whose `Accept` prefers it.
          */
         get: operations["getOpenApiYaml"];
         put?: never;
@@ -920,7 +921,7 @@ export type components = {
          */
         ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
         /** @description The body of every error response. */
-        Error: {
+        ErrorResponse: {
             error: {
                 type: components["schemas"]["ErrorType"];
                 /**
@@ -1034,13 +1035,13 @@ export type components = {
             group: components["schemas"]["ContactGroup"];
             gender: components["schemas"]["ContactGender"];
             birthday: components["schemas"]["ContactBirthday"];
-            address: components["schemas"]["ContactAddress"];
+            address: components["schemas"]["Address"] | null;
             company: components["schemas"]["ContactCompany"];
             tags: components["schemas"]["ContactTags"];
             segments: components["schemas"]["ContactSegments"];
             lifecycle_stage: components["schemas"]["ContactLifecycleStage"];
             preferred_channel: components["schemas"]["ContactPreferredChannel"];
-            preferred_language: components["schemas"]["ContactPreferredLanguage"];
+            preferred_language: components["schemas"]["LanguageTag"] | null;
             timezone: components["schemas"]["ContactTimezone"];
             do_not_contact: components["schemas"]["ContactDoNotContact"];
             marketing_consent: components["schemas"]["ContactMarketingConsent"];
@@ -1069,13 +1070,11 @@ export type components = {
         ContactGender: string | null;
         /** Format: date */
         ContactBirthday: string | null;
-        ContactAddress: components["schemas"]["Address"] | null;
         ContactCompany: string | null;
         ContactTags: string[];
         ContactSegments: string[];
         ContactLifecycleStage: string | null;
         ContactPreferredChannel: string | null;
-        ContactPreferredLanguage: components["schemas"]["LanguageTag"] | null;
         /**
          * @description An IANA time zone name (one of `TimeZone` since it is checked against that list; contacts
          *     written before then may hold another spelling that the time zone database accepted).
@@ -1299,16 +1298,16 @@ export type components = {
             object: "ticket";
             subject: components["schemas"]["TicketSubject"];
             type: components["schemas"]["TicketType"];
-            priority: components["schemas"]["NullableTicketPriority"];
+            priority: components["schemas"]["TicketPriority"] | null;
             status: components["schemas"]["TicketStatus"];
             category: components["schemas"]["TicketCategory"];
-            sentiment: components["schemas"]["NullableTicketSentiment"];
+            sentiment: components["schemas"]["TicketSentiment"] | null;
             contact_id: components["schemas"]["TicketContactId"];
             conversation_id: components["schemas"]["TicketConversationId"];
             assignee_id: components["schemas"]["TicketAssigneeId"];
             tags: components["schemas"]["TicketTags"];
             notes: components["schemas"]["TicketNotes"];
-            language: components["schemas"]["TicketLanguage"];
+            language: components["schemas"]["LanguageTag"] | null;
             due_at: components["schemas"]["TicketDueAt"];
             solved_at: components["schemas"]["TicketSolvedAt"];
             closed_at: components["schemas"]["TicketClosedAt"];
@@ -1320,16 +1319,13 @@ export type components = {
         TicketSubject: string;
         /** @description Free label, e.g. `question`, `incident`, `problem`, `task`. */
         TicketType: string | null;
-        NullableTicketPriority: components["schemas"]["TicketPriority"] | null;
         TicketCategory: string | null;
-        NullableTicketSentiment: components["schemas"]["TicketSentiment"] | null;
         TicketContactId: string | null;
         TicketConversationId: string | null;
         /** @description Identifier of the agent in the API user's own system. */
         TicketAssigneeId: string | null;
         TicketTags: string[];
         TicketNotes: string | null;
-        TicketLanguage: components["schemas"]["LanguageTag"] | null;
         /** Format: date-time */
         TicketDueAt: string | null;
         /**
@@ -1721,10 +1717,7 @@ export type components = {
             id: string;
             /** @constant */
             object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             type: "contact.created";
             /** @description Unix time in seconds. */
             created: number;
@@ -1735,10 +1728,7 @@ export type components = {
             id: string;
             /** @constant */
             object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             type: "contact.updated";
             /** @description Unix time in seconds. */
             created: number;
@@ -1755,13 +1745,13 @@ export type components = {
                 group?: components["schemas"]["ContactGroup"];
                 gender?: components["schemas"]["ContactGender"];
                 birthday?: components["schemas"]["ContactBirthday"];
-                address?: components["schemas"]["ContactAddress"];
+                address?: components["schemas"]["Address"] | null;
                 company?: components["schemas"]["ContactCompany"];
                 tags?: components["schemas"]["ContactTags"];
                 segments?: components["schemas"]["ContactSegments"];
                 lifecycle_stage?: components["schemas"]["ContactLifecycleStage"];
                 preferred_channel?: components["schemas"]["ContactPreferredChannel"];
-                preferred_language?: components["schemas"]["ContactPreferredLanguage"];
+                preferred_language?: components["schemas"]["LanguageTag"] | null;
                 timezone?: components["schemas"]["ContactTimezone"];
                 do_not_contact?: components["schemas"]["ContactDoNotContact"];
                 marketing_consent?: components["schemas"]["ContactMarketingConsent"];
@@ -1774,10 +1764,7 @@ export type components = {
             id: string;
             /** @constant */
             object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             type: "ticket.created";
             /** @description Unix time in seconds. */
             created: number;
@@ -1788,10 +1775,7 @@ export type components = {
             id: string;
             /** @constant */
             object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             type: "ticket.updated";
             /** @description Unix time in seconds. */
             created: number;
@@ -1800,16 +1784,16 @@ export type components = {
             previous_attributes: {
                 subject?: components["schemas"]["TicketSubject"];
                 type?: components["schemas"]["TicketType"];
-                priority?: components["schemas"]["NullableTicketPriority"];
+                priority?: components["schemas"]["TicketPriority"] | null;
                 status?: components["schemas"]["TicketStatus"];
                 category?: components["schemas"]["TicketCategory"];
-                sentiment?: components["schemas"]["NullableTicketSentiment"];
+                sentiment?: components["schemas"]["TicketSentiment"] | null;
                 contact_id?: components["schemas"]["TicketContactId"];
                 conversation_id?: components["schemas"]["TicketConversationId"];
                 assignee_id?: components["schemas"]["TicketAssigneeId"];
                 tags?: components["schemas"]["TicketTags"];
                 notes?: components["schemas"]["TicketNotes"];
-                language?: components["schemas"]["TicketLanguage"];
+                language?: components["schemas"]["LanguageTag"] | null;
                 due_at?: components["schemas"]["TicketDueAt"];
                 solved_at?: components["schemas"]["TicketSolvedAt"];
                 closed_at?: components["schemas"]["TicketClosedAt"];
@@ -1820,10 +1804,7 @@ export type components = {
             id: string;
             /** @constant */
             object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             type: "message.received";
             /** @description Unix time in seconds. */
             created: number;
@@ -1834,10 +1815,7 @@ export type components = {
             id: string;
             /** @constant */
             object: "event";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
+            /** @constant */
             type: "conversation.assigned";
             /** @description Unix time in seconds. */
             created: number;
@@ -1848,12 +1826,18 @@ export type components = {
             };
         };
         /**
+         * @description An event of a type added to v1 after a client was generated: only the envelope is typed.
+         *     Generated clients parse it into this schema instead of failing (acknowledge it, or log it);
+         *     its `type` is none of the types in `EventType`, which each have their own schema.
+         */
+        UnknownEvent: never;
+        /**
          * @description Body of every webhook delivery: one of the event schemas, told apart by `type`. `data` is the
          *     resource as the API returns it; `*.updated` and `conversation.assigned` events also carry
          *     `previous_attributes`. More types may be added within v1: receivers must accept (2xx) types
-         *     they do not know.
+         *     they do not know, which `UnknownEvent` describes.
          */
-        Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"];
+        Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"] | components["schemas"]["UnknownEvent"];
     };
     responses: {
         /** @description Invalid request. Codes: `invalid_json`, `invalid_body` (the body could not be read completely), `parameter_missing`, `parameter_invalid`, `parameter_unknown`; `param` names the field or query parameter. */
@@ -1866,7 +1850,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description No valid API key. Codes: `missing_api_key` (no or malformed `Authorization` header), `invalid_api_key` (unknown or revoked key). */
@@ -1877,7 +1861,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The API key lacks the scope this operation needs. Codes: `insufficient_scope` (the message names the scope). */
@@ -1895,7 +1879,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description No such object in this workspace (an id of another workspace looks exactly the same). Codes: `resource_missing`; `param` is `id`. */
@@ -1908,7 +1892,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `webhook_endpoint_disabled` (each operation lists the ones it can return). `idempotency_key_in_flight` and `concurrent_update` are worth retrying after a moment; the others are not. */
@@ -1926,7 +1910,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body exceeds 1 MiB. Codes: `body_too_large`. */
@@ -1939,7 +1923,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The body is not sent as `application/json`. Codes: `unsupported_media_type`. */
@@ -1952,7 +1936,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The `Idempotency-Key` was already used with a different request (method, path or body). Codes: `idempotency_key_reused`. */
@@ -1965,7 +1949,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description Rate limit of the API key exceeded. Codes: `rate_limited`. */
@@ -1979,7 +1963,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /** @description The database is unreachable; retry later. Codes: `database_unavailable`. */
@@ -1990,7 +1974,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
         /**
@@ -2004,7 +1988,7 @@ export type components = {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["ErrorResponse"];
             };
         };
     };
@@ -3789,6 +3773,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "text/yaml": string;
                     /**
                      * @example {
                      *       "openapi": "3.1.0",
@@ -3801,8 +3786,12 @@ export interface operations {
                      */
                     "application/yaml": {
                         openapi: string;
-                        info: Record<string, unknown>;
-                        paths: Record<string, unknown>;
+                        info: {
+                            [key: string]: unknown;
+                        };
+                        paths: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -3834,7 +3823,9 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": Record<string, unknown>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             default: components["responses"]["UnexpectedError"];

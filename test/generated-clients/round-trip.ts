@@ -19,7 +19,7 @@ import {
   updateTicket,
 } from "./sdk.gen.js";
 import type { ContactUpdatedEvent, TicketUpdatedEvent } from "./types.gen.js";
-import { zError } from "./zod.gen.js";
+import { zErrorResponse } from "./zod.gen.js";
 
 export interface Summary {
   steps: [string, number][];
@@ -93,7 +93,7 @@ export async function roundTrip(baseUrl: string, apiKey: string): Promise<Summar
   if (gone.response.status !== 404) throw new Error(`getContact after delete: ${gone.response.status}`);
   steps.push(["getContact", 404]);
   // Error bodies are not run through the SDK's validator: parse this one with the generated schema.
-  const error = zError.parse(gone.error);
+  const error = zErrorResponse.parse(gone.error);
 
   return {
     steps,

@@ -38,7 +38,7 @@ from deskline_client.models import (  # noqa: E402
     ContactUpdatedEvent,
     DeletedContact,
     DeletedTicket,
-    Error,
+    ErrorResponse,
     EventList,
     Ticket,
     TicketCreate,
@@ -101,7 +101,7 @@ ticket_update = next(e for e in events.data if isinstance(e, TicketUpdatedEvent)
 
 call("deleteTicket", delete_ticket, 200, DeletedTicket, id=ticket.id)
 call("deleteContact", delete_contact, 200, DeletedContact, id=contact.id)
-gone = call("getContact", get_contact, 404, Error, id=contact.id)
+gone = call("getContact", get_contact, 404, ErrorResponse, id=contact.id)
 
 print(
     json.dumps(

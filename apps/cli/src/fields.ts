@@ -8,6 +8,7 @@ type JsonSchema = {
   properties?: Record<string, JsonSchema>;
   additionalProperties?: boolean | JsonSchema;
   oneOf?: readonly JsonSchema[];
+  anyOf?: readonly JsonSchema[];
   enum?: readonly unknown[];
 };
 

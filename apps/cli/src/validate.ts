@@ -13,7 +13,15 @@ export function compileValidator(schema: object): Validator {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   addFormats(ajv);
   const validate = ajv.compile(schema);
-  return (body) => (validate(body) ? undefined : describe(validate.errors?.[0]));
+  return (body) => (validate(body) ? undefined : describe(chosen(validate.errors ?? [])));
+}
+
+/**
+ * The first error, except in a union (`anyOf` per type, as a custom field's value): there the bound
+ * the value's own type broke, before the other branches' type mismatches (as the server chooses).
+ */
+function chosen(errors: ErrorObject[]): ErrorObject | undefined {
+  return errors.find((e) => !["type", "anyOf", "oneOf"].includes(e.keyword)) ?? errors[0];
 }
 
 /** `email: must match format "email"` — the field as a dotted path, then Ajv's words. */

@@ -22,7 +22,11 @@ let receiver: Receiver;
 
 beforeAll(async () => {
   // One lane and one attempt at a time (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1), on a shared machine.
-  const deployment = await startDeployment({ WEBHOOK_CONCURRENCY: "1", WEBHOOK_ENDPOINT_CONCURRENCY: "1", WEBHOOK_TIMEOUT_MS: "3000" });
+  const deployment = await startDeployment({
+    WEBHOOK_CONCURRENCY: "1",
+    WEBHOOK_ENDPOINT_CONCURRENCY: "1",
+    WEBHOOK_TIMEOUT_MS: "3000",
+  });
   upstream = await (await deployment.start("all")).baseUrl;
   proxy = await startSpecProxy(upstream);
   ({ key } = await newWorkspace(undefined, upstream));

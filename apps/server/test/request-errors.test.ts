@@ -185,6 +185,22 @@ describe("contact fields", () => {
     expectError(await api.post("/open/v1/contacts", { key, body }), 400, code, param);
   });
 
+  it("a custom field's value names the bound its own type broke, or every type it may be", async () => {
+    const long = await api.post("/open/v1/contacts", {
+      key,
+      body: { name: "A", custom_fields: { s: "x".repeat(1001) } },
+    });
+    expect(long.body.error.message).toBe("`custom_fields.s` must NOT have more than 1000 characters.");
+    const nested = await api.post("/open/v1/contacts", {
+      key,
+      body: { name: "A", custom_fields: { o: {} } },
+    });
+    expect(nested.body.error).toMatchObject({ code: "parameter_invalid", param: "custom_fields.o" });
+    expect(nested.body.error.message).toBe(
+      "`custom_fields.o` must be of type string, number, boolean or null.",
+    );
+  });
+
   it("blank text is refused as blank, in words, on create and on PATCH", async () => {
     const created = await api.post("/open/v1/contacts", { key, body: { name: " \t " } });
     expect(created.body.error.message).toBe("`name` must not be empty or only whitespace.");
@@ -313,6 +329,20 @@ describe("routes", () => {
     expect(json.body.openapi).toBe("3.1.0");
     const { parse } = await import("yaml");
     expect(parse(yaml.body)).toEqual(json.body);
+  });
+
+  it("the YAML document is text/yaml only for an Accept that prefers it, the same bytes", async () => {
+    const plain = await api.get("/open/v1/openapi.yaml");
+    expect(plain.headers.get("content-type")).toMatch(/^application\/yaml/);
+    for (const accept of ["text/yaml", "text/yaml, application/yaml;q=0.5", "text/*"]) {
+      const text = await api.get("/open/v1/openapi.yaml", { headers: { Accept: accept } });
+      expect(text.headers.get("content-type"), accept).toMatch(/^text\/yaml/);
+      expect(text.body).toBe(plain.body);
+    }
+    for (const accept of ["application/yaml", "*/*", "application/json", "application/yaml, text/yaml"]) {
+      const yaml = await api.get("/open/v1/openapi.yaml", { headers: { Accept: accept } });
+      expect(yaml.headers.get("content-type"), accept).toMatch(/^application\/yaml/);
+    }
   });
 
   it("/healthz and /readyz answer without auth", async () => {

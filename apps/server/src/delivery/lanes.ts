@@ -162,7 +162,12 @@ export class WebhookDelivery {
       intervalMs: this.config.webhookWakeIntervalMs,
     });
     this.poll = wake.poll;
-    wake.channel.on("error", (err) => this.logger.warn({ err }, "webhook wake channel error"));
+    wake.channel.on("error", (err) => {
+      // A change that arrives while the stream closes at shutdown is an error to the driver, and
+      // no news to us.
+      if (wake.channel.state === "disconnected") return;
+      this.logger.warn({ err }, "webhook wake channel error");
+    });
     this.agenda.notifyVia(wake.channel);
     this.logger.info(wake.description);
     await this.agenda.start();

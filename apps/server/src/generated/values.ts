@@ -9,7 +9,7 @@ export const schemaProperties = {
   "Readiness": [
     "status"
   ],
-  "Error": [
+  "ErrorResponse": [
     "error"
   ],
   "DeletedContact": [
@@ -395,6 +395,14 @@ export const schemaProperties = {
     "data"
   ],
   "ConversationAssignedEvent": [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data",
+    "previous_attributes"
+  ],
+  "UnknownEvent": [
     "id",
     "object",
     "type",

@@ -55,8 +55,11 @@ function describe(error: ErrorObject, param: string | undefined, where: Where): 
       return `${subject} must be one of: ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}.`;
     case "const":
       return `${subject} must be ${JSON.stringify(error.params.allowedValue)}.`;
-    case "type":
-      return `${subject} must be of type ${String(error.params.type).replace(",", " or ")}.`;
+    case "type": {
+      const types = String(error.params.type).split(",");
+      const listed = types.length > 1 ? `${types.slice(0, -1).join(", ")} or ${types.at(-1)}` : types[0];
+      return `${subject} must be of type ${listed}.`;
+    }
     case "format":
       return `${subject} must be a valid ${error.params.format}.`;
     default:
@@ -71,10 +74,21 @@ function describe(error: ErrorObject, param: string | undefined, where: Where): 
 export function assertValid(validate: ValidateFunction, data: unknown, where: Where): void {
   if (validate(data)) return;
   const errors = validate.errors ?? [];
-  // Prefer the error a person can act on: a missing or unknown name before a type mismatch.
-  const error =
-    errors.find((e) => e.keyword === "required" || e.keyword === "additionalProperties") ?? errors[0];
-  if (!error) throw new AppError(400, "parameter_invalid", `The ${where} is invalid.`);
+  // Prefer the error a person can act on: a missing or unknown name before a type mismatch, and
+  // in a union (`anyOf` per type, as a custom field's value) the bound the value's own type broke
+  // before the other branches' type mismatches.
+  const first =
+    errors.find((e) => e.keyword === "required" || e.keyword === "additionalProperties") ??
+    errors.find((e) => !["type", "anyOf", "oneOf"].includes(e.keyword)) ??
+    errors[0];
+  if (!first) throw new AppError(400, "parameter_invalid", `The ${where} is invalid.`);
+  let error = first;
+  // A value no branch of a union takes by type: name every type the branches allow.
+  const types = errors.filter((e) => e.keyword === "type" && e.instancePath === first.instancePath);
+  if (error.keyword === "type" && types.length > 1) {
+    const allowed = [...new Set(types.flatMap((e) => String(e.params.type).split(",")))];
+    error = { ...error, params: { type: allowed.join(",") } };
+  }
   const param = paramOf(error);
   const code =
     error.keyword === "required"

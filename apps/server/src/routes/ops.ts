@@ -27,7 +27,10 @@ export function opsRoutes(router: Router, { op, database, openapi }: RouteKit): 
   probeRoutes(router, database);
   const { text, json } = openapi.documents.public;
   op("getOpenApiYaml", async ({ ctx }) => {
-    ctx.type = "application/yaml";
+    // `text/yaml` only when asked for: the spec documents it for client generators that read no
+    // `application/yaml` (docs/decisions.md); without an Accept that prefers it, `application/yaml`.
+    ctx.type =
+      ctx.accepts("application/yaml", "text/yaml") === "text/yaml" ? "text/yaml" : "application/yaml";
     // The spec's schema is the mapping a YAML reader gets (that is how fuzzers check it); the
     // bytes on the wire are the file's own text, comments and order kept.
     return { status: 200, body: text as unknown as ReplyOf<"getOpenApiYaml">["body"] };
