@@ -15,8 +15,9 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  *     ROLE=worker process (woken through Agenda's notification channel, delivery/wake-channel.ts:
  *     on the embedded database it polls for due lanes every 20 ms);
  *  2. the write's own answer, ROLE=all at 100 writes/s, in a workspace with one subscribed
- *     endpoint against one with none, in the same process one after the other: a write answers
- *     once its event is stored, so queueing its deliveries should cost it little;
+ *     endpoint against one with none, in the same process one after the other (none, one, one,
+ *     none; half of BENCH_SECONDS each): a write answers once its event is stored, so queueing
+ *     its deliveries should cost it little;
  *  3. sustained deliveries/s, two ways: a backlog written as fast as the API takes it while the
  *     same ROLE=all process delivers it (bound by the write rate when delivery keeps up), and the
  *     drain rate of one ROLE=worker process started on a backlog a ROLE=api process wrote (first
@@ -171,8 +172,9 @@ async function main() {
     /**
      * `rate` writes a second for `duration` seconds, each on time whatever the ones before do;
      * then waits (2 minutes at most) for their deliveries at `to` (none when null: no endpoint).
+     * The raw figures, for `summary`.
      */
-    const stream = async (
+    const run = async (
       write: () => Promise<Written>,
       cpu: Cpu,
       { duration = seconds, rate = RATE, to = target as { arrived: Map<string, number> } | null } = {},
@@ -194,33 +196,54 @@ async function main() {
         await new Promise((done) => setTimeout(done, 50));
       }
       const latencies = sent.map((s) => (arrived.get(s.contactId) ?? Number.NaN) - s.started);
-      const lost = to ? latencies.filter(Number.isNaN).length : 0;
-      const delivered = latencies.filter((l) => !Number.isNaN(l));
-      // The API's answer time is part of the latency: a slow write shows here, not in delivery.
-      const answers = sent.map((s) => s.answered - s.started);
-      const cpuPerEvent = cpu()
-        .map((c, i) => `${c.role} ${((c.ms - (cpuBefore[i]?.ms ?? 0)) / total).toFixed(2)} ms`)
+      return {
+        total,
+        lost: to ? latencies.filter(Number.isNaN).length : 0,
+        delivered: latencies.filter((l) => !Number.isNaN(l)),
+        // The API's answer time is part of the latency: a slow write shows here, not in delivery.
+        answers: sent.map((s) => s.answered - s.started),
+        cpu: cpu().map((c, i) => ({ role: c.role, ms: c.ms - (cpuBefore[i]?.ms ?? 0) })),
+      };
+    };
+    /** The figures of one or more runs together. */
+    const summary = (runs: Array<Awaited<ReturnType<typeof run>>>): Streamed => {
+      const total = runs.reduce((sum, r) => sum + r.total, 0);
+      const delivered = runs.flatMap((r) => r.delivered);
+      const answers = runs.flatMap((r) => r.answers);
+      const cpuPerEvent = (runs[0]?.cpu ?? [])
+        .map(({ role }, i) => {
+          const used = runs.reduce((sum, r) => sum + (r.cpu[i]?.ms ?? 0), 0);
+          return `${role} ${(used / total).toFixed(2)} ms`;
+        })
         .join(", ");
       return {
         cpuPerEvent,
         p50: percentile(delivered, 50),
         p99: percentile(delivered, 99),
-        lost,
+        lost: runs.reduce((sum, r) => sum + r.lost, 0),
         writeP50: percentile(answers, 50),
         writeP99: percentile(answers, 99),
       };
     };
+    const stream = async (...args: Parameters<typeof run>) => summary([await run(...args)]);
 
     // 1a. ROLE=all: one process writes and delivers (the endpoint's lane runs at once).
     const all = await deployment(["all"]);
     // A second of the same stream first, unmeasured: the process's first requests compile code.
     await stream(all.write, all.cpu, { duration: 1 });
-    // 2. The same process and rate in a workspace with no endpoint: the write's answer alone.
+    // 2. The same process and rate in a workspace with no endpoint: the write's answer alone. In
+    // the order none, one, one, none (each run's deliveries done before the next starts), so that
+    // a load that drifts during the run weighs on both alike.
     const unsubscribed = await all.writer(null);
-    await stream(unsubscribed, all.cpu, { duration: 1, to: null });
-    results.noEndpoint = await stream(unsubscribed, all.cpu, { to: null });
+    await run(unsubscribed, all.cpu, { duration: 1, to: null });
+    const half = { duration: seconds / 2 };
+    const none1 = await run(unsubscribed, all.cpu, { ...half, to: null });
+    const one1 = await run(all.write, all.cpu, half);
+    const one2 = await run(all.write, all.cpu, half);
+    const none2 = await run(unsubscribed, all.cpu, { ...half, to: null });
+    results.noEndpoint = summary([none1, none2]);
     log(`ROLE=all at ${RATE}/s, no endpoint: ${JSON.stringify(results.noEndpoint)}`);
-    results.all = await stream(all.write, all.cpu);
+    results.all = summary([one1, one2]);
     log(`ROLE=all at ${RATE}/s: ${JSON.stringify(results.all)}`);
 
     // 2. Sustained: a backlog written as fast as the API takes it, drained by the ROLE=all process.
