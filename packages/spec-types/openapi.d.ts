@@ -354,8 +354,12 @@ export type paths = {
          * @description Registers an HTTPS endpoint for the given event types; `events` omitted means all types
          *     (`["*"]`, which also covers types added later). Unknown types are `400 parameter_invalid`.
          *     The response contains the signing `secret` (`whsec_…`) this once; store it to verify
-         *     deliveries. Deliveries to loopback, private or link-local addresses fail (unless the
-         *     deployment allows them for development).
+         *     deliveries. A `url` whose host is an IP address in a special-purpose range (loopback,
+         *     private, shared, link-local and cloud metadata, documentation, benchmarking, multicast,
+         *     reserved, unique-local, and IPv6 forms of such IPv4 addresses) is `400 url_address_refused`
+         *     with `param` `url`; a host name is checked against the same ranges each time a delivery
+         *     connects, and a delivery to such an address fails. Both hold unless the deployment allows
+         *     private networks for development.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -393,7 +397,8 @@ export type paths = {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
+         * @description Changes only the fields sent: `url` (HTTPS; an IP-address host in a refused range is
+         *     `400 url_address_refused`, as on create), `description` (`null` clears it), `events`
          *     (replaced whole) and `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
          *     says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
          *     to 0, also for an endpoint that deliveries disabled. Deliveries that were due while it was
@@ -577,7 +582,7 @@ export type paths = {
         };
         /**
          * Retrieve an event
-         * @description Returns one event of the workspace, exactly as webhook deliveries carry it, while it is kept (30 days by default).
+         * @description Returns one event of the workspace, exactly as webhook deliveries carry it, while it is kept (30 days by default, `EVENT_RETENTION_DAYS`); an older one is `404` `resource_missing`, even before the hourly sweep removes it.
          */
         get: operations["getEvent"];
         put?: never;
@@ -930,7 +935,7 @@ export type components = {
                  *     `body_too_large`, `email_taken`, `external_id_taken`, `idempotency_key_reused`,
                  *     `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `merge_conflict`,
                  *     `rate_limited`, `database_unavailable`, `internal_error`, `route_not_found`,
-                 *     `method_not_allowed`. New codes may be added within v1.
+                 *     `method_not_allowed`, `url_address_refused`. New codes may be added within v1.
                  * @example parameter_invalid
                  */
                 code: string;
@@ -3183,7 +3188,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (e.g. a non-HTTPS `url` or an unknown event type), `parameter_unknown`. */
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (e.g. a non-HTTPS `url` or an unknown event type), `parameter_unknown`, `url_address_refused` (the `url` host is an IP address in a refused range). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3305,7 +3310,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (e.g. a non-HTTPS `url` or an unknown event type), `parameter_unknown`. */
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (e.g. a non-HTTPS `url` or an unknown event type), `parameter_unknown`, `url_address_refused` (the `url` host is an IP address in a refused range). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
