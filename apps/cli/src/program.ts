@@ -85,7 +85,7 @@ export async function buildProgram(args: readonly string[], all = false): Promis
       [
         "",
         "Examples:",
-        "  $ deskline config set api-key dk_…",
+        "  $ deskline config set api-key dsk_…",
         "  $ deskline contacts import contacts.csv --errors rejected.csv",
         '  $ deskline tickets solve --status "On you" --tag billing',
         "  $ deskline contacts list --tag vip --json | jq -r .email",

@@ -194,7 +194,10 @@ describe("the events API", () => {
     // A day inside the retention period, the same event reads again.
     await db
       .collection("events")
-      .updateOne({ _id: event.id as never }, { $set: { created_at: new Date(Date.now() - 29 * 86_400_000) } });
+      .updateOne(
+        { _id: event.id as never },
+        { $set: { created_at: new Date(Date.now() - 29 * 86_400_000) } },
+      );
     expect((await api.get(`/open/v1/events/${event.id}`, { key })).status).toBe(200);
   });
 
