@@ -73,6 +73,18 @@ describe("an IP-literal endpoint URL in a refused range", () => {
     }
   });
 
+  it("a URL that RFC 3986 takes but WHATWG parsing refuses is 400 parameter_invalid", async () => {
+    for (const url of ["https://999.1.1.1/x", "https://1.2.3.4.5/x"]) {
+      const response = await api.post("/open/v1/webhook-endpoints", {
+        baseUrl: strict.baseUrl,
+        key,
+        body: { url },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: "parameter_invalid", param: "url" });
+    }
+  });
+
   it("is accepted where WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (development)", async () => {
     const dev = await startTestServer({
       mongodbUri: inject("mongodbUri"),

@@ -27,7 +27,12 @@ export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit):
    * policy"); a host name is checked when each attempt connects (delivery/http-client.ts).
    */
   const checkUrl = (url: string | undefined) => {
-    if (url === undefined || config.webhookAllowPrivateNetworks) return;
+    if (url === undefined) return;
+    // RFC 3986 (the spec's `format: uri`) takes hosts such as 999.1.1.1 that no delivery can reach.
+    if (!URL.canParse(url)) {
+      throw new AppError(400, "parameter_invalid", "`url` is not a URL deliveries can be sent to.", "url");
+    }
+    if (config.webhookAllowPrivateNetworks) return;
     const refused = refusedUrlHost(url);
     if (refused) {
       throw new AppError(
