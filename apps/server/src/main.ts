@@ -43,6 +43,7 @@ async function main(): Promise<void> {
   const uri = config.mongodbUri ?? (embedded?.uri as string);
   const database = new DatabaseConnection(uri, config.databaseName);
   const store = createStore(database.db, config, logger);
+  const releaseSecretWrites = store.webhookEndpoints.holdSecretWrites();
   const metrics = createMetrics({ store, database });
   // Every role creates the delivery jobs of the events it relays; workers also run them. Agenda
   // is built once the database answers (its backend creates indexes when it connects); events
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
       if (stopping.signal.aborted) return;
       // Before any delivery: a key that cannot open the stored secrets would sign with garbage.
       await prepareSecretsAtRest(store, store.webhookEndpoints.secretBox, logger);
+      releaseSecretWrites();
       delivery = new WebhookDelivery(database.db, store, config, logger, { metrics });
       await delivery.ready();
       deliveryBuilt(delivery);

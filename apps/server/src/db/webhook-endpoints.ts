@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
+import { DatabaseUnavailableError } from "../errors.js";
 import type { BodyOf, Schema } from "../spec/types.js";
 import { concurrentUpdate, insertNew, newestFirst, notFound, type Page } from "./records.js";
 import { SecretBox } from "./secret-box.js";
@@ -134,6 +135,8 @@ const ROTATION_TRIES = 5;
 
 export class WebhookEndpoints {
   readonly collection: Collection<WebhookEndpointDoc>;
+  /** False while main.ts checks the stored secrets against the keys (`holdSecretWrites`). */
+  private secretWritesAllowed = true;
 
   constructor(
     db: Db,
@@ -147,11 +150,29 @@ export class WebhookEndpoints {
     await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
   }
 
+  /**
+   * Until the returned function is called, creates and rotations answer 503 (retry): a process
+   * whose key turns out not to open the stored secrets (it then stops) must not seal new ones
+   * with that key meanwhile. main.ts holds them until db/secrets-at-rest.ts has checked.
+   */
+  holdSecretWrites(): () => void {
+    this.secretWritesAllowed = false;
+    return () => {
+      this.secretWritesAllowed = true;
+    };
+  }
+
+  private assertSecretWritesAllowed(): void {
+    if (!this.secretWritesAllowed)
+      throw new DatabaseUnavailableError("stored signing secrets not checked yet");
+  }
+
   /** Registers an endpoint; returns it with its first secret, which the caller shows once. */
   async create(
     workspaceId: string,
     input: WebhookEndpointInput,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    this.assertSecretWritesAllowed();
     const now = new Date();
     const secret = newSecret();
     const id = newId("we", now.getTime());
@@ -228,6 +249,7 @@ export class WebhookEndpoints {
     id: string,
     expiresInMs: number,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    this.assertSecretWritesAllowed();
     for (let attempt = 0; attempt < ROTATION_TRIES; attempt++) {
       const current = await this.get(workspaceId, id);
       const now = new Date();
