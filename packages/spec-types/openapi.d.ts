@@ -354,12 +354,15 @@ export type paths = {
          * @description Registers an HTTPS endpoint for the given event types; `events` omitted means all types
          *     (`["*"]`, which also covers types added later). Unknown types are `400 parameter_invalid`.
          *     The response contains the signing `secret` (`whsec_…`) this once; store it to verify
-         *     deliveries. A `url` whose host is an IP address in a special-purpose range (loopback,
-         *     private, shared, link-local and cloud metadata, documentation, benchmarking, multicast,
-         *     reserved, unique-local, and IPv6 forms of such IPv4 addresses) is `400 url_address_refused`
-         *     with `param` `url`; a host name is checked against the same ranges each time a delivery
-         *     connects, and a delivery to such an address fails. Both hold unless the deployment allows
-         *     private networks for development.
+         *     deliveries. A host name in `url` is checked against the refused address ranges each time a
+         *     delivery connects, and a delivery to such an address fails (unless the deployment allows
+         *     private networks for development).
+         *
+         *     **Checked beyond the schema:** a `url` whose host is an IP address in a special-purpose
+         *     range (loopback, private, shared, link-local and cloud metadata, documentation,
+         *     benchmarking, multicast, reserved, unique-local, and IPv6 forms of such IPv4 addresses) is
+         *     `400 url_address_refused` with `param` `url` (unless the deployment allows private
+         *     networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -397,14 +400,17 @@ export type paths = {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Changes only the fields sent: `url` (HTTPS; an IP-address host in a refused range is
-         *     `400 url_address_refused`, as on create), `description` (`null` clears it), `events`
+         * @description Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
          *     (replaced whole) and `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
          *     says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
          *     to 0, also for an endpoint that deliveries disabled. Deliveries that were due while it was
          *     disabled are `dropped`, and events of that time make none: enabling does not resend them,
          *     `recoverWebhookEndpoint` does. A PATCH that changes nothing
          *     returns `200`. The `secret` is never returned here (see `rotateWebhookEndpointSecret`).
+         *
+         *     **Checked beyond the schema:** `url` as on create: an IP-address host in a refused range is
+         *     `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses is
+         *     `400 parameter_invalid`.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
