@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { verifySignature } from "@deskline/webhook-verifier";
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { keyIdOf } from "../src/db/secret-box.js";
+import { keyIdOf, SecretBox } from "../src/db/secret-box.js";
+import { WebhookEndpoints } from "../src/db/webhook-endpoints.js";
 import { newId } from "../src/domain/ids.js";
+import { DatabaseUnavailableError } from "../src/errors.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { startReceiver, testCertificate } from "./helpers/https-receiver.js";
 import { eventually, type MainProcess, startMain } from "./helpers/main-process.js";
@@ -234,6 +236,31 @@ describe("signing secrets at rest", () => {
     const oldOnly = await refusedStart({ SECRETS_ENCRYPTION_KEY: KEY_1 });
     expect(oldOnly.code).toBe(1);
     expect(oldOnly.output).toContain("SECRETS_ENCRYPTION_KEY cannot decrypt");
+  });
+});
+
+describe("while the start-up check of the stored secrets runs", () => {
+  it("creates wait for it, and answer 503 (DatabaseUnavailableError) if it takes over 5 s", async () => {
+    const endpoints = new WebhookEndpoints(db, new SecretBox(Buffer.from(KEY_1, "base64")));
+    const release = endpoints.holdSecretWrites();
+    let done = false;
+    const creating = endpoints.create("ws_held", { url: "https://held.example.invalid/x" }).finally(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(done).toBe(false);
+    release();
+    const { doc, secret } = await creating;
+    expect(secret).toMatch(/^whsec_/);
+    expect(doc.secrets[0]?.secret).toMatch(sealedUnder(KEY_1));
+
+    endpoints.holdSecretWrites(); // never released: the check is stuck (the database went away)
+    const started = Date.now();
+    await expect(endpoints.create("ws_held", { url: "https://held.example.invalid/y" })).rejects.toThrow(
+      DatabaseUnavailableError,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    await db.collection("webhook_endpoints").deleteMany({ workspace_id: "ws_held" });
   });
 });
 

@@ -130,13 +130,16 @@ export function rotateSecrets(
   return [{ secret: fresh, expires_at: null }, ...kept];
 }
 
+// How long a create or rotation waits for the start-up check of the stored secrets before a 503.
+const SECRET_CHECK_WAIT_MS = 5_000;
+
 // A rotation races only with another rotation of the same endpoint; a few tries settle it.
 const ROTATION_TRIES = 5;
 
 export class WebhookEndpoints {
   readonly collection: Collection<WebhookEndpointDoc>;
-  /** False while main.ts checks the stored secrets against the keys (`holdSecretWrites`). */
-  private secretWritesAllowed = true;
+  /** Pending while main.ts checks the stored secrets against the keys (`holdSecretWrites`). */
+  private secretWritesHeld: Promise<void> | undefined;
 
   constructor(
     db: Db,
@@ -151,20 +154,32 @@ export class WebhookEndpoints {
   }
 
   /**
-   * Until the returned function is called, creates and rotations answer 503 (retry): a process
-   * whose key turns out not to open the stored secrets (it then stops) must not seal new ones
-   * with that key meanwhile. main.ts holds them until db/secrets-at-rest.ts has checked.
+   * Until the returned function is called, creates and rotations wait (then answer 503, retry):
+   * a process whose key turns out not to open the stored secrets (it then stops) must not seal
+   * new ones with that key meanwhile. main.ts holds them until db/secrets-at-rest.ts has checked,
+   * which takes moments once the database answers.
    */
   holdSecretWrites(): () => void {
-    this.secretWritesAllowed = false;
+    let release = () => {};
+    this.secretWritesHeld = new Promise<void>((done) => {
+      release = done;
+    });
     return () => {
-      this.secretWritesAllowed = true;
+      this.secretWritesHeld = undefined;
+      release();
     };
   }
 
-  private assertSecretWritesAllowed(): void {
-    if (!this.secretWritesAllowed)
-      throw new DatabaseUnavailableError("stored signing secrets not checked yet");
+  private async secretWritesAllowed(): Promise<void> {
+    const held = this.secretWritesHeld;
+    if (!held) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((done) => {
+      timer = setTimeout(() => done("late"), SECRET_CHECK_WAIT_MS);
+    });
+    const outcome = await Promise.race([held, late]);
+    clearTimeout(timer);
+    if (outcome === "late") throw new DatabaseUnavailableError("stored signing secrets not checked yet");
   }
 
   /** Registers an endpoint; returns it with its first secret, which the caller shows once. */
@@ -172,7 +187,7 @@ export class WebhookEndpoints {
     workspaceId: string,
     input: WebhookEndpointInput,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
-    this.assertSecretWritesAllowed();
+    await this.secretWritesAllowed();
     const now = new Date();
     const secret = newSecret();
     const id = newId("we", now.getTime());
@@ -249,7 +264,7 @@ export class WebhookEndpoints {
     id: string,
     expiresInMs: number,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
-    this.assertSecretWritesAllowed();
+    await this.secretWritesAllowed();
     for (let attempt = 0; attempt < ROTATION_TRIES; attempt++) {
       const current = await this.get(workspaceId, id);
       const now = new Date();
