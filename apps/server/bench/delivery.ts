@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { Agent, request } from "undici";
@@ -133,7 +134,7 @@ async function main() {
       const write = await writer(target.url);
       /** Starts one more process on the same database (a worker joining later). */
       const join = async (role: "worker") => {
-        const joined = startServer(database.uri, databaseName, role, tls.certFile);
+        const joined = startServer(database.uri, databaseName, role, tls.certFile, env);
         processes.push(joined);
         await joined.delivering;
         return joined.child.pid;
@@ -258,23 +259,43 @@ async function main() {
     log(`sustained: ${BACKLOG} writes in ${writtenIn.toFixed(1)} s, delivered in ${drainedIn.toFixed(1)} s`);
     await all.stop();
 
-    // 2b. Drain: ROLE=api writes a backlog nobody delivers yet, then one ROLE=worker joins.
-    const drain = await deployment(["api"]);
-    const queued = await writeBacklog(drain.write, DRAIN_BACKLOG);
-    const workerPid = await drain.join("worker");
-    // The embedded database (when the bench started one) and this process (the receiver) share
-    // the machine with the worker: their CPU per delivery says where a drain's time goes.
-    const databasePid = childPid("java");
-    const [workerCpu, databaseCpu, receiverCpu] = [cpuMs(workerPid), cpuMs(databasePid), process.cpuUsage()];
-    const arrivals = await arrivalOf(queued);
-    results.drainCpuPerDelivery = (cpuMs(workerPid) - workerCpu) / queued.length;
-    results.drainDatabaseCpuPerDelivery = (cpuMs(databasePid) - databaseCpu) / queued.length;
-    const receiverUsed = process.cpuUsage(receiverCpu);
-    results.drainReceiverCpuPerDelivery = (receiverUsed.user + receiverUsed.system) / 1000 / queued.length;
-    const [first, last] = [Math.min(...arrivals), Math.max(...arrivals)];
-    results.drainPerSecond = (queued.length - 1) / ((last - first) / 1000);
-    log(`drain: ${queued.length} deliveries in ${((last - first) / 1000).toFixed(2)} s by one worker`);
-    await drain.stop();
+    // 2b. Drain: ROLE=api writes a backlog nobody delivers yet, then one ROLE=worker joins. Twice:
+    // as is, then with the signing secrets encrypted at rest (SECRETS_ENCRYPTION_KEY), which must
+    // not show in delivery (the lane opens an endpoint's secrets once per batch).
+    const drainOnce = async (env: Record<string, string> = {}) => {
+      const drain = await deployment(["api"], env);
+      const queued = await writeBacklog(drain.write, DRAIN_BACKLOG);
+      const workerPid = await drain.join("worker");
+      // The embedded database (when the bench started one) and this process (the receiver) share
+      // the machine with the worker: their CPU per delivery says where a drain's time goes.
+      const databasePid = childPid("java");
+      const [workerCpu, databaseCpu, receiverCpu] = [
+        cpuMs(workerPid),
+        cpuMs(databasePid),
+        process.cpuUsage(),
+      ];
+      const arrivals = await arrivalOf(queued);
+      const receiverUsed = process.cpuUsage(receiverCpu);
+      const [first, last] = [Math.min(...arrivals), Math.max(...arrivals)];
+      log(
+        `drain${env.SECRETS_ENCRYPTION_KEY ? " (secrets encrypted)" : ""}: ${queued.length} deliveries in ${((last - first) / 1000).toFixed(2)} s by one worker`,
+      );
+      await drain.stop();
+      return {
+        perSecond: (queued.length - 1) / ((last - first) / 1000),
+        cpuPerDelivery: (cpuMs(workerPid) - workerCpu) / queued.length,
+        databaseCpuPerDelivery: (cpuMs(databasePid) - databaseCpu) / queued.length,
+        receiverCpuPerDelivery: (receiverUsed.user + receiverUsed.system) / 1000 / queued.length,
+      };
+    };
+    const plain = await drainOnce();
+    results.drainPerSecond = plain.perSecond;
+    results.drainCpuPerDelivery = plain.cpuPerDelivery;
+    results.drainDatabaseCpuPerDelivery = plain.databaseCpuPerDelivery;
+    results.drainReceiverCpuPerDelivery = plain.receiverCpuPerDelivery;
+    const sealed = await drainOnce({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString("base64") });
+    results.sealedDrainPerSecond = sealed.perSecond;
+    results.sealedDrainCpuPerDelivery = sealed.cpuPerDelivery;
 
     // 1b. ROLE=api and a separate ROLE=worker process (woken through its notification channel).
     const split = await deployment(["api", "worker"]);
@@ -307,6 +328,9 @@ async function main() {
     apiWritesPerSecond: number;
     deliveriesPerSecond: number;
     drainPerSecond: number;
+    /** The same drain with SECRETS_ENCRYPTION_KEY set. */
+    sealedDrainPerSecond: number;
+    sealedDrainCpuPerDelivery: number;
     drainCpuPerDelivery: number;
     drainDatabaseCpuPerDelivery: number;
     drainReceiverCpuPerDelivery: number;
@@ -348,6 +372,7 @@ async function main() {
       `| scenario | p50 | p99 | vs baseline |\n|---|--:|--:|---|\n${rows.map((row) => `| ${row.join(" | ")} |`).join("\n")}\n` +
       `| sustained deliveries/s (ROLE=all, ${BACKLOG} backlog) | ${r.deliveriesPerSecond.toFixed(0)}/s | | ${(r.deliveriesPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate (${r.apiWritesPerSecond.toFixed(0)}/s) |\n` +
       `| drain deliveries/s (one ROLE=worker, ${DRAIN_BACKLOG} queued) | ${r.drainPerSecond.toFixed(0)}/s | | ${(r.drainPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate; worker CPU ${r.drainCpuPerDelivery.toFixed(2)} ms per delivery (database ${r.drainDatabaseCpuPerDelivery.toFixed(2)} ms, receiver and bench ${r.drainReceiverCpuPerDelivery.toFixed(2)} ms) |\n` +
+      `| drain with signing secrets encrypted at rest | ${r.sealedDrainPerSecond.toFixed(0)}/s | | ${(r.sealedDrainPerSecond / r.drainPerSecond).toFixed(2)}× the drain without a key (target within 5 %); worker CPU ${r.sealedDrainCpuPerDelivery.toFixed(2)} ms per delivery |\n` +
       `CPU per event at ${RATE}/s (server processes, embedded database): ROLE=all: ${r.all.cpuPerEvent}; ROLE=all, no endpoint: ${r.noEndpoint.cpuPerEvent}; separate: ${r.worker.cpuPerEvent}\n` +
       `lost: ROLE=all ${r.all.lost}, worker ${r.worker.lost}; load average at the end ${loadavg()
         .map((l) => l.toFixed(1))
