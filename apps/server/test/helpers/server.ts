@@ -4,6 +4,7 @@ import { type Config, loadConfig } from "../../src/config.js";
 import { DatabaseConnection } from "../../src/db/client.js";
 import { startEmbeddedDatabase } from "../../src/db/embedded.js";
 import { createStore, ensureIndexes } from "../../src/db/store.js";
+import { WebhookDelivery } from "../../src/delivery/lanes.js";
 import { answerClientErrors } from "../../src/http/client-errors.js";
 import { loadOpenApi } from "../../src/http/openapi.js";
 import { createLogger } from "../../src/logger.js";
@@ -46,6 +47,10 @@ export async function startTestServer(
   const database = new DatabaseConnection(mongodbUri, config.databaseName);
   const store = createStore(database.db, config, logger);
   await database.connectUntilReady(() => ensureIndexes(store), logger);
+  // The queueing half of delivery, as an API process has it: resends and recoveries record their
+  // deliveries and schedule lanes (no worker runs them here).
+  const delivery = new WebhookDelivery(database.db, store, { ...config, role: "api" }, logger);
+  await delivery.ready();
   const app = createApp({
     config,
     store,
