@@ -37,6 +37,16 @@ export class AppError extends Error {
   }
 }
 
+/** No record of the workspace has that id; another workspace's id is exactly as missing. */
+export function notFound(noun: string, id: string): AppError {
+  return new AppError(404, "resource_missing", `No such ${noun}: '${id}'.`, "id");
+}
+
+/** Other writes to one record kept winning for too long (db/records.ts `updateInWorkspace`). */
+export function concurrentUpdate(noun: string): AppError {
+  return new AppError(409, "concurrent_update", `The ${noun} is being changed by other requests; retry.`);
+}
+
 /** The optional fields of the spec's error object that only some codes carry. */
 export interface ErrorDetails {
   /** `email_taken` / `external_id_taken`: the id of the record that holds the value. */

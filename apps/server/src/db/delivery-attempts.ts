@@ -4,7 +4,7 @@ import { newId } from "../domain/ids.js";
 import type { Schema } from "../spec/types.js";
 import { isDuplicateKey } from "./errors.js";
 import { insertManyOnce } from "./insert-once.js";
-import { newestFirst, type Page } from "./records.js";
+import { newestFirst, type Page } from "./lists.js";
 
 /**
  * The `delivery_attempts` collection (issue 11 item 3): one document per HTTP attempt to deliver

@@ -1,9 +1,10 @@
 import type { Collection, Db } from "mongodb";
 import type { EventType, StoredEvent } from "../domain/events.js";
+import { notFound } from "../errors.js";
 import type { Schema } from "../spec/types.js";
 import { isDuplicateKey } from "./errors.js";
 import { insertManyOnce } from "./insert-once.js";
-import { newestFirst, notFound, type Page } from "./records.js";
+import { newestFirst, type Page } from "./lists.js";
 
 /**
  * The `events` collection: every event of every workspace, moved here from the documents whose

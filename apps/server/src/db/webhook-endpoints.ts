@@ -3,8 +3,10 @@ import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db } from "mongodb";
 import { isSubscribed } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
+import { concurrentUpdate, notFound } from "../errors.js";
 import type { BodyOf, Schema } from "../spec/types.js";
-import { concurrentUpdate, insertNew, newestFirst, notFound, type Page } from "./records.js";
+import { newestFirst, type Page } from "./lists.js";
+import { insertNew } from "./records.js";
 
 /**
  * The `webhook_endpoints` collection (seed §2.4, DESIGN.md §6): where a workspace wants its
