@@ -3,6 +3,7 @@ import { parseRetryDelays } from "../src/config.js";
 import { refusedRange } from "../src/delivery/address-policy.js";
 import { type AttemptResult, classifyAttempt } from "../src/delivery/outcome.js";
 import { retryDelay, withJitter } from "../src/delivery/retry-schedule.js";
+import { isSubscribed, subscribedTypes } from "../src/domain/events.js";
 
 // Table tests of the delivery's pure rules: retry schedule, outcome, and the SSRF address policy.
 
@@ -130,5 +131,18 @@ describe("SSRF address policy", () => {
     ["fec0::1"],
   ])("%s is allowed", (address) => {
     expect(refusedRange(address)).toBeNull();
+  });
+});
+
+describe("subscriptions (one rule for a delivery and a recovery's query)", () => {
+  it.each([
+    [["*"], "contact.created", true, undefined],
+    [["contact.created", "*"], "ticket.created", true, undefined],
+    [["contact.created"], "contact.created", true, ["contact.created"]],
+    [["contact.created", "ticket.updated"], "ticket.created", false, ["contact.created", "ticket.updated"]],
+    [[], "contact.created", false, []],
+  ])("%j receives %s: %s", (subscriptions, type, receives, types) => {
+    expect(isSubscribed(subscriptions, type)).toBe(receives);
+    expect(subscribedTypes(subscriptions)).toEqual(types);
   });
 });
