@@ -6,13 +6,13 @@ import { benchWorkspace, certificate, childPid, cpuMs, post, receiver, startServ
 import { newRunId, startBenchDatabase } from "./environment.js";
 
 /**
- * `pnpm bench` (delivery part): how fast an API write reaches a webhook receiver (issue 11
- * item 7). Server processes (src/main.ts) with a ROLE each; the bench POSTs contacts to the API
- * and an HTTPS receiver on 127.0.0.1 notes when each `contact.created` arrives.
+ * `pnpm bench` (delivery part): how fast an API write reaches a webhook receiver. Server
+ * processes (src/main.ts) with a ROLE each; the bench POSTs contacts to the API and an HTTPS
+ * receiver on 127.0.0.1 notes when each `contact.created` arrives.
  *
  *  1. latency write → receiver at 100 writes/s, with ROLE=all (a new job runs at once in the
  *     process that wrote it) and with ROLE=api + a separate ROLE=worker process (woken by the
- *     delivery bell, delivery/wake.ts: on the embedded database it reads the bell every 20 ms);
+ *     wake channel, delivery/wake-channel.ts: on the embedded database it polls every 20 ms);
  *  2. sustained deliveries/s, two ways: a backlog written as fast as the API takes it while the
  *     same ROLE=all process delivers it (bound by the write rate when delivery keeps up), and the
  *     drain rate of one ROLE=worker process started on a backlog a ROLE=api process wrote (first

@@ -122,7 +122,7 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   /**
    * WEBHOOK_POLL_INTERVAL_MS: how often a worker looks for due deliveries anyway: how retries
-   * are found once due, and the safety net behind the delivery bell (a lost ring).
+   * are found once due, and the safety net behind the wake channel (delivery/wake-channel.ts).
    */
   webhookPollIntervalMs: number;
   /**

@@ -224,11 +224,6 @@ export class WebhookEndpoints {
     return this.collection.findOne({ _id: id });
   }
 
-  /** Endpoints of any workspace by id, in one query (deliveries gather their reads). */
-  findMany(ids: string[]): Promise<WebhookEndpointDoc[]> {
-    return this.collection.find({ _id: { $in: ids } }).toArray();
-  }
-
   /** The admin `enable`: as the owner's `{status: "enabled"}`, for an endpoint of any workspace. */
   async enable(id: string): Promise<WebhookEndpointDoc> {
     const enabled = await this.collection.findOneAndUpdate(
