@@ -11,6 +11,17 @@ import type { PullPosition } from "../domain/pull-cursor.js";
 type Listed = { _id: string; workspace_id: string; created_at: Date };
 type Pulled = { _id: string; workspace_id: string; updated_at: Date };
 
+/** `query` with the exclusive `created_at` bounds a list or pull window gives, if any. */
+function withCreatedBounds(
+  query: Record<string, unknown>,
+  bounds: { createdAfter?: Date; createdBefore?: Date },
+): Record<string, unknown> {
+  const created: Record<string, Date> = {};
+  if (bounds.createdAfter !== undefined) created.$gt = bounds.createdAfter;
+  if (bounds.createdBefore !== undefined) created.$lt = bounds.createdBefore;
+  return Object.keys(created).length ? { ...query, created_at: created } : query;
+}
+
 /** The list window of a request: plain values from http/paging.ts, turned into a query here. */
 export interface Page {
   limit: number;
@@ -36,12 +47,8 @@ export function newestFirst<T extends Listed>(
   // One flat filter, the shape both MongoDB's planner and mongo-java-server's matcher handle best.
   const query: Record<string, unknown> = { ...filter, workspace_id: workspaceId };
   if (page.startingAfter !== undefined) query._id = { $lt: page.startingAfter };
-  const created: Record<string, Date> = {};
-  if (page.createdAfter !== undefined) created.$gt = page.createdAfter;
-  if (page.createdBefore !== undefined) created.$lt = page.createdBefore;
-  if (Object.keys(created).length) query.created_at = created;
   return collection
-    .find(query as Filter<T>)
+    .find(withCreatedBounds(query, page) as Filter<T>)
     .sort({ _id: -1 })
     .limit(page.limit + 1)
     .toArray() as Promise<T[]>;
@@ -93,12 +100,8 @@ export function oldestChangeFirst<T extends Pulled>(
   upTo?: Date,
 ): Promise<T[]> {
   const query = afterPosition({ ...filter, workspace_id: workspaceId }, window.after, upTo);
-  const created: Record<string, Date> = {};
-  if (window.createdAfter !== undefined) created.$gt = window.createdAfter;
-  if (window.createdBefore !== undefined) created.$lt = window.createdBefore;
-  if (Object.keys(created).length) query.created_at = created;
   return collection
-    .find(query as Filter<T>)
+    .find(withCreatedBounds(query, window) as Filter<T>)
     .sort({ updated_at: 1, _id: 1 })
     .limit(window.limit + 1)
     .toArray() as Promise<T[]>;
