@@ -7,6 +7,8 @@
 #
 # MONGODB_URI is required: the image starts no embedded database (DESKLINE_EMBEDDED_DB=off), and
 # without it the server stops at once with "configuration error: MONGODB_URI is required …".
+# SECRETS_ENCRYPTION_KEY (passed with -e like the rest) encrypts webhook signing secrets at rest;
+# `node apps/server/dist/main.js reencrypt-secrets` in the image moves them to a new key.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /src

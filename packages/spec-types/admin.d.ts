@@ -46,7 +46,9 @@ export type paths = {
         /**
          * Issue an API key
          * @description Issues an API key for the workspace with the given scopes. The response carries the secret
-         *     `key` (`dk_` + 32 random bytes); it is shown this once and stored only as a SHA-256 hash.
+         *     `key` (`dsk_` + 32 random bytes in 43 base62 characters + a 6-character base62 CRC32
+         *     checksum); it is shown this once and stored only as a SHA-256 hash. Keys issued before the
+         *     checksum (`dk_` + 43 base64url characters) keep working.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -354,7 +356,7 @@ export type components = {
             workspace_id: string;
             name: string;
             scopes: components["schemas"]["Scope"][];
-            /** @description The first 8 characters of the key after `dk_`, to recognise a key without revealing it. */
+            /** @description The first 8 characters of the key after its prefix (`dsk_`, or `dk_` for keys issued before the checksum), to recognise a key without revealing it. */
             key_prefix: string;
             /** Format: date-time */
             created_at: string;
@@ -378,9 +380,9 @@ export type components = {
             workspace_id: string;
             name: string;
             scopes: components["schemas"]["Scope"][];
-            /** @description The first 8 characters of `key` after `dk_`. */
+            /** @description The first 8 characters of `key` after `dsk_`. */
             key_prefix: string;
-            /** @description The secret: `dk_` + 32 random bytes (base62 or base64url). Shown only here; store it safely. */
+            /** @description The secret: `dsk_` + 32 random bytes (43 base62 characters) + the base62 CRC32 of what precedes it (6 characters). Shown only here; store it safely. */
             key: string;
             /** Format: date-time */
             created_at: string;
@@ -440,7 +442,7 @@ export type components = {
                  *     `body_too_large`, `email_taken`, `external_id_taken`, `idempotency_key_reused`,
                  *     `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `merge_conflict`,
                  *     `rate_limited`, `database_unavailable`, `internal_error`, `route_not_found`,
-                 *     `method_not_allowed`. New codes may be added within v1.
+                 *     `method_not_allowed`, `url_address_refused`. New codes may be added within v1.
                  * @example parameter_invalid
                  */
                 code: string;

@@ -354,8 +354,15 @@ export type paths = {
          * @description Registers an HTTPS endpoint for the given event types; `events` omitted means all types
          *     (`["*"]`, which also covers types added later). Unknown types are `400 parameter_invalid`.
          *     The response contains the signing `secret` (`whsec_…`) this once; store it to verify
-         *     deliveries. Deliveries to loopback, private or link-local addresses fail (unless the
-         *     deployment allows them for development).
+         *     deliveries. A host name in `url` is checked against the refused address ranges each time a
+         *     delivery connects, and a delivery to such an address fails (unless the deployment allows
+         *     private networks for development).
+         *
+         *     **Checked beyond the schema:** a `url` whose host is an IP address in a special-purpose
+         *     range (loopback, private, shared, link-local and cloud metadata, documentation,
+         *     benchmarking, multicast, reserved, unique-local, and IPv6 forms of such IPv4 addresses) is
+         *     `400 url_address_refused` with `param` `url` (unless the deployment allows private
+         *     networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -400,6 +407,10 @@ export type paths = {
          *     disabled are `dropped`, and events of that time make none: enabling does not resend them,
          *     `recoverWebhookEndpoint` does. A PATCH that changes nothing
          *     returns `200`. The `secret` is never returned here (see `rotateWebhookEndpointSecret`).
+         *
+         *     **Checked beyond the schema:** `url` as on create: an IP-address host in a refused range is
+         *     `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses is
+         *     `400 parameter_invalid`.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -577,7 +588,7 @@ export type paths = {
         };
         /**
          * Retrieve an event
-         * @description Returns one event of the workspace, exactly as webhook deliveries carry it, while it is kept (30 days by default).
+         * @description Returns one event of the workspace, exactly as webhook deliveries carry it, while it is kept (30 days by default, `EVENT_RETENTION_DAYS`); an older one is `404` `resource_missing`, even before the hourly sweep removes it.
          */
         get: operations["getEvent"];
         put?: never;
@@ -931,7 +942,7 @@ export type components = {
                  *     `body_too_large`, `email_taken`, `external_id_taken`, `idempotency_key_reused`,
                  *     `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `merge_conflict`,
                  *     `rate_limited`, `database_unavailable`, `internal_error`, `route_not_found`,
-                 *     `method_not_allowed`. New codes may be added within v1.
+                 *     `method_not_allowed`, `url_address_refused`. New codes may be added within v1.
                  * @example parameter_invalid
                  */
                 code: string;
@@ -3167,7 +3178,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (e.g. a non-HTTPS `url` or an unknown event type), `parameter_unknown`. */
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (e.g. a non-HTTPS `url` or an unknown event type), `parameter_unknown`, `url_address_refused` (the `url` host is an IP address in a refused range). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3289,7 +3300,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (e.g. a non-HTTPS `url` or an unknown event type), `parameter_unknown`. */
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (e.g. a non-HTTPS `url` or an unknown event type), `parameter_unknown`, `url_address_refused` (the `url` host is an IP address in a refused range). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -71,9 +71,9 @@ export function settingName(name: string): SettingName {
   );
 }
 
-/** Enough of a key to recognise it, never enough to use it: `dk_AbCd…wxyz`. */
+/** Enough of a key to recognise it, never enough to use it: `dsk_AbCd…wxyz` (or `dk_…` for older keys). */
 export function maskKey(key: string): string {
-  const prefix = key.startsWith("dk_") ? "dk_" : "";
+  const prefix = /^(dsk_|dk_)/.exec(key)?.[1] ?? "";
   const rest = key.slice(prefix.length);
   if (rest.length <= 8) return `${prefix}${"*".repeat(rest.length)}`;
   return `${prefix}${rest.slice(0, 4)}…${rest.slice(-4)}`;

@@ -93,7 +93,7 @@ export async function buildProgram(args: readonly string[]): Promise<Command> {
       [
         "",
         "Examples:",
-        "  $ deskline config set api-key dk_…",
+        "  $ deskline config set api-key dsk_…",
         "  $ deskline contacts import contacts.csv --errors rejected.csv",
         "  $ deskline contacts export --tag vip --output vip.csv",
         '  $ deskline tickets solve --status "On you" --tag billing',

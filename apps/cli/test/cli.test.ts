@@ -27,7 +27,7 @@ describe("configuration", () => {
     });
 
     const got = await cli(["config", "get", "api-key"], { env });
-    expect(got.stdout.trim()).toBe(`dk_${key.slice(3, 7)}…${key.slice(-4)}`);
+    expect(got.stdout.trim()).toBe(`dsk_${key.slice(4, 8)}…${key.slice(-4)}`);
     const shown = await cli(["config", "show", "--json"], { env });
     expect(shown.stdout).not.toContain(key);
     expect(JSON.parse(shown.stdout)).toMatchObject({ profile: "default", api_key_from: "profile default" });

@@ -2,7 +2,7 @@ import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/db/contacts.js";
 import { Tombstones } from "../src/db/tombstones.js";
 import { newId } from "../src/domain/ids.js";
 import { type BenchContext, type RequestContext, seedRelay } from "./environment.js";
-import { getByIdFloor } from "./http-floor.js";
+import { createContactFloor, getByIdFloor } from "./http-floor.js";
 import type { Dataset, Scenario } from "./scenario.js";
 import { getByIdBaseline, patchByVersionBaseline, seededId } from "./seeded.js";
 
@@ -112,6 +112,7 @@ export const contactScenarios: Scenario[] = [
     method: "POST",
     path: "/open/v1/contacts",
     bodyOf: contactBody,
+    floor: createContactFloor(),
     baseline: {
       label: "insertOne",
       async prepare(context) {

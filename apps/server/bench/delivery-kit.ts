@@ -39,8 +39,11 @@ export function certificate() {
   return { certFile: cert, cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8") };
 }
 
-/** An HTTPS receiver that notes when each delivery arrived. */
-export async function receiver(tls: { cert: string; key: string }) {
+/**
+ * An HTTPS receiver that notes when each delivery arrived; with `answerAfterMs`, a slow one that
+ * answers that long after the request came in (what a struggling customer's server does).
+ */
+export async function receiver(tls: { cert: string; key: string }, options: { answerAfterMs?: number } = {}) {
   const arrived = new Map<string, number>();
   const server = createServer(tls, (req, res) => {
     const chunks: Buffer[] = [];
@@ -51,18 +54,31 @@ export async function receiver(tls: { cert: string; key: string }) {
       // Deliveries are keyed by the contact id of their event; the baseline's posts by nothing.
       const id = text.startsWith('{"id":"evt_') ? (JSON.parse(text) as { data: { id: string } }).data.id : "";
       arrived.set(id, at);
-      res.writeHead(204).end();
+      if (options.answerAfterMs) setTimeout(() => res.writeHead(204).end(), options.answerAfterMs);
+      else res.writeHead(204).end();
     });
   });
   server.listen(0, "127.0.0.1");
   await new Promise((done) => server.once("listening", done));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  return { url, arrived, close: () => new Promise((done) => server.close(done)) };
+  const close = () =>
+    new Promise((done) => {
+      server.close(done);
+      // A slow receiver may still hold requests it has not answered.
+      server.closeAllConnections();
+    });
+  return { url, arrived, close };
 }
 
-export async function post(url: string, body: unknown, headers: Record<string, string>) {
+/** A JSON request (POST unless `method` says otherwise); throws, naming the answer, unless 2xx. */
+export async function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  method: "POST" | "PATCH" = "POST",
+) {
   const res = await request(url, {
-    method: "POST",
+    method,
     body: JSON.stringify(body),
     headers: { "content-type": "application/json", ...headers },
   });
@@ -71,12 +87,16 @@ export async function post(url: string, body: unknown, headers: Record<string, s
   return json;
 }
 
-/** A server process (src/main.ts) with a ROLE, trusting the receiver's certificate. */
+/**
+ * A server process (src/main.ts) with a ROLE, trusting the receiver's certificate; `env` adds or
+ * overrides settings (e.g. WEBHOOK_TIMEOUT_MS).
+ */
 export function startServer(
   uri: string,
   databaseName: string,
   role: "all" | "api" | "worker",
   certFile: string,
+  env: Record<string, string> = {},
 ) {
   const profile = process.env.BENCH_CPU_PROF
     ? ["--cpu-prof", "--cpu-prof-dir", process.env.BENCH_CPU_PROF]
@@ -94,6 +114,7 @@ export function startServer(
       RATE_LIMIT_PER_SECOND: "0",
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
       NODE_EXTRA_CA_CERTS: certFile,
+      ...env,
     },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { Agent, request } from "undici";
@@ -10,18 +11,28 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  * processes (src/main.ts) with a ROLE each; the bench POSTs contacts to the API and an HTTPS
  * receiver on 127.0.0.1 notes when each `contact.created` arrives.
  *
- *  1. latency write → receiver at 100 writes/s, with ROLE=all (a new job runs at once in the
- *     process that wrote it) and with ROLE=api + a separate ROLE=worker process (woken by the
- *     wake channel, delivery/wake-channel.ts: on the embedded database it polls every 20 ms);
- *  2. sustained deliveries/s, two ways: a backlog written as fast as the API takes it while the
+ *  1. latency write → receiver at 100 writes/s, with ROLE=all (the endpoint's lane, scheduled
+ *     by the write's relay, runs in the process that wrote it) and with ROLE=api + a separate
+ *     ROLE=worker process (woken through Agenda's notification channel, delivery/wake-channel.ts:
+ *     on the embedded database it polls for due lanes every 20 ms);
+ *  2. the write's own answer, ROLE=all at 100 writes/s, in a workspace with one subscribed
+ *     endpoint against one with none, in the same process one after the other (none, one, one,
+ *     none; half of BENCH_SECONDS each): a write answers once its event is stored, so queueing
+ *     its deliveries should cost it little;
+ *  3. sustained deliveries/s, two ways: a backlog written as fast as the API takes it while the
  *     same ROLE=all process delivers it (bound by the write rate when delivery keeps up), and the
  *     drain rate of one ROLE=worker process started on a backlog a ROLE=api process wrote (first
  *     to last arrival: the deliveries alone);
- *  3. baselines from the same run: a bare undici POST to the same receiver (the floor of a
+ *  4. fairness: one endpoint's receiver answers after 2 s and has 500 deliveries waiting; another
+ *     endpoint's deliveries (a stream of writes in another workspace) should still arrive at
+ *     once, since each endpoint has a lane of its own (docs/decisions.md, "One record per
+ *     delivery");
+ *  5. baselines from the same run: a bare undici POST to the same receiver (the floor of a
  *     delivery's latency) and the API's own create-contact rate (autocannon, 16 connections).
  *
- *   BENCH_SECONDS=5   seconds of the 100/s stream and of the API measurement
+ *   BENCH_SECONDS=5   seconds of the 100/s streams and of the API measurement
  *   BENCH_DRAIN_BACKLOG=10000  deliveries queued before the draining worker starts
+ *   BENCH_FAIRNESS_SECONDS=30  seconds of writes to the fast endpoint beside the slow one
  *   BENCH_CPU_PROF=dir  write a V8 CPU profile of each server process there (node --cpu-prof)
  */
 
@@ -32,6 +43,11 @@ const RATE = 100;
 const BACKLOG = 1000;
 /** The drain's backlog (issue 25: one worker drains 10,000 queued deliveries). */
 const DRAIN_BACKLOG = Number(process.env.BENCH_DRAIN_BACKLOG ?? 10_000);
+/** The fairness row: the slow endpoint's backlog, its receiver's delay, the fast stream. */
+const SLOW_BACKLOG = 500;
+const SLOW_ANSWER_MS = 2_000;
+const FAIR_RATE = 20;
+const FAIR_SECONDS = Number(process.env.BENCH_FAIRNESS_SECONDS ?? 30);
 const log = (line: string) => process.stderr.write(`[delivery bench] ${line}\n`);
 
 const percentile = (values: number[], p: number) => {
@@ -94,27 +110,31 @@ async function main() {
     results.apiWritesPerSecond = writes.requests.total / writes.duration;
     log(`API create-contact: ${(results.apiWritesPerSecond as number).toFixed(0)} writes/s`);
 
-    /** Server processes (src/main.ts) on a database of their own; the first one serves the API. */
-    const deployment = async (roles: Array<"all" | "api" | "worker">) => {
+    /**
+     * Server processes (src/main.ts) on a database of their own; the first one serves the API.
+     * `write` writes in a workspace whose one endpoint is the receiver; `writer` makes another
+     * workspace, with an endpoint at `url` or none.
+     */
+    const deployment = async (roles: Array<"all" | "api" | "worker">, env: Record<string, string> = {}) => {
       const databaseName = `bench_delivery_${roles.join("_")}_${newRunId()}`;
-      const processes = roles.map((role) => startServer(database.uri, databaseName, role, tls.certFile));
+      const processes = roles.map((role) => startServer(database.uri, databaseName, role, tls.certFile, env));
       const baseUrl = await processes[0]?.baseUrl;
       await Promise.all(processes.filter((p) => p.role !== "api").map((p) => p.delivering));
-      const { auth } = await benchWorkspace(baseUrl as string);
-      await post(
-        `${baseUrl}/open/v1/webhook-endpoints`,
-        { url: target.url, events: ["contact.created"] },
-        auth,
-      );
-      /** One API write (create contact); its event id is found by the contact id it carries. */
-      const write = async () => {
-        const started = performance.now();
-        const contact = await post(`${baseUrl}/open/v1/contacts`, { name: "Bench" }, auth);
-        return { contactId: contact.id as string, started, answered: performance.now() };
+      const writer = async (url: string | null) => {
+        const { auth } = await benchWorkspace(baseUrl as string);
+        if (url)
+          await post(`${baseUrl}/open/v1/webhook-endpoints`, { url, events: ["contact.created"] }, auth);
+        /** One API write (create contact); its event id is found by the contact id it carries. */
+        return async () => {
+          const started = performance.now();
+          const contact = await post(`${baseUrl}/open/v1/contacts`, { name: "Bench" }, auth);
+          return { contactId: contact.id as string, started, answered: performance.now() };
+        };
       };
+      const write = await writer(target.url);
       /** Starts one more process on the same database (a worker joining later). */
       const join = async (role: "worker") => {
-        const joined = startServer(database.uri, databaseName, role, tls.certFile);
+        const joined = startServer(database.uri, databaseName, role, tls.certFile, env);
         processes.push(joined);
         await joined.delivering;
         return joined.child.pid;
@@ -123,9 +143,14 @@ async function main() {
         for (const p of processes) p.child.kill("SIGTERM");
         await Promise.all(processes.map((p) => p.exited));
       };
-      /** CPU ms used so far by each process, by role. */
-      const cpu = () => processes.map((p) => ({ role: p.role, ms: cpuMs(p.child.pid) }));
-      return { write, join, stop, cpu };
+      // The embedded database (when the bench started one) serves these processes alone meanwhile.
+      const databasePid = childPid("java");
+      /** CPU ms used so far by each process, by role, and by the embedded database. */
+      const cpu = () => [
+        ...processes.map((p) => ({ role: p.role, ms: cpuMs(p.child.pid) })),
+        ...(databasePid ? [{ role: "database", ms: cpuMs(databasePid) }] : []),
+      ];
+      return { write, writer, join, stop, cpu };
     };
 
     /** BACKLOG writes, 16 at a time; the contact ids. */
@@ -145,45 +170,81 @@ async function main() {
 
     type Written = { contactId: string; started: number; answered: number };
     type Cpu = () => { role: string; ms: number }[];
-    const stream = async (write: () => Promise<Written>, cpu: Cpu, duration = seconds) => {
+    /**
+     * `rate` writes a second for `duration` seconds, each on time whatever the ones before do;
+     * then waits (2 minutes at most) for their deliveries at `to` (none when null: no endpoint).
+     * The raw figures, for `summary`.
+     */
+    const run = async (
+      write: () => Promise<Written>,
+      cpu: Cpu,
+      { duration = seconds, rate = RATE, to = target as { arrived: Map<string, number> } | null } = {},
+    ) => {
       const cpuBefore = cpu();
       const sent: Written[] = [];
-      const total = RATE * duration;
+      const total = rate * duration;
       const t0 = performance.now();
       const pending: Promise<void>[] = [];
       for (let i = 0; i < total; i++) {
-        const wait = t0 + (i * 1000) / RATE - performance.now();
+        const wait = t0 + (i * 1000) / rate - performance.now();
         if (wait > 0) await new Promise((done) => setTimeout(done, wait));
         pending.push(write().then((s) => void sent.push(s)));
       }
       await Promise.all(pending);
+      const arrived = to?.arrived ?? new Map<string, number>();
       const deadline = performance.now() + 120_000;
-      while (sent.some((s) => !target.arrived.has(s.contactId)) && performance.now() < deadline) {
+      while (to && sent.some((s) => !arrived.has(s.contactId)) && performance.now() < deadline) {
         await new Promise((done) => setTimeout(done, 50));
       }
-      const latencies = sent.map((s) => (target.arrived.get(s.contactId) ?? Number.NaN) - s.started);
-      const lost = latencies.filter(Number.isNaN).length;
-      const arrived = latencies.filter((l) => !Number.isNaN(l));
-      // The API's answer time is part of the latency: a slow write shows here, not in delivery.
-      const answers = sent.map((s) => s.answered - s.started);
-      const cpuPerEvent = cpu()
-        .map((c, i) => `${c.role} ${((c.ms - (cpuBefore[i]?.ms ?? 0)) / total).toFixed(2)} ms`)
+      const latencies = sent.map((s) => (arrived.get(s.contactId) ?? Number.NaN) - s.started);
+      return {
+        total,
+        lost: to ? latencies.filter(Number.isNaN).length : 0,
+        delivered: latencies.filter((l) => !Number.isNaN(l)),
+        // The API's answer time is part of the latency: a slow write shows here, not in delivery.
+        answers: sent.map((s) => s.answered - s.started),
+        cpu: cpu().map((c, i) => ({ role: c.role, ms: c.ms - (cpuBefore[i]?.ms ?? 0) })),
+      };
+    };
+    /** The figures of one or more runs together. */
+    const summary = (runs: Array<Awaited<ReturnType<typeof run>>>): Streamed => {
+      const total = runs.reduce((sum, r) => sum + r.total, 0);
+      const delivered = runs.flatMap((r) => r.delivered);
+      const answers = runs.flatMap((r) => r.answers);
+      const cpuPerEvent = (runs[0]?.cpu ?? [])
+        .map(({ role }, i) => {
+          const used = runs.reduce((sum, r) => sum + (r.cpu[i]?.ms ?? 0), 0);
+          return `${role} ${(used / total).toFixed(2)} ms`;
+        })
         .join(", ");
       return {
         cpuPerEvent,
-        p50: percentile(arrived, 50),
-        p99: percentile(arrived, 99),
-        lost,
+        p50: percentile(delivered, 50),
+        p99: percentile(delivered, 99),
+        lost: runs.reduce((sum, r) => sum + r.lost, 0),
         writeP50: percentile(answers, 50),
         writeP99: percentile(answers, 99),
       };
     };
+    const stream = async (...args: Parameters<typeof run>) => summary([await run(...args)]);
 
-    // 1a. ROLE=all: one process writes and delivers (a new job runs at once).
+    // 1a. ROLE=all: one process writes and delivers (the endpoint's lane runs at once).
     const all = await deployment(["all"]);
     // A second of the same stream first, unmeasured: the process's first requests compile code.
-    await stream(all.write, all.cpu, 1);
-    results.all = await stream(all.write, all.cpu);
+    await stream(all.write, all.cpu, { duration: 1 });
+    // 2. The same process and rate in a workspace with no endpoint: the write's answer alone. In
+    // the order none, one, one, none (each run's deliveries done before the next starts), so that
+    // a load that drifts during the run weighs on both alike.
+    const unsubscribed = await all.writer(null);
+    await run(unsubscribed, all.cpu, { duration: 1, to: null });
+    const half = { duration: seconds / 2 };
+    const none1 = await run(unsubscribed, all.cpu, { ...half, to: null });
+    const one1 = await run(all.write, all.cpu, half);
+    const one2 = await run(all.write, all.cpu, half);
+    const none2 = await run(unsubscribed, all.cpu, { ...half, to: null });
+    results.noEndpoint = summary([none1, none2]);
+    log(`ROLE=all at ${RATE}/s, no endpoint: ${JSON.stringify(results.noEndpoint)}`);
+    results.all = summary([one1, one2]);
     log(`ROLE=all at ${RATE}/s: ${JSON.stringify(results.all)}`);
 
     // 2. Sustained: a backlog written as fast as the API takes it, drained by the ROLE=all process.
@@ -198,30 +259,65 @@ async function main() {
     log(`sustained: ${BACKLOG} writes in ${writtenIn.toFixed(1)} s, delivered in ${drainedIn.toFixed(1)} s`);
     await all.stop();
 
-    // 2b. Drain: ROLE=api writes a backlog nobody delivers yet, then one ROLE=worker joins.
-    const drain = await deployment(["api"]);
-    const queued = await writeBacklog(drain.write, DRAIN_BACKLOG);
-    const workerPid = await drain.join("worker");
-    // The embedded database (when the bench started one) and this process (the receiver) share
-    // the machine with the worker: their CPU per delivery says where a drain's time goes.
-    const databasePid = childPid("java");
-    const [workerCpu, databaseCpu, receiverCpu] = [cpuMs(workerPid), cpuMs(databasePid), process.cpuUsage()];
-    const arrivals = await arrivalOf(queued);
-    results.drainCpuPerDelivery = (cpuMs(workerPid) - workerCpu) / queued.length;
-    results.drainDatabaseCpuPerDelivery = (cpuMs(databasePid) - databaseCpu) / queued.length;
-    const receiverUsed = process.cpuUsage(receiverCpu);
-    results.drainReceiverCpuPerDelivery = (receiverUsed.user + receiverUsed.system) / 1000 / queued.length;
-    const [first, last] = [Math.min(...arrivals), Math.max(...arrivals)];
-    results.drainPerSecond = (queued.length - 1) / ((last - first) / 1000);
-    log(`drain: ${queued.length} deliveries in ${((last - first) / 1000).toFixed(2)} s by one worker`);
-    await drain.stop();
+    // 2b. Drain: ROLE=api writes a backlog nobody delivers yet, then one ROLE=worker joins. Twice:
+    // as is, then with the signing secrets encrypted at rest (SECRETS_ENCRYPTION_KEY), which must
+    // not show in delivery (the lane opens an endpoint's secrets once per batch).
+    const drainOnce = async (env: Record<string, string> = {}) => {
+      const drain = await deployment(["api"], env);
+      const queued = await writeBacklog(drain.write, DRAIN_BACKLOG);
+      const workerPid = await drain.join("worker");
+      // The embedded database (when the bench started one) and this process (the receiver) share
+      // the machine with the worker: their CPU per delivery says where a drain's time goes.
+      const databasePid = childPid("java");
+      const [workerCpu, databaseCpu, receiverCpu] = [
+        cpuMs(workerPid),
+        cpuMs(databasePid),
+        process.cpuUsage(),
+      ];
+      const arrivals = await arrivalOf(queued);
+      const receiverUsed = process.cpuUsage(receiverCpu);
+      const [first, last] = [Math.min(...arrivals), Math.max(...arrivals)];
+      log(
+        `drain${env.SECRETS_ENCRYPTION_KEY ? " (secrets encrypted)" : ""}: ${queued.length} deliveries in ${((last - first) / 1000).toFixed(2)} s by one worker`,
+      );
+      await drain.stop();
+      return {
+        perSecond: (queued.length - 1) / ((last - first) / 1000),
+        cpuPerDelivery: (cpuMs(workerPid) - workerCpu) / queued.length,
+        databaseCpuPerDelivery: (cpuMs(databasePid) - databaseCpu) / queued.length,
+        receiverCpuPerDelivery: (receiverUsed.user + receiverUsed.system) / 1000 / queued.length,
+      };
+    };
+    const plain = await drainOnce();
+    results.drainPerSecond = plain.perSecond;
+    results.drainCpuPerDelivery = plain.cpuPerDelivery;
+    results.drainDatabaseCpuPerDelivery = plain.databaseCpuPerDelivery;
+    results.drainReceiverCpuPerDelivery = plain.receiverCpuPerDelivery;
+    const sealed = await drainOnce({ SECRETS_ENCRYPTION_KEY: randomBytes(32).toString("base64") });
+    results.sealedDrainPerSecond = sealed.perSecond;
+    results.sealedDrainCpuPerDelivery = sealed.cpuPerDelivery;
 
     // 1b. ROLE=api and a separate ROLE=worker process (woken through its notification channel).
     const split = await deployment(["api", "worker"]);
-    await stream(split.write, split.cpu, 1);
+    await stream(split.write, split.cpu, { duration: 1 });
     results.worker = await stream(split.write, split.cpu);
     log(`separate worker at ${RATE}/s: ${JSON.stringify(results.worker)}`);
     await split.stop();
+
+    // 4. Fairness: a slow endpoint (answers after 2 s) with a backlog, a fast one beside it. The
+    // timeout is above the slow receiver's delay, so its deliveries succeed, slowly.
+    const slow = await receiver(tls, { answerAfterMs: SLOW_ANSWER_MS });
+    const fair = await deployment(["all"], { WEBHOOK_TIMEOUT_MS: String(SLOW_ANSWER_MS + 3_000) });
+    const toSlow = await fair.writer(slow.url);
+    await writeBacklog(toSlow, SLOW_BACKLOG);
+    const fast = await fair.writer(target.url);
+    results.fair = await stream(fast, fair.cpu, { duration: FAIR_SECONDS, rate: FAIR_RATE });
+    results.slowArrived = slow.arrived.size;
+    log(
+      `fast endpoint at ${FAIR_RATE}/s beside a slow one: ${JSON.stringify(results.fair)}; the slow one got ${slow.arrived.size} of ${SLOW_BACKLOG}`,
+    );
+    await fair.stop();
+    await slow.close();
     await target.close();
   } finally {
     await database.stop();
@@ -232,19 +328,19 @@ async function main() {
     apiWritesPerSecond: number;
     deliveriesPerSecond: number;
     drainPerSecond: number;
+    /** The same drain with SECRETS_ENCRYPTION_KEY set. */
+    sealedDrainPerSecond: number;
+    sealedDrainCpuPerDelivery: number;
     drainCpuPerDelivery: number;
     drainDatabaseCpuPerDelivery: number;
     drainReceiverCpuPerDelivery: number;
-    all: { p50: number; p99: number; lost: number; writeP50: number; writeP99: number; cpuPerEvent: string };
-    worker: {
-      p50: number;
-      p99: number;
-      lost: number;
-      writeP50: number;
-      writeP99: number;
-      cpuPerEvent: string;
-    };
+    all: Streamed;
+    noEndpoint: Streamed;
+    worker: Streamed;
+    fair: Streamed;
+    slowArrived: number;
   };
+  const answerRatio = r.all.writeP50 / r.noEndpoint.writeP50;
   const rows = [
     [
       "write → receiver, ROLE=all",
@@ -258,17 +354,39 @@ async function main() {
       ms(r.worker.p99),
       `${(r.worker.p50 / r.bareP50).toFixed(1)}× bare POST p50; the write's answer p50 ${ms(r.worker.writeP50)}, p99 ${ms(r.worker.writeP99)}`,
     ],
+    [
+      "the write's answer, ROLE=all, one endpoint vs none",
+      ms(r.all.writeP50),
+      ms(r.all.writeP99),
+      `${answerRatio.toFixed(2)}× the answer with no endpoint (p50 ${ms(r.noEndpoint.writeP50)}, p99 ${ms(r.noEndpoint.writeP99)}; target ≤ 1.5×)`,
+    ],
+    [
+      `write → receiver, fast endpoint beside a slow one (ROLE=all, ${FAIR_RATE}/s for ${FAIR_SECONDS} s)`,
+      ms(r.fair.p50),
+      ms(r.fair.p99),
+      `target p50 < 100 ms; the slow endpoint answers after ${SLOW_ANSWER_MS / 1000} s, ${SLOW_BACKLOG} queued, ${r.slowArrived} reached it by the end; lost ${r.fair.lost}`,
+    ],
   ];
   process.stdout.write(
     `\nWebhook delivery (${RATE} events/s for ${seconds} s; HTTPS receiver on 127.0.0.1)\n` +
       `| scenario | p50 | p99 | vs baseline |\n|---|--:|--:|---|\n${rows.map((row) => `| ${row.join(" | ")} |`).join("\n")}\n` +
       `| sustained deliveries/s (ROLE=all, ${BACKLOG} backlog) | ${r.deliveriesPerSecond.toFixed(0)}/s | | ${(r.deliveriesPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate (${r.apiWritesPerSecond.toFixed(0)}/s) |\n` +
       `| drain deliveries/s (one ROLE=worker, ${DRAIN_BACKLOG} queued) | ${r.drainPerSecond.toFixed(0)}/s | | ${(r.drainPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate; worker CPU ${r.drainCpuPerDelivery.toFixed(2)} ms per delivery (database ${r.drainDatabaseCpuPerDelivery.toFixed(2)} ms, receiver and bench ${r.drainReceiverCpuPerDelivery.toFixed(2)} ms) |\n` +
-      `server CPU per event at ${RATE}/s: ROLE=all: ${r.all.cpuPerEvent}; separate: ${r.worker.cpuPerEvent}\n` +
+      `| drain with signing secrets encrypted at rest | ${r.sealedDrainPerSecond.toFixed(0)}/s | | ${(r.sealedDrainPerSecond / r.drainPerSecond).toFixed(2)}× the drain without a key (target within 5 %); worker CPU ${r.sealedDrainCpuPerDelivery.toFixed(2)} ms per delivery |\n` +
+      `CPU per event at ${RATE}/s (server processes, embedded database): ROLE=all: ${r.all.cpuPerEvent}; ROLE=all, no endpoint: ${r.noEndpoint.cpuPerEvent}; separate: ${r.worker.cpuPerEvent}\n` +
       `lost: ROLE=all ${r.all.lost}, worker ${r.worker.lost}; load average at the end ${loadavg()
         .map((l) => l.toFixed(1))
         .join(" ")} (${startLoad} at the start)\n`,
   );
+}
+
+interface Streamed {
+  p50: number;
+  p99: number;
+  lost: number;
+  writeP50: number;
+  writeP99: number;
+  cpuPerEvent: string;
 }
 
 main().then(

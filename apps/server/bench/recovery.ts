@@ -10,18 +10,25 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  * `pnpm bench` (recovery part, issue 22): an endpoint that missed 10,000 events is recovered, and
  * one ROLE=worker process drains the recovery; next to it, the same worker's drain rate for fresh
  * deliveries (a backlog of API writes queued before it started), in the same run, and the time
- * `recoverWebhookEndpoint` takes to answer (it records the deliveries and their jobs before it
- * answers, see docs/decisions.md).
+ * `recoverWebhookEndpoint` takes to answer (it records the deliveries and schedules the endpoint's
+ * lane before it answers, see docs/decisions.md). Then the order a recovery keeps: an endpoint
+ * disabled while 2,000 events happen (API writes) is enabled and recovered, with the default
+ * WEBHOOK_ENDPOINT_CONCURRENCY, and the bench counts the events that arrive within 50 places of
+ * their event order (its lane sends them oldest first, up to that many at once).
  *
  *   BENCH_RECOVERY_EVENTS=10000  missed events to recover
  *   BENCH_FRESH_EVENTS           fresh deliveries drained first (default: as many)
+ *   BENCH_ORDER_EVENTS=2000      events the disabled endpoint misses, for the order figure
  *
  * The two backlogs are the same size by default: on the embedded fallback (mongo-java-server)
- * Agenda's lock query scans every queued job, so a drain's rate depends on the backlog's size.
+ * most queries scan their collection, so a drain's rate may depend on the backlog's size.
  */
 
 const MISSED = Number(process.env.BENCH_RECOVERY_EVENTS ?? 10_000);
 const FRESH = Number(process.env.BENCH_FRESH_EVENTS ?? MISSED);
+const ORDERED = Number(process.env.BENCH_ORDER_EVENTS ?? 2_000);
+/** How far from its event's place an arrival may be and still count as in order. */
+const PLACES = 50;
 const log = (line: string) => process.stderr.write(`[recovery bench] ${line}\n`);
 
 async function main() {
@@ -100,6 +107,44 @@ async function main() {
       .map((x, rank) => Math.abs(x.i - rank));
     const maxStray = Math.max(...order);
 
+    // The order figure: a workspace of its own, whose endpoint is disabled while its events happen.
+    const late = await benchWorkspace(baseUrl);
+    const lateEndpoint = await post(
+      `${baseUrl}/open/v1/webhook-endpoints`,
+      { url: target.url, events: ["contact.created"] },
+      late.auth,
+    );
+    const endpointUrl = `${baseUrl}/open/v1/webhook-endpoints/${lateEndpoint.id}`;
+    await post(endpointUrl, { status: "disabled" }, late.auth, "PATCH");
+    const lateSince = new Date(Date.now() - 1000).toISOString();
+    for (let i = 0; i < ORDERED; i += 16) {
+      await Promise.all(
+        Array.from({ length: Math.min(16, ORDERED - i) }, () =>
+          post(`${baseUrl}/open/v1/contacts`, { name: "Late" }, late.auth),
+        ),
+      );
+    }
+    await post(endpointUrl, { status: "enabled" }, late.auth, "PATCH");
+    const lateRecovery = await post(`${endpointUrl}/recover`, { since: lateSince }, late.auth);
+    if (lateRecovery.queued !== ORDERED) {
+      throw new Error(`recovery of the disabled endpoint queued ${lateRecovery.queued}, not ${ORDERED}`);
+    }
+    // The events' order is the one recovery reads them in (by id), from the events collection.
+    const lateEvents = await events.collection
+      .find({ workspace_id: late.id, type: "contact.created" }, { projection: { payload: 1 } })
+      .sort({ _id: 1 })
+      .toArray();
+    const lateIds = lateEvents.map((event) => JSON.parse(event.payload).data.id as string);
+    const lateDrain = await drainOf(lateIds);
+    const lateStray = lateIds
+      .map((id, i) => ({ i, at: target.arrived.get(id) as number }))
+      .sort((a, b) => a.at - b.at)
+      .map((x, rank) => Math.abs(x.i - rank));
+    const inOrder = lateStray.filter((stray) => stray <= PLACES).length / lateIds.length;
+    log(
+      `disabled endpoint: ${ORDERED} events recovered in ${lateDrain.seconds.toFixed(2)} s, ${(inOrder * 100).toFixed(1)} % within ${PLACES} places`,
+    );
+
     const ratio = recoveryDrain.perSecond / freshDrain.perSecond;
     process.stdout.write(
       `\nWebhook recovery (${MISSED} missed events to one endpoint, one ROLE=worker process; HTTPS receiver on 127.0.0.1)\n` +
@@ -107,6 +152,7 @@ async function main() {
         `| recoverWebhookEndpoint answer | ${answeredMs.toFixed(0)} ms | records ${MISSED} deliveries and schedules the lane |\n` +
         `| recovery drain | ${recoveryDrain.perSecond.toFixed(0)}/s | ${ratio.toFixed(2)}× the fresh drain (target ≥ 0.8×); worker CPU ${recoveryDrain.cpu.toFixed(2)} ms per delivery; arrival order strays ≤ ${maxStray} places from oldest first |\n` +
         `| fresh drain (${FRESH} API writes queued) | ${freshDrain.perSecond.toFixed(0)}/s | worker CPU ${freshDrain.cpu.toFixed(2)} ms per delivery |\n` +
+        `| recovery order (${ORDERED} events missed while disabled, default WEBHOOK_ENDPOINT_CONCURRENCY) | ${(inOrder * 100).toFixed(1)} % | arrived within ${PLACES} places of their event order (target ≥ 95 %); at most ${Math.max(...lateStray)} places off; ${lateDrain.perSecond.toFixed(0)}/s |\n` +
         `load average at the end ${loadavg()
           .map((l) => l.toFixed(1))
           .join(" ")} (${startLoad} at the start)\n`,

@@ -143,6 +143,13 @@ export interface Config {
   webhookEndpointConcurrency: number;
   /** NODE_EXTRA_CA_CERTS: more CA certificates deliveries trust (how tests trust their receivers). */
   extraCaCertsFile: string | undefined;
+  /**
+   * SECRETS_ENCRYPTION_KEY: 32 random bytes (base64) that seal webhook signing secrets at rest
+   * (db/secret-box.ts); unset stores them in the clear, as before (docs/operations.md).
+   */
+  secretsEncryptionKey: Buffer | undefined;
+  /** SECRETS_ENCRYPTION_OLD_KEYS: earlier keys (comma-separated), which still open what they sealed. */
+  secretsEncryptionOldKeys: Buffer[];
 }
 
 export class ConfigError extends Error {}
@@ -213,6 +220,36 @@ function retryDelays(env: NodeJS.ProcessEnv): number[] {
   } catch (error) {
     throw new ConfigError(`WEBHOOK_RETRY_DELAYS: ${(error as Error).message}`);
   }
+}
+
+/** One 32-byte key in base64 (or base64url), as `openssl rand -base64 32` makes it. */
+function secretsKey(name: string, raw: string): Buffer {
+  const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(raw) ? Buffer.from(raw, "base64") : Buffer.alloc(0);
+  if (key.length !== 32) {
+    throw new ConfigError(
+      `${name} must be 32 random bytes in base64 (make one with \`openssl rand -base64 32\`), ` +
+        `got ${key.length ? `${key.length} bytes` : "something that is not base64"}`,
+    );
+  }
+  return key;
+}
+
+function secretsKeys(env: NodeJS.ProcessEnv): { current: Buffer | undefined; old: Buffer[] } {
+  const raw = text(env, "SECRETS_ENCRYPTION_KEY");
+  const current = raw ? secretsKey("SECRETS_ENCRYPTION_KEY", raw) : undefined;
+  const oldText = text(env, "SECRETS_ENCRYPTION_OLD_KEYS");
+  const old = (oldText ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "")
+    .map((item) => secretsKey("each of SECRETS_ENCRYPTION_OLD_KEYS", item));
+  if (old.length && !current) {
+    throw new ConfigError(
+      "SECRETS_ENCRYPTION_OLD_KEYS needs SECRETS_ENCRYPTION_KEY: old keys only open secrets " +
+        "while the current key seals them (docs/operations.md)",
+    );
+  }
+  return { current, old };
 }
 
 /** MONGODB_URI, required where DESKLINE_EMBEDDED_DB=off, with what to do about it. */
@@ -296,6 +333,7 @@ function safeDecode(value: string): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const rateLimitPerSecond = integer(env, "RATE_LIMIT_PER_SECOND", 100);
   const embeddedDatabase = oneOf(env, "DESKLINE_EMBEDDED_DB", EMBEDDED_DATABASE_CHOICES);
+  const secrets = secretsKeys(env);
   return {
     role: oneOf(env, "ROLE", ROLES),
     port: integer(env, "PORT", 3000),
@@ -328,5 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: integer(env, "WEBHOOK_CONCURRENCY", 100, 1),
     webhookEndpointConcurrency: integer(env, "WEBHOOK_ENDPOINT_CONCURRENCY", 10, 1),
     extraCaCertsFile: text(env, "NODE_EXTRA_CA_CERTS"),
+    secretsEncryptionKey: secrets.current,
+    secretsEncryptionOldKeys: secrets.old,
   };
 }

@@ -6,6 +6,8 @@ import { type Config, ConfigError, loadConfig } from "./config.js";
 import { DatabaseConnection } from "./db/client.js";
 import { DataDirInUse } from "./db/data-dir.js";
 import { startEmbeddedDatabase } from "./db/embedded.js";
+import { SecretKeyError } from "./db/secret-box.js";
+import { prepareSecretsAtRest, sealStoredSecrets } from "./db/secrets-at-rest.js";
 import { createStore, ensureIndexes } from "./db/store.js";
 import { WebhookDelivery } from "./delivery/lanes.js";
 import { type DemoWorkspace, openDemoWorkspace } from "./demo.js";
@@ -28,6 +30,7 @@ const SHUTDOWN_MARGIN_MS = 15_000;
  *
  * Flags: `--demo` (`pnpm start`) opens a demo workspace and prints a banner; `--ephemeral` keeps
  * the embedded database in memory instead of in DESKLINE_DATA_DIR (the tests run that way).
+ * `deskline-server reencrypt-secrets` runs that command instead (`reencryptSecrets`).
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -50,6 +53,7 @@ async function main(): Promise<void> {
   const uri = config.mongodbUri ?? (embedded?.uri as string);
   const database = new DatabaseConnection(uri, config.databaseName);
   const store = createStore(database.db, config, logger);
+  const releaseSecretWrites = store.webhookEndpoints.holdSecretWrites();
   const metrics = createMetrics({ store, database });
   // Every role queues the deliveries of the events it relays; workers also send them. Agenda is
   // built once the database answers (its backend creates indexes when it connects); events
@@ -69,6 +73,9 @@ async function main(): Promise<void> {
   const started = indexesReady
     .then(async () => {
       if (stopping.signal.aborted) return;
+      // Before any delivery: a key that cannot open the stored secrets would sign with garbage.
+      await prepareSecretsAtRest(store, store.webhookEndpoints.secretBox, logger);
+      releaseSecretWrites();
       delivery = new WebhookDelivery(database.db, store, config, logger, { metrics });
       await delivery.ready();
       deliveryBuilt(delivery);
@@ -79,6 +86,11 @@ async function main(): Promise<void> {
       }
     })
     .catch((err: unknown) => {
+      if (err instanceof SecretKeyError) {
+        logger.fatal({ keyId: err.keyId }, err.message);
+        console.error(`secrets error: ${err.message}`);
+        process.exit(1);
+      }
       // A process that cannot deliver (or create delivery jobs) must not look healthy: exit, and
       // let the supervisor restart it.
       logger.fatal({ err }, "webhook delivery could not start");
@@ -181,13 +193,55 @@ function printDemo(baseUrl: string, demo: DemoWorkspace, data: string, adminToke
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-main().catch((error: unknown) => {
-  const message =
-    error instanceof ConfigError
-      ? `configuration error: ${error.message}`
-      : error instanceof DataDirInUse
-        ? error.message
-        : error;
-  console.error(message);
-  process.exit(1);
-});
+/**
+ * `deskline-server reencrypt-secrets`: moves every stored webhook signing secret to
+ * SECRETS_ENCRYPTION_KEY (sealing plaintext ones, resealing those under SECRETS_ENCRYPTION_OLD_KEYS),
+ * on MONGODB_URI or, without it, the embedded database of DESKLINE_DATA_DIR (with the server
+ * stopped: one process per data directory). Safe to run while servers run on MONGODB_URI, and
+ * to run again.
+ */
+async function reencryptSecrets(): Promise<void> {
+  const config = loadConfig();
+  if (!config.secretsEncryptionKey) {
+    throw new ConfigError("reencrypt-secrets needs SECRETS_ENCRYPTION_KEY, the key to move every secret to");
+  }
+  const logger = createLogger(config.logLevel);
+  const embedded = config.mongodbUri
+    ? undefined
+    : await startEmbeddedDatabase(logger, config.embeddedDatabase, { dataDir: config.dataDir });
+  const database = new DatabaseConnection(
+    config.mongodbUri ?? (embedded?.uri as string),
+    config.databaseName,
+  );
+  try {
+    await database.client.connect();
+    const store = createStore(database.db, config, logger);
+    const box = store.webhookEndpoints.secretBox;
+    const report = await sealStoredSecrets(store, box, true);
+    process.stdout.write(
+      `re-encrypted ${report.sealed} webhook signing secret(s) in ${report.documents} document(s); ` +
+        `every stored secret is now under key ${box.currentKeyId}` +
+        (config.secretsEncryptionOldKeys.length ? "; SECRETS_ENCRYPTION_OLD_KEYS can be removed\n" : "\n"),
+    );
+  } finally {
+    await database.close();
+    await embedded?.stop();
+  }
+}
+
+const command = process.argv[2] === "reencrypt-secrets" ? reencryptSecrets : main;
+command().then(
+  () => {
+    if (command === reencryptSecrets) process.exit(0);
+  },
+  (error: unknown) => {
+    const message =
+      error instanceof ConfigError
+        ? `configuration error: ${error.message}`
+        : error instanceof DataDirInUse || error instanceof SecretKeyError
+          ? error.message
+          : error;
+    console.error(message);
+    process.exit(1);
+  },
+);

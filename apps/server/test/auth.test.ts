@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { API_KEY_PATTERN } from "../src/db/api-keys.js";
 import { ALL_SCOPES, admin, api, newKey, newWorkspace } from "./helpers/api.js";
 import { expectInsufficientScope } from "./helpers/expect.js";
 
@@ -55,7 +56,7 @@ describe("authentication", () => {
     ["a valid key under another scheme", (liveKey) => `Token ${liveKey}`],
     ["a valid key with a second token", (liveKey) => `Bearer ${liveKey} extra`],
   ])("a malformed Authorization header (%s) is 401 missing_api_key", async (_label, header) => {
-    expect(key).toMatch(/^dk_/);
+    expect(key).toMatch(API_KEY_PATTERN);
     const response = await api.get("/open/v1/contacts", { headers: { Authorization: header(key) } });
     expect(response.status).toBe(401);
     expect(response.body.error.code).toBe("missing_api_key");
@@ -102,8 +103,8 @@ describe("admin API", () => {
       scopes: ["contacts:read"],
     });
     expect(created.status).toBe(201);
-    expect(created.body.key).toMatch(/^dk_[A-Za-z0-9_-]{43}$/);
-    expect(created.body.key.slice(3, 11)).toBe(created.body.key_prefix);
+    expect(created.body.key).toMatch(/^dsk_[A-Za-z0-9]{49}$/);
+    expect(created.body.key.slice(4, 12)).toBe(created.body.key_prefix);
     const plaintext = created.body.key;
     expect((await api.get("/open/v1/contacts", { key: plaintext })).status).toBe(200);
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { parseRetryDelays } from "../src/config.js";
-import { refusedRange } from "../src/delivery/address-policy.js";
+import { refusedRange, refusedUrlHost } from "../src/delivery/address-policy.js";
 import { type AttemptResult, classifyAttempt } from "../src/delivery/outcome.js";
 import { retryDelay, withJitter } from "../src/delivery/retry-schedule.js";
 import { isSubscribed, subscribedTypes } from "../src/domain/events.js";
+import { REACHABLE_ADDRESSES, REFUSED_ADDRESSES } from "./helpers/special-addresses.js";
 
 // Table tests of the delivery's pure rules: retry schedule, outcome, and the SSRF address policy.
 
@@ -76,61 +77,34 @@ describe("attempt outcome", () => {
   });
 });
 
-describe("SSRF address policy", () => {
-  it.each([
-    ["0.0.0.0", "unspecified"],
-    ["0.1.2.3", "unspecified"],
-    ["10.0.0.1", "private"],
-    ["10.255.255.255", "private"],
-    ["100.64.0.1", "carrier-grade NAT"],
-    ["100.127.255.255", "carrier-grade NAT"],
-    ["127.0.0.1", "loopback"],
-    ["127.255.0.9", "loopback"],
-    ["169.254.169.254", "link-local"],
-    ["172.16.0.1", "private"],
-    ["172.31.255.255", "private"],
-    ["192.168.1.1", "private"],
-    ["224.0.0.1", "multicast"],
-    ["239.255.255.255", "multicast"],
-    ["240.0.0.1", "reserved"],
-    ["255.255.255.255", "broadcast"],
-    ["::", "unspecified"],
-    ["::1", "loopback"],
-    ["[::1]", "loopback"],
-    ["fe80::1", "link-local"],
-    ["fe80::1%eth0", "link-local"],
-    ["febf::1", "link-local"],
-    ["fc00::1", "unique-local"],
-    ["fd12:3456::1", "unique-local"],
-    ["ff02::1", "multicast"],
-    ["::ffff:127.0.0.1", "loopback"],
-    ["::ffff:7f00:1", "loopback"],
-    ["::ffff:10.1.2.3", "private"],
-    ["::ffff:169.254.169.254", "link-local"],
-    ["::127.0.0.1", "loopback"],
-    ["64:ff9b::10.0.0.1", "private"],
-    ["example.com", "not an IP address"],
-  ])("%s is refused as %s", (address, range) => {
-    expect(refusedRange(address)).toBe(range);
+describe("SSRF address policy (ipaddr.js ranges of the IANA special-purpose registries)", () => {
+  it.each(REFUSED_ADDRESSES)("%s (%s) is refused as %s", (address, _entry, reason) => {
+    expect(refusedRange(address)).toBe(reason);
   });
 
   it.each([
-    ["8.8.8.8"],
-    ["1.1.1.1"],
-    ["100.63.255.255"],
-    ["100.128.0.0"],
-    ["172.15.255.255"],
-    ["172.32.0.0"],
-    ["192.167.255.255"],
-    ["169.253.0.1"],
-    ["223.255.255.255"],
-    ["2606:4700:4700::1111"],
-    ["2001:db8::1"],
-    ["::ffff:8.8.8.8"],
-    ["64:ff9b::8.8.8.8"],
-    ["fec0::1"],
-  ])("%s is allowed", (address) => {
+    ["[::1]", "loopback"],
+    ["fe80::1%eth0", "link-local"],
+    ["example.com", "not an IP address"],
+    ["127.1", "not an IP address"],
+  ])("%s is refused as %s", (address, reason) => {
+    expect(refusedRange(address)).toBe(reason);
+  });
+
+  it.each(REACHABLE_ADDRESSES.map((a) => [a]))("%s is allowed", (address) => {
     expect(refusedRange(address)).toBeNull();
+  });
+
+  it.each([
+    ["https://169.254.169.254/x", "link-local"],
+    ["https://0x7f.1/x", "loopback"],
+    ["https://[::ffff:10.0.0.1]/x", "IPv4-mapped of 10.0.0.1 (private)"],
+    ["https://[::10.0.0.1]:8443/x", "IPv4-compatible (deprecated)"],
+    ["https://hooks.example.com/x", null],
+    ["https://10.0.0.1.nip.io/x", null],
+    ["https://8.8.8.8/x", null],
+  ])("the endpoint URL %s: %s", (url, reason) => {
+    expect(refusedUrlHost(url)).toBe(reason);
   });
 });
 

@@ -1,10 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
+import { runDatabase } from "./helpers/database.js";
 import { allEvents, eventsAbout, theEvent } from "./helpers/events.js";
 
 // One test per event type: the change goes through the API, the event is read back through the
 // events API, and its `data` must be exactly what the API answered for the change.
 
+const database = runDatabase();
 let key: string;
 beforeAll(async () => {
   ({ key } = await newWorkspace());
@@ -171,6 +173,32 @@ describe("the events API", () => {
     const response = await api.get("/open/v1/events/evt_0000000000000000000000", { key });
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe("resource_missing");
+  });
+
+  it("an event past the retention period is 404 for get, deliveries and resend, before the sweep removes it", async () => {
+    const contact = (await createContact({ name: "Aged" })).body;
+    const event = await theEvent(key, "contact.created", contact.id);
+    const db = await database();
+    // 31 days old: past the default EVENT_RETENTION_DAYS of 30; the hourly sweep has not run yet.
+    const aged = new Date(Date.now() - 31 * 86_400_000);
+    await db.collection("events").updateOne({ _id: event.id as never }, { $set: { created_at: aged } });
+    const answers = [
+      await api.get(`/open/v1/events/${event.id}`, { key }),
+      await api.get(`/open/v1/events/${event.id}/deliveries`, { key }),
+      await api.post(`/open/v1/events/${event.id}/resend`, { key, body: {} }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(404);
+      expect(answer.body.error.code).toBe("resource_missing");
+    }
+    // A day inside the retention period, the same event reads again.
+    await db
+      .collection("events")
+      .updateOne(
+        { _id: event.id as never },
+        { $set: { created_at: new Date(Date.now() - 29 * 86_400_000) } },
+      );
+    expect((await api.get(`/open/v1/events/${event.id}`, { key })).status).toBe(200);
   });
 
   it("events of one workspace are never visible to another", async () => {

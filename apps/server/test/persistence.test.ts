@@ -44,7 +44,7 @@ async function start(args: string[], dataDir: string, env: Record<string, string
   await main.logged(/Try: curl/);
   const banner = main.output().slice(main.output().indexOf("Deskline is running."));
   const workspaceId = /Workspace: +(ws_\S+)/.exec(banner)?.[1] as string;
-  const key = /API key: +(dk_\S+)/.exec(banner)?.[1] as string;
+  const key = /API key: +(dsk_\S+)/.exec(banner)?.[1] as string;
   expect(workspaceId, banner).toBeTruthy();
   expect(key, banner).toBeTruthy();
   return { main, baseUrl, workspaceId, key, banner };

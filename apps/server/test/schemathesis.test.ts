@@ -60,12 +60,14 @@ describe("schemathesis.toml", () => {
       [
         "batchUpsertContacts",
         "createTicket",
+        "createWebhookEndpoint",
         "listContacts",
         "listTickets",
         "mergeContacts",
         "recoverWebhookEndpoint",
         "resendEvent",
         "updateTicket",
+        "updateWebhookEndpoint",
       ].sort(),
     );
     const spec = parse(readFileSync(join(root, "spec/openapi.yaml"), "utf8"));

@@ -12,7 +12,7 @@ import {
 import { type FetchLike, fetchTransport, type Transport } from "./transport.js";
 
 export interface ClientOptions {
-  /** The API key (`dk_…`), sent as `Authorization: Bearer <apiKey>`. */
+  /** The API key (`dsk_…`), sent as `Authorization: Bearer <apiKey>`. */
   apiKey: string;
   /** The server's base URL, without `/open/v1`, e.g. `https://deskline.example.com`. */
   baseUrl: string;

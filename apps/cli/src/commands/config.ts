@@ -34,7 +34,7 @@ const shown = (setting: string, value: string | undefined) =>
 export function register(config: Command): void {
   examples(
     config,
-    "deskline config set api-key dk_…",
+    "deskline config set api-key dsk_…",
     "deskline config set base-url https://deskline.example.com --profile prod",
   );
 
@@ -56,7 +56,7 @@ export function register(config: Command): void {
         writeConfig(file);
         writeLine(`${setting} of profile '${profile}' set to ${shown(setting, text)} (${configPath()})`);
       }),
-    "deskline config set api-key dk_FuKU…",
+    "deskline config set api-key dsk_FuKU…",
     'printf %s "$KEY" | deskline config set api-key - --profile prod',
   );
 

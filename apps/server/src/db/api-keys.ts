@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { crc32 } from "node:zlib";
 import { LRUCache } from "lru-cache";
 import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
@@ -42,6 +43,45 @@ export function toApiKey(doc: ApiKeyDoc) {
 
 const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 
+/**
+ * API keys a secret scanner recognises (docs/decisions.md "API key format"): a fixed prefix, 43
+ * base62 characters of 32 random bytes, and 6 base62 characters of the CRC32 of what precedes
+ * them. A mistyped or truncated key fails the checksum and is refused without a database lookup.
+ */
+export const API_KEY_PREFIX = "dsk_";
+/** The one regular expression a scanner needs (the README documents it). */
+export const API_KEY_PATTERN = /\bdsk_[0-9A-Za-z]{49}\b/;
+const RANDOM_CHARS = 43;
+const CHECKSUM_CHARS = 6;
+const CURRENT_FORMAT = new RegExp(`^${API_KEY_PREFIX}[0-9A-Za-z]{${RANDOM_CHARS + CHECKSUM_CHARS}}$`);
+/** Keys issued before the checksum: `dk_` + 32 random bytes, base64url. They keep working. */
+const LEGACY_FORMAT = /^dk_[0-9A-Za-z_-]{43}$/;
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+function base62(value: bigint, width: number): string {
+  let text = "";
+  for (let n = value; n > 0n; n /= 62n) text = BASE62[Number(n % 62n)] + text;
+  return text.padStart(width, "0");
+}
+
+const checksum = (body: string) => base62(BigInt(crc32(body)), CHECKSUM_CHARS);
+
+/** A new key's plaintext: prefix, 32 random bytes in base62, checksum. */
+export function newApiKeyText(): string {
+  const body = API_KEY_PREFIX + base62(BigInt(`0x${randomBytes(32).toString("hex")}`), RANDOM_CHARS);
+  return body + checksum(body);
+}
+
+/** Could this be a key we issued? Pure: the checksum of a current key, the shape of a legacy one. */
+export function isWellFormedApiKey(key: string): boolean {
+  if (CURRENT_FORMAT.test(key)) return checksum(key.slice(0, -CHECKSUM_CHARS)) === key.slice(-CHECKSUM_CHARS);
+  return LEGACY_FORMAT.test(key);
+}
+
+/** The characters `key_prefix` shows: the first 8 after the prefix (`dsk_`, or `dk_` for legacy keys). */
+const keyPrefixOf = (key: string) => key.slice(key.indexOf("_") + 1, key.indexOf("_") + 9);
+
 // Recording every use would turn each read into a write; once a minute is enough to tell
 // whether a key is still in use.
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -79,16 +119,16 @@ export class ApiKeys {
     await this.collection.createIndex({ workspace_id: 1, id: -1 }, { name: "workspace_newest" });
   }
 
-  /** Issues a key: `dk_` + 32 random bytes (base64url). Returns the plaintext once. */
+  /** Issues a key (`newApiKeyText`). Returns the plaintext once. */
   async create(workspaceId: string, name: string, scopes: Scope[]): Promise<{ doc: ApiKeyDoc; key: string }> {
-    const key = `dk_${randomBytes(32).toString("base64url")}`;
+    const key = newApiKeyText();
     const doc: ApiKeyDoc = {
       _id: hashKey(key),
       id: newId("key"),
       workspace_id: workspaceId,
       name,
       scopes: [...new Set(scopes)],
-      key_prefix: key.slice(3, 11),
+      key_prefix: keyPrefixOf(key),
       created_at: new Date(),
       last_used_at: null,
       revoked_at: null,
@@ -97,8 +137,12 @@ export class ApiKeys {
     return { doc, key };
   }
 
-  /** The live (not revoked) key with this plaintext, if any. */
+  /**
+   * The live (not revoked) key with this plaintext, if any. A key that is not well formed (a
+   * wrong checksum: mistyped, truncated, made up) is answered without asking the database.
+   */
   async authenticate(key: string): Promise<ApiKeyDoc | null> {
+    if (!isWellFormedApiKey(key)) return null;
     const hash = hashKey(key);
     const doc = this.lookups
       ? ((await this.lookups.fetch(hash))?.doc ?? null)
@@ -115,7 +159,8 @@ export class ApiKeys {
   }
 
   /** The key with this plaintext, revoked or not (admin introspection); one `_id` probe. */
-  findByPlaintext(key: string): Promise<ApiKeyDoc | null> {
+  async findByPlaintext(key: string): Promise<ApiKeyDoc | null> {
+    if (!isWellFormedApiKey(key)) return null;
     return this.collection.findOne({ _id: hashKey(key) });
   }
 

@@ -1,6 +1,20 @@
 import { randomUUID } from "node:crypto";
 import type { Collection, Db } from "mongodb";
 import { isDuplicateKey } from "./errors.js";
+import { SecretBox } from "./secret-box.js";
+
+/**
+ * A stored answer that carries a webhook signing secret (create and rotate) keeps it sealed when
+ * SECRETS_ENCRYPTION_KEY is set, bound to its key's record (docs/decisions.md "Signing secrets at
+ * rest"); without a key it is kept as answered, like the endpoint's own copy.
+ */
+export const replayContext = (id: string) => `idempotency:${id}`;
+
+function withSecret(response: StoredResponse, map: (secret: string) => string): StoredResponse {
+  const body = response.body as { secret?: unknown } | null;
+  if (!body || typeof body !== "object" || typeof body.secret !== "string") return response;
+  return { ...response, body: { ...body, secret: map(body.secret) } };
+}
 
 export interface StoredResponse {
   status: number;
@@ -39,10 +53,11 @@ export type Claim =
 const LOCK_MS = 60_000;
 
 export class IdempotencyKeys {
-  private readonly collection: Collection<IdempotencyDoc>;
+  readonly collection: Collection<IdempotencyDoc>;
   constructor(
     db: Db,
     private readonly ttlMs: number,
+    private readonly secretBox: SecretBox = new SecretBox(),
   ) {
     this.collection = db.collection<IdempotencyDoc>("idempotency_keys");
   }
@@ -80,8 +95,13 @@ export class IdempotencyKeys {
         continue;
       }
       if (existing.fingerprint !== fingerprint) return { outcome: "mismatch" };
-      if (existing.state === "done" && existing.response)
-        return { outcome: "replay", response: existing.response };
+      if (existing.state === "done" && existing.response) {
+        const context = replayContext(id);
+        return {
+          outcome: "replay",
+          response: withSecret(existing.response, (s) => this.secretBox.open(s, context)),
+        };
+      }
       if (existing.lock_expires_at < now) {
         // The first request's process died mid-way: take the key over. The filter makes the
         // takeover atomic: of several requests racing for it, one matches.
@@ -99,9 +119,10 @@ export class IdempotencyKeys {
 
   /** Stores the response of the request that owns the key. */
   async complete(id: string, owner: string, response: StoredResponse): Promise<void> {
+    const stored = withSecret(response, (s) => this.secretBox.seal(s, replayContext(id)));
     await this.collection.updateOne(
       { _id: id, owner, state: "in_flight" },
-      { $set: { state: "done", response } },
+      { $set: { state: "done", response: stored } },
     );
   }
 

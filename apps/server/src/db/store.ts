@@ -11,10 +11,11 @@ import { IdempotencyKeys } from "./idempotency.js";
 import { Messages } from "./messages.js";
 import { EventRelay } from "./outbox.js";
 import { RateLimits } from "./rate-limits.js";
+import { SecretBox } from "./secret-box.js";
 import { Tickets } from "./tickets.js";
 import { Tombstones } from "./tombstones.js";
 import { WebhookDeliveries } from "./webhook-deliveries.js";
-import { WebhookEndpoints } from "./webhook-endpoints.js";
+import { useSecretBox, WebhookEndpoints } from "./webhook-endpoints.js";
 import { Workspaces } from "./workspaces.js";
 
 /** Every collection module, built over one database. */
@@ -44,9 +45,19 @@ export interface Store {
 
 export function createStore(
   db: Db,
-  config: Pick<Config, "idempotencyTtlMs" | "eventRelayImmediate" | "apiKeyCacheMs">,
+  config: Pick<
+    Config,
+    | "idempotencyTtlMs"
+    | "eventRelayImmediate"
+    | "apiKeyCacheMs"
+    | "secretsEncryptionKey"
+    | "secretsEncryptionOldKeys"
+  >,
   logger: Logger,
 ): Store {
+  // One process, one environment, one set of keys: deliveries open secrets with it too.
+  const secretBox = new SecretBox(config.secretsEncryptionKey, config.secretsEncryptionOldKeys);
+  useSecretBox(secretBox);
   const events = new Events(db);
   const relay = new EventRelay(db, events, { immediate: config.eventRelayImmediate, logger });
   const tombstones = new Tombstones(db);
@@ -63,8 +74,8 @@ export function createStore(
     conversations,
     messages,
     tickets: new Tickets(db, { contacts, conversations }, relay, tombstones),
-    idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs),
-    webhookEndpoints: new WebhookEndpoints(db),
+    idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs, secretBox),
+    webhookEndpoints: new WebhookEndpoints(db, secretBox),
     events,
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),

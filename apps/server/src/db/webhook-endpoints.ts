@@ -3,15 +3,17 @@ import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db } from "mongodb";
 import { isSubscribed } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
-import { concurrentUpdate, notFound } from "../errors.js";
+import { concurrentUpdate, DatabaseUnavailableError, notFound } from "../errors.js";
 import type { BodyOf, Schema } from "../spec/types.js";
 import { newestFirst, type Page } from "./lists.js";
 import { insertNew } from "./records.js";
+import { SecretBox } from "./secret-box.js";
 
 /**
  * The `webhook_endpoints` collection (seed §2.4, DESIGN.md §6): where a workspace wants its
  * events, which types, whether deliveries are on, and the signing secrets. Secrets never leave
  * this module except as the one-time answer of create and rotate, and for signing deliveries.
+ * With SECRETS_ENCRYPTION_KEY they are stored sealed (db/secret-box.ts) and opened only here.
  */
 
 export type EndpointStatus = Schema<"WebhookEndpointStatus">;
@@ -19,6 +21,7 @@ type Subscription = Schema<"EventSubscription">;
 
 /** A signing secret; `expires_at` null for the current one, set for one being rotated out. */
 export interface EndpointSecret {
+  /** `whsec_…`, or sealed (`enc1:…`) when a key is set: open it with `signingSecrets`. */
   secret: string;
   expires_at: Date | null;
 }
@@ -77,9 +80,34 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
 /** `whsec_` + 32 random bytes, base64 (DESIGN.md §6). */
 export const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
-/** The secrets deliveries sign with at `now`: the current one and those still in their grace period. */
-export function signingSecrets(doc: Pick<WebhookEndpointDoc, "secrets">, now = new Date()): string[] {
-  return doc.secrets
+/** What a sealed secret of an endpoint is bound to: it opens in this endpoint's document only. */
+export const secretContext = (endpointId: string) => `webhook_endpoint:${endpointId}`;
+
+/**
+ * The process's keys (SECRETS_ENCRYPTION_KEY and _OLD_KEYS), set once by `createStore`: one
+ * environment, one set of keys, so deliveries open secrets without being handed them.
+ */
+let processSecretBox = new SecretBox();
+export function useSecretBox(box: SecretBox): void {
+  processSecretBox = box;
+}
+
+/** Opened secrets per endpoint document read: a batch's document is opened once, not per attempt. */
+const opened = new WeakMap<object, EndpointSecret[]>();
+
+/**
+ * The plaintext secrets deliveries sign with at `now`: the current one and those still in their
+ * grace period. Opens sealed ones once per document object (deliveries read each endpoint once
+ * per batch). Throws SecretKeyError when a secret is sealed with a key this process lacks.
+ */
+export function signingSecrets(doc: Pick<WebhookEndpointDoc, "_id" | "secrets">, now = new Date()): string[] {
+  let secrets = opened.get(doc);
+  if (!secrets) {
+    const context = secretContext(doc._id);
+    secrets = doc.secrets.map((s) => ({ ...s, secret: processSecretBox.open(s.secret, context) }));
+    opened.set(doc, secrets);
+  }
+  return secrets
     .filter((s) => s.expires_at === null || s.expires_at.getTime() > now.getTime())
     .map((s) => s.secret);
 }
@@ -88,7 +116,12 @@ export function signingSecrets(doc: Pick<WebhookEndpointDoc, "secrets">, now = n
  * The secrets after a rotation: the new one first, older ones valid for at most `expiresInMs` more
  * (a second rotation shortens an earlier grace period, never lengthens it), expired ones dropped.
  */
-export function rotateSecrets(current: EndpointSecret[], expiresInMs: number, now: Date): EndpointSecret[] {
+export function rotateSecrets(
+  current: EndpointSecret[],
+  expiresInMs: number,
+  now: Date,
+  fresh: string = newSecret(),
+): EndpointSecret[] {
   const graceEnd = now.getTime() + expiresInMs;
   const kept = current
     .map((s) => ({
@@ -96,16 +129,25 @@ export function rotateSecrets(current: EndpointSecret[], expiresInMs: number, no
       expires_at: new Date(Math.min(s.expires_at?.getTime() ?? graceEnd, graceEnd)),
     }))
     .filter((s) => s.expires_at.getTime() > now.getTime());
-  return [{ secret: newSecret(), expires_at: null }, ...kept];
+  return [{ secret: fresh, expires_at: null }, ...kept];
 }
+
+// How long a create or rotation waits for the start-up check of the stored secrets before a 503.
+const SECRET_CHECK_WAIT_MS = 5_000;
 
 // A rotation races only with another rotation of the same endpoint; a few tries settle it.
 const ROTATION_TRIES = 5;
 
 export class WebhookEndpoints {
   readonly collection: Collection<WebhookEndpointDoc>;
+  /** Pending while main.ts checks the stored secrets against the keys (`holdSecretWrites`). */
+  private secretWritesHeld: Promise<void> | undefined;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    /** Seals the secrets written (SECRETS_ENCRYPTION_KEY); without a key they stay plaintext. */
+    readonly secretBox: SecretBox = new SecretBox(),
+  ) {
     this.collection = db.collection<WebhookEndpointDoc>("webhook_endpoints");
   }
 
@@ -113,15 +155,46 @@ export class WebhookEndpoints {
     await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
   }
 
+  /**
+   * Until the returned function is called, creates and rotations wait (then answer 503, retry):
+   * a process whose key turns out not to open the stored secrets (it then stops) must not seal
+   * new ones with that key meanwhile. main.ts holds them until db/secrets-at-rest.ts has checked,
+   * which takes moments once the database answers.
+   */
+  holdSecretWrites(): () => void {
+    let release = () => {};
+    this.secretWritesHeld = new Promise<void>((done) => {
+      release = done;
+    });
+    return () => {
+      this.secretWritesHeld = undefined;
+      release();
+    };
+  }
+
+  private async secretWritesAllowed(): Promise<void> {
+    const held = this.secretWritesHeld;
+    if (!held) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((done) => {
+      timer = setTimeout(() => done("late"), SECRET_CHECK_WAIT_MS);
+    });
+    const outcome = await Promise.race([held, late]);
+    clearTimeout(timer);
+    if (outcome === "late") throw new DatabaseUnavailableError("stored signing secrets not checked yet");
+  }
+
   /** Registers an endpoint; returns it with its first secret, which the caller shows once. */
   async create(
     workspaceId: string,
     input: WebhookEndpointInput,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    await this.secretWritesAllowed();
     const now = new Date();
     const secret = newSecret();
+    const id = newId("we", now.getTime());
     const doc: WebhookEndpointDoc = {
-      _id: newId("we", now.getTime()),
+      _id: id,
       workspace_id: workspaceId,
       url: input.url,
       description: input.description ?? null,
@@ -130,13 +203,15 @@ export class WebhookEndpoints {
       disabled_at: null,
       disabled_reason: null,
       consecutive_failures: 0,
-      secrets: [{ secret, expires_at: null }],
+      secrets: [{ secret: this.secretBox.seal(secret, secretContext(id)), expires_at: null }],
       created_at: now,
       updated_at: now,
     };
     const stored = await insertNew(this.collection, doc);
     // A retried creation answers the first run's endpoint, and so its secret.
-    return { doc: stored, secret: stored.secrets[0]?.secret ?? secret };
+    if (stored === doc) return { doc, secret };
+    const first = stored.secrets[0]?.secret;
+    return { doc: stored, secret: first ? this.secretBox.open(first, secretContext(id)) : secret };
   }
 
   async get(workspaceId: string, id: string): Promise<WebhookEndpointDoc> {
@@ -191,16 +266,19 @@ export class WebhookEndpoints {
     id: string,
     expiresInMs: number,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    await this.secretWritesAllowed();
     for (let attempt = 0; attempt < ROTATION_TRIES; attempt++) {
       const current = await this.get(workspaceId, id);
       const now = new Date();
-      const secrets = rotateSecrets(current.secrets, expiresInMs, now);
+      const secret = newSecret();
+      const sealed = this.secretBox.seal(secret, secretContext(id));
+      const secrets = rotateSecrets(current.secrets, expiresInMs, now, sealed);
       const rotated = await this.collection.findOneAndUpdate(
         { _id: id, workspace_id: workspaceId, "secrets.0.secret": current.secrets[0]?.secret },
         { $set: { secrets, updated_at: now } },
         { returnDocument: "after" },
       );
-      if (rotated) return { doc: rotated, secret: secrets[0]?.secret as string };
+      if (rotated) return { doc: rotated, secret };
     }
     throw concurrentUpdate("webhook endpoint");
   }

@@ -1,104 +1,113 @@
-import { isIPv4, isIPv6 } from "node:net";
+import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 
 /**
- * The SSRF guard's rule (DESIGN.md §6, issue 11 item 4): which IP addresses a webhook delivery may
- * never connect to unless `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`. Pure: it is asked about the
- * address the connector is about to connect to (after DNS resolution), never about URL text.
+ * The SSRF guard's rule: which IP addresses a webhook may never reach unless
+ * `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`. The ranges are ipaddr.js's tables of the IANA IPv4 and
+ * IPv6 special-purpose registries (a maintained source, not a table of ours); this module only
+ * decides which of its named ranges are refused and looks inside the IPv6 forms that carry an IPv4
+ * address (docs/decisions.md "Webhook address policy"). Pure: asked about an address the
+ * connector is about to connect to (after DNS resolution), or about an endpoint URL's IP literal.
  */
 
-/** Why an address is refused; null when it is a public address. */
-export type AddressRange =
-  | "unspecified"
-  | "loopback"
-  | "private"
-  | "link-local"
-  | "carrier-grade NAT"
-  | "unique-local"
-  | "multicast"
-  | "reserved"
-  | "broadcast"
-  | "not an IP address";
+/** ipaddr.js range names a webhook may reach: globally reachable per the IANA registries. */
+const REACHABLE_V4 = new Set(["unicast", "as112", "amt"]);
+const REACHABLE_V6 = new Set(["unicast", "as112v6", "amt", "orchid2", "droneRemoteIdProtocolEntityTags"]);
 
-/** [first octets as a number, prefix length, range], IPv4. */
-const IPV4_RANGES: [string, number, AddressRange][] = [
-  ["0.0.0.0", 8, "unspecified"],
-  ["10.0.0.0", 8, "private"],
-  ["100.64.0.0", 10, "carrier-grade NAT"],
-  ["127.0.0.0", 8, "loopback"],
-  ["169.254.0.0", 16, "link-local"],
-  ["172.16.0.0", 12, "private"],
-  ["192.168.0.0", 16, "private"],
-  ["224.0.0.0", 4, "multicast"],
-  ["255.255.255.255", 32, "broadcast"],
-  ["240.0.0.0", 4, "reserved"],
-];
+/** How a refused ipaddr.js range is named in errors and in the attempts log. */
+const LABELS: Record<string, string> = {
+  carrierGradeNat: "shared address space (carrier-grade NAT)",
+  linkLocal: "link-local",
+  uniqueLocal: "unique-local",
+  deprecatedSiteLocal: "site-local (deprecated)",
+  deprecatedOrchid: "ORCHID (deprecated)",
+  discard: "discard-only",
+  segmentRouting: "SRv6 SIDs",
+  rfc6145: "IPv4-translated",
+  rfc6052: "NAT64",
+};
 
-function ipv4ToNumber(address: string): number {
-  return address.split(".").reduce((n, octet) => n * 256 + Number(octet), 0);
+const label = (range: string) => LABELS[range] ?? range;
+
+/** 2000::/3: the only IPv6 space allocated for global unicast; everything else is reserved. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR("2000::/3");
+
+function ipv4Of(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 }
 
-const IPV4_MASKED = IPV4_RANGES.map(([base, prefix, range]) => {
-  const size = 2 ** (32 - prefix);
-  return { start: ipv4ToNumber(base), size, range };
-});
+function refusedV4(address: ipaddr.IPv4): string | null {
+  const range = address.range();
+  return REACHABLE_V4.has(range) ? null : label(range);
+}
 
-function classifyIPv4(address: string): AddressRange | null {
-  const n = ipv4ToNumber(address);
-  for (const { start, size, range } of IPV4_MASKED) if (n >= start && n < start + size) return range;
+/** An IPv6 form that carries an IPv4 address is refused when that IPv4 address is. */
+function refusedEmbedded(form: string, embedded: ipaddr.IPv4[]): string | null {
+  for (const v4 of embedded) {
+    const refused = refusedV4(v4);
+    if (refused) return `${form} of ${v4.toString()} (${refused})`;
+  }
   return null;
 }
 
-/** The eight 16-bit groups of an IPv6 address (with `::` expanded and a trailing IPv4 part split). */
-function ipv6Groups(address: string): number[] {
-  let text = address.split("%")[0] as string; // a zone id (fe80::1%eth0) is not part of the address
-  const tail: number[] = [];
-  const lastColon = text.lastIndexOf(":");
-  const last = text.slice(lastColon + 1);
-  if (isIPv4(last)) {
-    const n = ipv4ToNumber(last);
-    tail.push(Math.floor(n / 65536), n % 65536);
-    text = `${text.slice(0, lastColon + 1)}0`;
+function refusedV6(address: ipaddr.IPv6): string | null {
+  const p = address.parts as [number, number, number, number, number, number, number, number];
+  const range = address.range();
+  switch (range) {
+    case "ipv4Mapped":
+      // ::ffff:a.b.c.d: the socket goes to the IPv4 address.
+      return refusedEmbedded("IPv4-mapped", [address.toIPv4Address()]);
+    case "rfc6052":
+      // 64:ff9b::/96 is the well-known NAT64 prefix, the IPv4 address in the last 32 bits; the
+      // local-use 64:ff9b:1::/48 is not globally reachable at all.
+      if (p[2] !== 0) return "NAT64 (local-use)";
+      return refusedEmbedded("NAT64", [ipv4Of(p[6], p[7])]);
+    case "6to4":
+      // 2002:AABB:CCDD::/48 routes to the IPv4 address AA.BB.CC.DD.
+      return refusedEmbedded("6to4", [ipv4Of(p[1], p[2])]);
+    case "teredo":
+      // 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC: the server's IPv4 address, and the client's
+      // (bits inverted).
+      return refusedEmbedded("Teredo", [ipv4Of(p[2], p[3]), ipv4Of(~p[6] & 0xffff, ~p[7] & 0xffff)]);
   }
-  const [head = "", rest] = text.split("::");
-  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => Number.parseInt(g, 16)));
-  let groups: number[];
-  if (rest === undefined) groups = parse(head);
-  else {
-    const left = parse(head);
-    const right = parse(rest);
-    groups = [...left, ...new Array(8 - left.length - right.length).fill(0), ...right];
+  if (range === "unicast") {
+    // ::a.b.c.d (IPv4-compatible, deprecated by RFC 4291): no longer routed; never a real receiver.
+    if (p.slice(0, 6).every((g) => g === 0)) return "IPv4-compatible (deprecated)";
+    if (!address.match(GLOBAL_UNICAST)) return "reserved";
   }
-  if (tail.length) groups.splice(6, 2, ...tail);
-  return groups;
+  return REACHABLE_V6.has(range) ? null : label(range);
 }
 
-function classifyIPv6(address: string): AddressRange | null {
-  const g = ipv6Groups(address);
-  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
-  const firstFiveZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0;
-  if (firstFiveZero && g5 === 0xffff) {
-    // IPv4-mapped (::ffff:a.b.c.d): the connection goes to that IPv4 address.
-    return classifyIPv4(`${g6 >> 8}.${g6 & 255}.${g7 >> 8}.${g7 & 255}`);
-  }
-  if (firstFiveZero && g5 === 0 && g6 === 0) {
-    if (g7 === 0) return "unspecified";
-    if (g7 === 1) return "loopback";
-  }
-  // IPv4-compatible (::a.b.c.d, deprecated) and NAT64 (64:ff9b::a.b.c.d) reach an IPv4 address too.
-  if (firstFiveZero && g5 === 0) return classifyIPv4(`${g6 >> 8}.${g6 & 255}.${g7 >> 8}.${g7 & 255}`);
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
-    return classifyIPv4(`${g6 >> 8}.${g6 & 255}.${g7 >> 8}.${g7 & 255}`);
-  }
-  if ((g0 & 0xffc0) === 0xfe80) return "link-local";
-  if ((g0 & 0xfe00) === 0xfc00) return "unique-local";
-  if ((g0 & 0xff00) === 0xff00) return "multicast";
-  return null;
+/**
+ * The address in WHATWG URL serialisation: all hex groups. ipaddr.js reads `::a.b.c.d` as
+ * IPv4-mapped, but a socket connects to it as the IPv4-compatible `::AABB:CCDD`. A zone id
+ * (`fe80::1%eth0`) does not change the range.
+ */
+function canonicalV6(address: string): string {
+  const [bare = ""] = address.split("%");
+  return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
 }
 
-/** The refused range `address` is in, or null when deliveries may connect to it. */
-export function refusedRange(address: string): AddressRange | null {
+/**
+ * Why `address` (an IP address, brackets allowed) is refused, or null when deliveries may connect
+ * to it. Anything that is not an IP address is refused.
+ */
+export function refusedRange(address: string): string | null {
   const bare = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;
-  if (isIPv4(bare)) return classifyIPv4(bare);
-  if (isIPv6(bare)) return classifyIPv6(bare);
+  // node:net decides what is an address (ipaddr.js alone would take "127.1" or "0x7f000001").
+  const family = isIP(bare);
+  if (family === 4) return refusedV4(ipaddr.IPv4.parse(bare));
+  if (family === 6) return refusedV6(ipaddr.IPv6.parse(canonicalV6(bare)));
   return "not an IP address";
+}
+
+/**
+ * The endpoint URL's host when it is an IP literal in a refused range: why it is refused, or
+ * null (a host name, checked when each attempt connects, or a reachable address). The URL has
+ * been validated as `https:` already; WHATWG parsing has normalised forms such as `0x7f.1`.
+ */
+export function refusedUrlHost(url: string): string | null {
+  const host = new URL(url).hostname;
+  const bare = host.startsWith("[") ? host.slice(1, -1) : host;
+  return isIP(bare) ? refusedRange(bare) : null;
 }

@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from "node:dns";
 import { readFileSync } from "node:fs";
 import { isIP, type LookupFunction, type Socket } from "node:net";
 import * as tls from "node:tls";
@@ -52,22 +52,33 @@ function refusal(address: string): AddressRefusedError | undefined {
   return range ? new AddressRefusedError(`${address} is ${range}`) : undefined;
 }
 
-/** dns.lookup, keeping only the addresses deliveries may reach (both of Node's calling forms). */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-    if (error) return callback(error, "", 0);
-    const allowed = addresses.filter((a) => refusedRange(a.address) === null);
-    const first = allowed[0];
-    if (!first) {
-      const refused = addresses[0] ? refusal(addresses[0].address) : undefined;
-      const reason = refused ? `${hostname} resolves to ${refused.message}` : `${hostname} has no address`;
-      return callback(new AddressRefusedError(reason), "", 0);
-    }
-    if ((options as { all?: boolean }).all) {
-      (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
-    } else callback(null, first.address, first.family);
-  });
-};
+/** How host names are resolved: `dns.lookup`'s signature, with `all: true`. */
+export type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+const systemResolver: Resolver = (hostname, options, callback) => dnsLookup(hostname, options, callback);
+
+/** A lookup keeping only the addresses deliveries may reach (both of Node's calling forms). */
+function guardedLookup(resolve: Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, "", 0);
+      const allowed = addresses.filter((a) => refusedRange(a.address) === null);
+      const first = allowed[0];
+      if (!first) {
+        const refused = addresses[0] ? refusal(addresses[0].address) : undefined;
+        const reason = refused ? `${hostname} resolves to ${refused.message}` : `${hostname} has no address`;
+        return callback(new AddressRefusedError(reason), "", 0);
+      }
+      if ((options as { all?: boolean }).all) {
+        (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
+      } else callback(null, first.address, first.family);
+    });
+  };
+}
 
 export interface DeliveryAgentOptions {
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: skip the guard (dev and tests on loopback). */
@@ -76,16 +87,23 @@ export interface DeliveryAgentOptions {
   ca: string[];
   /** Connections kept per origin. */
   connections: number;
+  /** Resolves host names (default `dns.lookup`); tests map names to addresses with their own. */
+  resolve?: Resolver;
 }
 
 /** The undici Agent deliveries go through. */
-export function createDeliveryAgent({ allowPrivateNetworks, ca, connections }: DeliveryAgentOptions): Agent {
+export function createDeliveryAgent({
+  allowPrivateNetworks,
+  ca,
+  connections,
+  resolve = systemResolver,
+}: DeliveryAgentOptions): Agent {
   // One secure context for every connection: given `ca` alone, each TLS connect would parse the
   // whole CA list again (~150 roots; it was a tenth of a busy worker's CPU in the delivery bench).
   const secureContext = tls.createSecureContext({ ca });
   const base = buildConnector({
     secureContext,
-    ...(allowPrivateNetworks ? {} : { lookup: guardedLookup }),
+    ...(allowPrivateNetworks ? {} : { lookup: guardedLookup(resolve) }),
   });
   const connect: buildConnector.connector = (options, callback) => {
     if (!allowPrivateNetworks) {

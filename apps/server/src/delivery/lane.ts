@@ -57,9 +57,12 @@ export async function runLane(deps: LaneDeps, endpointId: string): Promise<Date 
       await dropPending(deps, endpointId);
       return null;
     }
+    // Once per endpoint and batch: the secrets valid now. Before the claim, so a secret this
+    // process cannot open (a key it lacks, SecretKeyError) fails the run without using an attempt.
+    const secrets = signingSecrets(endpoint);
     const batch = await deps.store.webhookDeliveries.claim(endpointId, deps.batchSize, deps.leaseMs);
     if (batch.length === 0) return deps.store.webhookDeliveries.nextDue(endpointId);
-    const stillEnabled = await sendBatch(deps, endpoint, batch);
+    const stillEnabled = await sendBatch(deps, endpoint, secrets, batch);
     if (!stillEnabled) return null;
     if (deps.stopping() || Date.now() - started >= deps.sliceMs) return new Date();
     if (Date.now() - touched >= deps.leaseMs / 4) {
@@ -80,6 +83,7 @@ type Settled = { delivery: ClaimedDelivery; outcome: DeliveryOutcome; attempt?: 
 async function sendBatch(
   deps: LaneDeps,
   endpoint: WebhookEndpointDoc,
+  secrets: string[],
   batch: ClaimedDelivery[],
 ): Promise<boolean> {
   const { store } = deps;
@@ -90,8 +94,6 @@ async function sendBatch(
     )
     .toArray();
   const eventOf = new Map(events.map((event) => [event._id, event]));
-  // Once per endpoint and batch: the secrets valid now.
-  const secrets = signingSecrets(endpoint);
   const lastAttempt = 1 + deps.retryDelaysMs.length;
   const interrupted: DeliveryAttemptInput[] = batch
     .filter((d) => d.interrupted)

@@ -72,7 +72,11 @@ export class WebhookDelivery {
       processEvery: config.webhookPollIntervalMs,
       maxConcurrency: config.webhookConcurrency + 1,
     });
-    this.agenda.on("error", (err) => this.logger.warn({ err }, "agenda error"));
+    this.agenda.on("error", (err) => {
+      // A lock query still in flight when the database closes at shutdown fails: no news.
+      if (this.stopping) return;
+      this.logger.warn({ err }, "agenda error");
+    });
     store.deliveryQueue.attachLanes((due) => this.schedule(due));
     if (!this.processes) return;
     const perEndpoint = config.webhookEndpointConcurrency;

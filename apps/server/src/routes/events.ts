@@ -22,10 +22,7 @@ export function eventRoutes({ op, store, config, metrics }: RouteKit): void {
     return { status: 200, body: toPage(docs, page.limit, toEvent) };
   });
 
-  op("getEvent", async ({ ctx, id }) => ({
-    status: 200,
-    body: toEvent(await store.events.get(workspaceOf(ctx), id)),
-  }));
+  op("getEvent", async ({ ctx, id }) => ({ status: 200, body: toEvent(await keptEvent(ctx, id)) }));
 
   op("listEventDeliveries", async ({ ctx, id, query }) => {
     const page = parsePage(query);

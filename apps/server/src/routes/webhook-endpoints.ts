@@ -1,6 +1,7 @@
 import { toDeliveryAttempt } from "../db/delivery-attempts.js";
 import { toWebhookDelivery } from "../db/webhook-deliveries.js";
 import { toWebhookEndpoint } from "../db/webhook-endpoints.js";
+import { refusedUrlHost } from "../delivery/address-policy.js";
 import { endpointDisabled, type RecoveryWindow, recover } from "../delivery/recovery.js";
 import { AppError } from "../errors.js";
 import { parseInstant, parsePage, toPage } from "../http/paging.js";
@@ -21,7 +22,30 @@ export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit):
     return { status: 200, body: toPage(docs, page.limit, toWebhookEndpoint) };
   });
 
+  /**
+   * An IP-literal URL in a refused range is refused at once (docs/decisions.md "Webhook address
+   * policy"); a host name is checked when each attempt connects (delivery/http-client.ts).
+   */
+  const checkUrl = (url: string | undefined) => {
+    if (url === undefined) return;
+    // RFC 3986 (the spec's `format: uri`) takes hosts such as 999.1.1.1 that no delivery can reach.
+    if (!URL.canParse(url)) {
+      throw new AppError(400, "parameter_invalid", "`url` is not a URL deliveries can be sent to.", "url");
+    }
+    if (config.webhookAllowPrivateNetworks) return;
+    const refused = refusedUrlHost(url);
+    if (refused) {
+      throw new AppError(
+        400,
+        "url_address_refused",
+        `Webhooks may not be sent to ${new URL(url).hostname} (${refused}); use a publicly reachable host.`,
+        "url",
+      );
+    }
+  };
+
   op("createWebhookEndpoint", async ({ ctx, body }) => {
+    checkUrl(body.url);
     const { doc, secret } = await store.webhookEndpoints.create(workspaceOf(ctx), body);
     return { status: 201, body: withSecret(toWebhookEndpoint(doc), secret) };
   });
@@ -31,10 +55,13 @@ export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit):
     body: toWebhookEndpoint(await store.webhookEndpoints.get(workspaceOf(ctx), id)),
   }));
 
-  op("updateWebhookEndpoint", async ({ ctx, id, body }) => ({
-    status: 200,
-    body: toWebhookEndpoint(await store.webhookEndpoints.update(workspaceOf(ctx), id, body)),
-  }));
+  op("updateWebhookEndpoint", async ({ ctx, id, body }) => {
+    checkUrl(body.url);
+    return {
+      status: 200,
+      body: toWebhookEndpoint(await store.webhookEndpoints.update(workspaceOf(ctx), id, body)),
+    };
+  });
 
   op("rotateWebhookEndpointSecret", async ({ ctx, id, body }) => {
     const graceMs = (body.expires_in ?? DEFAULT_GRACE_SECONDS) * 1000;

@@ -1,0 +1,286 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { verifySignature } from "@deskline/webhook-verifier";
+import { type Db, MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { keyIdOf, SecretBox } from "../src/db/secret-box.js";
+import { WebhookEndpoints } from "../src/db/webhook-endpoints.js";
+import { newId } from "../src/domain/ids.js";
+import { DatabaseUnavailableError } from "../src/errors.js";
+import { api, newWorkspace } from "./helpers/api.js";
+import { startReceiver, testCertificate } from "./helpers/https-receiver.js";
+import { eventually, type MainProcess, startMain } from "./helpers/main-process.js";
+
+// Signing secrets at rest, with real server processes on one persistent database (the run's
+// database server, a database of this file's own): plaintext secrets are sealed at start, new
+// ones are stored sealed, deliveries still sign with the real secret, idempotent replays keep no
+// secret in the clear, a rotation to a new key works with the old one in
+// SECRETS_ENCRYPTION_OLD_KEYS and `reencrypt-secrets`, and a key that cannot open what is stored
+// stops the server.
+
+vi.setConfig({ testTimeout: 120_000 });
+
+const databaseName = `deskline_secrets_${newId("req")}`;
+const newKey = () => randomBytes(32).toString("base64");
+const KEY_1 = newKey();
+const KEY_2 = newKey();
+const certificate = testCertificate();
+
+let client: MongoClient;
+let db: Db;
+beforeAll(async () => {
+  client = await new MongoClient(inject("mongodbUri")).connect();
+  db = client.db(databaseName);
+});
+afterAll(async () => {
+  await db.dropDatabase().catch(() => {});
+  await client.close();
+});
+
+function env(extra: Record<string, string>): Record<string, string> {
+  return {
+    MONGODB_URI: inject("mongodbUri"),
+    MONGODB_DATABASE: databaseName,
+    ADMIN_TOKEN: inject("adminToken"), // so the helpers' admin calls work on these servers too
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    NODE_EXTRA_CA_CERTS: certificate.certFile,
+    WEBHOOK_POLL_INTERVAL_MS: "50",
+    SECRETS_ENCRYPTION_KEY: "",
+    SECRETS_ENCRYPTION_OLD_KEYS: "",
+    ...extra,
+  };
+}
+
+/** A server on this file's database, once it has dealt with the stored secrets. */
+async function server(extra: Record<string, string>): Promise<MainProcess & { url: string }> {
+  const main = startMain(env(extra));
+  const url = await main.baseUrl;
+  await main.logged(/delivering webhooks/);
+  return Object.assign(main, { url });
+}
+
+async function stop(main: MainProcess): Promise<void> {
+  main.child.kill("SIGTERM");
+  await main.exited;
+}
+
+/** A server that must refuse to start: its exit code and what it said. */
+async function refusedStart(extra: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const main = startMain(env(extra));
+  const started = main.logged(/delivering webhooks/).then(
+    () => "started",
+    () => "exited",
+  );
+  if ((await Promise.race([main.exited.then(() => "exited"), started])) === "started") {
+    await stop(main);
+    throw new Error(`the server started, but should have refused to: ${main.output()}`);
+  }
+  return { code: await main.exited, output: main.output() };
+}
+
+/** Every string value anywhere in every collection of the database that contains `needle`. */
+async function findEverywhere(needle: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = (value: unknown, where: string) => {
+    if (typeof value === "string" && value.includes(needle)) found.push(where);
+    else if (Array.isArray(value)) {
+      for (const [i, item] of value.entries()) walk(item, `${where}.${i}`);
+    } else if (value && typeof value === "object" && !(value instanceof Date)) {
+      for (const [k, v] of Object.entries(value)) walk(v, `${where}.${k}`);
+    }
+  };
+  const collections = await db.listCollections().toArray();
+  expect(collections.length).toBeGreaterThan(5);
+  for (const { name } of collections) {
+    for await (const doc of db.collection(name).find({})) walk(doc, `${name}/${String(doc._id)}`);
+  }
+  return found;
+}
+
+/** Every stored signing secret value: endpoints' and stored replays'. */
+async function storedSecretValues(): Promise<string[]> {
+  const endpoints = await db.collection("webhook_endpoints").find({}).toArray();
+  const replays = await db
+    .collection("idempotency_keys")
+    .find({ "response.body.secret": { $exists: true } })
+    .toArray();
+  return [
+    ...endpoints.flatMap((e) => (e.secrets as { secret: string }[]).map((s) => s.secret)),
+    ...replays.map((r) => r.response.body.secret as string),
+  ];
+}
+
+const sealedUnder = (key: string) => new RegExp(`^enc1:${keyIdOf(Buffer.from(key, "base64"))}:`);
+
+describe("signing secrets at rest", () => {
+  let key: string;
+  let workspaceId: string;
+  const made: Array<{ id: string; secret: string; idempotencyKey: string; body: unknown }> = [];
+
+  const createEndpoint = async (baseUrl: string, url: string) => {
+    const idempotencyKey = `create-${made.length}-${randomBytes(4).toString("hex")}`;
+    const body = { url, events: ["contact.created"] };
+    const created = await api.post("/open/v1/webhook-endpoints", {
+      baseUrl,
+      key,
+      body,
+      headers: { "Idempotency-Key": idempotencyKey },
+    });
+    expect(created.status).toBe(201);
+    made.push({ id: created.body.id, secret: created.body.secret, idempotencyKey, body });
+    return created.body as { id: string; secret: string };
+  };
+
+  const replay = (baseUrl: string, m: (typeof made)[number]) =>
+    api.post("/open/v1/webhook-endpoints", {
+      baseUrl,
+      key,
+      body: m.body,
+      headers: { "Idempotency-Key": m.idempotencyKey },
+    });
+
+  it("without a key: runs as before, and says once that secrets are stored in the clear", async () => {
+    const main = await server({});
+    ({ key, workspaceId } = await newWorkspace(undefined, main.url));
+    await createEndpoint(main.url, "https://plain.example.invalid/hooks");
+    expect(main.output().match(/stored in the clear/g)).toHaveLength(1);
+    await stop(main);
+    expect((await findEverywhere("whsec_")).length).toBeGreaterThan(0);
+  });
+
+  it("with a key: seals stored secrets at start; creates, rotations, replays and deliveries leave no whsec_ anywhere", async () => {
+    const main = await server({ SECRETS_ENCRYPTION_KEY: KEY_1 });
+    expect(main.output()).toMatch(/"sealed":2\b/); // the endpoint and its stored replay
+    const receiver = await startReceiver();
+    const endpoint = await createEndpoint(main.url, receiver.url);
+    const rotated = await api.post(`/open/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, {
+      baseUrl: main.url,
+      key,
+      body: { expires_in: 3600 },
+      headers: { "Idempotency-Key": `rotate-${endpoint.id}` },
+    });
+    expect(rotated.status).toBe(200);
+    for (const m of made) {
+      const again = await replay(main.url, m);
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(again.body.secret).toBe(m.secret);
+    }
+
+    // A delivery is signed with both secrets in their plaintext: the seal opens to the real one.
+    const contact = await api.post("/open/v1/contacts", { baseUrl: main.url, key, body: { name: "Sealed" } });
+    expect(contact.status).toBe(201);
+    const [delivery] = await eventually(
+      async () => receiver.received,
+      (received) => received.length > 0,
+      "a delivery",
+    );
+    const header = delivery?.headers["service-signature"] as string;
+    for (const secret of [rotated.body.secret, endpoint.secret]) {
+      expect(() => verifySignature(delivery?.body as Buffer, header, secret)).not.toThrow();
+    }
+    await stop(main);
+
+    expect(await findEverywhere("whsec_")).toEqual([]);
+    const values = await storedSecretValues();
+    expect(values.length).toBeGreaterThanOrEqual(5);
+    for (const value of values) expect(value).toMatch(sealedUnder(KEY_1));
+    expect(workspaceId).toBeTruthy();
+  });
+
+  it("a key that cannot decrypt what is stored, or no key at all, stops the server at start", async () => {
+    const wrong = await refusedStart({ SECRETS_ENCRYPTION_KEY: newKey() });
+    expect(wrong.code).toBe(1);
+    expect(wrong.output).toContain(
+      "SECRETS_ENCRYPTION_KEY cannot decrypt the stored webhook signing secrets",
+    );
+    expect(wrong.output).not.toContain("delivering webhooks");
+
+    const none = await refusedStart({});
+    expect(none.code).toBe(1);
+    expect(none.output).toContain("webhook signing secrets are encrypted");
+    expect(none.output).toContain("SECRETS_ENCRYPTION_KEY is not set");
+
+    const malformed = await refusedStart({ SECRETS_ENCRYPTION_KEY: "too-short" });
+    expect(malformed.code).toBe(1);
+    expect(malformed.output).toContain("configuration error: SECRETS_ENCRYPTION_KEY must be 32 random bytes");
+    // Nothing was touched: everything is still under the first key.
+    for (const value of await storedSecretValues()) expect(value).toMatch(sealedUnder(KEY_1));
+  });
+
+  it("rotates to a new key: the old one in SECRETS_ENCRYPTION_OLD_KEYS, then reencrypt-secrets moves every secret", async () => {
+    const during = await server({ SECRETS_ENCRYPTION_KEY: KEY_2, SECRETS_ENCRYPTION_OLD_KEYS: KEY_1 });
+    expect(during.output()).toMatch(/some are under an older key/);
+    const added = await createEndpoint(during.url, "https://rotated.example.invalid/hooks");
+    for (const m of made) expect((await replay(during.url, m)).body.secret).toBe(m.secret);
+    await stop(during);
+
+    const command = await runCommand(["reencrypt-secrets"], {
+      SECRETS_ENCRYPTION_KEY: KEY_2,
+      SECRETS_ENCRYPTION_OLD_KEYS: KEY_1,
+    });
+    expect(command.code, command.output).toBe(0);
+    expect(command.output).toMatch(/re-encrypted \d+ webhook signing secret/);
+    for (const value of await storedSecretValues()) expect(value).toMatch(sealedUnder(KEY_2));
+    expect(await findEverywhere("whsec_")).toEqual([]);
+
+    // Again: nothing left to move.
+    const again = await runCommand(["reencrypt-secrets"], { SECRETS_ENCRYPTION_KEY: KEY_2 });
+    expect(again.output).toContain("re-encrypted 0 webhook signing secret(s)");
+
+    // The old key can go now; and it alone no longer opens anything.
+    const after = await server({ SECRETS_ENCRYPTION_KEY: KEY_2 });
+    for (const m of made) expect((await replay(after.url, m)).body.secret).toBe(m.secret);
+    expect(made.at(-1)?.id).toBe(added.id);
+    await stop(after);
+    const oldOnly = await refusedStart({ SECRETS_ENCRYPTION_KEY: KEY_1 });
+    expect(oldOnly.code).toBe(1);
+    expect(oldOnly.output).toContain("SECRETS_ENCRYPTION_KEY cannot decrypt");
+  });
+});
+
+describe("while the start-up check of the stored secrets runs", () => {
+  it("creates wait for it, and answer 503 (DatabaseUnavailableError) if it takes over 5 s", async () => {
+    const endpoints = new WebhookEndpoints(db, new SecretBox(Buffer.from(KEY_1, "base64")));
+    const release = endpoints.holdSecretWrites();
+    let done = false;
+    const creating = endpoints.create("ws_held", { url: "https://held.example.invalid/x" }).finally(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(done).toBe(false);
+    release();
+    const { doc, secret } = await creating;
+    expect(secret).toMatch(/^whsec_/);
+    expect(doc.secrets[0]?.secret).toMatch(sealedUnder(KEY_1));
+
+    endpoints.holdSecretWrites(); // never released: the check is stuck (the database went away)
+    const started = Date.now();
+    await expect(endpoints.create("ws_held", { url: "https://held.example.invalid/y" })).rejects.toThrow(
+      DatabaseUnavailableError,
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    await db.collection("webhook_endpoints").deleteMany({ workspace_id: "ws_held" });
+  });
+});
+
+/** `deskline-server <args>` from the checkout, as docs/operations.md shows it. */
+async function runCommand(
+  args: string[],
+  extra: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+    cwd: join(import.meta.dirname, ".."),
+    env: { ...process.env, ...env(extra), LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const code = await new Promise<number | null>((done) => child.once("exit", done));
+  return { code, output };
+}
