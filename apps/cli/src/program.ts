@@ -7,8 +7,15 @@ export interface CommandGroup {
   register(command: Command): void;
 }
 
+interface GroupEntry {
+  summary: string;
+  load: () => Promise<CommandGroup>;
+  /** The group works on the whole command tree (completion), so every group is loaded with it. */
+  loadsEveryGroup?: true;
+}
+
 /** The groups, in the order `deskline --help` lists them. */
-const GROUPS: Record<string, { summary: string; load: () => Promise<CommandGroup> }> = {
+const GROUPS: Record<string, GroupEntry> = {
   contacts: {
     summary: "import, list, get, create, update and delete contacts",
     load: () => import("./commands/contacts.js"),
@@ -41,6 +48,7 @@ const GROUPS: Record<string, { summary: string; load: () => Promise<CommandGroup
   completion: {
     summary: "print a bash or zsh completion script",
     load: () => import("./commands/completion.js"),
+    loadsEveryGroup: true,
   },
 };
 
@@ -59,9 +67,9 @@ export function groupIn(args: readonly string[]): string | undefined {
 
 /**
  * Builds the program for `args` (the words after `deskline`): every group is listed, only the
- * one named is loaded (`all` loads every one, for shell completion).
+ * one named is loaded, or every one when that group works on the whole tree (shell completion).
  */
-export async function buildProgram(args: readonly string[], all = false): Promise<Command> {
+export async function buildProgram(args: readonly string[]): Promise<Command> {
   const program = new Command("deskline")
     .description("The Deskline command line: contact imports, ticket workflows and every API resource.")
     .version(VERSION, "-V, --version")
@@ -95,6 +103,7 @@ export async function buildProgram(args: readonly string[], all = false): Promis
       ].join("\n"),
     );
   const wanted = groupIn(args);
+  const all = wanted !== undefined && GROUPS[wanted]?.loadsEveryGroup === true;
   for (const [name, group] of Object.entries(GROUPS)) {
     const command = program.command(name).description(group.summary);
     if (all || name === wanted) (await group.load()).register(command);

@@ -7,9 +7,9 @@ import { benchWorkspace, certificate, childPid, cpuMs, post, receiver, startServ
 import { newRunId, startBenchDatabase } from "./environment.js";
 
 /**
- * `pnpm bench` (delivery part): how fast an API write reaches a webhook receiver (issue 11
- * item 7). Server processes (src/main.ts) with a ROLE each; the bench POSTs contacts to the API
- * and an HTTPS receiver on 127.0.0.1 notes when each `contact.created` arrives.
+ * `pnpm bench` (delivery part): how fast an API write reaches a webhook receiver. Server
+ * processes (src/main.ts) with a ROLE each; the bench POSTs contacts to the API and an HTTPS
+ * receiver on 127.0.0.1 notes when each `contact.created` arrives.
  *
  *  1. latency write → receiver at 100 writes/s, with ROLE=all (the endpoint's lane, scheduled
  *     by the write's relay, runs in the process that wrote it) and with ROLE=api + a separate

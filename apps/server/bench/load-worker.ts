@@ -1,7 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import autocannon, { type RawResult, type Request } from "autocannon";
-import type { RequestContext } from "./environment.js";
-import type { Measurement } from "./measure.js";
+import { FAILURE_SAMPLES, type LoadOrder, type Measurement } from "./measurement.js";
 import { scenarios } from "./scenarios.js";
 
 /**
@@ -12,17 +11,6 @@ import { scenarios } from "./scenarios.js";
  *
  * In: `LoadOrder` as workerData; the message "stop" ends the run early. Out: one `Measurement`.
  */
-export interface LoadOrder {
-  /** A name from scenarios.ts: functions cannot cross threads, so the worker imports its own. */
-  scenario: string;
-  context: RequestContext;
-  connections: number;
-  seconds: number;
-  /** The `n` of the first request; the measurement reserved the numbers after it. */
-  firstN: number;
-}
-
-const SAMPLES = 3;
 
 async function run(order: LoadOrder): Promise<Measurement> {
   const scenario = scenarios.find((s) => s.name === order.scenario);
@@ -30,7 +18,7 @@ async function run(order: LoadOrder): Promise<Measurement> {
   const { context } = order;
   const failures: string[] = [];
   const note = (text: string) => {
-    if (failures.length < SAMPLES) failures.push(text);
+    if (failures.length < FAILURE_SAMPLES) failures.push(text);
   };
   const { bodyOf, pathOf } = scenario;
   const hasBody = bodyOf !== undefined || scenario.body !== undefined;

@@ -2,25 +2,8 @@ import { createHistogram } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { profiled } from "./cpu-profile.js";
 import type { RequestContext } from "./environment.js";
-import type { LoadOrder } from "./load-worker.js";
+import { FAILURE_SAMPLES, type LoadOrder, type Measurement } from "./measurement.js";
 import type { Scenario } from "./scenario.js";
-
-export interface Measurement {
-  /** Completed operations per second over the whole measured time. */
-  perSecond: number;
-  /** Milliseconds. */
-  p50: number;
-  p99: number;
-  completed: number;
-  /** Non-2xx answers (API only). */
-  non2xx: number;
-  /** Connection errors and timeouts (API), thrown errors (driver). */
-  errors: number;
-  /** Why some operations failed: a few status codes and bodies, or error messages. */
-  failures: string[];
-}
-
-const SAMPLES = 3;
 
 // One counter for the whole run: every `n` handed to bodies and baselines is unique.
 let counter = 0;
@@ -101,7 +84,7 @@ export async function measureDriver(
         completed++;
       } catch (error) {
         errors++;
-        if (failures.length < SAMPLES) failures.push(`driver error: ${(error as Error).message}`);
+        if (failures.length < FAILURE_SAMPLES) failures.push(`driver error: ${(error as Error).message}`);
       }
     }
   };

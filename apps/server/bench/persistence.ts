@@ -6,7 +6,8 @@ import { type EmbeddedDatabase, startEmbeddedDatabase } from "../src/db/embedded
 import { createLogger } from "../src/logger.js";
 import { contactBody, contactScenarios } from "./contacts.js";
 import { type BenchContext, newRunId, seedMany, startScenarioServer } from "./environment.js";
-import { type Measurement, measureApi } from "./measure.js";
+import { measureApi } from "./measure.js";
+import type { Measurement } from "./measurement.js";
 
 /**
  * `pnpm bench` (after startup.ts): what keeping `pnpm start`'s data costs. The embedded database

@@ -1,4 +1,4 @@
-import type { Measurement } from "./measure.js";
+import type { Measurement } from "./measurement.js";
 
 export interface Row {
   scenario: string;

@@ -2,7 +2,6 @@
 
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_RETRY_DELAYS, parseRetryDelays } from "./delivery/retry-schedule.js";
 
 /**
  * Where the embedded database keeps its data by default: `.deskline/data` in the checkout (this
@@ -123,7 +122,7 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   /**
    * WEBHOOK_POLL_INTERVAL_MS: how often a worker looks for due deliveries anyway: how retries
-   * are found once due, and the safety net behind the delivery bell (a lost ring).
+   * are found once due, and the safety net behind the wake channel (delivery/wake-channel.ts).
    */
   webhookPollIntervalMs: number;
   /**
@@ -154,6 +153,34 @@ export interface Config {
 }
 
 export class ConfigError extends Error {}
+
+/** Up to 4 retries after a delivery's first attempt. */
+const MAX_RETRIES = 4;
+
+/** WEBHOOK_RETRY_DELAYS by default: 1 min, 5 min, 30 min, 2 h (delivery/retry-schedule.ts applies them). */
+const DEFAULT_RETRY_DELAYS = "1m,5m,30m,2h";
+
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+const DELAY = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+
+/**
+ * Parses a list like `1m,5m,30m,2h` or `50ms,50ms` (units `ms`, `s`, `m`, `h`) into milliseconds.
+ * One to four delays; the number of delays is the number of retries.
+ * @throws {Error} naming the entry that is wrong.
+ */
+export function parseRetryDelays(text: string): number[] {
+  const entries = text.split(",").map((entry) => entry.trim());
+  if (entries.length > MAX_RETRIES) {
+    throw new Error(`at most ${MAX_RETRIES} retry delays are allowed, got ${entries.length}`);
+  }
+  return entries.map((entry) => {
+    const match = DELAY.exec(entry);
+    if (!match) throw new Error(`${JSON.stringify(entry)} is not a delay like 50ms, 30s, 5m or 2h`);
+    const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+    if (!Number.isSafeInteger(Math.round(ms))) throw new Error(`${JSON.stringify(entry)} is too long`);
+    return Math.round(ms);
+  });
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
   const raw = env[name];

@@ -1,6 +1,5 @@
-import type { Context, Next } from "koa";
-import { isDatabaseUnavailable } from "./db/errors.js";
-import type { Logger } from "./logger.js";
+// The API's errors: the one error type code throws for a client-visible failure, the body it is
+// answered with, and the record errors every store raises. Answered by http/error-response.ts.
 
 export type ErrorType =
   | "invalid_request_error"
@@ -18,8 +17,9 @@ const typeByStatus = (status: number): ErrorType => {
 };
 
 /**
- * The one way code reports a client-visible failure. The error middleware turns it into
- * DESIGN.md §3's body; `code` is stable and documented in the spec, `message` is for people.
+ * The one way code reports a client-visible failure. The error middleware
+ * (http/error-response.ts) turns it into the spec's error body; `code` is stable and documented
+ * in the spec, `message` is for people.
  */
 export class AppError extends Error {
   readonly type: ErrorType;
@@ -35,6 +35,16 @@ export class AppError extends Error {
     super(message);
     this.type = typeByStatus(status);
   }
+}
+
+/** No record of the workspace has that id; another workspace's id is exactly as missing. */
+export function notFound(noun: string, id: string): AppError {
+  return new AppError(404, "resource_missing", `No such ${noun}: '${id}'.`, "id");
+}
+
+/** Other writes to one record kept winning for too long (db/records.ts `updateInWorkspace`). */
+export function concurrentUpdate(noun: string): AppError {
+  return new AppError(409, "concurrent_update", `The ${noun} is being changed by other requests; retry.`);
 }
 
 /** The optional fields of the spec's error object that only some codes carry. */
@@ -57,45 +67,4 @@ export function errorBody(error: AppError, requestId: string) {
       request_id: requestId,
     },
   };
-}
-
-/**
- * The one writer of error responses. app.ts mounts it after `requestId` and the access log (so
- * error bodies carry the request id and the log sees the final status) and before every route,
- * so it catches whatever they throw. Unknown errors are logged with their stack and answered as a
- * bare 500 so no driver message or trace reaches a client.
- */
-export function errorMiddleware(logger: Logger) {
-  return async (ctx: Context, next: Next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new AppError(404, "route_not_found", `No route for ${ctx.method} ${ctx.path}.`);
-      }
-    } catch (caught) {
-      const error = toAppError(caught, ctx, logger);
-      ctx.status = error.status;
-      ctx.set(error.headers);
-      ctx.body = errorBody(error, ctx.state.requestId as string);
-    }
-  };
-}
-
-function toAppError(caught: unknown, ctx: Context, logger: Logger): AppError {
-  if (caught instanceof AppError) return caught;
-  if (caught instanceof DatabaseUnavailableError || isDatabaseUnavailable(caught)) {
-    logger.warn(
-      { reason: (caught as Error).message, requestId: ctx.state.requestId },
-      "database unavailable",
-    );
-    return new AppError(
-      503,
-      "database_unavailable",
-      "The database is unreachable right now; retry with backoff.",
-      undefined,
-      { "Retry-After": "5" },
-    );
-  }
-  logger.error({ err: caught, requestId: ctx.state.requestId }, "unhandled error");
-  return new AppError(500, "internal_error", "Something went wrong on our side; retry later.");
 }

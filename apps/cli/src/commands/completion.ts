@@ -55,14 +55,21 @@ autoload -U +X bashcompinit && bashcompinit
 ${bashScript(program)}`;
 }
 
+/** The command at the top of the tree `command` hangs in. */
+function rootOf(command: Command): Command {
+  let root = command;
+  while (root.parent) root = root.parent;
+  return root;
+}
+
 export function register(completion: Command): void {
   examples(
     completion.argument("[shell]", "bash or zsh", "bash").action(async (shell: string) => {
       if (shell !== "bash" && shell !== "zsh")
         throw new UsageError(`no completion for '${shell}': bash or zsh`);
-      // Completion needs every command, so this loads every group.
-      const { buildProgram } = await import("../program.js");
-      const program = await buildProgram([], true);
+      // The root program, with every group loaded: program.ts loads them all for this group
+      // (its `loadsEveryGroup`), so this module needs nothing from it.
+      const program = rootOf(completion);
       writeLine(shell === "bash" ? bashScript(program) : zshScript(program));
     }),
     "source <(deskline completion bash)      # add to ~/.bashrc",

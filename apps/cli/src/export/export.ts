@@ -20,8 +20,8 @@ import {
   toText,
   valueAt,
 } from "../fields.js";
-import { startProgress } from "../import/progress.js";
 import { formatDuration, formatRecord, writeLine } from "../output.js";
+import { startProgress } from "../progress.js";
 
 export type ExportFormat = "csv" | "jsonl";
 export const EXPORT_FORMATS: readonly ExportFormat[] = ["csv", "jsonl"];

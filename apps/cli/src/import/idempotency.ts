@@ -3,17 +3,15 @@
 // the server replays the first answer instead of creating the contact twice.
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
+import { stringify } from "safe-stable-stringify";
 
-/** JSON with object keys sorted, so the same row always hashes the same. */
+/**
+ * JSON with object keys sorted, so the same row always hashes the same: safe-stable-stringify,
+ * as the server's request fingerprint (apps/server/src/http/idempotency.ts), so both read a body
+ * alike (an `undefined` member is left out, as JSON.stringify leaves it out).
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
+  return stringify(value ?? null);
 }
 
 /**

@@ -4,6 +4,7 @@ import { newId } from "../domain/ids.js";
 import { schemaProperties } from "../generated/values.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import { duplicateKeyIndexes } from "./errors.js";
+import { newestFirst, oldestChangeFirst, type Page, type PullWindow } from "./lists.js";
 import type { EventRelay } from "./outbox.js";
 import { pullPage } from "./pull.js";
 import {
@@ -17,12 +18,8 @@ import {
   findInWorkspace,
   hasChanges,
   insertNew,
-  newestFirst,
   normalizeField,
   normalizeInput,
-  oldestChangeFirst,
-  type Page,
-  type PullWindow,
   publicValues,
   type RecordDoc,
   toResource,

@@ -1,20 +1,12 @@
 import type { Collection, Db, Filter } from "mongodb";
 import { newEvent } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
-import { AppError } from "../errors.js";
+import { AppError, concurrentUpdate, notFound } from "../errors.js";
 import type { QueryOf, Schema } from "../spec/types.js";
+import { newestFirst, type Page } from "./lists.js";
 import { type MessageDoc, type MessageInput, type Messages, newMessage, toMessage } from "./messages.js";
 import { type EventRelay, pushEvent, type WithPendingEvents } from "./outbox.js";
-import {
-  concurrentUpdate,
-  ensureWorkspaceIdIndex,
-  existsInWorkspace,
-  findInWorkspace,
-  insertNew,
-  newestFirst,
-  notFound,
-  type Page,
-} from "./records.js";
+import { ensureWorkspaceIdIndex, existsInWorkspace, findInWorkspace, insertNew } from "./records.js";
 
 /**
  * The `conversations` collection (seed §2.3, DESIGN.md §5): a contact's conversation on a

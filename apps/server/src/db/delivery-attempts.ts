@@ -2,9 +2,8 @@ import type { Collection, Db } from "mongodb";
 import type { EventType } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import type { Schema } from "../spec/types.js";
-import { isDuplicateKey } from "./errors.js";
 import { insertManyOnce } from "./insert-once.js";
-import { newestFirst, type Page } from "./records.js";
+import { newestFirst, type Page } from "./lists.js";
 
 /**
  * The `delivery_attempts` collection (issue 11 item 3): one document per HTTP attempt to deliver
@@ -62,7 +61,7 @@ export class DeliveryAttempts {
       { name: "endpoint_newest" },
     );
     // One record per attempt number of a delivery: the database refuses a second one, whatever
-    // two workers believe (the fencing in delivery/worker.ts already keeps them apart).
+    // two workers believe (the lease of a claimed batch, delivery/lane.ts, already keeps them apart).
     await this.collection.createIndex(
       { event_id: 1, endpoint_id: 1, attempt: 1 },
       { name: "one_per_attempt", unique: true },
@@ -70,20 +69,9 @@ export class DeliveryAttempts {
     await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
   }
 
-  /** Records an attempt; false when that attempt number of the delivery is recorded already. */
-  async record(input: DeliveryAttemptInput): Promise<boolean> {
-    try {
-      await this.collection.insertOne({ _id: newId("att", input.created_at.getTime()), ...input });
-      return true;
-    } catch (error) {
-      if (isDuplicateKey(error)) return false;
-      throw error;
-    }
-  }
-
   /**
-   * `record` for many attempts in one round trip (a worker's concurrent deliveries, gathered):
-   * for each, true, or false when that attempt number was recorded already.
+   * Records attempts in one round trip (a lane's concurrent deliveries): for each, true, or false
+   * when that attempt number of the delivery was recorded already.
    */
   async recordMany(inputs: DeliveryAttemptInput[]): Promise<boolean[]> {
     const docs = inputs.map((input) => ({ _id: newId("att", input.created_at.getTime()), ...input }));

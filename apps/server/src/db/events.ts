@@ -1,9 +1,9 @@
 import type { Collection, Db } from "mongodb";
 import type { EventType, StoredEvent } from "../domain/events.js";
+import { notFound } from "../errors.js";
 import type { Schema } from "../spec/types.js";
-import { isDuplicateKey } from "./errors.js";
 import { insertManyOnce } from "./insert-once.js";
-import { newestFirst, notFound, type Page } from "./records.js";
+import { newestFirst, type Page } from "./lists.js";
 
 /**
  * The `events` collection: every event of every workspace, moved here from the documents whose
@@ -36,22 +36,9 @@ export class Events {
   }
 
   /**
-   * Stores an event unless it is stored already: its `_id` is the event's id, so a second relay of
-   * the same event (another process, or a retry after a crash) is a no-op. Says whether it was new.
-   */
-  async record(event: StoredEvent): Promise<boolean> {
-    try {
-      await this.collection.insertOne(event);
-      return true;
-    } catch (error) {
-      if (isDuplicateKey(error)) return false;
-      throw error;
-    }
-  }
-
-  /**
-   * `record` for many events in one round trip; those stored already are left as they are.
-   * Returns, per event, whether it was stored already (an earlier relay recorded it).
+   * Stores events unless they are stored already, in one round trip: an event's `_id` is its id,
+   * so a second relay of the same event (another process, or a retry after a crash) leaves it as
+   * it is. Returns, per event, whether it was stored already (an earlier relay recorded it).
    */
   recordMany(events: StoredEvent[]): Promise<boolean[]> {
     return insertManyOnce(this.collection, events);

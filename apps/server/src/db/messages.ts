@@ -1,8 +1,9 @@
 import type { Collection, Db } from "mongodb";
 import { newId } from "../domain/ids.js";
 import type { Schema } from "../spec/types.js";
+import { newestFirst, type Page } from "./lists.js";
 import type { EventRelay, WithPendingEvents } from "./outbox.js";
-import { insertNew, newestFirst, type Page } from "./records.js";
+import { insertNew } from "./records.js";
 
 /**
  * The `messages` collection: every message of every conversation, in its own collection so a

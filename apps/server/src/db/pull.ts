@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PullPosition } from "../domain/pull-cursor.js";
-import type { PullWindow } from "./records.js";
+import type { PullWindow } from "./lists.js";
 import type { TombstoneDoc } from "./tombstones.js";
 
 /**

@@ -1,14 +1,14 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Collection, Filter, OptionalUnlessRequiredId } from "mongodb";
 import type { StoredEvent } from "../domain/events.js";
-import type { PullPosition } from "../domain/pull-cursor.js";
-import { AppError } from "../errors.js";
+import { AppError, concurrentUpdate, notFound } from "../errors.js";
 import { isDuplicateKey } from "./errors.js";
 import { type EventRelay, pushEvent, type WithPendingEvents } from "./outbox.js";
 
 /**
  * What every public resource shares (contacts, tickets…): how its client-set fields are stored,
- * shown and patched, and how one record of a workspace is found, listed and updated safely.
+ * shown and patched, and how one record of a workspace is found and updated safely (the list
+ * queries are db/lists.ts, the errors they raise errors.ts).
  * Each collection module keeps its own rules and queries; this is only the common ground.
  */
 
@@ -124,10 +124,6 @@ export function diffPatch<F extends string>(
 }
 
 export const hasChanges = (diff: Diff<string>): boolean => Object.keys(diff.changes).length > 0;
-
-export function notFound(noun: string, id: string): AppError {
-  return new AppError(404, "resource_missing", `No such ${noun}: '${id}'.`, "id");
-}
 
 /**
  * `{workspace_id, _id}`, unique: trivially so (ids are unique), which changes nothing on MongoDB,
@@ -255,99 +251,6 @@ export async function updateInWorkspace<T extends RecordDoc, R>(
   }
 }
 
-/** The list window of a request: plain values from http/paging.ts, turned into a query here. */
-export interface Page {
-  limit: number;
-  /** An id: the page continues after it (it need not exist any more). */
-  startingAfter?: string;
-  /** Exclusive bounds on `created_at`. */
-  createdAfter?: Date;
-  createdBefore?: Date;
-}
-
-/**
- * A list query: the workspace, the resource's filters and the page, newest first (ids sort by
- * creation time), one more than asked so the caller knows `has_more`. Each collection has an
- * index `{workspace_id, <filter field>, _id}` per equality filter, so MongoDB walks one index in
- * order and stops after `limit + 1` matches.
- */
-export function newestFirst<T extends Pick<RecordDoc, "_id" | "workspace_id" | "created_at">>(
-  collection: Collection<T>,
-  workspaceId: string,
-  filter: Record<string, unknown>,
-  page: Page,
-): Promise<T[]> {
-  // One flat filter, the shape both MongoDB's planner and mongo-java-server's matcher handle best.
-  const query: Record<string, unknown> = { ...filter, workspace_id: workspaceId };
-  if (page.startingAfter !== undefined) query._id = { $lt: page.startingAfter };
-  const created: Record<string, Date> = {};
-  if (page.createdAfter !== undefined) created.$gt = page.createdAfter;
-  if (page.createdBefore !== undefined) created.$lt = page.createdBefore;
-  if (Object.keys(created).length) query.created_at = created;
-  return collection
-    .find(query as Filter<T>)
-    .sort({ _id: -1 })
-    .limit(page.limit + 1)
-    .toArray() as Promise<T[]>;
-}
-
-/**
- * `filter` narrowed to what an incremental pull reads after `after`: changed strictly after its
- * instant, or at that instant with a greater id; and not after `upTo` when given. One flat
- * range on `updated_at` plus an `$or` that only breaks ties, so the `{workspace_id, updated_at,
- * _id}` index serves it as one range.
- */
-export function afterPosition<T extends Record<string, unknown>>(
-  filter: T,
-  after: PullPosition,
-  upTo?: Date,
-): T & Record<string, unknown> {
-  const range: Record<string, Date> = after.id ? { $gte: after.updatedAt } : { $gt: after.updatedAt };
-  if (upTo) range.$lte = upTo;
-  const query: Record<string, unknown> = { ...filter, updated_at: range };
-  if (after.id) {
-    const ties = [{ updated_at: { $gt: after.updatedAt } }, { _id: { $gt: after.id } }];
-    // The resource's own filters may carry an `$or` already (a contact `search`).
-    if (query.$or) {
-      query.$and = [{ $or: query.$or }, { $or: ties }];
-      delete query.$or;
-    } else query.$or = ties;
-  }
-  return query as T & Record<string, unknown>;
-}
-
-/** The window of one incremental pull page, as plain values (http/paging.ts parses them). */
-export interface PullWindow {
-  limit: number;
-  after: PullPosition;
-  createdAfter?: Date;
-  createdBefore?: Date;
-}
-
-/**
- * A pull query: the workspace's records matching `filter`, changed after the window's position,
- * oldest change first by (`updated_at`, `_id`), one more than asked. Served by the
- * `{workspace_id, updated_at, _id}` index on MongoDB (the fallback scans).
- */
-export function oldestChangeFirst<T extends Pick<RecordDoc, "_id" | "workspace_id" | "updated_at">>(
-  collection: Collection<T>,
-  workspaceId: string,
-  filter: Record<string, unknown>,
-  window: PullWindow,
-  upTo?: Date,
-): Promise<T[]> {
-  const query = afterPosition({ ...filter, workspace_id: workspaceId }, window.after, upTo);
-  const created: Record<string, Date> = {};
-  if (window.createdAfter !== undefined) created.$gt = window.createdAfter;
-  if (window.createdBefore !== undefined) created.$lt = window.createdBefore;
-  if (Object.keys(created).length) query.created_at = created;
-  return collection
-    .find(query as Filter<T>)
-    .sort({ updated_at: 1, _id: 1 })
-    .limit(window.limit + 1)
-    .toArray() as Promise<T[]>;
-}
-
 /** `{workspace_id, updated_at, _id}`: the incremental pull's order, read as one index range. */
 export function ensurePullIndex<T extends RecordDoc>(collection: Collection<T>): Promise<string> {
   return collection.createIndex({ workspace_id: 1, updated_at: 1, _id: 1 }, { name: "workspace_pull" });
@@ -363,9 +266,4 @@ export async function deleteInWorkspace<T extends RecordDoc>(
 ): Promise<void> {
   const deleted = await relay.deleteDrained(collection, { _id: id, workspace_id: workspaceId } as Filter<T>);
   if (!deleted) throw notFound(noun, id);
-}
-
-/** Other writes to one record kept winning for too long (see updateInWorkspace). */
-export function concurrentUpdate(noun: string): AppError {
-  return new AppError(409, "concurrent_update", `The ${noun} is being changed by other requests; retry.`);
 }

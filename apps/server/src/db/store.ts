@@ -1,11 +1,11 @@
 import type { Db } from "mongodb";
 import type { Config } from "../config.js";
-import { DeliveryQueue } from "../delivery/queue.js";
 import type { Logger } from "../logger.js";
 import { ApiKeys } from "./api-keys.js";
 import { Contacts } from "./contacts.js";
 import { Conversations } from "./conversations.js";
 import { DeliveryAttempts } from "./delivery-attempts.js";
+import { DeliveryQueue } from "./delivery-queue.js";
 import { Events } from "./events.js";
 import { IdempotencyKeys } from "./idempotency.js";
 import { Messages } from "./messages.js";
@@ -37,7 +37,7 @@ export interface Store {
   rateLimits: RateLimits;
   /** One document per delivery (event × endpoint × queueing), and the queue: db/webhook-deliveries.ts. */
   webhookDeliveries: WebhookDeliveries;
-  /** Queues deliveries: records them, then schedules their endpoints' lanes (delivery/queue.ts). */
+  /** Queues deliveries: records them, then schedules their endpoints' lanes (db/delivery-queue.ts). */
   deliveryQueue: DeliveryQueue;
   /** Moves events from the documents that record them into `events` (db/outbox.ts). */
   relay: EventRelay;

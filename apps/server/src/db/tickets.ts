@@ -5,6 +5,7 @@ import { initialState, moveTo, type StatusState, type TicketStatus } from "../do
 import { AppError } from "../errors.js";
 import { schemaProperties } from "../generated/values.js";
 import type { QueryOf, Schema } from "../spec/types.js";
+import { newestFirst, oldestChangeFirst, type Page, type PullWindow } from "./lists.js";
 import type { EventRelay } from "./outbox.js";
 import { pullPage } from "./pull.js";
 import {
@@ -17,11 +18,7 @@ import {
   findInWorkspace,
   hasChanges,
   insertNew,
-  newestFirst,
   normalizeInput,
-  oldestChangeFirst,
-  type Page,
-  type PullWindow,
   publicValues,
   type RecordDoc,
   toResource,

@@ -1,8 +1,10 @@
 import type { Collection, Db } from "mongodb";
 import type { PullPosition } from "../domain/pull-cursor.js";
+import { notFound } from "../errors.js";
 import type { Schema } from "../spec/types.js";
+import { afterPosition } from "./lists.js";
 import type { EventRelay } from "./outbox.js";
-import { afterPosition, deleteInWorkspace, existsInWorkspace, notFound, type RecordDoc } from "./records.js";
+import { deleteInWorkspace, existsInWorkspace, type RecordDoc } from "./records.js";
 
 /**
  * Deleted contacts and tickets, so an incremental pull can tell a client what to remove

@@ -2,7 +2,7 @@ import { type AnyBulkWriteOperation, type Collection, type Db, ObjectId } from "
 import type { EventType } from "../domain/events.js";
 import type { Schema } from "../spec/types.js";
 import { insertManyOnce } from "./insert-once.js";
-import { newestFirst, type Page } from "./records.js";
+import { newestFirst, type Page } from "./lists.js";
 
 /**
  * The `webhook_deliveries` collection: one document per delivery, i.e. one event queued to one

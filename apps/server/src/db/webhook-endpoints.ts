@@ -3,9 +3,10 @@ import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db } from "mongodb";
 import { isSubscribed } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
-import { DatabaseUnavailableError } from "../errors.js";
+import { concurrentUpdate, DatabaseUnavailableError, notFound } from "../errors.js";
 import type { BodyOf, Schema } from "../spec/types.js";
-import { concurrentUpdate, insertNew, newestFirst, notFound, type Page } from "./records.js";
+import { newestFirst, type Page } from "./lists.js";
+import { insertNew } from "./records.js";
 import { SecretBox } from "./secret-box.js";
 
 /**
@@ -299,11 +300,6 @@ export class WebhookEndpoints {
   /** An endpoint of any workspace (deliveries and the admin API), or null. */
   find(id: string): Promise<WebhookEndpointDoc | null> {
     return this.collection.findOne({ _id: id });
-  }
-
-  /** Endpoints of any workspace by id, in one query (deliveries gather their reads). */
-  findMany(ids: string[]): Promise<WebhookEndpointDoc[]> {
-    return this.collection.find({ _id: { $in: ids } }).toArray();
   }
 
   /** The admin `enable`: as the owner's `{status: "enabled"}`, for an endpoint of any workspace. */

@@ -1,14 +1,14 @@
+import type { DeliveryRequest } from "../db/delivery-queue.js";
 import type { Store } from "../db/store.js";
 import type { WebhookDeliveryDoc } from "../db/webhook-deliveries.js";
 import type { WebhookEndpointDoc } from "../db/webhook-endpoints.js";
-import type { StoredEvent } from "../domain/events.js";
+import { type StoredEvent, subscribedTypes } from "../domain/events.js";
 import { idTime, newId } from "../domain/ids.js";
 import { AppError } from "../errors.js";
-import type { DeliveryRequest } from "./queue.js";
 
 /**
  * Resend and recovery (issue 22): queue deliveries of stored events again, through the same
- * queue as the events' own deliveries (delivery/queue.ts), so they carry the same bytes and event
+ * queue as the events' own deliveries (db/delivery-queue.ts), so they carry the same bytes and event
  * id and get the normal retries. Both run in the request: the answer says what was queued, and
  * what is recorded before the answer is what a crash cannot lose (see docs/decisions.md).
  */
@@ -58,7 +58,8 @@ export async function recover(
     workspace_id: endpoint.workspace_id,
     created_at: { $gte: since, $lte: window.until },
   };
-  if (!endpoint.events.includes("*")) filter.type = { $in: endpoint.events };
+  const types = subscribedTypes(endpoint.events);
+  if (types) filter.type = { $in: types };
   const covered = await store.webhookDeliveries.coveredSince(endpoint._id, since);
   const events = store.events.collection.find(filter).sort({ _id: 1 }).batchSize(RECOVERY_BATCH);
   let queued = 0;

@@ -68,7 +68,16 @@ export function newEvent(
   };
 }
 
+/**
+ * The event types an endpoint subscribed to `subscriptions` receives, or undefined for every type
+ * (`*`). The one statement of the rule: `isSubscribed` asks it of one event, a query of the
+ * events (a recovery) of all of them.
+ */
+export function subscribedTypes(subscriptions: readonly string[]): readonly string[] | undefined {
+  return subscriptions.includes("*") ? undefined : subscriptions;
+}
+
 /** Does an endpoint subscribed to `subscriptions` (event types, or `*` for all) receive `type`? */
 export function isSubscribed(subscriptions: readonly string[], type: string): boolean {
-  return subscriptions.includes("*") || subscriptions.includes(type);
+  return subscribedTypes(subscriptions)?.includes(type) ?? true;
 }

@@ -7,8 +7,6 @@ export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
 export const INITIAL_STATUS: TicketStatus = "New";
 
-const OPEN: readonly TicketStatus[] = ["New", "On you", "On customer", "On hold"];
-
 /**
  * Where each status may go (DESIGN.md §4). Open statuses move freely, to each other and to any
  * terminal one; `Solved` can still be closed; `Closed` and `Cancelled` are final.
@@ -29,8 +27,6 @@ export interface StatusState {
   solved_at: Date | null;
   closed_at: Date | null;
 }
-
-export const isTerminal = (status: TicketStatus): boolean => !OPEN.includes(status);
 
 /** The statuses `from` may move to, itself excluded. */
 export const allowedMoves = (from: TicketStatus): TicketStatus[] => MOVES[from].filter((to) => to !== from);

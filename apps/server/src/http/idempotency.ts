@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
+import { stringify } from "safe-stable-stringify";
 import type { IdempotencyKeys } from "../db/idempotency.js";
 import { withReplayableIds } from "../domain/ids.js";
 import { AppError, errorBody } from "../errors.js";
@@ -12,14 +13,14 @@ export function unquoteIdempotencyKey(header: string): string {
   return /^"(.*)"$/s.exec(header)?.[1] ?? header;
 }
 
-/** Key order must not make two equal bodies look different. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
+/**
+ * The request as its fingerprint hashes it: method, path and the body as JSON with sorted keys,
+ * so key order does not make two equal bodies look different. safe-stable-stringify, as the CLI's
+ * idempotency keys (apps/cli/src/import/idempotency.ts), so both read a body alike (an
+ * `undefined` member is left out, as JSON.stringify leaves it out).
+ */
+export function fingerprintText(method: string, path: string, body: unknown): string {
+  return `${method}\n${path}\n${stringify(body ?? null)}`;
 }
 
 /**
@@ -35,7 +36,7 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
     if (ctx.headers["idempotency-key"] === undefined) return next();
     const id = `${workspaceOf(ctx)}:${unquoteIdempotencyKey(ctx.get("Idempotency-Key"))}`;
     const fingerprint = createHash("sha256")
-      .update(`${ctx.method}\n${ctx.path}\n${canonical(ctx.state.body ?? null)}`)
+      .update(fingerprintText(ctx.method, ctx.path, ctx.state.body))
       .digest("hex");
 
     const claim = await keys.claim(id, fingerprint);

@@ -105,13 +105,6 @@ export const pathId = (ctx: Context): string =>
  * Mounts one spec operation on the router: its method and path come from the spec, so a route
  * cannot drift from its documentation.
  */
-/**
- * The spec path (`/open/v1/contacts/{id}`) of each mounted operation, by operationId. Routes are
- * mounted as regular expressions, so this is where a route's template is found again (the
- * request spans' `http.route`, telemetry/sdk.ts). Filled once at mount, never per request.
- */
-export const routeTemplates = new Map<string, string>();
-
 export function mount<Id extends OperationId>(
   router: Router,
   operation: Operation & { operationId: Id },
@@ -132,9 +125,19 @@ export function mount<Id extends OperationId>(
     ctx.status = reply.status;
     ctx.body = reply.body;
   };
-  routeTemplates.set(operation.operationId, operation.path);
-  router.register(routePattern(operation.path, allPaths), [operation.method], [...middlewares, run], {
-    name: operation.operationId,
-    pathAsRegExp: true,
-  });
+  // Routes are mounted as regular expressions, so the spec path (`/open/v1/contacts/{id}`) is
+  // handed on in `ctx.state.routeTemplate`: the request span's `http.route` (telemetry/sdk.ts).
+  const template: Middleware = (ctx, next) => {
+    ctx.state.routeTemplate = operation.path;
+    return next();
+  };
+  router.register(
+    routePattern(operation.path, allPaths),
+    [operation.method],
+    [template, ...middlewares, run],
+    {
+      name: operation.operationId,
+      pathAsRegExp: true,
+    },
+  );
 }

@@ -1,5 +1,5 @@
+import type { Page, PullWindow } from "../db/lists.js";
 import type { PulledPage } from "../db/pull.js";
-import type { Page, PullWindow } from "../db/records.js";
 import { type TombstoneDoc, toTombstone } from "../db/tombstones.js";
 import { decodeCursor, encodeCursor } from "../domain/pull-cursor.js";
 import { AppError } from "../errors.js";

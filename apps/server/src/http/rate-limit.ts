@@ -1,6 +1,6 @@
 import type { Context, Next } from "koa";
+import { gathered } from "../db/gather.js";
 import type { RateLimits } from "../db/rate-limits.js";
-import { gathered } from "../delivery/gather.js";
 import {
   type BucketRule,
   intervalOf,
@@ -81,7 +81,7 @@ const RETRY_DATABASE_MS = 1_000;
  * The buckets in MongoDB (db/rate-limits.ts), so a key gets its rate whatever the number of API
  * processes. Three things keep it near the in-memory limiter's speed:
  *
- * - Requests that arrive while a take is in flight are gathered (delivery/gather.ts) and go to
+ * - Requests that arrive while a take is in flight are gathered (db/gather.ts) and go to
  *   the database together, one update per key for all of that key's requests: under load a
  *   key's requests share round trips instead of queueing for the bucket one by one.
  * - Each process remembers the last `tat` it saw per key, a lower bound of the shared one: a

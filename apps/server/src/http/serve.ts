@@ -1,11 +1,11 @@
 import type { Router } from "@koa/router";
 import Koa from "koa";
-import { errorMiddleware } from "../errors.js";
 import type { Logger } from "../logger.js";
 import { requestMetrics } from "../metrics/http.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { requestSpanMiddleware } from "../telemetry/index.js";
 import { allowedMethods } from "./allowed-methods.js";
+import { errorMiddleware } from "./error-response.js";
 import { requestId } from "./request-id.js";
 
 /**

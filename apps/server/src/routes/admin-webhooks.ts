@@ -1,6 +1,6 @@
 import { toDeliveryAttempt } from "../db/delivery-attempts.js";
-import { notFound } from "../db/records.js";
 import { toWebhookEndpoint } from "../db/webhook-endpoints.js";
+import { notFound } from "../errors.js";
 import { parsePage, toPage } from "../http/paging.js";
 import type { RouteKit } from "./kit.js";
 

@@ -1,10 +1,9 @@
 import type { Context } from "koa";
 import { toEvent } from "../db/events.js";
-import { notFound } from "../db/records.js";
 import { toWebhookDelivery } from "../db/webhook-deliveries.js";
 import { endpointDisabled, resend } from "../delivery/recovery.js";
 import { isSubscribed } from "../domain/events.js";
-import { AppError } from "../errors.js";
+import { AppError, notFound } from "../errors.js";
 import { parsePage, toPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 

@@ -30,7 +30,6 @@ import type { Context as KoaContext, Middleware } from "koa";
 import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent, MongoClient } from "mongodb";
 import packageJson from "../../package.json" with { type: "json" };
 import type { TelemetryConfig } from "../config.js";
-import { routeTemplates } from "../http/operation.js";
 import type { ActiveTelemetry, DeliveryAttemptInfo } from "./types.js";
 
 const SCOPE = "@deskline/server";
@@ -90,8 +89,9 @@ export async function startSdk(config: TelemetryConfig): Promise<ActiveTelemetry
  * (`/open/v1/contacts/{id}`), else the path a fixed route was mounted on (`/healthz`).
  */
 function routeOf(ctx: KoaContext): string | undefined {
-  const matched = ctx as KoaContext & { _matchedRoute?: string | RegExp; _matchedRouteName?: string };
-  const template = matched._matchedRouteName ? routeTemplates.get(matched._matchedRouteName) : undefined;
+  const matched = ctx as KoaContext & { _matchedRoute?: string | RegExp };
+  // Set by the operation's first middleware (http/operation.ts `mount`).
+  const template = ctx.state.routeTemplate as string | undefined;
   if (template) return template;
   return typeof matched._matchedRoute === "string" ? matched._matchedRoute : undefined;
 }

@@ -1,11 +1,11 @@
+import type { StoredEvent } from "../domain/events.js";
+import { derivedId, newId } from "../domain/ids.js";
 import {
   type DeliveryOrigin,
   pendingKey,
   type WebhookDeliveries,
   type WebhookDeliveryDoc,
-} from "../db/webhook-deliveries.js";
-import type { StoredEvent } from "../domain/events.js";
-import { derivedId, newId } from "../domain/ids.js";
+} from "./webhook-deliveries.js";
 
 /**
  * The one way a delivery is queued, whether the event just happened, is resent, or is recovered:
@@ -13,7 +13,9 @@ import { derivedId, newId } from "../domain/ids.js";
  * scheduled no later than its first new delivery (delivery/lanes.ts). The records are the queue;
  * a lane only says "this endpoint has work". A process that dies between the two leaves records
  * whose lane may be missing: the safety net (delivery/lanes.ts) schedules it. See
- * docs/decisions.md, "One record per delivery".
+ * docs/decisions.md, "One record per delivery". It stands beside the records it writes and is
+ * handed the lanes' scheduler (`attachLanes`), so the store builds it without reaching up into the
+ * delivery worker.
  */
 
 /** One delivery to queue: an event to an endpoint. */

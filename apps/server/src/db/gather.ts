@@ -1,13 +1,13 @@
 /**
- * Group commit for the database calls every delivery makes (issue 11 item 7): a worker running
- * many attempts at once reads the same endpoints and records attempts in bursts, and on this
- * machine each round trip costs more CPU than the HTTP attempt itself. `gathered(run)` returns a
- * function that calls `run` at once when nothing is in flight, and otherwise gathers the calls
- * made meanwhile and passes them to `run` together when the call in flight returns.
+ * Group commit for database calls made many times at once (the shared rate limiter's takes,
+ * http/rate-limit.ts): where each round trip costs more than the work it carries, the calls made
+ * while one is in flight go to the database together. `gathered(run)` returns a function that
+ * calls `run` at once when nothing is in flight, and otherwise gathers the calls made meanwhile
+ * and passes them to `run` together when the call in flight returns.
  *
  * Every call's batch is started after the call was made, never joined to one already in
- * flight: a read therefore sees every write that finished before it was asked for (an endpoint
- * disabled or a secret rotated just before), exactly as a read of its own would.
+ * flight: a call therefore sees every write that finished before it was made (a take by an
+ * earlier request of the same key), exactly as a call of its own would.
  */
 
 interface Waiting<I, O> {

@@ -1,5 +1,6 @@
-// The import's progress bar: on a terminal only (stderr), so pipes and cron logs get nothing but
-// the summary. Rows per second, and an ETA from the share of the file read so far.
+// The progress bar of imports and exports: on a terminal only (stderr), so pipes and cron logs
+// get nothing but the summary. Rows per second, and an ETA from the share of the file read so far
+// when its size is known.
 import cliProgress from "cli-progress";
 
 export interface Progress {
