@@ -4,7 +4,12 @@ import { defineConfig } from "vitest/config";
 // (the server's starts the embedded database once for all its files).
 export default defineConfig({
   test: {
-    projects: ["packages/*/vitest.config.ts", "apps/*/vitest.config.ts", "test/vitest.config.ts"],
+    projects: [
+      "packages/*/vitest.config.ts",
+      "apps/*/vitest.config.ts",
+      "test/vitest.config.ts",
+      "test/repo/vitest.config.ts",
+    ],
     // The JSON report lets .ci/run print one plain "N passed, N failed" line.
     reporters: ["default", "json"],
     outputFile: { json: ".tmp/vitest-report.json" },

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the embedded database's fallback (DESIGN.md §2): mongo-java-server's jars, fetched by
+# Installs the embedded database's fallback (docs/design.md, Database): mongo-java-server's jars, fetched by
 # Maven from Maven Central as listed in scripts/mongo-java-server/pom.xml, and the small launcher
 # beside it compiled against them. The server starts it when no mongod can be downloaded.
 #

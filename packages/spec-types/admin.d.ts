@@ -514,7 +514,7 @@ export type components = {
             created_at: string;
             /**
              * Format: date-time
-             * @description Every resource has it (DESIGN.md §3). Messages cannot be edited, so it equals `created_at`.
+             * @description Every resource has it. Messages cannot be edited, so it equals `created_at`.
              */
             updated_at: string;
         };

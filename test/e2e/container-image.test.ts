@@ -4,7 +4,7 @@
 // contact.created delivered by the worker container to an HTTPS receiver on the host and
 // verified, both stopped by `podman stop` cleanly, neither running as root. compose.yaml is
 // checked by `podman-compose config`. Where no registry answers, the Dockerfile's base image is the
-// stand-in scripts/container/base-image.sh makes (see ../shared/CONTAINERS.md).
+// stand-in scripts/container/base-image.sh makes.
 import { chmodSync, copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";

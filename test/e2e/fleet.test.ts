@@ -1,4 +1,4 @@
-// A fleet in one test (issue 24 item 6): two ROLE=api and two ROLE=worker processes of the built
+// A fleet in one test: two ROLE=api and two ROLE=worker processes of the built
 // server on one database, writes spread over both APIs through spec-checking proxies, one worker
 // SIGKILLed in the middle of deliveries and one API SIGTERMed under load. Then: every write that
 // was answered 2xx exists and has its event, every event reached the HTTPS receiver (verified by

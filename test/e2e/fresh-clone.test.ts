@@ -1,4 +1,4 @@
-// Issue 24 item 5: `pnpm deskline …` works right after `pnpm install` on a fresh clone, with no
+// `pnpm deskline …` works right after `pnpm install` on a fresh clone, with no
 // separate build. A clone-like copy of the checkout (the files git would clone: tracked and new
 // ones, nothing git ignores, so no node_modules and no dist), installed as a user installs it
 // (from the local pnpm store, offline), then `pnpm deskline --version` run as a user runs it.

@@ -1,5 +1,5 @@
 // podman as the container test drives it, with the settings of scripts/container/containers.conf
-// (runc and cgroupfs: what works on our CI machines, see ../shared/CONTAINERS.md) unless
+// (runc and cgroupfs: what works on our CI machines) unless
 // CONTAINERS_CONF chooses others. Every call has a timeout; failures carry podman's own words.
 import { execFile, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";

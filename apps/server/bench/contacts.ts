@@ -79,7 +79,7 @@ export const contactScenarios: Scenario[] = [
     baseline: getByIdBaseline("contacts"),
     floor: getByIdFloor("contacts"),
   },
-  // The rate limiter's cost (issue 24): get-contact with the buckets per process, then shared in
+  // The rate limiter's cost: get-contact with the buckets per process, then shared in
   // MongoDB, at a limit the load never reaches (every request still takes its token).
   ...(["process", "shared"] as const).map(
     (where): Scenario => ({

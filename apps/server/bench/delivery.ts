@@ -41,7 +41,7 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 process.env.TEST_LOG_LEVEL ??= "fatal";
 const RATE = 100;
 const BACKLOG = 1000;
-/** The drain's backlog (issue 25: one worker drains 10,000 queued deliveries). */
+/** The drain's backlog: one worker drains 10,000 queued deliveries. */
 const DRAIN_BACKLOG = Number(process.env.BENCH_DRAIN_BACKLOG ?? 10_000);
 /** The fairness row: the slow endpoint's backlog, its receiver's delay, the fast stream. */
 const SLOW_BACKLOG = 500;

@@ -7,7 +7,7 @@ import { benchWorkspace, certificate, cpuMs, post, receiver, startServer } from 
 import { newRunId, startBenchDatabase } from "./environment.js";
 
 /**
- * `pnpm bench` (recovery part, issue 22): an endpoint that missed 10,000 events is recovered, and
+ * `pnpm bench` (recovery part): an endpoint that missed 10,000 events is recovered, and
  * one ROLE=worker process drains the recovery; next to it, the same worker's drain rate for fresh
  * deliveries (a backlog of API writes queued before it started), in the same run, and the time
  * `recoverWebhookEndpoint` takes to answer (it records the deliveries and schedules the endpoint's

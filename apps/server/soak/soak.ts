@@ -11,7 +11,7 @@ import { createSoakWorkspace, readAllAttempts, readAllEvents } from "./workspace
 import { type Answers, startWriter, type Writer } from "./writer.js";
 
 /**
- * The crash trials (issue 14 item 5), as one function the CLI (run.ts) and the smoke test call.
+ * The crash trials (docs/decisions.md, "Crash trials"), as one function the CLI (run.ts) and the smoke test call.
  *
  * What it proves: against a database that outlives every server process, with a client writing
  * at a steady rate and a receiver counting deliveries,

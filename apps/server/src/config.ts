@@ -22,7 +22,7 @@ export const EMBEDDED_DATABASE_CHOICES = [
 ] as const;
 export type EmbeddedDatabaseChoice = (typeof EMBEDDED_DATABASE_CHOICES)[number];
 
-/** What a process does (DESIGN.md §6): serve the API, deliver webhooks, or both. */
+/** What a process does (docs/design.md, Webhook delivery): serve the API, deliver webhooks, or both. */
 export const ROLES = ["all", "api", "worker"] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -93,13 +93,13 @@ export interface Config {
    * revocation takes effect at once in the process that served it, within this long in others.
    */
   apiKeyCacheMs: number;
-  /** How long an idempotency key is remembered (DESIGN.md §3: at least 24 h). */
+  /** How long an idempotency key is remembered (docs/design.md, API conventions: at least 24 h). */
   idempotencyTtlMs: number;
-  /** The largest request body accepted (DESIGN.md §3: 1 MiB). */
+  /** The largest request body accepted (docs/design.md, API conventions: 1 MiB). */
   bodyLimitBytes: number;
   /** How long graceful shutdown waits for in-flight requests. */
   shutdownTimeoutMs: number;
-  /** How long events stay readable through the events API (issue 10: 30 days). */
+  /** How long events stay readable through the events API (docs/design.md, Events: 30 days). */
   eventRetentionMs: number;
   /**
    * How often the relay sweeps documents for events their writer did not move to `events` (it

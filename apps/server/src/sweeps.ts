@@ -3,7 +3,7 @@ import type { Store } from "./db/store.js";
 import type { Logger } from "./logger.js";
 
 /**
- * The periodic work of a server process (DESIGN.md §2: expiry by sweeps, no TTL indexes): the
+ * The periodic work of a server process (docs/design.md, Database: expiry by sweeps, no TTL indexes): the
  * relay's sweep for events a crashed writer left on their documents, and the removal of expired
  * idempotency keys, events, tombstones and delivery attempts. Every process may run them at once;
  * each is idempotent.

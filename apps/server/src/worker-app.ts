@@ -17,7 +17,7 @@ export interface WorkerAppDeps {
 }
 
 /**
- * What a `ROLE=worker` process serves on PORT (issue 24): /healthz and /readyz for the
+ * What a `ROLE=worker` process serves on PORT: /healthz and /readyz for the
  * orchestrator, /metrics (its delivery counters) for Prometheus, and nothing else; every other
  * path is the API's 404 `route_not_found`, so a worker put behind the API's load balancer by
  * mistake answers nothing but errors and fails no write halfway.

@@ -6,7 +6,7 @@ import { request } from "./helpers/api.js";
 import { BUILT, eventually, startMain } from "./helpers/main-process.js";
 
 /**
- * The production build (issue 15): `node dist/main.js`, no tsx, finds what it reads outside
+ * The production build: `node dist/main.js`, no tsx, finds what it reads outside
  * its own files (the spec, the renderer, the embedded database's install script) and serves.
  * The root `pnpm test` builds before the tests; a focused run builds here if it must.
  */

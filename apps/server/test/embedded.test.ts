@@ -17,7 +17,7 @@ function recordingLogger() {
   return { logger: pino({ level: "info" }, sink), lines };
 }
 
-describe("the embedded database (DESIGN.md §2)", () => {
+describe("the embedded database", () => {
   it("DESKLINE_EMBEDDED_DB pins mongo-java-server: one log line says which and why; atomic; gone after stop", async () => {
     const { logger, lines } = recordingLogger();
     const database = await startEmbeddedDatabase(logger, "mongo-java-server");

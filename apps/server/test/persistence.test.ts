@@ -10,7 +10,7 @@ import { request } from "./helpers/api.js";
 import { type MainProcess, startMain } from "./helpers/main-process.js";
 
 /**
- * Issue 24 item 4: `pnpm start` keeps its data. Real server processes (`src/main.ts --demo`, as
+ * `pnpm start` keeps its data (docs/decisions.md, "Embedded database"). Real server processes (`src/main.ts --demo`, as
  * `pnpm start` runs it) on their own embedded database, in a temporary DESKLINE_DATA_DIR, stopped
  * and started again; and `--ephemeral`, which keeps nothing. MONGODB_URI is cleared for them:
  * with it there is no embedded database to keep.
@@ -65,7 +65,7 @@ function databaseLine(main: MainProcess): string {
   ).msg;
 }
 
-describe("pnpm start's data (issue 24)", () => {
+describe("pnpm start's data", () => {
   it("a restart finds the contacts of the first start, in the same demo workspace with the same key", async () => {
     const dataDir = await tempDir();
     const first = await start(PERSISTENT, dataDir);

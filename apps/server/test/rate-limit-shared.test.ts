@@ -9,7 +9,7 @@ import { eventually } from "./helpers/main-process.js";
 import { startTestServer } from "./helpers/server.js";
 import { createTcpProxy } from "./helpers/tcp-proxy.js";
 
-// Issue 24 item 3: three API processes on one database share each key's bucket, so one key gets
+// Three API processes on one database share each key's bucket, so one key gets
 // RATE_LIMIT_PER_SECOND (after its burst) whatever the number of processes; with per-process
 // buckets it would get three times as much.
 

@@ -9,7 +9,7 @@ import {
 } from "../src/domain/ticket-status.js";
 import { AppError } from "../src/errors.js";
 
-// The rules written out by hand (DESIGN.md §4), not derived from the module under test:
+// The rules written out by hand (docs/design.md, Ticket status), not derived from the module under test:
 // "ok" moves, "same" is the no-op, "409" is refused.
 const X = "409";
 const TABLE: Record<TicketStatus, Record<TicketStatus, "ok" | "same" | typeof X>> = {

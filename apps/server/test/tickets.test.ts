@@ -191,7 +191,7 @@ describe("the status machine over HTTP", () => {
     ({ key: machineKey } = await newWorkspace());
   });
 
-  // Written out by hand from DESIGN.md §4 rather than imported from the module under test.
+  // Written out by hand from docs/design.md, Ticket status, rather than imported from the module under test.
   const OPEN = ["New", "On you", "On customer", "On hold"];
   const allowed = (from: TicketStatus, to: TicketStatus) =>
     from === to || OPEN.includes(from) || (from === "Solved" && to === "Closed");

@@ -8,7 +8,7 @@ import { createEndpoint, type Deployment, startDeployment } from "./helpers/deli
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
 import { eventually, type MainProcess } from "./helpers/main-process.js";
 
-// Webhook delivery end to end (issue 11): a real server process (ROLE=all) delivers over real
+// Webhook delivery end to end: a real server process (ROLE=all) delivers over real
 // HTTPS to receivers this file starts on 127.0.0.1, trusted through NODE_EXTRA_CA_CERTS, with
 // retry delays of 50 ms and a 3 s timeout.
 

@@ -7,7 +7,7 @@ import { createEndpoint, type Deployment, startDeployment } from "./helpers/deli
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
 import { eventually, type MainProcess } from "./helpers/main-process.js";
 
-// Webhook recovery (issue 22): deliveries as records, resend, and recover, end to end: a real
+// Webhook recovery: deliveries as records, resend, and recover, end to end: a real
 // server process delivering over real HTTPS to receivers this file starts, with 50 ms retries.
 // One attempt at a time (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1) makes "oldest event
 // first" observable at the receiver.

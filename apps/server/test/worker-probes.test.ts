@@ -5,7 +5,7 @@ import { parseExposition } from "./helpers/exposition.js";
 import { startReceiver } from "./helpers/https-receiver.js";
 import { eventually } from "./helpers/main-process.js";
 
-// Issue 24 item 2: a real ROLE=worker process serves /healthz, /readyz and /metrics (behind
+// A real ROLE=worker process serves /healthz, /readyz and /metrics (behind
 // METRICS_TOKEN, with its delivery counters) on PORT, and nothing of the API.
 
 vi.setConfig({ testTimeout: 180_000 });

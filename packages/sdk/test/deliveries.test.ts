@@ -1,4 +1,4 @@
-// Deliveries, resend and recover (issue 22) through the SDK, against a real server process that
+// Deliveries, resend and recover through the SDK, against a real server process that
 // delivers (ROLE=all, retries 50 ms apart) to an HTTPS receiver this file starts on 127.0.0.1;
 // every answer is checked against the spec.
 import { beforeAll, describe, expect, it, vi } from "vitest";

@@ -15,7 +15,7 @@ export type WebhookSecret = string | readonly string[];
 export interface VerifyOptions {
   /**
    * Largest accepted distance, in seconds, between `now` and the header's `t`, in the past or in
-   * the future. Default 300 (seed §6.3). `Infinity` turns the check off, e.g. to replay a stored
+   * the future. Default 300. `Infinity` turns the check off, e.g. to replay a stored
    * delivery in a test.
    */
   toleranceSeconds?: number;

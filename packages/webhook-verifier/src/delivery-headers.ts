@@ -1,4 +1,4 @@
-// The headers of one webhook delivery as Deskline sends it (seed §6.2, DESIGN.md §6): both
+// The headers of one webhook delivery as Deskline sends it (docs/design.md, Webhook delivery): both
 // signature schemes, signed anew for each attempt. The server's deliveries and `deskline listen`
 // build them here, so a receiver that verifies one verifies the other. node:crypto only.
 import type { WebhookSecret } from "./core.js";

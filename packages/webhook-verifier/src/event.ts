@@ -1,4 +1,4 @@
-// The event envelope (seed §2.5, DESIGN §6) and its runtime check. No node imports: shared by /web.
+// The event envelope (docs/design.md, Events) and its runtime check. No node imports: shared by /web.
 
 import type { components } from "@deskline/spec-types/openapi";
 import type { WebhookPayload } from "./core.js";
@@ -25,10 +25,10 @@ export type TicketUpdatedEvent = Schemas["TicketUpdatedEvent"];
 export type MessageReceivedEvent = Schemas["MessageReceivedEvent"];
 export type ConversationAssignedEvent = Schemas["ConversationAssignedEvent"];
 
-/** An event of a type this version of the package knows: one of seed §6.1. */
+/** An event of a type this version of the package knows: one of the spec's `EventType`. */
 export type KnownDesklineEvent = Schemas["Event"];
 
-/** Every event type this version knows (seed §6.1). */
+/** Every event type this version knows (the spec's `EventType`). */
 export type DesklineEventType = KnownDesklineEvent["type"];
 
 declare const unknownEventType: unique symbol;

@@ -1,4 +1,4 @@
-// The algorithm of seed §6.3 (and its signing side), written once over a CryptoProvider: the
+// The signature algorithm (docs/design.md, Verifier; and its signing side), written once over a CryptoProvider: the
 // node:crypto entry and the WebCrypto entry differ only in the provider they hand in (as
 // stripe-node's Webhooks does). No node imports: `/web` and `/fetch` are built from it.
 import {

@@ -20,7 +20,7 @@ const nodeCrypto: CryptoProvider<string[]> = {
 };
 
 /**
- * Checks a delivery's `Service-Signature` header (seed §6.3) with `node:crypto`.
+ * Checks a delivery's `Service-Signature` header (docs/design.md, Verifier) with `node:crypto`.
  *
  * @param payload The raw request body, unchanged: a string, Buffer or Uint8Array. Never a parsed
  *   and re-serialised object.

@@ -9,7 +9,7 @@ import { type EventRelay, pushEvent, type WithPendingEvents } from "./outbox.js"
 import { ensureWorkspaceIdIndex, existsInWorkspace, findInWorkspace, insertNew } from "./records.js";
 
 /**
- * The `conversations` collection (seed §2.3, DESIGN.md §5): a contact's conversation on a
+ * The `conversations` collection (docs/design.md, Conversations and admin): a contact's conversation on a
  * channel, its unread flag, assignees and open/closed state, and how each message moves them.
  *
  * Every change is one atomic single-document write (`insertOne` or a conditional update), so
@@ -73,7 +73,7 @@ export function toConversation(doc: ConversationDoc) {
   };
 }
 
-/** The list filters of seed §4.3, as plain values; all combine. */
+/** The list filters of the spec's `listConversations`, as plain values; all combine. */
 export type ConversationFilters = Pick<
   QueryOf<"listConversations">,
   "status" | "channel" | "contact_id" | "unread"

@@ -6,7 +6,7 @@ import { insertManyOnce } from "./insert-once.js";
 import { newestFirst, type Page } from "./lists.js";
 
 /**
- * The `delivery_attempts` collection (issue 11 item 3): one document per HTTP attempt to deliver
+ * The `delivery_attempts` collection: one document per HTTP attempt to deliver
  * one event to one endpoint, listed newest first by the public and the admin API so developers see
  * why their endpoint fails, and kept as long as events (the same retention sweep).
  */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /**
- * A real mongod through mongodb-memory-server, the embedded database's first choice (DESIGN.md §2),
+ * A real mongod through mongodb-memory-server, the embedded database's first choice (docs/design.md, Database),
  * and the quick "can it be had at all?" decision in front of it. Left to itself the library spends
  * about 7 s retrying a download that cannot succeed offline; here a missing binary is only
  * downloaded after its URL answered a short probe, and a failure is remembered for an hour, so an

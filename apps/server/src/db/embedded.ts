@@ -20,7 +20,7 @@ export interface EmbeddedDatabaseOptions {
 }
 
 /**
- * DESIGN.md §2, without MONGODB_URI: a real mongod through mongodb-memory-server where one is
+ * docs/design.md, Database: without MONGODB_URI: a real mongod through mongodb-memory-server where one is
  * cached or can be downloaded, else mongo-java-server (on a free loopback port). `choice`
  * (DESKLINE_EMBEDDED_DB) can pin either. With `dataDir` the data survives a restart (`pnpm start`):
  * mongod keeps it in `<dataDir>/mongod`, mongo-java-server in the H2 file

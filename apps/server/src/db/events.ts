@@ -8,7 +8,7 @@ import { newestFirst, type Page } from "./lists.js";
 /**
  * The `events` collection: every event of every workspace, moved here from the documents whose
  * change it reports (db/outbox.ts), read by the events API and by webhook delivery, and kept for
- * the retention period (removed by a sweep; DESIGN.md §2: no TTL indexes).
+ * the retention period (removed by a sweep; docs/design.md, Database: no TTL indexes).
  */
 
 export type EventDoc = StoredEvent;

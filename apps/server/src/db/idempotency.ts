@@ -38,7 +38,7 @@ export interface IdempotencyDoc {
   seed?: string;
   response: StoredResponse | null;
   created_at: Date;
-  /** Until when the record is kept; a sweep removes it afterwards (no TTL indexes, DESIGN.md §2). */
+  /** Until when the record is kept; a sweep removes it afterwards (no TTL indexes: docs/design.md, Database). */
   expires_at: Date;
   /** While in flight: when the lock is considered abandoned (the process died mid-request). */
   lock_expires_at: Date;

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 /**
- * The embedded database's fallback (DESIGN.md §2): mongo-java-server, a MongoDB wire-protocol
+ * The embedded database's fallback (docs/design.md, Database): mongo-java-server, a MongoDB wire-protocol
  * server whose single-document operations are atomic, in memory or persistent in one H2 file.
  * Its jars come from Maven Central through scripts/install-mongo-java-server.sh; a small launcher
  * there starts it.

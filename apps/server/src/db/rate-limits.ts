@@ -3,7 +3,7 @@ import { type BucketRule, intervalOf, micros, take } from "../domain/token-bucke
 import { isDuplicateKey } from "./errors.js";
 
 /**
- * The API keys' token buckets, shared by every API process (issue 24): one document per key,
+ * The API keys' token buckets, shared by every API process (docs/decisions.md, "Server"): one document per key,
  * `{_id: <key id>, tat}`, where `tat` is the bucket's theoretical arrival time in whole epoch
  * microseconds (domain/token-bucket.ts). Each take is one conditional single-document update,
  * `$set` or `$inc` under a filter on `tat`, which MongoDB and mongo-java-server both do

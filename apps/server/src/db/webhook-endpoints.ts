@@ -10,7 +10,7 @@ import { insertNew } from "./records.js";
 import { SecretBox } from "./secret-box.js";
 
 /**
- * The `webhook_endpoints` collection (seed §2.4, DESIGN.md §6): where a workspace wants its
+ * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its
  * events, which types, whether deliveries are on, and the signing secrets. Secrets never leave
  * this module except as the one-time answer of create and rotate, and for signing deliveries.
  * With SECRETS_ENCRYPTION_KEY they are stored sealed (db/secret-box.ts) and opened only here.
@@ -48,7 +48,7 @@ export type WebhookEndpointPatch = BodyOf<"updateWebhookEndpoint">;
 
 export const OWNER_DISABLED_REASON = "disabled by the owner";
 
-/** Seed §8: consecutive failed deliveries after which an endpoint is disabled. */
+/** Consecutive failed deliveries after which an endpoint is disabled. */
 export const DISABLE_AFTER_FAILURES = 15;
 export const FAILURES_DISABLED_REASON = `${DISABLE_AFTER_FAILURES} consecutive failed deliveries`;
 
@@ -77,7 +77,7 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
   };
 }
 
-/** `whsec_` + 32 random bytes, base64 (DESIGN.md §6). */
+/** `whsec_` + 32 random bytes, base64 (docs/design.md, Webhook delivery). */
 export const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
 /** What a sealed secret of an endpoint is bound to: it opens in this endpoint's document only. */

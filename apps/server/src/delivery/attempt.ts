@@ -5,7 +5,7 @@ import { postWebhook } from "./http-client.js";
 import { type AttemptOutcome, classifyAttempt } from "./outcome.js";
 
 /**
- * One delivery attempt (seed §6.2, DESIGN.md §6): the stored event's exact bytes, signed anew
+ * One delivery attempt (docs/design.md, Webhook delivery): the stored event's exact bytes, signed anew
  * with every secret valid now (a `v1` per secret during a rotation) in `Service-Signature` and,
  * for receivers on Svix's or standard-webhooks' libraries, in the Standard Webhooks headers.
  */

@@ -7,7 +7,7 @@ import { refusedRange } from "./address-policy.js";
 import type { AttemptResult } from "./outcome.js";
 
 /**
- * The outgoing HTTP of webhook deliveries (issue 11 items 2 and 4), on undici: one keep-alive
+ * The outgoing HTTP of webhook deliveries, on undici: one keep-alive
  * Agent per process whose connector refuses private addresses (the SSRF guard) on the address it
  * actually connects to, after DNS resolution, so neither a DNS name pointing inside nor a
  * rebinding between check and connect gets through. Redirects are never followed (undici's

@@ -1,5 +1,5 @@
 /**
- * What one delivery attempt's result means (DESIGN.md §6): success is a 2xx within the timeout;
+ * What one delivery attempt's result means (docs/design.md, Webhook delivery): success is a 2xx within the timeout;
  * a redirect is not followed and fails; every other answer, a timeout, a refused or broken
  * connection and a refused address fail too. The error text is what developers read in the
  * attempts log, so it says what happened in plain words. Pure: the HTTP code hands it a result.

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 /**
  * The reference renderer: Redoc's standalone browser bundle (React, styles and the search worker
  * in one file), taken from the installed npm package so the page needs no CDN and works offline.
- * Redoc 2: Redoc 3 needs Node 22 (DESIGN.md §1), and Scalar's current releases do too.
+ * Redoc 2: Redoc 3 needs Node 22 (docs/design.md, Pieces), and Scalar's current releases do too.
  */
 
 const require = createRequire(import.meta.url);

@@ -3,11 +3,11 @@ import { currentTraceparent } from "../telemetry/index.js";
 import { newId } from "./ids.js";
 
 /**
- * Events (seed §2.5, §6.1) as pure values: their types, how one is made from a change, and which
+ * Events (docs/design.md, Events) as pure values: their types, how one is made from a change, and which
  * endpoint subscriptions it matches. The database modules store them; nothing here does I/O.
  */
 
-/** The spec's `EventType` enum (seed §6.1). */
+/** The spec's `EventType` enum. */
 export const EVENT_TYPES = schemaEnums.EventType;
 
 export type EventType = (typeof EVENT_TYPES)[number];

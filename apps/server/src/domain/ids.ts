@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash, randomBytes } from "node:crypto";
 
-/** Type prefixes of DESIGN.md §3. */
+/** Type prefixes (docs/design.md, API conventions). */
 export type IdPrefix =
   | "ws"
   | "key"

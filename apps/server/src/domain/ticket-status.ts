@@ -1,14 +1,14 @@
 import { AppError } from "../errors.js";
 import { schemaEnums } from "../generated/values.js";
 
-/** The ticket statuses of seed §3.1, in the order the spec's `TicketStatus` lists them. */
+/** The ticket statuses, in the order the spec's `TicketStatus` lists them. */
 export const TICKET_STATUSES = schemaEnums.TicketStatus;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
 export const INITIAL_STATUS: TicketStatus = "New";
 
 /**
- * Where each status may go (DESIGN.md §4). Open statuses move freely, to each other and to any
+ * Where each status may go (docs/design.md, Ticket status). Open statuses move freely, to each other and to any
  * terminal one; `Solved` can still be closed; `Closed` and `Cancelled` are final.
  */
 const MOVES: Record<TicketStatus, readonly TicketStatus[]> = {

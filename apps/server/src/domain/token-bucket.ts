@@ -1,5 +1,5 @@
 /**
- * The token bucket of DESIGN.md §3 as arithmetic on one number, so that a shared bucket is one
+ * The token bucket (docs/design.md, API conventions) as arithmetic on one number, so that a shared bucket is one
  * field in MongoDB updated by plain `$set`/`$inc` (no aggregation-pipeline update, which
  * mongo-java-server lacks). This is GCRA (the generic cell rate algorithm): a bucket is its
  * theoretical arrival time `tat`, the moment it would be full again. At `now` it holds

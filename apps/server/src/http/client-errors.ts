@@ -1,7 +1,7 @@
 /**
  * Requests Node's HTTP parser refuses before Koa sees them (headers over its 16 KiB limit, a
  * request line that is not HTTP) would get Node's bare answer without a body; this gives them the
- * API's error body (DESIGN.md §3) with a `Request-Id`, like every other answer.
+ * API's error body (docs/design.md, API conventions) with a `Request-Id`, like every other answer.
  */
 import type { Server } from "node:http";
 import type { Duplex } from "node:stream";

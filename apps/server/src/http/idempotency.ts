@@ -24,7 +24,7 @@ export function fingerprintText(method: string, path: string, body: unknown): st
 }
 
 /**
- * `Idempotency-Key` on every POST (DESIGN.md §3, Stripe's semantics): the same key and request
+ * `Idempotency-Key` on every POST (docs/design.md, API conventions; Stripe's semantics): the same key and request
  * replays the first response with `Idempotent-Replayed: true` and no second side effect; the same
  * key with another request is 422; while the first still runs, 409. 5xx answers are not kept,
  * so the client can retry them. A run that takes over the key of a run that died makes the same

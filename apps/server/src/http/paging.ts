@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor } from "../domain/pull-cursor.js";
 import { AppError } from "../errors.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 
-/** The list envelope of DESIGN.md §3. */
+/** The list envelope (docs/design.md, API conventions). */
 export interface ListPage<T> {
   object: "list";
   data: T[];

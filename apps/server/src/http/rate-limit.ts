@@ -14,9 +14,9 @@ import type { Logger } from "../logger.js";
 import { apiKeyOf } from "./auth.js";
 
 /**
- * Token bucket per API key (DESIGN.md §3). `RateLimit-*` headers follow the IETF draft;
+ * Token bucket per API key (docs/design.md, API conventions). `RateLimit-*` headers follow the IETF draft;
  * `RateLimit-Reset` is the seconds until the bucket is full again. Where the buckets live is a
- * `Buckets`: in MongoDB, shared by every API process (the default, issue 24), or in this
+ * `Buckets`: in MongoDB, shared by every API process (the default), or in this
  * process's memory (RATE_LIMIT_SHARED=false).
  */
 

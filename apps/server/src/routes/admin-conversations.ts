@@ -4,7 +4,7 @@ import { assertWorkspace } from "./admin.js";
 import type { RouteKit } from "./kit.js";
 
 /**
- * DESIGN.md §5: the admin API stands in for the channels: it starts conversations, adds customer
+ * docs/design.md, Conversations and admin: the admin API stands in for the channels: it starts conversations, adds customer
  * messages, sets assignees and closes or reopens. Conversation ids of any workspace are accepted.
  */
 export function adminConversationRoutes({ op, store }: RouteKit): void {

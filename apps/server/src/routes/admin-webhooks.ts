@@ -5,7 +5,7 @@ import { parsePage, toPage } from "../http/paging.js";
 import type { RouteKit } from "./kit.js";
 
 /**
- * DESIGN.md §5: the operator's view of webhook endpoints of any workspace: re-enable one that
+ * docs/design.md, Conversations and admin: the operator's view of webhook endpoints of any workspace: re-enable one that
  * deliveries disabled, and read its delivery attempts.
  */
 export function adminWebhookRoutes({ op, store }: RouteKit): void {

@@ -3,7 +3,7 @@ import { toWorkspace } from "../db/workspaces.js";
 import { AppError } from "../errors.js";
 import type { RouteKit } from "./kit.js";
 
-/** DESIGN.md §5: the operator's API (bearer ADMIN_TOKEN): workspaces and their API keys. */
+/** docs/design.md, Conversations and admin: the operator's API (bearer ADMIN_TOKEN): workspaces and their API keys. */
 export function adminRoutes({ op, store }: RouteKit): void {
   op("createWorkspace", async ({ body }) => ({
     status: 201,

@@ -8,7 +8,7 @@ import { assertValid } from "../http/validate.js";
 import type { Schema } from "../spec/types.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
-/** Seed §4.1: parse → call → shape; the rules live in db/contacts.ts. */
+/** The contacts operations: parse → call → shape; the rules live in db/contacts.ts. */
 export function contactRoutes({ op, store, config, openapi }: RouteKit): void {
   // A batch item is a PATCH body: the spec's ContactUpdate, checked item by item so that one
   // invalid item fails alone (the batch schema itself only asks for objects).

@@ -3,7 +3,7 @@ import { toMessage } from "../db/messages.js";
 import { parsePage, toPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
-/** Seed §4.3: parse → call → shape; the rules live in db/conversations.ts and db/messages.ts. */
+/** The conversations operations: parse → call → shape; the rules live in db/conversations.ts and db/messages.ts. */
 export function conversationRoutes({ op, store }: RouteKit): void {
   op("listConversations", async ({ ctx, query }) => {
     const page = parsePage(query);

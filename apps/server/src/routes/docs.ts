@@ -7,7 +7,7 @@ import { bundleSpec } from "../spec/documents.js";
 import type { RouteKit } from "./kit.js";
 
 /**
- * The reference pages (issue 15): GET /open/v1/docs renders the public spec, GET /admin/v1/docs
+ * The reference pages: GET /open/v1/docs renders the public spec, GET /admin/v1/docs
  * the admin spec while the admin API is on. The renderer's bundle is served from here too, under
  * /open/v1/docs/assets/, with a versioned name cached for a year. Files are read on first
  * request, so building the app stays free of I/O.

@@ -2,7 +2,7 @@ import { toTicket } from "../db/tickets.js";
 import { parsePage, parsePull, toPage, toPulledPage } from "../http/paging.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
-/** Seed §4.2: parse → call → shape; the rules live in db/tickets.ts and domain/ticket-status.ts. */
+/** The tickets operations: parse → call → shape; the rules live in db/tickets.ts and domain/ticket-status.ts. */
 export function ticketRoutes({ op, store, config }: RouteKit): void {
   op("listTickets", async ({ ctx, query }) => {
     const pull = parsePull(query);

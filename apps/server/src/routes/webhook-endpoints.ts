@@ -8,11 +8,11 @@ import { parseInstant, parsePage, toPage } from "../http/paging.js";
 import type { Schema } from "../spec/types.js";
 import { type RouteKit, workspaceOf } from "./kit.js";
 
-// DESIGN.md §6's default: the old secret signs alongside the new one for a day.
+// The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a day.
 const DEFAULT_GRACE_SECONDS = 86_400;
 
 /**
- * Seed §4.4 plus what receivers expect from Stripe and Svix (get, PATCH, secret rotation). The
+ * The spec's webhook endpoint operations: what receivers expect from Stripe and Svix (get, PATCH, secret rotation). The
  * secret appears only in the answers of create and rotate; every other answer omits it.
  */
 export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit): void {

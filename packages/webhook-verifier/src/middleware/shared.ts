@@ -22,7 +22,7 @@ export function maxBodyBytes(options: WebhookMiddlewareOptions | undefined): num
   return max;
 }
 
-/** The JSON error body of DESIGN §3, with the type naming this failure class. */
+/** The API's JSON error body (docs/design.md, API conventions), with the type naming this failure class. */
 export interface WebhookErrorBody {
   error: { type: "webhook_verification_error"; code: string; message: string };
 }
