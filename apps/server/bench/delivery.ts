@@ -276,6 +276,8 @@ async function main() {
       ];
       const arrivals = await arrivalOf(queued);
       const receiverUsed = process.cpuUsage(receiverCpu);
+      // Read before the processes stop: a stopped worker has no CPU figure.
+      const [workerUsed, databaseUsed] = [cpuMs(workerPid) - workerCpu, cpuMs(databasePid) - databaseCpu];
       const [first, last] = [Math.min(...arrivals), Math.max(...arrivals)];
       log(
         `drain${env.SECRETS_ENCRYPTION_KEY ? " (secrets encrypted)" : ""}: ${queued.length} deliveries in ${((last - first) / 1000).toFixed(2)} s by one worker`,
@@ -283,8 +285,8 @@ async function main() {
       await drain.stop();
       return {
         perSecond: (queued.length - 1) / ((last - first) / 1000),
-        cpuPerDelivery: (cpuMs(workerPid) - workerCpu) / queued.length,
-        databaseCpuPerDelivery: (cpuMs(databasePid) - databaseCpu) / queued.length,
+        cpuPerDelivery: workerUsed / queued.length,
+        databaseCpuPerDelivery: databaseUsed / queued.length,
         receiverCpuPerDelivery: (receiverUsed.user + receiverUsed.system) / 1000 / queued.length,
       };
     };
