@@ -5,6 +5,7 @@ import type {
   Contact,
   Deskline,
   DesklineClient,
+  ErrorCode,
   Message,
   PagePromise,
   Ticket,
@@ -98,7 +99,7 @@ describe("Deskline types", () => {
   it("types the raw client by path", async () => {
     const { data, error } = await raw.GET("/open/v1/tickets/{id}", { params: { path: { id: "tkt_1" } } });
     expectTypeOf(data).toEqualTypeOf<Ticket | undefined>();
-    expectTypeOf(error?.error.code).toEqualTypeOf<string | undefined>();
+    expectTypeOf(error?.error.code).toEqualTypeOf<ErrorCode | undefined>();
     // @ts-expect-error the path parameter is required
     await raw.GET("/open/v1/tickets/{id}", {});
     // @ts-expect-error no such path
