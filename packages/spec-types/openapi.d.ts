@@ -931,21 +931,19 @@ export type components = {
          * @enum {string}
          */
         ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
+        /**
+         * @description Stable machine-readable code of an error; `message` is for people. The server answers only
+         *     these; new codes may be added within v1, so a client should treat an unknown one by its
+         *     HTTP status and `type`.
+         * @example parameter_invalid
+         * @enum {string}
+         */
+        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "url_address_refused" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
         /** @description The body of every error response. */
         ErrorResponse: {
             error: {
                 type: components["schemas"]["ErrorType"];
-                /**
-                 * @description Stable machine-readable code: `missing_api_key`, `invalid_api_key`,
-                 *     `insufficient_scope`, `resource_missing`, `parameter_invalid`, `parameter_missing`,
-                 *     `parameter_unknown`, `invalid_json`, `invalid_body`, `unsupported_media_type`,
-                 *     `body_too_large`, `email_taken`, `external_id_taken`, `idempotency_key_reused`,
-                 *     `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `merge_conflict`,
-                 *     `rate_limited`, `database_unavailable`, `internal_error`, `route_not_found`,
-                 *     `method_not_allowed`, `url_address_refused`. New codes may be added within v1.
-                 * @example parameter_invalid
-                 */
-                code: string;
+                code: components["schemas"]["ErrorCode"];
                 /** @description Human-readable explanation. Never contains stack traces or driver messages. */
                 message: string;
                 /** @description The body field (dotted path, e.g. `address.city`) or query parameter at fault, when there is one. */
@@ -1252,8 +1250,7 @@ export type components = {
         /** @description An error of one item of a batch, as the same item alone would have got it (without `request_id`). */
         ErrorDetail: {
             type: components["schemas"]["ErrorType"];
-            /** @example parameter_missing */
-            code: string;
+            code: components["schemas"]["ErrorCode"];
             message: string;
             /** @description The field of the item at fault, when there is one. */
             param?: string;

@@ -1,6 +1,8 @@
 // Regenerates src/generated/values.ts from spec/openapi.yaml and spec/admin.yaml: what the server
 // needs of the spec at run time, the property names and enums of the component schemas (field
-// lists, ticket statuses, scopes). The types of each operation come from @deskline/spec-types.
+// lists, ticket statuses, scopes) and the moves an enum's `x-transitions` allows (ticket
+// statuses); and the table of those moves in docs/api.md. The types of each operation come from
+// @deskline/spec-types.
 // `--check` exits 1 when the committed file is stale; test/generated.test.ts runs the same check.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -9,6 +11,7 @@ import { writeGenerated } from "../../../scripts/write-generated.js";
 
 const SPEC_DIR = new URL("../../../spec/", import.meta.url);
 const OUT_DIR = new URL("../src/generated/", import.meta.url);
+const API_DOC = new URL("../../../docs/api.md", import.meta.url);
 
 const header = (
   what: string,
@@ -22,36 +25,95 @@ const header = (
 interface Schema {
   properties?: Record<string, unknown>;
   enum?: unknown[];
+  /** From each enum value, the values it may change to (itself aside). */
+  "x-transitions"?: Record<string, unknown[]>;
 }
 
-/** Property names and enum values of every named schema of both files, in spec order. */
-function renderValues(files: string[]): string {
-  const properties: Record<string, string[]> = {};
-  const enums: Record<string, unknown[]> = {};
+type Transitions = Record<string, unknown[]>;
+
+/** The named schemas of both files, each once. */
+function readSchemas(files: string[]): Map<string, Schema> {
+  const schemas = new Map<string, Schema>();
   for (const file of files) {
     const spec = parse(readFileSync(new URL(file, SPEC_DIR), "utf8")) as {
       components?: { schemas?: Record<string, Schema> };
     };
     for (const [name, schema] of Object.entries(spec.components?.schemas ?? {})) {
-      if (name in properties || name in enums) throw new Error(`schema ${name} is defined twice`);
-      if (schema.properties) properties[name] = Object.keys(schema.properties);
-      if (schema.enum) enums[name] = schema.enum;
+      if (schemas.has(name)) throw new Error(`schema ${name} is defined twice`);
+      schemas.set(name, schema);
     }
   }
+  return schemas;
+}
+
+/** A schema's `x-transitions`, refused unless it names every enum value once and only them. */
+export function transitionsOf(name: string, schema: Schema): Transitions | undefined {
+  const transitions = schema["x-transitions"];
+  if (transitions === undefined) return undefined;
+  const values = schema.enum ?? [];
+  const from = Object.keys(transitions);
+  if (from.length !== values.length || !values.every((value) => from.includes(String(value))))
+    throw new Error(`${name}: x-transitions must list every value of the enum once`);
+  for (const [source, targets] of Object.entries(transitions)) {
+    for (const target of targets)
+      if (!values.includes(target) || target === source)
+        throw new Error(`${name}: x-transitions of '${source}' names '${String(target)}'`);
+  }
+  // In the enum's order, so the generated table reads like the spec's list of values.
+  return Object.fromEntries(values.map((value) => [String(value), transitions[String(value)] ?? []]));
+}
+
+/** Property names, enum values and transitions of every named schema, in spec order. */
+function renderValues(schemas: Map<string, Schema>): string {
+  const properties: Record<string, string[]> = {};
+  const enums: Record<string, unknown[]> = {};
+  const transitions: Record<string, Transitions> = {};
+  for (const [name, schema] of schemas) {
+    if (schema.properties) properties[name] = Object.keys(schema.properties);
+    if (schema.enum) enums[name] = schema.enum;
+    const moves = transitionsOf(name, schema);
+    if (moves) transitions[name] = moves;
+  }
   const literal = (value: unknown) => JSON.stringify(value, null, 2);
-  return `${header("Values the server needs at run time: schema property names and enums.")}
+  return `${header("Values the server needs at run time: schema property names, enums and transitions.")}
 /** The property names of each named object schema, in the order the spec lists them. */
 export const schemaProperties = ${literal(properties)} as const;
 
 /** The values of each named enum schema. */
 export const schemaEnums = ${literal(enums)} as const;
+
+/** For each enum schema with \`x-transitions\`: from each value, the values it may change to. */
+export const schemaTransitions = ${literal(transitions)} as const;
 `;
+}
+
+const TABLE_START = /<!-- ticket-transitions:start[^>]*-->\n/;
+const TABLE_END = "<!-- ticket-transitions:end -->";
+
+/** docs/api.md with the table of ticket moves between its markers rendered from the spec. */
+function renderApiDoc(schemas: Map<string, Schema>): string {
+  const doc = readFileSync(API_DOC, "utf8");
+  const status = schemas.get("TicketStatus");
+  const moves = status && transitionsOf("TicketStatus", status);
+  const start = doc.match(TABLE_START);
+  const end = doc.indexOf(TABLE_END);
+  if (!moves || !start || start.index === undefined || end < start.index)
+    throw new Error("docs/api.md needs the ticket-transitions markers and TicketStatus its x-transitions");
+  const code = (value: unknown) => `\`${String(value)}\``;
+  const rows = Object.entries(moves).map(
+    ([from, to]) => `| ${code(from)} | ${to.length === 0 ? "nothing: final" : to.map(code).join(", ")} |`,
+  );
+  const table = ["| From | May move to |", "| --- | --- |", ...rows, ""].join("\n");
+  const after = start.index + start[0].length;
+  return doc.slice(0, after) + table + doc.slice(end);
 }
 
 /** Every generated file, rendered from the spec as it is now. */
 export async function renderAll(): Promise<Map<string, string>> {
+  const schemas = readSchemas(["openapi.yaml", "admin.yaml"]);
   return new Map([
-    [fileURLToPath(new URL("values.ts", OUT_DIR)), renderValues(["openapi.yaml", "admin.yaml"])],
+    [fileURLToPath(new URL("values.ts", OUT_DIR)), renderValues(schemas)],
+    [fileURLToPath(API_DOC), renderApiDoc(schemas)],
   ]);
 }
 

@@ -1,12 +1,13 @@
 // The API's errors: the one error type code throws for a client-visible failure, the body it is
 // answered with, and the record errors every store raises. Answered by http/error-response.ts.
+import type { Schema } from "./spec/types.js";
 
-export type ErrorType =
-  | "invalid_request_error"
-  | "authentication_error"
-  | "permission_error"
-  | "rate_limit_error"
-  | "api_error";
+/**
+ * The spec's `ErrorType` and `ErrorCode` enums: a code the spec does not list fails typecheck, so
+ * the server cannot answer one the contract does not document.
+ */
+export type ErrorType = Schema<"ErrorType">;
+export type ErrorCode = Schema<"ErrorCode">;
 
 const typeByStatus = (status: number): ErrorType => {
   if (status === 401) return "authentication_error";
@@ -25,7 +26,7 @@ export class AppError extends Error {
   readonly type: ErrorType;
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly param?: string,
     readonly headers: Record<string, string> = {},

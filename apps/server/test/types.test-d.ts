@@ -5,6 +5,7 @@ import type { Scope } from "../src/db/api-keys.js";
 import type { CONTACT_FIELDS } from "../src/db/contacts.js";
 import type { TICKET_FIELDS } from "../src/db/tickets.js";
 import type { TicketStatus } from "../src/domain/ticket-status.js";
+import { AppError, type ErrorCode, type ErrorType } from "../src/errors.js";
 import type { Handler } from "../src/http/operation.js";
 import type { BodyOf, QueryOf, Schema } from "../src/spec/types.js";
 
@@ -24,6 +25,14 @@ expectTypeOf<TicketField | Common | "solved_at" | "closed_at">().toEqualTypeOf<k
 
 expectTypeOf<TicketStatus>().toEqualTypeOf<Schema<"TicketStatus">>();
 expectTypeOf<Scope>().toEqualTypeOf<Schema<"Scope">>();
+
+// Errors speak only the spec's vocabulary: a code the spec's `ErrorCode` does not list is refused.
+expectTypeOf<ErrorCode>().toEqualTypeOf<Schema<"ErrorResponse">["error"]["code"]>();
+expectTypeOf<ErrorType>().toEqualTypeOf<Schema<"ErrorResponse">["error"]["type"]>();
+expectTypeOf<ErrorCode>().toEqualTypeOf<Schema<"ErrorDetail">["code"]>();
+const listedCode = new AppError(409, "webhook_endpoint_disabled", "Disabled.");
+// @ts-expect-error `no_such_code` is not in the spec's ErrorCode
+const unlistedCode = new AppError(400, "no_such_code", "Unlisted.");
 
 // Queries arrive coerced: numbers are numbers, a repeatable parameter is an array.
 expectTypeOf<QueryOf<"listContacts">["limit"]>().toEqualTypeOf<number | undefined>();
@@ -49,4 +58,4 @@ const wrongBody: Handler<"deleteContact"> = async () => ({
 // @ts-expect-error listContacts takes no body, so its handler has none to read
 const noBody: Handler<"listContacts"> = async ({ body }) => body.name;
 
-export { deleted, noBody, wrongBody, wrongStatus };
+export { deleted, listedCode, noBody, unlistedCode, wrongBody, wrongStatus };

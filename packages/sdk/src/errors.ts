@@ -1,16 +1,13 @@
 // One error class per kind of failure, so callers branch with `instanceof` (as with stripe-node)
 // rather than on status numbers. API errors carry the body's stable `code` and `param`.
 
-/** The `error` object of every Deskline error body (spec: `Error`). */
-export interface ErrorBody {
-  type?: string;
-  code?: string;
-  message?: string;
-  param?: string;
-  /** `email_taken` / `external_id_taken`: the contact that holds the value. */
-  holder_id?: string;
-  request_id?: string;
-}
+import type { components } from "@deskline/spec-types/openapi";
+
+/**
+ * The `error` object of every Deskline error body (spec: `ErrorResponse`), every field optional:
+ * a body that did not come from the API (a proxy's 502) may lack any of them.
+ */
+export type ErrorBody = Partial<components["schemas"]["ErrorResponse"]["error"]>;
 
 export interface DesklineErrorFields {
   /** HTTP status; undefined when no response arrived (connection errors, timeouts). */

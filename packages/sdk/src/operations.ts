@@ -3,6 +3,7 @@
 // an error answer. Resource methods never write a shape by hand.
 
 import type { paths } from "@deskline/spec-types/openapi";
+import type { BodyOf, QueryOf } from "@deskline/spec-types/operation";
 import type { ClientContext } from "./client.js";
 import { errorFromResponse } from "./errors.js";
 import { type RequestOptions, resilientFetch } from "./resilient-fetch.js";
@@ -16,19 +17,8 @@ export type PathsWith<M extends Method> = {
 
 export type OperationOf<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
 
-/** Query parameters of an operation (`{}` when it takes none). */
-export type QueryOf<O> = O extends { parameters: { query?: infer Q } }
-  ? [NonNullable<Q>] extends [never]
-    ? Record<string, never>
-    : NonNullable<Q>
-  : Record<string, never>;
-
-/** The JSON request body of an operation. */
-export type BodyOf<O> = O extends { requestBody?: infer B }
-  ? NonNullable<B> extends { content: { "application/json": infer J } }
-    ? J
-    : never
-  : never;
+/** Query parameters and the JSON request body of an operation (the body `never` when it takes none). */
+export type { BodyOf, QueryOf };
 
 /** The body of the operation's success answer (200, 201, or 202 for work it queued). */
 export type ResultOf<O> = O extends { responses: infer R }

@@ -1,7 +1,7 @@
 // Turns a transport into the `fetch` openapi-fetch calls, adding what every request needs:
 // identification headers, an Idempotency-Key on each POST (kept across its retries, so a retry
 // never creates twice), a timeout per attempt, the caller's AbortSignal, and retries with backoff.
-import { ConnectionError, TimeoutError } from "./errors.js";
+import { ConnectionError, type ErrorBody, TimeoutError } from "./errors.js";
 import { isRetryableStatus, retryDelayMs } from "./retry.js";
 import type { Transport, TransportResponse } from "./transport.js";
 import { VERSION } from "./version.js";
@@ -81,7 +81,7 @@ Object.assign(BufferedResponse.prototype, {
 /** The error code of a JSON error body, if it has one (only read for a 409). */
 function errorCode(body: string): string | undefined {
   try {
-    return (JSON.parse(body) as { error?: { code?: string } }).error?.code;
+    return (JSON.parse(body) as { error?: ErrorBody }).error?.code;
   } catch {
     return undefined;
   }

@@ -54,3 +54,7 @@ export type WebhookRecoveryCreate = Schemas["WebhookRecoveryCreate"];
 export type WebhookRecovery = Schemas["WebhookRecovery"];
 /** An event as `events.get` returns it and webhooks deliver it; switch on `type` to narrow `data`. */
 export type DesklineEvent = Schemas["Event"];
+/** The stable machine-readable codes the server answers errors with (`DesklineError.code`). */
+export type ErrorCode = Schemas["ErrorCode"];
+/** The broad category of an error, fixed per HTTP status (`DesklineError.type`). */
+export type ErrorType = Schemas["ErrorType"];

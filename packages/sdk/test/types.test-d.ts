@@ -5,6 +5,8 @@ import type {
   Contact,
   Deskline,
   DesklineClient,
+  ErrorBody,
+  ErrorCode,
   Message,
   PagePromise,
   Ticket,
@@ -98,7 +100,9 @@ describe("Deskline types", () => {
   it("types the raw client by path", async () => {
     const { data, error } = await raw.GET("/open/v1/tickets/{id}", { params: { path: { id: "tkt_1" } } });
     expectTypeOf(data).toEqualTypeOf<Ticket | undefined>();
-    expectTypeOf(error?.error.code).toEqualTypeOf<string | undefined>();
+    expectTypeOf(error?.error.code).toEqualTypeOf<ErrorCode | undefined>();
+    // The error body type of `errorFromResponse` is the spec's, every field optional.
+    expectTypeOf<ErrorBody["code"]>().toEqualTypeOf<ErrorCode | undefined>();
     // @ts-expect-error the path parameter is required
     await raw.GET("/open/v1/tickets/{id}", {});
     // @ts-expect-error no such path

@@ -1,6 +1,6 @@
 // `deskline contacts …`: the import (the ops team's daily job) and one command per API operation.
 
-import type { Contact } from "@deskline/sdk";
+import type { Contact, ContactCreate, ContactUpdate } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { contactColumns } from "../export/columns.js";
@@ -87,7 +87,7 @@ export function register(contacts: Command): void {
       listParameters.listContacts,
     ).action(async (options, command: Command) => {
       const deskline = await clientFor(command);
-      const query = { ...queryOf(options, listParameters.listContacts), limit: pageSize(options.limit) };
+      const query = { ...queryOf(options, "listContacts"), limit: pageSize(options.limit) };
       await listCommand(command, deskline.contacts.list(query), COLUMNS, options.limit);
     }),
     "deskline contacts list --tag vip --lifecycle-stage customer --limit 50",
@@ -96,7 +96,7 @@ export function register(contacts: Command): void {
 
   exportCommand(contacts, {
     noun: "contacts",
-    parameters: listParameters.listContacts,
+    operation: "listContacts",
     catalog: contactColumns,
     columns:
       "the columns `contacts import` reads (lists joined with ;, custom_fields.<key>, external_ids.<system>, address.<part>), id and time stamps too",
@@ -118,7 +118,7 @@ export function register(contacts: Command): void {
     addBodyOptions(contacts.command("create").description("create a contact")).action(
       async (options, command: Command) => {
         const deskline = await clientFor(command);
-        const created = await deskline.contacts.create(bodyOf(options, catalog()) as never);
+        const created = await deskline.contacts.create(bodyOf<ContactCreate>(options, catalog()));
         printObject(created, Boolean(globalsOf(command).json));
       },
     ),
@@ -134,7 +134,7 @@ export function register(contacts: Command): void {
         .argument("<id>", "contact id"),
     ).action(async (id: string, options, command: Command) => {
       const deskline = await clientFor(command);
-      const updated = await deskline.contacts.update(id, bodyOf(options, catalog()) as never);
+      const updated = await deskline.contacts.update(id, bodyOf<ContactUpdate>(options, catalog()));
       printObject(updated, Boolean(globalsOf(command).json));
     }),
     "deskline contacts update con_0VbeYDSZ9Ll1A3gKu1ulxi --set lifecycle_stage=customer --set phone=",

@@ -38,8 +38,8 @@ export function register(conversations: Command): void {
       listParameters.listConversations,
     ).action(async (options, command: Command) => {
       const deskline = await clientFor(command);
-      const query = { ...queryOf(options, listParameters.listConversations), limit: pageSize(options.limit) };
-      await listCommand(command, deskline.conversations.list(query as never), COLUMNS, options.limit);
+      const query = { ...queryOf(options, "listConversations"), limit: pageSize(options.limit) };
+      await listCommand(command, deskline.conversations.list(query), COLUMNS, options.limit);
     }),
     "deskline conversations list --status open --channel email --unread true",
   );

@@ -27,8 +27,8 @@ export function register(events: Command): void {
       listParameters.listEvents,
     ).action(async (options, command: Command) => {
       const deskline = await clientFor(command);
-      const query = { ...queryOf(options, listParameters.listEvents), limit: pageSize(options.limit) };
-      await listCommand(command, deskline.events.list(query as never), COLUMNS, options.limit);
+      const query = { ...queryOf(options, "listEvents"), limit: pageSize(options.limit) };
+      await listCommand(command, deskline.events.list(query), COLUMNS, options.limit);
     }),
     "deskline events list --type contact.created --type contact.updated --created-after 2026-01-01T00:00:00Z --json",
   );
@@ -78,16 +78,11 @@ export function register(events: Command): void {
     ).action(async (id: string, options, command: Command) => {
       const deskline = await clientFor(command);
       const query = {
-        ...queryOf(options, listParameters.listEventDeliveries),
+        ...queryOf(options, "listEventDeliveries"),
         limit: pageSize(options.limit),
       };
       await guided(
-        listCommand(
-          command,
-          deskline.events.deliveries(id, query as never),
-          deliveryColumns("event"),
-          options.limit,
-        ),
+        listCommand(command, deskline.events.deliveries(id, query), deliveryColumns("event"), options.limit),
         { eventId: id },
       );
     }),

@@ -1,12 +1,12 @@
 // Pieces every command group shares: help examples, list filter flags built from the spec's query
 // parameters, request bodies from `--data`/`--set`, and paged list printing.
 import { readFileSync } from "node:fs";
-import type { Deskline } from "@deskline/sdk";
+import type { Deskline, operations, QueryOf } from "@deskline/sdk";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
 import { assign, type FieldCatalog, targetOf } from "../fields.js";
-import type { listParameters } from "../generated/schemas.js";
+import { listParameters } from "../generated/schemas.js";
 import { type Column, printList, printObject, writeLine } from "../output.js";
 import { ago, rfc3339 } from "../when.js";
 
@@ -27,7 +27,12 @@ export const positiveInteger = (value: string): number => {
 const kebab = (name: string) => name.replace(/_/g, "-");
 const camel = (name: string) => name.replace(/[-_]([a-z])/g, (_, c: string) => c.toUpperCase());
 
-type Parameter = (typeof listParameters)[keyof typeof listParameters][number];
+/** A list operation, by `operationId`: its flags are its query parameters. */
+export type ListOperation = keyof typeof listParameters;
+type Parameter = (typeof listParameters)[ListOperation][number];
+
+/** The SDK's query type of a list operation. */
+export type ListQuery<Id extends ListOperation> = QueryOf<operations[Id]>;
 
 /** Time filters that also take a duration back from now (`--created-after 6h`), sent as RFC 3339. */
 const TIME_FILTERS = new Set(["created_after", "created_before"]);
@@ -56,11 +61,13 @@ export function addListOptions(command: Command, parameters: readonly Parameter[
   );
 }
 
-/** The query of a list call from the parsed flags. */
-export function queryOf(
-  options: Record<string, unknown>,
-  parameters: readonly Parameter[],
-): Record<string, unknown> {
+/**
+ * The query of list operation `id` from the parsed flags. The flags are that operation's own
+ * query parameters (generated from the same spec), each converted to its type (booleans, times);
+ * what the user wrote in them is the server's to validate, hence the one assertion at the end.
+ */
+export function queryOf<Id extends ListOperation>(options: Record<string, unknown>, id: Id): ListQuery<Id> {
+  const parameters: readonly Parameter[] = listParameters[id];
   const query: Record<string, unknown> = {};
   for (const parameter of parameters) {
     const value = options[camel(parameter.name)] ?? options[parameter.name];
@@ -69,7 +76,7 @@ export function queryOf(
     query[parameter.name] =
       since !== undefined ? rfc3339(since) : parameter.type === "boolean" ? value === "true" : value;
   }
-  return query;
+  return query as ListQuery<Id>;
 }
 
 /** Pages of at most 100 (the API's maximum), fewer when `--limit` asks for fewer. */
@@ -97,11 +104,15 @@ export function addBodyOptions(command: Command): Command {
     );
 }
 
-/** The body from `--data` and `--set` (sets win), mapped like import columns. */
-export function bodyOf(
+/**
+ * The body from `--data` and `--set` (sets win), mapped like import columns, as the SDK's body
+ * type `Body` of the operation it is for (`bodyOf<ContactCreate>(…)`): the fields are the user's,
+ * checked by the server, which answers 400 naming the one at fault.
+ */
+export function bodyOf<Body extends object>(
   options: { data?: string; set?: string[] },
   catalog: FieldCatalog,
-): Record<string, unknown> {
+): Body {
   const body: Record<string, unknown> = {};
   if (options.data !== undefined) {
     const text =
@@ -136,7 +147,7 @@ export function bodyOf(
   }
   if (Object.keys(body).length === 0)
     throw new UsageError("nothing to send: give --data '{…}' or --set field=value");
-  return body;
+  return body as Body;
 }
 
 /** `<group> get <id>`: one object, as `key  value` lines or JSON. */
@@ -184,15 +195,15 @@ export function deleteCommand(
  * `<group> export`: the list's filters, plus `--format`, `--fields` and `--output`; every item
  * (auto-paging) in the columns `contacts import` reads.
  */
-export function exportCommand(
+export function exportCommand<Id extends ListOperation>(
   parent: Command,
   what: {
     noun: string;
-    parameters: readonly Parameter[];
+    operation: Id;
     catalog: () => FieldCatalog;
     /** What the columns are, for the help. */
     columns: string;
-    list: (deskline: Deskline, query: Record<string, unknown>) => AsyncIterable<object>;
+    list: (deskline: Deskline, query: ListQuery<Id>) => AsyncIterable<object>;
     examples: string[];
   },
 ): void {
@@ -202,7 +213,7 @@ export function exportCommand(
       .description(
         `write every matching ${what.noun.replace(/s$/, "")} as CSV or JSON Lines (to stdout, or --output), paging automatically: ${what.columns}`,
       ),
-    what.parameters,
+    listParameters[what.operation],
   )
     .addOption(new Option("--format <format>", "csv or jsonl").choices(["csv", "jsonl"]).default("csv"))
     .option(
@@ -214,7 +225,7 @@ export function exportCommand(
     command.action(async (options, cmd: Command) => {
       const { exportItems } = await import("../export/export.js");
       const deskline = await clientFor(cmd, { maxRetries: 8 });
-      const query = { ...queryOf(options, what.parameters), limit: pageSize(options.limit) };
+      const query = { ...queryOf(options, what.operation), limit: pageSize(options.limit) };
       await exportItems(
         what.list(deskline, query) as AsyncIterable<Record<string, unknown>>,
         what.catalog(),

@@ -1,7 +1,7 @@
 // `deskline tickets …`: bulk status moves by id or by filter (the ops team's `tickets solve`),
 // and one command per API operation.
 
-import type { Ticket, TicketStatus } from "@deskline/sdk";
+import type { Ticket, TicketCreate, TicketStatus, TicketUpdate } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { PartialFailure, UsageError } from "../errors.js";
@@ -76,8 +76,8 @@ export function register(tickets: Command): void {
     addListOptions(tickets.command("list").description("list tickets, newest first"), FILTERS).action(
       async (options, command: Command) => {
         const deskline = await clientFor(command);
-        const query = { ...queryOf(options, FILTERS), limit: pageSize(options.limit) };
-        await listCommand(command, deskline.tickets.list(query as never), COLUMNS, options.limit);
+        const query = { ...queryOf(options, "listTickets"), limit: pageSize(options.limit) };
+        await listCommand(command, deskline.tickets.list(query), COLUMNS, options.limit);
       },
     ),
     'deskline tickets list --status "On you" --priority urgent',
@@ -85,10 +85,10 @@ export function register(tickets: Command): void {
 
   exportCommand(tickets, {
     noun: "tickets",
-    parameters: FILTERS,
+    operation: "listTickets",
     catalog: ticketColumns,
     columns: "one column per ticket field (tags joined with ;)",
-    list: (d, query) => d.tickets.list(query as never),
+    list: (d, query) => d.tickets.list(query),
     examples: [
       "deskline tickets export --status Solved --created-after 30d --output solved.csv",
       "deskline tickets export --format jsonl --fields id,subject,status,tags",
@@ -107,7 +107,7 @@ export function register(tickets: Command): void {
       async (options, command: Command) => {
         const deskline = await clientFor(command);
         printObject(
-          await deskline.tickets.create(bodyOf(options, catalog()) as never),
+          await deskline.tickets.create(bodyOf<TicketCreate>(options, catalog())),
           Boolean(globalsOf(command).json),
         );
       },
@@ -119,7 +119,7 @@ export function register(tickets: Command): void {
       tickets.command("update").description("change the fields given").argument("<id>", "ticket id"),
     ).action(async (id: string, options, command: Command) => {
       const deskline = await clientFor(command);
-      const updated = await deskline.tickets.update(id, bodyOf(options, catalog()) as never);
+      const updated = await deskline.tickets.update(id, bodyOf<TicketUpdate>(options, catalog()));
       printObject(updated, Boolean(globalsOf(command).json));
     }),
     "deskline tickets update tkt_0VbeYBCu9tPuFypVLWBsJN --set priority=high --set 'tags=billing;refund'",
@@ -147,7 +147,7 @@ async function runMove(
   options: Record<string, unknown>,
   status: TicketStatus,
 ): Promise<void> {
-  const filters = queryOf(options, FILTERS);
+  const filters = queryOf(options, "listTickets");
   const hasFilters = Object.keys(filters).length > 0;
   if (ids.length > 0 && hasFilters) throw new UsageError("give ticket ids or filters, not both");
   if (ids.length === 0 && !hasFilters) {
@@ -159,7 +159,7 @@ async function runMove(
   async function* byFilter(): AsyncGenerator<MoveTarget> {
     let count = 0;
     if (limit === 0) return;
-    for await (const ticket of deskline.tickets.list({ ...filters, limit: pageSize(limit) } as never)) {
+    for await (const ticket of deskline.tickets.list({ ...filters, limit: pageSize(limit) })) {
       yield { id: ticket.id, ticket };
       if (limit !== undefined && ++count >= limit) return;
     }

@@ -1,6 +1,6 @@
 // `deskline webhooks endpoints …`: register, list and remove the HTTPS endpoints that receive events.
 
-import type { Deskline, EventType, WebhookEndpoint } from "@deskline/sdk";
+import type { Deskline, EventType, WebhookEndpoint, WebhookEndpointUpdate } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
@@ -74,7 +74,7 @@ export function register(webhooks: Command): void {
         const deskline = await clientFor(command);
         await listCommand(
           command,
-          deskline.webhookEndpoints.list({ limit: pageSize(options.limit) } as never),
+          deskline.webhookEndpoints.list({ limit: pageSize(options.limit) }),
           COLUMNS,
           options.limit,
         );
@@ -119,11 +119,8 @@ export function register(webhooks: Command): void {
         .argument("<id>", "endpoint id"),
     ).action(async (id: string, options, command: Command) => {
       const deskline = await clientFor(command);
-      const body = bodyOf(options, catalogOf(webhookEndpointUpdateSchema));
-      printObject(
-        await deskline.webhookEndpoints.update(id, body as never),
-        Boolean(globalsOf(command).json),
-      );
+      const body = bodyOf<WebhookEndpointUpdate>(options, catalogOf(webhookEndpointUpdateSchema));
+      printObject(await deskline.webhookEndpoints.update(id, body), Boolean(globalsOf(command).json));
     }),
     "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --set description='CRM sync' --set 'events=ticket.created;ticket.updated'",
   );
@@ -211,13 +208,13 @@ export function register(webhooks: Command): void {
     ).action(async (id: string, options, command: Command) => {
       const deskline = await clientFor(command);
       const query = {
-        ...queryOf(options, listParameters.listWebhookEndpointDeliveries),
+        ...queryOf(options, "listWebhookEndpointDeliveries"),
         limit: pageSize(options.limit),
       };
       await guided(
         listCommand(
           command,
-          deskline.webhookEndpoints.deliveries(id, query as never),
+          deskline.webhookEndpoints.deliveries(id, query),
           deliveryColumns("endpoint"),
           options.limit,
         ),

@@ -223,6 +223,9 @@ async function* spooled(file: string): AsyncGenerator<Item> {
   }
 }
 
+/** What `pipeline` chains: the pages' source, the formatting transforms, the destination. */
+type Stage = NodeJS.ReadableStream | NodeJS.WritableStream | NodeJS.ReadWriteStream;
+
 interface Sink {
   fill(source: Readable, ...through: (Transform | NodeJS.ReadWriteStream)[]): Promise<void>;
   /** The export is complete: the file takes its place. */
@@ -240,7 +243,8 @@ function openSink(output: string | undefined): Sink {
     return {
       // stdout stays open after the export (the process may still print), hence `end: false`.
       fill: async (source, ...through) => {
-        await pipeline([source, ...through, process.stdout] as never, { end: false });
+        const stages: Stage[] = [source, ...through, process.stdout];
+        await pipeline(stages, { end: false });
       },
       commit: async () => {},
       abandon: () => {},
@@ -256,7 +260,8 @@ function openSink(output: string | undefined): Sink {
       } catch (error) {
         throw new UsageError(`cannot write '${output}': ${(error as Error).message}`);
       }
-      await pipeline([source, ...through, file] as never);
+      const stages: Stage[] = [source, ...through, file];
+      await pipeline(stages);
     },
     commit: async () => {
       renameSync(partial, output);

@@ -1454,7 +1454,46 @@ export const ticketCreateSchema = {
             "Solved",
             "Closed",
             "Cancelled"
-          ]
+          ],
+          "x-transitions": {
+            "New": [
+              "On you",
+              "On customer",
+              "On hold",
+              "Solved",
+              "Closed",
+              "Cancelled"
+            ],
+            "On you": [
+              "New",
+              "On customer",
+              "On hold",
+              "Solved",
+              "Closed",
+              "Cancelled"
+            ],
+            "On customer": [
+              "New",
+              "On you",
+              "On hold",
+              "Solved",
+              "Closed",
+              "Cancelled"
+            ],
+            "On hold": [
+              "New",
+              "On you",
+              "On customer",
+              "Solved",
+              "Closed",
+              "Cancelled"
+            ],
+            "Solved": [
+              "Closed"
+            ],
+            "Closed": [],
+            "Cancelled": []
+          }
         },
         {
           "type": "null"
@@ -1566,7 +1605,46 @@ export const ticketStatusSchema = {
     "Solved",
     "Closed",
     "Cancelled"
-  ]
+  ],
+  "x-transitions": {
+    "New": [
+      "On you",
+      "On customer",
+      "On hold",
+      "Solved",
+      "Closed",
+      "Cancelled"
+    ],
+    "On you": [
+      "New",
+      "On customer",
+      "On hold",
+      "Solved",
+      "Closed",
+      "Cancelled"
+    ],
+    "On customer": [
+      "New",
+      "On you",
+      "On hold",
+      "Solved",
+      "Closed",
+      "Cancelled"
+    ],
+    "On hold": [
+      "New",
+      "On you",
+      "On customer",
+      "Solved",
+      "Closed",
+      "Cancelled"
+    ],
+    "Solved": [
+      "Closed"
+    ],
+    "Closed": [],
+    "Cancelled": []
+  }
 } as const;
 
 export const webhookEndpointUpdateSchema = {

@@ -1,7 +1,14 @@
 // One import row against the API: create it, or find the contact that already holds its email
 // (or external id) and PATCH only what differs. Creating first costs a new contact one request
 // (what most imports are); the API's 409 names the holder when the contact exists.
-import { ConflictError, type Contact, type Deskline, errorFromResponse, NotFoundError } from "@deskline/sdk";
+import {
+  ConflictError,
+  type Contact,
+  type ContactCreate,
+  type Deskline,
+  errorFromResponse,
+  NotFoundError,
+} from "@deskline/sdk";
 import type { FieldCatalog } from "../fields.js";
 import { patchFor } from "./diff.js";
 import { rowIdempotencyKey } from "./idempotency.js";
@@ -49,7 +56,9 @@ export async function upsertContact(body: Body, options: UpsertOptions): Promise
   for (let attempt = 1; ; attempt++) {
     const key = rowIdempotencyKey(options.file, body, salt);
     const { data, error, response } = await deskline.raw.POST("/open/v1/contacts", {
-      body: body as never,
+      // The row's fields, mapped by the create schema's columns; the server validates them and
+      // answers 400 naming the one at fault.
+      body: body as ContactCreate,
       headers: { "Idempotency-Key": key },
     });
     if (response.ok && data) {

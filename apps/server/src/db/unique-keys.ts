@@ -1,5 +1,5 @@
 import type { Collection, Filter } from "mongodb";
-import { AppError } from "../errors.js";
+import { AppError, type ErrorCode } from "../errors.js";
 import { isDuplicateKey } from "./errors.js";
 
 /**
@@ -13,7 +13,7 @@ import { isDuplicateKey } from "./errors.js";
 export interface UniqueKey {
   /** Workspace, kind and value, JSON-encoded so no two different triples can read alike. */
   key: string;
-  code: string;
+  code: ErrorCode;
   param: string;
 }
 
@@ -22,7 +22,12 @@ export interface WithUniqueKeys {
   unique_keys?: string[];
 }
 
-export const uniqueKey = (workspaceId: string, parts: string[], code: string, param: string): UniqueKey => ({
+export const uniqueKey = (
+  workspaceId: string,
+  parts: string[],
+  code: ErrorCode,
+  param: string,
+): UniqueKey => ({
   key: JSON.stringify([workspaceId, ...parts]),
   code,
   param,

@@ -1,5 +1,5 @@
 import { AppError } from "../errors.js";
-import { schemaEnums } from "../generated/values.js";
+import { schemaEnums, schemaTransitions } from "../generated/values.js";
 
 /** The ticket statuses, in the order the spec's `TicketStatus` lists them. */
 export const TICKET_STATUSES = schemaEnums.TicketStatus;
@@ -8,18 +8,11 @@ export type TicketStatus = (typeof TICKET_STATUSES)[number];
 export const INITIAL_STATUS: TicketStatus = "New";
 
 /**
- * Where each status may go (docs/design.md, Ticket status). Open statuses move freely, to each other and to any
+ * Where each status may go, itself aside: the spec's `x-transitions` of `TicketStatus`, generated
+ * (also into the table of docs/api.md). Open statuses move freely, to each other and to any
  * terminal one; `Solved` can still be closed; `Closed` and `Cancelled` are final.
  */
-const MOVES: Record<TicketStatus, readonly TicketStatus[]> = {
-  New: TICKET_STATUSES,
-  "On you": TICKET_STATUSES,
-  "On customer": TICKET_STATUSES,
-  "On hold": TICKET_STATUSES,
-  Solved: ["Closed"],
-  Closed: [],
-  Cancelled: [],
-};
+const MOVES: Record<TicketStatus, readonly TicketStatus[]> = schemaTransitions.TicketStatus;
 
 /** The part of a ticket the status machine owns. Stamps are set once and never cleared or moved. */
 export interface StatusState {
@@ -29,7 +22,7 @@ export interface StatusState {
 }
 
 /** The statuses `from` may move to, itself excluded. */
-export const allowedMoves = (from: TicketStatus): TicketStatus[] => MOVES[from].filter((to) => to !== from);
+export const allowedMoves = (from: TicketStatus): TicketStatus[] => [...MOVES[from]];
 
 /** Entering a status stamps the instant, unless that stamp is already set. */
 function stamp(state: StatusState, now: Date): StatusState {

@@ -6,8 +6,16 @@
 import type { Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { newId } from "../domain/ids.js";
+import type { ErrorCode } from "../errors.js";
 
-const REFUSALS: Record<string, { status: number; reason: string; code: string; message: string }> = {
+interface Refusal {
+  status: number;
+  reason: string;
+  code: ErrorCode;
+  message: string;
+}
+
+const REFUSALS: Record<string, Refusal> = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
     reason: "Request Header Fields Too Large",
@@ -21,7 +29,7 @@ const REFUSALS: Record<string, { status: number; reason: string; code: string; m
     message: "The request was not received in time.",
   },
 };
-const MALFORMED = {
+const MALFORMED: Refusal = {
   status: 400,
   reason: "Bad Request",
   code: "invalid_http_request",

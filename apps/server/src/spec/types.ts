@@ -6,6 +6,11 @@ import type {
   components as PublicComponents,
   operations as PublicOperations,
 } from "@deskline/spec-types/openapi";
+import type {
+  ContentOf,
+  BodyOf as OperationBody,
+  QueryOf as OperationQuery,
+} from "@deskline/spec-types/operation";
 
 /**
  * The request and response types of every spec operation, looked up by `operationId`, so a
@@ -14,27 +19,11 @@ import type {
 export type Operations = PublicOperations & AdminOperations;
 export type OperationId = keyof Operations & string;
 
-/** The body of a request or response: its one content type's schema. */
-type ContentOf<T> = T extends { content: infer C } ? C[keyof C] : undefined;
-
-type Parameters<Id extends OperationId> = Operations[Id]["parameters"];
-
 /** The query string after validation (a repeated parameter is an array, numbers are numbers). */
-export type QueryOf<Id extends OperationId> =
-  Parameters<Id> extends { query?: infer Q }
-    ? [Q] extends [never | undefined]
-      ? Record<string, never>
-      : NonNullable<Q>
-    : Record<string, never>;
+export type QueryOf<Id extends OperationId> = OperationQuery<Operations[Id]>;
 
 /** The request body after validation; operations without one get `{}`. */
-export type BodyOf<Id extends OperationId> = Operations[Id] extends { requestBody: infer B }
-  ? ContentOf<B>
-  : Operations[Id] extends { requestBody?: infer B }
-    ? [B] extends [never | undefined]
-      ? Record<string, never>
-      : ContentOf<NonNullable<B>>
-    : Record<string, never>;
+export type BodyOf<Id extends OperationId> = OperationBody<Operations[Id], Record<string, never>>;
 
 type Status<Id extends OperationId> = keyof Operations[Id]["responses"] & number;
 type Success<S> = S extends 200 | 201 | 202 | 204 ? S : never;
