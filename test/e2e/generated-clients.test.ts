@@ -12,17 +12,7 @@ import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  closeScratchWorld,
-  compileStrict,
-  drivers,
-  installedTool,
-  openScratchWorld,
-  printedLines,
-  root,
-  run,
-  summaryOf,
-} from "../helpers/generated-clients.js";
+import * as clients from "../helpers/generated-clients.js";
 import {
   READ_BY_OLDER_CLIENT,
   recordUnknownTypeEvents,
@@ -35,14 +25,7 @@ const INSTALL = "bash scripts/install-openapi-python-client.sh (Python 3.12+; .c
 /** What each driver reports after its round trip (round_trip.py and round-trip.ts agree on it). */
 const EXPECTED = {
   steps: [
-    ["createContact", 201],
-    ["getContact", 200],
-    ["updateContact", 200],
-    ["listContacts", 200],
-    ["createTicket", 201],
-    ["getTicket", 200],
-    ["updateTicket", 200],
-    ["listTickets", 200],
+    ...clients.CONTACT_AND_TICKET_STEPS,
     ["listEvents", 200],
     ["deleteTicket", 200],
     ["deleteContact", 200],
@@ -57,22 +40,22 @@ const EXPECTED = {
 
 /** The lines a generator printed beyond its progress messages: a warning is one. */
 const noteworthy = (output: string, progress: RegExp) =>
-  printedLines(output).filter((line) => !progress.test(line));
+  clients.printedLines(output).filter((line) => !progress.test(line));
 
 let world: World;
 let scratch: string;
 let specUrl: string;
 
 beforeEach(async () => {
-  ({ world, scratch } = await openScratchWorld("generated-clients-"));
+  ({ world, scratch } = await clients.openScratchWorld("generated-clients-"));
   specUrl = `${world.baseUrl}/open/v1/openapi.json`;
 });
 
-afterEach(() => closeScratchWorld(world, scratch));
+afterEach(() => clients.closeScratchWorld(world, scratch));
 
 describe("clients generated from the served spec", () => {
   it("openapi-python-client 0.29: no warning, its models parse every answer of a round trip and unknown event types", async (ctx) => {
-    const generator = installedTool(
+    const generator = clients.installedTool(
       "scripts/install-openapi-python-client.sh",
       "openapi-python-client",
       INSTALL,
@@ -80,7 +63,7 @@ describe("clients generated from the served spec", () => {
     );
     if (!generator) return;
     const bin = dirname(generator);
-    const generated = await run(
+    const generated = await clients.run(
       generator,
       [
         "generate",
@@ -96,21 +79,21 @@ describe("clients generated from the served spec", () => {
     expect(generated.code, generated.output).toBe(0);
     expect(noteworthy(generated.output, /^Generating /)).toEqual([]);
 
-    const driven = await run(join(bin, "python"), [
-      join(drivers, "round_trip.py"),
+    const driven = await clients.run(join(bin, "python"), [
+      join(clients.drivers, "round_trip.py"),
       scratch,
       world.baseUrl,
       world.key,
     ]);
     expect(driven.code, driven.output).toBe(0);
-    expect(summaryOf(driven.stdout)).toEqual(EXPECTED);
+    expect(clients.summaryOf(driven.stdout)).toEqual(EXPECTED);
 
     // An event type the client does not know: a client of the spec as it was before
     // `conversation.assigned` existed reads real events of that type.
     await recordUnknownTypeEvents(world);
     const older = join(scratch, "openapi-older.json");
     writeFileSync(older, JSON.stringify(withoutUnknownType(await (await fetch(specUrl)).json())));
-    const generatedOlder = await run(
+    const generatedOlder = await clients.run(
       generator,
       [
         "generate",
@@ -125,23 +108,23 @@ describe("clients generated from the served spec", () => {
     );
     expect(generatedOlder.code, generatedOlder.output).toBe(0);
     expect(noteworthy(generatedOlder.output, /^Generating /)).toEqual([]);
-    const read = await run(join(bin, "python"), [
-      join(drivers, "unknown_events.py"),
+    const read = await clients.run(join(bin, "python"), [
+      join(clients.drivers, "unknown_events.py"),
       join(scratch, "older"),
       world.baseUrl,
       world.key,
     ]);
     expect(read.code, read.output).toBe(0);
-    expect(summaryOf(read.stdout)).toEqual(READ_BY_OLDER_CLIENT);
+    expect(clients.summaryOf(read.stdout)).toEqual(READ_BY_OLDER_CLIENT);
   }, 300_000);
 
   it("@hey-api/openapi-ts: no warning, and its zod schemas pass every answer of a round trip", async () => {
     const output = join(scratch, "client");
-    const generated = await run(
+    const generated = await clients.run(
       process.execPath,
       [
-        join(root, "node_modules/@hey-api/openapi-ts/bin/run.js"),
-        ...["--file", join(drivers, "openapi-ts.config.ts")],
+        join(clients.root, "node_modules/@hey-api/openapi-ts/bin/run.js"),
+        ...["--file", join(clients.drivers, "openapi-ts.config.ts")],
         "--no-log-file",
       ],
       {
@@ -167,8 +150,12 @@ describe("clients generated from the served spec", () => {
     ).toEqual([]);
 
     // Compiled as a user's project would compile it: the driver against the generated types.
-    copyFileSync(join(drivers, "round-trip.ts"), join(output, "round-trip.ts"));
-    await compileStrict(scratch, { module: "NodeNext", moduleResolution: "NodeNext", include: ["client"] });
+    copyFileSync(join(clients.drivers, "round-trip.ts"), join(output, "round-trip.ts"));
+    await clients.compileStrict(scratch, {
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      include: ["client"],
+    });
 
     const { roundTrip } = await import(pathToFileURL(join(output, "round-trip.ts")).href);
     expect(await roundTrip(world.baseUrl, world.key)).toEqual(EXPECTED);

@@ -11,16 +11,7 @@ import { copyFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  closeScratchWorld,
-  compileStrict,
-  drivers,
-  installedTool,
-  openScratchWorld,
-  printedLines,
-  run,
-  summaryOf,
-} from "../helpers/generated-clients.js";
+import * as clients from "../helpers/generated-clients.js";
 import {
   excludedByPattern,
   READ_BY_OLDER_CLIENT,
@@ -36,14 +27,7 @@ const ROUND_TRIP = {
   steps: [
     ["listContacts", 200],
     ["listTickets", 200],
-    ["createContact", 201],
-    ["getContact", 200],
-    ["updateContact", 200],
-    ["listContacts", 200],
-    ["createTicket", 201],
-    ["getTicket", 200],
-    ["updateTicket", 200],
-    ["listTickets", 200],
+    ...clients.CONTACT_AND_TICKET_STEPS,
     ["createWebhookEndpoint", 201],
     ["getWebhookEndpoint", 200],
     ["updateWebhookEndpoint", 200],
@@ -107,13 +91,14 @@ const GENERATOR_NOISE = [
 
 /** The lines a generator printed about the spec: warnings and errors, less its own noise. */
 const aboutTheSpec = (output: string) =>
-  printedLines(output)
+  clients
+    .printedLines(output)
     .filter((line) => !/^\[main\] INFO /.test(line) && !line.startsWith("#"))
     .filter((line) => !GENERATOR_NOISE.some((noise) => noise.test(line)));
 
 /** Generates a client with default options; the output must say nothing about the spec. */
 async function generate(generator: string, spec: string, language: string, output: string) {
-  const generated = await run(generator, ["generate", "-g", language, "-i", spec, "-o", output]);
+  const generated = await clients.run(generator, ["generate", "-g", language, "-i", spec, "-o", output]);
   expect(generated.code, generated.output).toBe(0);
   expect(aboutTheSpec(generated.output), `openapi-generator -g ${language} -i ${spec}`).toEqual([]);
 }
@@ -122,7 +107,7 @@ let world: World;
 let scratch: string;
 
 beforeEach(async () => {
-  ({ world, scratch } = await openScratchWorld("openapi-generator-"));
+  ({ world, scratch } = await clients.openScratchWorld("openapi-generator-"));
   // The spec as served, and the older copy; both files stay in the scratch folder.
   const served = await (await fetch(`${world.baseUrl}/open/v1/openapi.json`)).json();
   writeFileSync(join(scratch, "openapi.json"), JSON.stringify(served));
@@ -135,11 +120,16 @@ beforeEach(async () => {
   await recordUnknownTypeEvents(world);
 });
 
-afterEach(() => closeScratchWorld(world, scratch));
+afterEach(() => clients.closeScratchWorld(world, scratch));
 
 /** The installed generator, or a skip (a failure under CI) with the install command. */
 function installedGenerator(skip: (reason: string) => void): string | undefined {
-  return installedTool("scripts/install-openapi-generator-cli.sh", "openapi-generator", INSTALL, skip);
+  return clients.installedTool(
+    "scripts/install-openapi-generator-cli.sh",
+    "openapi-generator",
+    INSTALL,
+    skip,
+  );
 }
 
 describe("openapi-generator 7.26 clients of the served spec, default options", () => {
@@ -152,11 +142,17 @@ describe("openapi-generator 7.26 clients of the served spec, default options", (
     ]);
     // The virtualenv's python holds the generated client's requirements (its requirements.txt).
     const python = join(dirname(generator), "python");
-    const driver = join(drivers, "openapi_generator_round_trip.py");
+    const driver = join(clients.drivers, "openapi_generator_round_trip.py");
     const summary = async (mode: string, folder: string) => {
-      const driven = await run(python, [driver, mode, join(scratch, folder), world.baseUrl, world.key]);
+      const driven = await clients.run(python, [
+        driver,
+        mode,
+        join(scratch, folder),
+        world.baseUrl,
+        world.key,
+      ]);
       expect(driven.code, driven.output).toBe(0);
-      return summaryOf(driven.stdout);
+      return clients.summaryOf(driven.stdout);
     };
     expect(await summary("round-trip", "full")).toEqual(ROUND_TRIP);
     expect(await summary("unknown-events", "trimmed")).toEqual(UNKNOWN_EVENTS);
@@ -176,8 +172,12 @@ describe("openapi-generator 7.26 clients of the served spec, default options", (
     ]);
     // Compiled as a user's project would compile it: the driver against the generated code.
     const driver = join(scratch, "round-trip.ts");
-    copyFileSync(join(drivers, "openapi-generator-round-trip.ts"), driver);
-    await compileStrict(scratch, { module: "ESNext", moduleResolution: "Bundler", files: ["round-trip.ts"] });
+    copyFileSync(join(clients.drivers, "openapi-generator-round-trip.ts"), driver);
+    await clients.compileStrict(scratch, {
+      module: "ESNext",
+      moduleResolution: "Bundler",
+      files: ["round-trip.ts"],
+    });
 
     const { roundTrip, unknownEvents } = await import(pathToFileURL(driver).href);
     expect(await roundTrip(world.baseUrl, world.key)).toEqual(ROUND_TRIP);

@@ -11,6 +11,21 @@ export const root = join(import.meta.dirname, "../..");
 /** The programs that drive each generated client (round trips, unknown event types). */
 export const drivers = join(root, "test/generated-clients");
 
+/**
+ * The steps every round-trip driver reports for its contact and ticket half, in its order: create,
+ * read, update and list a contact, then the same for a ticket.
+ */
+export const CONTACT_AND_TICKET_STEPS = [
+  ["createContact", 201],
+  ["getContact", 200],
+  ["updateContact", 200],
+  ["listContacts", 200],
+  ["createTicket", 201],
+  ["getTicket", 200],
+  ["updateTicket", 200],
+  ["listTickets", 200],
+];
+
 /** A fresh world and an empty scratch folder `.tmp/<prefix>…` for one test. */
 export async function openScratchWorld(prefix: string): Promise<{ world: World; scratch: string }> {
   // A workspace of its own per client, so one's events are not in the other's listing.
