@@ -8,29 +8,24 @@
 // (openapi-generator.test.ts). openapi-python-client lives in its own virtualenv
 // (scripts/install-openapi-python-client.sh, run by .ci/run); without it the Python half skips
 // with the install command, except under CI.
-import { type SpawnOptions, spawn, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { recordUnknownTypeEvents, UNKNOWN, withoutUnknownType } from "../helpers/unknown-event-type.js";
-import { newWorld, type World } from "../helpers/world.js";
+import * as clients from "../helpers/generated-clients.js";
+import {
+  READ_BY_OLDER_CLIENT,
+  recordUnknownTypeEvents,
+  withoutUnknownType,
+} from "../helpers/unknown-event-type.js";
+import type { World } from "../helpers/world.js";
 
-const root = join(import.meta.dirname, "../..");
-const drivers = join(root, "test/generated-clients");
 const INSTALL = "bash scripts/install-openapi-python-client.sh (Python 3.12+; .ci/run does it)";
 
 /** What each driver reports after its round trip (round_trip.py and round-trip.ts agree on it). */
 const EXPECTED = {
   steps: [
-    ["createContact", 201],
-    ["getContact", 200],
-    ["updateContact", 200],
-    ["listContacts", 200],
-    ["createTicket", 201],
-    ["getTicket", 200],
-    ["updateTicket", 200],
-    ["listTickets", 200],
+    ...clients.CONTACT_AND_TICKET_STEPS,
     ["listEvents", 200],
     ["deleteTicket", 200],
     ["deleteContact", 200],
@@ -43,66 +38,32 @@ const EXPECTED = {
   gone: "resource_missing",
 };
 
-/** Runs a command to its end, with everything it printed. */
-function run(command: string, args: string[], options: SpawnOptions = {}) {
-  return new Promise<{ code: number | null; output: string; stdout: string }>((done) => {
-    const child = spawn(command, args, { ...options, timeout: 240_000 });
-    let output = "";
-    let stdout = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      stdout += chunk.toString();
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once("close", (code) => done({ code, output, stdout }));
-  });
-}
-
 /** The lines a generator printed beyond its progress messages: a warning is one. */
 const noteworthy = (output: string, progress: RegExp) =>
-  output
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes, if any slip through
-    .replace(/\u001b\[[0-9;]*m/g, "")
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "" && !progress.test(line));
+  clients.printedLines(output).filter((line) => !progress.test(line));
 
 let world: World;
 let scratch: string;
 let specUrl: string;
 
 beforeEach(async () => {
-  // A workspace of its own per client, so one's events are not in the other's listing.
-  world = await newWorld();
+  ({ world, scratch } = await clients.openScratchWorld("generated-clients-"));
   specUrl = `${world.baseUrl}/open/v1/openapi.json`;
-  // Inside the repository, so the generated TypeScript finds `zod` in its node_modules.
-  mkdirSync(join(root, ".tmp"), { recursive: true });
-  scratch = mkdtempSync(join(root, ".tmp/generated-clients-"));
 });
 
-afterEach(async () => {
-  const problems = world.proxy.problems();
-  await world.close();
-  rmSync(scratch, { recursive: true, force: true });
-  // Every answer the clients got was also checked against the spec by the proxy.
-  expect(problems).toEqual([]);
-});
+afterEach(() => clients.closeScratchWorld(world, scratch));
 
 describe("clients generated from the served spec", () => {
   it("openapi-python-client 0.29: no warning, its models parse every answer of a round trip and unknown event types", async (ctx) => {
-    const check = spawnSync("bash", [join(root, "scripts/install-openapi-python-client.sh"), "--check"], {
-      encoding: "utf8",
-    });
-    const generator = check.status === 0 ? check.stdout.trim().split("\n").at(-1) : undefined;
-    if (!generator) {
-      if (process.env.CI) throw new Error(`openapi-python-client is not installed: ${INSTALL}`);
-      ctx.skip(`openapi-python-client is not installed: ${INSTALL}`);
-      return;
-    }
+    const generator = clients.installedTool(
+      "scripts/install-openapi-python-client.sh",
+      "openapi-python-client",
+      INSTALL,
+      (reason) => ctx.skip(reason),
+    );
+    if (!generator) return;
     const bin = dirname(generator);
-    const generated = await run(
+    const generated = await clients.run(
       generator,
       [
         "generate",
@@ -118,21 +79,21 @@ describe("clients generated from the served spec", () => {
     expect(generated.code, generated.output).toBe(0);
     expect(noteworthy(generated.output, /^Generating /)).toEqual([]);
 
-    const driven = await run(join(bin, "python"), [
-      join(drivers, "round_trip.py"),
+    const driven = await clients.run(join(bin, "python"), [
+      join(clients.drivers, "round_trip.py"),
       scratch,
       world.baseUrl,
       world.key,
     ]);
     expect(driven.code, driven.output).toBe(0);
-    expect(JSON.parse(driven.stdout.trim().split("\n").at(-1) as string)).toEqual(EXPECTED);
+    expect(clients.summaryOf(driven.stdout)).toEqual(EXPECTED);
 
     // An event type the client does not know: a client of the spec as it was before
     // `conversation.assigned` existed reads real events of that type.
     await recordUnknownTypeEvents(world);
     const older = join(scratch, "openapi-older.json");
     writeFileSync(older, JSON.stringify(withoutUnknownType(await (await fetch(specUrl)).json())));
-    const generatedOlder = await run(
+    const generatedOlder = await clients.run(
       generator,
       [
         "generate",
@@ -147,33 +108,23 @@ describe("clients generated from the served spec", () => {
     );
     expect(generatedOlder.code, generatedOlder.output).toBe(0);
     expect(noteworthy(generatedOlder.output, /^Generating /)).toEqual([]);
-    const read = await run(join(bin, "python"), [
-      join(drivers, "unknown_events.py"),
+    const read = await clients.run(join(bin, "python"), [
+      join(clients.drivers, "unknown_events.py"),
       join(scratch, "older"),
       world.baseUrl,
       world.key,
     ]);
     expect(read.code, read.output).toBe(0);
-    expect(JSON.parse(read.stdout.trim().split("\n").at(-1) as string)).toEqual({
-      types: {
-        "contact.created": ["ContactCreatedEvent"],
-        "contact.updated": ["ContactUpdatedEvent"],
-        [UNKNOWN]: ["UnknownEvent"],
-        "message.received": ["MessageReceivedEvent"],
-        "ticket.created": ["TicketCreatedEvent"],
-        "ticket.updated": ["TicketUpdatedEvent"],
-      },
-      unknown: { model: "UnknownEvent", type: UNKNOWN, data_object: "conversation", same_id: true },
-    });
+    expect(clients.summaryOf(read.stdout)).toEqual(READ_BY_OLDER_CLIENT);
   }, 300_000);
 
   it("@hey-api/openapi-ts: no warning, and its zod schemas pass every answer of a round trip", async () => {
     const output = join(scratch, "client");
-    const generated = await run(
+    const generated = await clients.run(
       process.execPath,
       [
-        join(root, "node_modules/@hey-api/openapi-ts/bin/run.js"),
-        ...["--file", join(drivers, "openapi-ts.config.ts")],
+        join(clients.root, "node_modules/@hey-api/openapi-ts/bin/run.js"),
+        ...["--file", join(clients.drivers, "openapi-ts.config.ts")],
         "--no-log-file",
       ],
       {
@@ -199,27 +150,12 @@ describe("clients generated from the served spec", () => {
     ).toEqual([]);
 
     // Compiled as a user's project would compile it: the driver against the generated types.
-    copyFileSync(join(drivers, "round-trip.ts"), join(output, "round-trip.ts"));
-    const tsconfig = {
-      compilerOptions: {
-        strict: true,
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        target: "ES2022",
-        lib: ["ES2023", "DOM", "DOM.Iterable"],
-        types: [],
-        noEmit: true,
-        skipLibCheck: true,
-      },
+    copyFileSync(join(clients.drivers, "round-trip.ts"), join(output, "round-trip.ts"));
+    await clients.compileStrict(scratch, {
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
       include: ["client"],
-    };
-    writeFileSync(join(scratch, "tsconfig.json"), JSON.stringify(tsconfig));
-    const compiled = await run(process.execPath, [
-      join(root, "node_modules/typescript/bin/tsc"),
-      "-p",
-      scratch,
-    ]);
-    expect(compiled.code, compiled.output).toBe(0);
+    });
 
     const { roundTrip } = await import(pathToFileURL(join(output, "round-trip.ts")).href);
     expect(await roundTrip(world.baseUrl, world.key)).toEqual(EXPECTED);

@@ -7,21 +7,19 @@
 // bundles the jar; Java runs it) and the Python client's requirements live in one virtualenv
 // (scripts/install-openapi-generator-cli.sh, run by .ci/run); without it the test skips with the
 // install command, except under CI. Each generator runs once per spec (two JVM starts each).
-import { type SpawnOptions, spawn, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import * as clients from "../helpers/generated-clients.js";
 import {
   excludedByPattern,
+  READ_BY_OLDER_CLIENT,
   recordUnknownTypeEvents,
-  UNKNOWN,
   withoutUnknownType,
 } from "../helpers/unknown-event-type.js";
-import { newWorld, type World } from "../helpers/world.js";
+import type { World } from "../helpers/world.js";
 
-const root = join(import.meta.dirname, "../..");
-const drivers = join(root, "test/generated-clients");
 const INSTALL = "bash scripts/install-openapi-generator-cli.sh (Python 3.12+ and Java 11+; .ci/run does it)";
 
 /** What each driver reports after the round trip (the Python and TypeScript drivers agree). */
@@ -29,14 +27,7 @@ const ROUND_TRIP = {
   steps: [
     ["listContacts", 200],
     ["listTickets", 200],
-    ["createContact", 201],
-    ["getContact", 200],
-    ["updateContact", 200],
-    ["listContacts", 200],
-    ["createTicket", 201],
-    ["getTicket", 200],
-    ["updateTicket", 200],
-    ["listTickets", 200],
+    ...clients.CONTACT_AND_TICKET_STEPS,
     ["createWebhookEndpoint", 201],
     ["getWebhookEndpoint", 200],
     ["updateWebhookEndpoint", 200],
@@ -82,15 +73,7 @@ const UNKNOWN_EVENTS = {
     ["getEvent", 200],
   ],
   // The round trip before it recorded every type in the same workspace.
-  types: {
-    "contact.created": ["ContactCreatedEvent"],
-    "contact.updated": ["ContactUpdatedEvent"],
-    [UNKNOWN]: ["UnknownEvent"],
-    "message.received": ["MessageReceivedEvent"],
-    "ticket.created": ["TicketCreatedEvent"],
-    "ticket.updated": ["TicketUpdatedEvent"],
-  },
-  unknown: { model: "UnknownEvent", type: UNKNOWN, data_object: "conversation", same_id: true },
+  ...READ_BY_OLDER_CLIENT,
 };
 
 /**
@@ -108,34 +91,14 @@ const GENERATOR_NOISE = [
 
 /** The lines a generator printed about the spec: warnings and errors, less its own noise. */
 const aboutTheSpec = (output: string) =>
-  output
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes, if any slip through
-    .replace(/\u001b\[[0-9;]*m/g, "")
-    .split("\n")
-    .map((line) => line.trim())
-    .filter((line) => line !== "" && !/^\[main\] INFO /.test(line) && !line.startsWith("#"))
+  clients
+    .printedLines(output)
+    .filter((line) => !/^\[main\] INFO /.test(line) && !line.startsWith("#"))
     .filter((line) => !GENERATOR_NOISE.some((noise) => noise.test(line)));
-
-/** Runs a command to its end, with everything it printed. */
-function run(command: string, args: string[], options: SpawnOptions = {}) {
-  return new Promise<{ code: number | null; output: string; stdout: string }>((done) => {
-    const child = spawn(command, args, { ...options, timeout: 240_000 });
-    let output = "";
-    let stdout = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      stdout += chunk.toString();
-    });
-    child.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once("close", (code) => done({ code, output, stdout }));
-  });
-}
 
 /** Generates a client with default options; the output must say nothing about the spec. */
 async function generate(generator: string, spec: string, language: string, output: string) {
-  const generated = await run(generator, ["generate", "-g", language, "-i", spec, "-o", output]);
+  const generated = await clients.run(generator, ["generate", "-g", language, "-i", spec, "-o", output]);
   expect(generated.code, generated.output).toBe(0);
   expect(aboutTheSpec(generated.output), `openapi-generator -g ${language} -i ${spec}`).toEqual([]);
 }
@@ -144,10 +107,7 @@ let world: World;
 let scratch: string;
 
 beforeEach(async () => {
-  // A workspace of its own per client, so one's events are not in the other's listing.
-  world = await newWorld();
-  mkdirSync(join(root, ".tmp"), { recursive: true });
-  scratch = mkdtempSync(join(root, ".tmp/openapi-generator-"));
+  ({ world, scratch } = await clients.openScratchWorld("openapi-generator-"));
   // The spec as served, and the older copy; both files stay in the scratch folder.
   const served = await (await fetch(`${world.baseUrl}/open/v1/openapi.json`)).json();
   writeFileSync(join(scratch, "openapi.json"), JSON.stringify(served));
@@ -160,24 +120,16 @@ beforeEach(async () => {
   await recordUnknownTypeEvents(world);
 });
 
-afterEach(async () => {
-  const problems = world.proxy.problems();
-  await world.close();
-  rmSync(scratch, { recursive: true, force: true });
-  // Every answer the clients got was also checked against the spec by the proxy.
-  expect(problems).toEqual([]);
-});
+afterEach(() => clients.closeScratchWorld(world, scratch));
 
 /** The installed generator, or a skip (a failure under CI) with the install command. */
 function installedGenerator(skip: (reason: string) => void): string | undefined {
-  const check = spawnSync("bash", [join(root, "scripts/install-openapi-generator-cli.sh"), "--check"], {
-    encoding: "utf8",
-  });
-  const generator = check.status === 0 ? check.stdout.trim().split("\n").at(-1) : undefined;
-  if (generator) return generator;
-  if (process.env.CI) throw new Error(`openapi-generator is not installed: ${INSTALL}`);
-  skip(`openapi-generator is not installed: ${INSTALL}`);
-  return undefined;
+  return clients.installedTool(
+    "scripts/install-openapi-generator-cli.sh",
+    "openapi-generator",
+    INSTALL,
+    skip,
+  );
 }
 
 describe("openapi-generator 7.26 clients of the served spec, default options", () => {
@@ -190,11 +142,17 @@ describe("openapi-generator 7.26 clients of the served spec, default options", (
     ]);
     // The virtualenv's python holds the generated client's requirements (its requirements.txt).
     const python = join(dirname(generator), "python");
-    const driver = join(drivers, "openapi_generator_round_trip.py");
+    const driver = join(clients.drivers, "openapi_generator_round_trip.py");
     const summary = async (mode: string, folder: string) => {
-      const driven = await run(python, [driver, mode, join(scratch, folder), world.baseUrl, world.key]);
+      const driven = await clients.run(python, [
+        driver,
+        mode,
+        join(scratch, folder),
+        world.baseUrl,
+        world.key,
+      ]);
       expect(driven.code, driven.output).toBe(0);
-      return JSON.parse(driven.stdout.trim().split("\n").at(-1) as string);
+      return clients.summaryOf(driven.stdout);
     };
     expect(await summary("round-trip", "full")).toEqual(ROUND_TRIP);
     expect(await summary("unknown-events", "trimmed")).toEqual(UNKNOWN_EVENTS);
@@ -214,27 +172,12 @@ describe("openapi-generator 7.26 clients of the served spec, default options", (
     ]);
     // Compiled as a user's project would compile it: the driver against the generated code.
     const driver = join(scratch, "round-trip.ts");
-    copyFileSync(join(drivers, "openapi-generator-round-trip.ts"), driver);
-    const tsconfig = {
-      compilerOptions: {
-        strict: true,
-        module: "ESNext",
-        moduleResolution: "Bundler",
-        target: "ES2022",
-        lib: ["ES2023", "DOM", "DOM.Iterable"],
-        types: [],
-        noEmit: true,
-        skipLibCheck: true,
-      },
+    copyFileSync(join(clients.drivers, "openapi-generator-round-trip.ts"), driver);
+    await clients.compileStrict(scratch, {
+      module: "ESNext",
+      moduleResolution: "Bundler",
       files: ["round-trip.ts"],
-    };
-    writeFileSync(join(scratch, "tsconfig.json"), JSON.stringify(tsconfig));
-    const compiled = await run(process.execPath, [
-      join(root, "node_modules/typescript/bin/tsc"),
-      "-p",
-      scratch,
-    ]);
-    expect(compiled.code, compiled.output).toBe(0);
+    });
 
     const { roundTrip, unknownEvents } = await import(pathToFileURL(driver).href);
     expect(await roundTrip(world.baseUrl, world.key)).toEqual(ROUND_TRIP);

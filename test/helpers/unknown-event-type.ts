@@ -63,3 +63,21 @@ export async function recordUnknownTypeEvents(world: World): Promise<void> {
     assignee_ids: ["agent_42"],
   });
 }
+
+/**
+ * What a driver of a client generated from {@link withoutUnknownType}'s spec reports after reading
+ * the workspace's events (a round trip and {@link recordUnknownTypeEvents} recorded one of every
+ * type first): the type of each as its model, {@link UNKNOWN} as `UnknownEvent`, and that event's
+ * fields kept.
+ */
+export const READ_BY_OLDER_CLIENT = {
+  types: {
+    "contact.created": ["ContactCreatedEvent"],
+    "contact.updated": ["ContactUpdatedEvent"],
+    [UNKNOWN]: ["UnknownEvent"],
+    "message.received": ["MessageReceivedEvent"],
+    "ticket.created": ["TicketCreatedEvent"],
+    "ticket.updated": ["TicketUpdatedEvent"],
+  },
+  unknown: { model: "UnknownEvent", type: UNKNOWN, data_object: "conversation", same_id: true },
+};

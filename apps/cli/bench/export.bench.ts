@@ -3,18 +3,18 @@
 // with --fields, and reports rows/s next to the list endpoint's own page rate measured around each
 // export (bare undici, a process of its own), plus the CLI's peak RSS. Targets: ≥ 0.8× the page rate, < 150 MB.
 // Rate limiting is off on this server: it would cap both sides alike and hide the comparison.
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startTestServer } from "../../server/test/helpers/server.js";
+import { runCli } from "./run-cli.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const SEED_CONCURRENCY = 4;
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const BIN = here("../dist/bin.js");
 const runId = Date.now().toString(36);
 
 async function post(baseUrl: string, token: string, path: string, body: unknown, status = 201) {
@@ -64,30 +64,7 @@ async function seed(baseUrl: string, key: string): Promise<void> {
 }
 
 function runExport(baseUrl: string, key: string, args: string[], rssFile: string) {
-  return new Promise<{ summary: Record<string, number>; seconds: number }>((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(
-      process.execPath,
-      ["--import", here("./peak-rss.mjs"), BIN, "contacts", "export", ...args, "--json"],
-      {
-        env: {
-          ...process.env,
-          DESKLINE_API_KEY: key,
-          DESKLINE_BASE_URL: baseUrl,
-          DESKLINE_BENCH_RSS_FILE: rssFile,
-        },
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
-    let stdout = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.once("close", (code) => {
-      if (code !== 0) return reject(new Error(`export exited ${code}: ${stdout}`));
-      resolve({ summary: JSON.parse(stdout), seconds: (performance.now() - started) / 1000 });
-    });
-  });
+  return runCli(baseUrl, key, ["contacts", "export", ...args, "--json"], rssFile);
 }
 
 const dir = mkdtempSync(join(tmpdir(), "deskline-cli-export-bench-"));

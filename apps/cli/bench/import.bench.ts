@@ -2,7 +2,7 @@
 // real server, and reports rows/s next to the server's own create rate measured in the same run
 // (bare undici POSTs at the same concurrency, also from a process of its own), plus the CLI's
 // peak RSS. Targets: ≥ 0.8× the create rate, < 150 MB.
-import { execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { once } from "node:events";
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startTestServer } from "../../server/test/helpers/server.js";
+import { runCli } from "./run-cli.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const BASELINE_CREATES = Number(process.env.BENCH_BASELINE_CREATES ?? 20_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
-const BIN = here("../dist/bin.js");
 const runId = Date.now().toString(36);
 
 async function admin(
@@ -56,40 +56,12 @@ async function writeCsv(path: string): Promise<void> {
 }
 
 function runImport(baseUrl: string, key: string, file: string, rssFile: string) {
-  return new Promise<{ summary: Record<string, number>; seconds: number }>((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(
-      process.execPath,
-      [
-        "--import",
-        here("./peak-rss.mjs"),
-        BIN,
-        "contacts",
-        "import",
-        file,
-        "--json",
-        "--concurrency",
-        String(CONCURRENCY),
-      ],
-      {
-        env: {
-          ...process.env,
-          DESKLINE_API_KEY: key,
-          DESKLINE_BASE_URL: baseUrl,
-          DESKLINE_BENCH_RSS_FILE: rssFile,
-        },
-        stdio: ["ignore", "pipe", "inherit"],
-      },
-    );
-    let stdout = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.once("close", (code) => {
-      if (code !== 0) return reject(new Error(`import exited ${code}: ${stdout}`));
-      resolve({ summary: JSON.parse(stdout), seconds: (performance.now() - started) / 1000 });
-    });
-  });
+  return runCli(
+    baseUrl,
+    key,
+    ["contacts", "import", file, "--json", "--concurrency", String(CONCURRENCY)],
+    rssFile,
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), "deskline-cli-bench-"));
