@@ -136,6 +136,8 @@ export class WebhookDelivery {
     this.agenda.on(`complete:${LANE_JOB}`, (job: Job) => {
       const endpointId = (job.attrs.data as LaneData).endpoint_id;
       const scheduled = job.attrs.nextRunAt ? new Date(job.attrs.nextRunAt) : null;
+      // A lane that is due again at once (it yielded) will look for itself.
+      if (scheduled && scheduled.getTime() <= Date.now()) return;
       void this.store.webhookDeliveries
         .nextDue(endpointId)
         .then((due) =>
