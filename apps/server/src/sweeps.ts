@@ -32,8 +32,10 @@ function every(intervalMs: number, work: () => Promise<unknown>, what: string, l
 export function startSweeps(store: Store, config: Config, logger: Logger): () => void {
   // The first relay sweep takes every leftover from before this process started (a restart after
   // a crash finds its own), but not the events this process writes meanwhile: their writers are
-  // relaying them right now. Later sweeps likewise leave the last interval's events alone.
-  const startedAt = Date.now();
+  // relaying them right now. The API may take writes before the sweeps start (they wait for
+  // delivery to be ready), so "started" is the process's start, not this call's. Later sweeps
+  // likewise leave the last interval's events alone.
+  const startedAt = performance.timeOrigin;
   let first = true;
   const stops = [
     every(
