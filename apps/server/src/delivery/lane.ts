@@ -8,6 +8,7 @@ import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
 import { withDeliveryAttemptSpan } from "../telemetry/index.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
+import type { EventBytes } from "./recent-events.js";
 import { retryDelay } from "./retry-schedule.js";
 
 /**
@@ -37,8 +38,15 @@ export interface LaneDeps {
   leaseMs: number;
   /** How long a run may go on before it yields its slot. */
   sliceMs: number;
+  /** The bytes of these events (those past retention are missing). */
+  readEvents: (ids: string[]) => Promise<EventBytes[]>;
   /** Keeps the run's Agenda lock fresh (Agenda's `touch`), called between batches. */
   keepAlive: () => Promise<void>;
+  /**
+   * After a short batch: waits a moment (not past `until`, epoch ms) for more of the endpoint's
+   * deliveries to come due; true when some may have (delivery/running-lanes.ts).
+   */
+  linger: (until: number) => Promise<boolean>;
   /** True once the process is stopping: the run ends after its batch and hands the lane on. */
   stopping: () => boolean;
   metrics?: DeliveryMetrics;
@@ -61,13 +69,18 @@ export async function runLane(deps: LaneDeps, endpointId: string): Promise<Date 
     // process cannot open (a key it lacks, SecretKeyError) fails the run without using an attempt.
     const secrets = signingSecrets(endpoint);
     const batch = await deps.store.webhookDeliveries.claim(endpointId, deps.batchSize, deps.leaseMs);
-    if (batch.length === 0) return deps.store.webhookDeliveries.nextDue(endpointId);
+    const yieldAt = started + deps.sliceMs;
+    if (batch.length === 0) {
+      if (!deps.stopping() && (await deps.linger(yieldAt))) continue;
+      return deps.store.webhookDeliveries.nextDue(endpointId);
+    }
     const stillEnabled = await sendBatch(deps, endpoint, secrets, batch);
     if (!stillEnabled) return null;
-    if (deps.stopping() || Date.now() - started >= deps.sliceMs) return new Date();
+    if (deps.stopping() || Date.now() >= yieldAt) return new Date();
     if (batch.length < deps.batchSize) {
-      // A short batch took every delivery due at its claim: ask when the next one is due rather
-      // than claim again for nothing (one read instead of two when the lane goes quiet).
+      // A short batch took every delivery due at its claim: wait a moment for more, then ask
+      // when the next one is due rather than claim again for nothing.
+      if (await deps.linger(yieldAt)) continue;
       const next = await deps.store.webhookDeliveries.nextDue(endpointId);
       if (!next || next.getTime() > Date.now()) return next;
     }
@@ -93,12 +106,7 @@ async function sendBatch(
   batch: ClaimedDelivery[],
 ): Promise<boolean> {
   const { store } = deps;
-  const events = await store.events.collection
-    .find(
-      { _id: { $in: [...new Set(batch.map((d) => d.event_id))] } },
-      { projection: { payload: 1, traceparent: 1 } },
-    )
-    .toArray();
+  const events = await deps.readEvents([...new Set(batch.map((d) => d.event_id))]);
   const eventOf = new Map(events.map((event) => [event._id, event]));
   const lastAttempt = 1 + deps.retryDelaysMs.length;
   const interrupted: DeliveryAttemptInput[] = batch

@@ -8,6 +8,8 @@ import { isSubscribed, type StoredEvent } from "../domain/events.js";
 import type { Logger } from "../logger.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
 import { type DeliveryMetrics, type LaneDeps, runLane } from "./lane.js";
+import { RecentEvents } from "./recent-events.js";
+import { type RunningLane, RunningLanes } from "./running-lanes.js";
 import { chooseWakeChannel, type PollingNotificationChannel } from "./wake-channel.js";
 
 /**
@@ -31,6 +33,8 @@ export const JOBS_COLLECTION = "agenda_jobs";
 const SAFETY_NET_INTERVAL_MS = 5_000;
 /** A lane's run yields its slot after this long, so a backlog cannot keep one from other endpoints. */
 const SLICE_MS = 1_000;
+/** How long a lane whose batch came up short waits for more (delivery/running-lanes.ts). */
+const LINGER_MS = 200;
 
 export type DeliveryConfig = Pick<
   Config,
@@ -53,8 +57,15 @@ export class WebhookDelivery {
   private readonly agenda: Agenda;
   private readonly agent: Agent | undefined;
   private readonly processes: boolean;
-  /** Lane runs under way in this process, settled when Agenda has saved their state. */
-  private readonly running = new Set<Promise<void>>();
+  /** Lane runs under way in this process. */
+  private readonly lanes = new RunningLanes();
+  /**
+   * Endpoints whose lane this process scheduled through Agenda and has not run since: its
+   * processor hears of those at once, so their runs say nothing of work from other processes.
+   */
+  private readonly scheduledHere = new Set<string>();
+  /** The events this process just queued deliveries of: their lanes need not read them back. */
+  private readonly recent = new RecentEvents();
   private poll: PollingNotificationChannel | undefined;
   private stopping = false;
 
@@ -91,7 +102,7 @@ export class WebhookDelivery {
     // Longer than an attempt can take (the timeout), plus the database work around it on a
     // loaded machine: a lease expires only when its worker died.
     const leaseMs = config.webhookTimeoutMs + 30_000;
-    const lane = (job: Job<LaneData>): LaneDeps => ({
+    const lane = (job: Job<LaneData>, running: RunningLane): LaneDeps => ({
       store,
       dispatcher: this.agent as Agent,
       logger,
@@ -101,22 +112,38 @@ export class WebhookDelivery {
       batchSize,
       leaseMs,
       sliceMs: SLICE_MS,
+      readEvents: async (ids) => {
+        const { found, missing } = this.recent.take(ids);
+        if (missing.length === 0) return found;
+        const stored = await store.events.collection
+          .find({ _id: { $in: missing } }, { projection: { payload: 1, traceparent: 1 } })
+          .toArray();
+        return [...found, ...stored];
+      },
       keepAlive: () => job.touch(),
+      // Only while a slot is free: a lane waiting for work must not keep another from running.
+      linger: (until) =>
+        this.lanes.size < config.webhookConcurrency
+          ? running.linger(until, {
+              maxMs: LINGER_MS,
+              checkEveryMs: config.webhookWakeIntervalMs,
+              due: async () => {
+                const due = await store.webhookDeliveries.nextDue(job.attrs.data.endpoint_id);
+                return due !== null && due.getTime() <= Date.now();
+              },
+            })
+          : Promise.resolve(false),
       stopping: () => this.stopping,
       metrics: options.metrics,
     });
     this.agenda.define<LaneData>(
       LANE_JOB,
       async (job) => {
-        this.poll?.active();
         const endpointId = job.attrs.data.endpoint_id;
-        let done: () => void = () => {};
-        const run = new Promise<void>((resolve) => {
-          done = resolve;
-        });
-        this.running.add(run);
+        // Work another process scheduled is flowing: keep the wake poll at its full rate.
+        if (!this.scheduledHere.delete(endpointId)) this.poll?.active();
         try {
-          const next = await runLane(lane(job), endpointId);
+          const next = await this.lanes.run(endpointId, (running) => runLane(lane(job, running), endpointId));
           if (next) job.schedule(next);
         } catch (err) {
           // The database went away mid-run. Agenda would count a throw as a failed job, never run
@@ -124,9 +151,6 @@ export class WebhookDelivery {
           // lease expires.
           logger.warn({ err, endpointId }, "webhook lane run failed; running it again");
           job.schedule(new Date(Date.now() + 1_000));
-        } finally {
-          done();
-          this.running.delete(run);
         }
       },
       { concurrency: config.webhookConcurrency, lockLimit: config.webhookConcurrency, lockLifetime: leaseMs },
@@ -197,6 +221,7 @@ export class WebhookDelivery {
         )
         .map((endpoint) => ({ event, endpointId: endpoint._id })),
     );
+    if (this.processes && requests.length > 0) this.recent.remember(requests.map((r) => r.event));
     await this.store.deliveryQueue.queue(requests, { origin: "event" });
   }
 
@@ -206,8 +231,11 @@ export class WebhookDelivery {
    * due later. A lane that is running looks again when it ends (see the `complete` listener).
    */
   async schedule(due: Map<string, Date>): Promise<void> {
+    // A lane running here hears of its deliveries directly; the others are Agenda's to run.
+    const elsewhere = this.lanes.notify(due);
     await Promise.all(
-      [...due].map(async ([endpointId, at]) => {
+      [...elsewhere].map(async ([endpointId, at]) => {
+        if (this.processes) this.scheduledHere.add(endpointId);
         const lane = await this.laneJob(endpointId, at)
           .unique({ "data.endpoint_id": endpointId }, { insertOnly: true })
           .save();
@@ -230,11 +258,11 @@ export class WebhookDelivery {
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
     await this.agenda.stop(false);
-    if (this.running.size > 0) {
-      this.logger.info({ running: this.running.size }, "letting running webhook attempts finish");
+    if (this.lanes.size > 0) {
+      this.logger.info({ running: this.lanes.size }, "letting running webhook attempts finish");
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
-        Promise.all(this.running),
+        this.lanes.drain(),
         new Promise((done) => {
           timer = setTimeout(done, timeoutMs);
         }),
