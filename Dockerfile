@@ -23,18 +23,17 @@ COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN pnpm fetch --frozen-lockfile
 # The sources of what the server is built from, nothing else: the server, the verifier it imports
 # and the spec package (.dockerignore leaves out their tests and benches, so editing those rebuilds
-# nothing). The SDK's manifest comes too, without its sources: the root package.json names it, and
-# a deploy from the shared lockfile reads every package the root names.
+# nothing).
 COPY .npmrc tsconfig.json ./
-COPY packages/sdk/package.json packages/sdk/
 COPY spec spec
 COPY packages/webhook-verifier packages/webhook-verifier
 COPY apps/server apps/server
 # Installed and built without lifecycle scripts (the root postinstall builds the SDK and CLI, which
-# the image does not hold); deployed from pnpm's store alone.
+# the image does not hold), then deployed from pnpm's store alone (`pnpm deploy:server`: the
+# server's `files` and its production dependencies, the workspace's packages copied in).
 RUN pnpm install --frozen-lockfile --offline --ignore-scripts --filter "@deskline/server..." \
  && pnpm --filter "@deskline/server..." run build \
- && pnpm --filter @deskline/server --prod deploy --legacy --ignore-scripts --offline --frozen-lockfile /deploy/server
+ && pnpm run deploy:server /deploy/server
 
 FROM node:20-bookworm-slim
 # HOST: listen on every interface of the container. DESKLINE_EMBEDDED_DB=off: MONGODB_URI is
@@ -49,9 +48,11 @@ WORKDIR /app
 RUN groupadd --system --gid 10001 deskline \
  && useradd --system --uid 10001 --gid deskline --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin deskline
-# The deployed server package and nothing else: package.json, dist/ and node_modules/ (the server
-# finds the spec through @deskline/spec there, not by a path into a checkout).
-COPY --from=build /deploy/server ./
+# The deployed server package and nothing else (the server finds the spec through @deskline/spec
+# in node_modules, not by a path into a checkout).
+COPY --from=build /deploy/server/package.json ./
+COPY --from=build /deploy/server/dist dist
+COPY --from=build /deploy/server/node_modules node_modules
 USER 10001:10001
 EXPOSE 3000
 # /readyz: the process answers and its database does. No curl in the image: Node's own fetch.

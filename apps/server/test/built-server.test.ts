@@ -73,16 +73,20 @@ describe("the built server", () => {
     try {
       // What the container image holds: the package's files (`files`: dist) and its production
       // dependencies, the workspace's packages among them copied in (the spec's YAML comes with
-      // @deskline/spec). From the lockfile and pnpm's store: no registry is asked.
+      // @deskline/spec). From the lockfile and pnpm's store (`--offline`): no registry is asked.
       const deployed = join(temp, "server");
-      const deploy = ["--filter", "@deskline/server", "--prod", "deploy", "--legacy", "--ignore-scripts"];
-      const fromStore = ["--offline", "--frozen-lockfile"];
-      execFileSync("pnpm", [...deploy, ...fromStore, deployed], {
+      execFileSync("pnpm", ["-w", "run", "deploy:server", deployed], {
         cwd: serverDir,
         stdio: "pipe",
         timeout: 180_000,
       });
-      expect(readdirSync(deployed).sort()).toEqual(["dist", "node_modules", "package.json"]);
+      // The deploy's own lockfile (what was installed) beside the package.
+      expect(readdirSync(deployed).sort()).toEqual([
+        "dist",
+        "node_modules",
+        "package.json",
+        "pnpm-lock.yaml",
+      ]);
       expect(existsSync(join(deployed, "node_modules/@deskline/spec/openapi.yaml"))).toBe(true);
       expect(existsSync(join(deployed, "node_modules/tsx")), "no devDependency is deployed").toBe(false);
 
