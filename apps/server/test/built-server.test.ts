@@ -111,6 +111,10 @@ describe("the built server", () => {
       expect(yaml.status).toBe(200);
       expect(yaml.body).toBe(readFileSync(join(serverDir, "../../spec/openapi.yaml"), "utf8"));
       expect(json.body.info.version).toBe(parse(yaml.body as string).info.version);
+      // The reference page's renderer comes from the deployed node_modules too.
+      const page = await request("GET", "/open/v1/docs", { baseUrl });
+      const script = /<script src="([^"]+)"/.exec(page.body as string)?.[1] as string;
+      expect((await fetch(new URL(script, baseUrl))).status).toBe(200);
 
       main.child.kill("SIGTERM");
       const code = await main.exited;
