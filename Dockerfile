@@ -1,6 +1,7 @@
 # The Deskline server as a container image (README "Run it with containers"). Two stages: the
-# whole workspace is installed and built in the first, and only the server's compiled JavaScript,
-# its production dependencies and the spec go into the second, on the official Node.js 20 image.
+# server and the workspace packages it is built from are installed and built in the first, and the
+# second holds only what `pnpm deploy --prod` makes of the server: its compiled JavaScript and its
+# production dependencies (the spec among them, as @deskline/spec), on the official Node.js 20 image.
 #
 #   podman build -t deskline-server .        (or docker build)
 #   podman run -e MONGODB_URI='mongodb://…/?replicaSet=rs0' -e ROLE=api -p 3000:3000 deskline-server
@@ -8,7 +9,7 @@
 # MONGODB_URI is required: the image starts no embedded database (DESKLINE_EMBEDDED_DB=off), and
 # without it the server stops at once with "configuration error: MONGODB_URI is required …".
 # SECRETS_ENCRYPTION_KEY (passed with -e like the rest) encrypts webhook signing secrets at rest;
-# `node apps/server/dist/main.js reencrypt-secrets` in the image moves them to a new key.
+# `node dist/main.js reencrypt-secrets` in the image moves them to a new key.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /src
@@ -20,13 +21,19 @@ RUN npm install --global --no-fund --no-audit \
 # the lockfile and downloads every package into pnpm's store.
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN pnpm fetch --frozen-lockfile
-# The sources (.dockerignore leaves out tests, docs and benches, so editing those rebuilds nothing).
-# Only the server and the workspace packages it depends on are installed and built, without
-# lifecycle scripts: the root postinstall builds the SDK and CLI, which the image does not hold.
-COPY . .
+# The sources of what the server is built from, nothing else: the server, the verifier it imports
+# and the spec package (.dockerignore leaves out their tests and benches, so editing those rebuilds
+# nothing).
+COPY .npmrc tsconfig.json ./
+COPY spec spec
+COPY packages/webhook-verifier packages/webhook-verifier
+COPY apps/server apps/server
+# Installed and built without lifecycle scripts (the root postinstall builds the SDK and CLI, which
+# the image does not hold), then deployed from pnpm's store alone (`pnpm deploy:server`: the
+# server's `files` and its production dependencies, the workspace's packages copied in).
 RUN pnpm install --frozen-lockfile --offline --ignore-scripts --filter "@deskline/server..." \
  && pnpm --filter "@deskline/server..." run build \
- && pnpm --filter @deskline/server --prod deploy --legacy --ignore-scripts /deploy/server
+ && pnpm run deploy:server /deploy/server
 
 FROM node:20-bookworm-slim
 # HOST: listen on every interface of the container. DESKLINE_EMBEDDED_DB=off: MONGODB_URI is
@@ -41,15 +48,15 @@ WORKDIR /app
 RUN groupadd --system --gid 10001 deskline \
  && useradd --system --uid 10001 --gid deskline --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin deskline
-# The layout of a checkout, as main.js expects it: the spec at ../../../spec from apps/server/dist.
-COPY --from=build /src/spec spec
-COPY --from=build /deploy/server/package.json apps/server/package.json
-COPY --from=build /deploy/server/node_modules apps/server/node_modules
-COPY --from=build /deploy/server/dist apps/server/dist
+# The deployed server package and nothing else (the server finds the spec through @deskline/spec
+# in node_modules, not by a path into a checkout).
+COPY --from=build /deploy/server/package.json ./
+COPY --from=build /deploy/server/dist dist
+COPY --from=build /deploy/server/node_modules node_modules
 USER 10001:10001
 EXPOSE 3000
 # /readyz: the process answers and its database does. No curl in the image: Node's own fetch.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Exec form: node is PID 1 and gets SIGTERM itself, and stops gracefully (docs/operations.md).
-CMD ["node", "apps/server/dist/main.js"]
+CMD ["node", "dist/main.js"]

@@ -5,6 +5,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     projects: [
+      "spec/vitest.config.ts",
       "packages/*/vitest.config.ts",
       "apps/*/vitest.config.ts",
       "test/vitest.config.ts",

@@ -3,9 +3,9 @@ import { defineConfig } from "tsup";
 export default defineConfig({
   entry: { index: "src/index.ts", web: "src/web.ts" },
   format: ["esm", "cjs"],
-  // The spec's types live in the private @deskline/spec-types (a devDependency, never published):
+  // The spec's types live in the private @deskline/spec (a devDependency, never published):
   // resolve them into the declarations, so dist/*.d.ts import nothing a user cannot install.
-  dts: { resolve: [/^@deskline\/spec-types\//] },
+  dts: { resolve: [/^@deskline\/spec\//] },
   // Shared chunks for CJS too, so the error classes are one set across both entries.
   splitting: true,
   clean: true,

@@ -10,9 +10,9 @@ export default defineConfig({
     fastify: "src/middleware/fastify.ts",
   },
   format: ["esm", "cjs"],
-  // The spec's types live in the private @deskline/spec-types (a devDependency, never published):
+  // The spec's types live in the private @deskline/spec (a devDependency, never published):
   // resolve them into the declarations, so dist/*.d.ts import nothing a user cannot install.
-  dts: { resolve: [/^@deskline\/spec-types\//] },
+  dts: { resolve: [/^@deskline\/spec\//] },
   // Shared chunks for CJS too, so WebhookVerificationError is one class across every subpath
   // and `instanceof` holds between them.
   splitting: true,

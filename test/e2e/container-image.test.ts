@@ -162,7 +162,7 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
       expect(uid?.[1]).toBe("10001");
       expect(uid?.[2]).toBe("10001");
       const cmdline = await container.exec(["cat", "/proc/1/cmdline"]);
-      expect(cmdline.split("\0").filter(Boolean)).toEqual(["node", "apps/server/dist/main.js"]);
+      expect(cmdline.split("\0").filter(Boolean)).toEqual(["node", "dist/main.js"]);
     }
   });
 

@@ -37,7 +37,7 @@ export interface BuiltPackage {
    * workspace (with the dependencies its manifest declares, taken from the workspace's install,
    * and `@types/node`), writes `files` there and runs tsc over them with library checks on: the
    * shipped declarations must resolve without any workspace package (no private
-   * `@deskline/spec-types`). tsc's exit status and output.
+   * `@deskline/spec`). tsc's exit status and output.
    */
   typecheckPacked(files: Record<string, string>): SpawnSyncReturns<string>;
 }

@@ -1,6 +1,6 @@
 // Writes src/generated/schemas.ts: the spec's request-body schemas the CLI validates and maps
 // rows with, dereferenced (no `$ref` left), so the CLI carries no copy of the spec written by hand.
-// (The admin API's types for `deskline trigger` come from @deskline/spec-types.)
+// (The admin API's types for `deskline trigger` come from @deskline/spec.)
 // `--check` fails when the committed file differs from what the spec gives (run by a test).
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

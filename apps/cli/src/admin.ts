@@ -2,7 +2,7 @@
 // writes in, a conversation is assigned), typed by the admin spec through openapi-fetch, with the
 // SDK's error classes so failures read like every other API error.
 import { errorFromResponse } from "@deskline/sdk";
-import type { paths } from "@deskline/spec-types/admin";
+import type { paths } from "@deskline/spec/admin";
 import createClient from "openapi-fetch";
 import { UsageError } from "./errors.js";
 

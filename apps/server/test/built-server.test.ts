@@ -1,18 +1,25 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
+import { parse } from "yaml";
 import { request } from "./helpers/api.js";
 import { BUILT, eventually, startMain } from "./helpers/main-process.js";
 
 /**
  * The production build: `node dist/main.js`, no tsx, finds what it reads outside
- * its own files (the spec, the renderer, the embedded database's install script) and serves.
+ * its own files (the spec, the renderer, the embedded database's install script) and serves;
+ * and deployed alone with its production dependencies, it runs from anywhere.
  * The root `pnpm test` builds before the tests; a focused run builds here if it must.
  */
 
 const serverDir = join(import.meta.dirname, "..");
 const entry = join(serverDir, "dist/main.js");
+
+function buildIfMissing(): void {
+  if (!existsSync(entry)) execFileSync("pnpm", ["run", "build"], { cwd: serverDir, stdio: "ignore" });
+}
 
 describe("the built server", () => {
   it("is the package's deskline-server bin, a node script", () => {
@@ -22,7 +29,7 @@ describe("the built server", () => {
   });
 
   it("starts with plain node, on the embedded database, and answers", async () => {
-    if (!existsSync(entry)) execFileSync("pnpm", ["run", "build"], { cwd: serverDir, stdio: "ignore" });
+    buildIfMissing();
     expect(readFileSync(entry, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
 
     // Whatever database the run uses (MONGODB_URI or none: then the build starts its own).
@@ -59,4 +66,62 @@ describe("the built server", () => {
     if (code !== 0) console.log(main.output().slice(-4000));
     expect(code).toBe(0);
   }, 120_000);
+
+  it("runs from anywhere once deployed with its production dependencies alone (`pnpm deploy --prod`)", async () => {
+    buildIfMissing();
+    const temp = mkdtempSync(join(tmpdir(), "deskline-deploy-"));
+    try {
+      // What the container image holds: the package's files (`files`: dist) and its production
+      // dependencies, the workspace's packages among them copied in (the spec's YAML comes with
+      // @deskline/spec). From the lockfile and pnpm's store (`--offline`): no registry is asked.
+      const deployed = join(temp, "server");
+      execFileSync("pnpm", ["-w", "run", "deploy:server", deployed], {
+        cwd: serverDir,
+        stdio: "pipe",
+        timeout: 180_000,
+      });
+      // The deploy's own lockfile (what was installed) beside the package.
+      expect(readdirSync(deployed).sort()).toEqual([
+        "dist",
+        "node_modules",
+        "package.json",
+        "pnpm-lock.yaml",
+      ]);
+      expect(existsSync(join(deployed, "node_modules/@deskline/spec/openapi.yaml"))).toBe(true);
+      expect(existsSync(join(deployed, "node_modules/tsx")), "no devDependency is deployed").toBe(false);
+
+      // Started from another directory still, on the run's database (the embedded one unless
+      // MONGODB_URI names another), in a database of its own.
+      const elsewhere = join(temp, "elsewhere");
+      mkdirSync(elsewhere);
+      const main = startMain(
+        { MONGODB_URI: inject("mongodbUri"), MONGODB_DATABASE: `deskline_deployed_${process.pid}` },
+        [join(deployed, "dist/main.js")],
+        elsewhere,
+      );
+      const baseUrl = await main.baseUrl;
+      await eventually(
+        async () => (await request("GET", "/readyz", { baseUrl })).status,
+        (status) => status === 200,
+        "/readyz of the deployed server",
+      );
+      const json = await request("GET", "/open/v1/openapi.json", { baseUrl });
+      expect(json.status).toBe(200);
+      const yaml = await request("GET", "/open/v1/openapi.yaml", { baseUrl });
+      expect(yaml.status).toBe(200);
+      expect(yaml.body).toBe(readFileSync(join(serverDir, "../../spec/openapi.yaml"), "utf8"));
+      expect(json.body.info.version).toBe(parse(yaml.body as string).info.version);
+      // The reference page's renderer comes from the deployed node_modules too.
+      const page = await request("GET", "/open/v1/docs", { baseUrl });
+      const script = /<script src="([^"]+)"/.exec(page.body as string)?.[1] as string;
+      expect((await fetch(new URL(script, baseUrl))).status).toBe(200);
+
+      main.child.kill("SIGTERM");
+      const code = await main.exited;
+      if (code !== 0) console.log(main.output().slice(-4000));
+      expect(code).toBe(0);
+    } finally {
+      rmSync(temp, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

@@ -1,7 +1,7 @@
 // The raw client: openapi-fetch typed by the generated paths, for callers who want
 // `{ data, error, response }` by path instead of exceptions. The Deskline class builds on it.
 
-import type { paths } from "@deskline/spec-types/openapi";
+import type { paths } from "@deskline/spec/openapi";
 import createClient, { type Client } from "openapi-fetch";
 import {
   DEFAULT_MAX_RETRIES,

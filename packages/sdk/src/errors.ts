@@ -1,7 +1,7 @@
 // One error class per kind of failure, so callers branch with `instanceof` (as with stripe-node)
 // rather than on status numbers. API errors carry the body's stable `code` and `param`.
 
-import type { components } from "@deskline/spec-types/openapi";
+import type { components } from "@deskline/spec/openapi";
 
 /**
  * The `error` object of every Deskline error body (spec: `ErrorResponse`), every field optional:

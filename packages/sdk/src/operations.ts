@@ -2,8 +2,8 @@
 // the one runtime call every resource method goes through: openapi-fetch by path, then throw on
 // an error answer. Resource methods never write a shape by hand.
 
-import type { paths } from "@deskline/spec-types/openapi";
-import type { BodyOf, QueryOf } from "@deskline/spec-types/operation";
+import type { paths } from "@deskline/spec/openapi";
+import type { BodyOf, QueryOf } from "@deskline/spec/operation";
 import type { ClientContext } from "./client.js";
 import { errorFromResponse } from "./errors.js";
 import { type RequestOptions, resilientFetch } from "./resilient-fetch.js";

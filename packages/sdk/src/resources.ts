@@ -2,7 +2,7 @@
 // names its spec path; every parameter, body and result type is derived from the generated types.
 // A new spec operation is one more line here (and a new resource one more small class).
 
-import type { components, paths } from "@deskline/spec-types/openapi";
+import type { components, paths } from "@deskline/spec/openapi";
 import type { ClientContext } from "./client.js";
 import {
   type BodyOf,

@@ -1,8 +1,8 @@
 // What both entry points export besides `Deskline` and `createDesklineClient` (which differ only in
 // their default transport). Runtime-neutral: no Node import may appear here.
-import type { components } from "@deskline/spec-types/openapi";
+import type { components } from "@deskline/spec/openapi";
 
-export type { components, operations, paths } from "@deskline/spec-types/openapi";
+export type { components, operations, paths } from "@deskline/spec/openapi";
 export type { ClientOptions, DesklineClient } from "./client.js";
 export type { DesklineOptions } from "./deskline.js";
 export {

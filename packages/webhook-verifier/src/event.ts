@@ -1,10 +1,10 @@
 // The event envelope (docs/design.md, Events) and its runtime check. No node imports: shared by /web.
 
-import type { components } from "@deskline/spec-types/openapi";
+import type { components } from "@deskline/spec/openapi";
 import type { WebhookPayload } from "./core.js";
 import { WebhookVerificationError } from "./errors.js";
 
-// The shapes come from spec/openapi.yaml through @deskline/spec-types (types only: nothing of it
+// The shapes come from spec/openapi.yaml through @deskline/spec (types only: nothing of it
 // reaches the JavaScript bundle, so the package keeps zero runtime dependencies, and tsup inlines
 // them into the published declarations).
 type Schemas = components["schemas"];

@@ -15,7 +15,7 @@ export interface OpenApi {
 export async function loadOpenApi(): Promise<OpenApi> {
   const compile = createRequestValidators();
   const operations = new Map<string, Operation>();
-  for (const file of ["openapi.yaml", "admin.yaml"]) {
+  for (const file of ["openapi.yaml", "admin.yaml"] as const) {
     for (const operation of listOperations(await dereferenceSpec(file))) {
       if (operations.has(operation.operationId)) {
         throw new Error(`operationId ${operation.operationId} appears twice in the spec`);

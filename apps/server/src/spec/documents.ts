@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { bundle, createConfig } from "@redocly/openapi-core";
 import { parse } from "yaml";
 
@@ -10,7 +9,19 @@ import { parse } from "yaml";
  * rest of the server reads plain objects.
  */
 
-export const SPEC_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../spec");
+/** The spec's two files, as the server reads and serves them. */
+export type SpecFile = "openapi.yaml" | "admin.yaml";
+
+const require = createRequire(import.meta.url);
+
+/**
+ * Where a spec file is: found through the package that holds it (`@deskline/spec` exports both),
+ * so the build runs wherever it and its dependencies are put (docs/decisions.md, "The spec is a
+ * package, and the server finds it by name").
+ */
+export function specPath(file: SpecFile): string {
+  return require.resolve(`@deskline/spec/${file}`);
+}
 
 export type Json = Record<string, unknown>;
 
@@ -20,13 +31,13 @@ export interface SpecDocument {
 }
 
 /** A spec file exactly as it is published at /open/v1/openapi.yaml and .json. */
-export function readSpecDocument(file: string): SpecDocument {
-  const text = readFileSync(resolve(SPEC_DIR, file), "utf8");
+export function readSpecDocument(file: SpecFile): SpecDocument {
+  const text = readFileSync(specPath(file), "utf8");
   return { text, json: parse(text) as Json };
 }
 
 /** A spec file with every `$ref` resolved; refuses a spec Redocly cannot resolve. */
-export function dereferenceSpec(file: string): Promise<Json> {
+export function dereferenceSpec(file: SpecFile): Promise<Json> {
   return bundleSpec(file, { dereference: true });
 }
 
@@ -34,9 +45,9 @@ export function dereferenceSpec(file: string): Promise<Json> {
  * A spec file as one self-contained document: `$ref`s into the other file become local ones
  * (what a browser renderer needs), or with `dereference`, every `$ref` is replaced by its target.
  */
-export async function bundleSpec(file: string, { dereference = false } = {}): Promise<Json> {
+export async function bundleSpec(file: SpecFile, { dereference = false } = {}): Promise<Json> {
   const { bundle: document, problems } = await bundle({
-    ref: resolve(SPEC_DIR, file),
+    ref: specPath(file),
     config: await createConfig({}),
     dereference,
   });

@@ -1,20 +1,10 @@
-import type {
-  components as AdminComponents,
-  operations as AdminOperations,
-} from "@deskline/spec-types/admin";
-import type {
-  components as PublicComponents,
-  operations as PublicOperations,
-} from "@deskline/spec-types/openapi";
-import type {
-  ContentOf,
-  BodyOf as OperationBody,
-  QueryOf as OperationQuery,
-} from "@deskline/spec-types/operation";
+import type { components as AdminComponents, operations as AdminOperations } from "@deskline/spec/admin";
+import type { components as PublicComponents, operations as PublicOperations } from "@deskline/spec/openapi";
+import type { ContentOf, BodyOf as OperationBody, QueryOf as OperationQuery } from "@deskline/spec/operation";
 
 /**
  * The request and response types of every spec operation, looked up by `operationId`, so a
- * handler is checked by tsc against the contract it serves (types from @deskline/spec-types).
+ * handler is checked by tsc against the contract it serves (types from @deskline/spec).
  */
 export type Operations = PublicOperations & AdminOperations;
 export type OperationId = keyof Operations & string;

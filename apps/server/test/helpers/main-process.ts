@@ -15,8 +15,8 @@ afterAll(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-export function startMain(env: Record<string, string>, args?: string[]): MainProcess {
-  const main = spawnMain(env, args);
+export function startMain(env: Record<string, string>, args?: string[], cwd?: string): MainProcess {
+  const main = spawnMain(env, args, cwd);
   started.push(main.child);
   return main;
 }

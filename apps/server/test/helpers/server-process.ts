@@ -27,9 +27,14 @@ export interface MainProcess {
 export const FROM_SOURCE = ["--import", "tsx", "src/main.ts", "--ephemeral"];
 export const BUILT = ["dist/main.js", "--ephemeral"];
 
-export function spawnMain(env: Record<string, string>, args: string[] = FROM_SOURCE): MainProcess {
+/** `cwd`: where it runs (the server package's directory unless given). */
+export function spawnMain(
+  env: Record<string, string>,
+  args: string[] = FROM_SOURCE,
+  cwd = join(import.meta.dirname, "../.."),
+): MainProcess {
   const child = spawn(process.execPath, args, {
-    cwd: join(import.meta.dirname, "../.."),
+    cwd,
     env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

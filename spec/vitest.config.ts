@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    name: "spec-types",
+    name: "spec",
     include: ["test/**/*.test.ts"],
   },
 });
