@@ -175,7 +175,8 @@ export function parseRetryDelays(text: string): number[] {
     throw new Error(`at most ${MAX_RETRIES} retry delays are allowed, got ${entries.length}`);
   }
   return entries.map((entry) => {
-    if (!DELAY.test(entry)) throw new Error(`${JSON.stringify(entry)} is not a delay like 50ms, 30s, 5m or 2h`);
+    if (!DELAY.test(entry))
+      throw new Error(`${JSON.stringify(entry)} is not a delay like 50ms, 30s, 5m or 2h`);
     const ms = parseDuration(entry) ?? Number.NaN;
     if (!Number.isSafeInteger(Math.round(ms))) throw new Error(`${JSON.stringify(entry)} is too long`);
     return Math.round(ms);
