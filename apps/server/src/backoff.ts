@@ -1,9 +1,9 @@
-// The one sleep-and-retry loop of the server, its soak trials and its test helpers: each caller
-// names its policy (first wait, growth, cap, jitter) and when to give up; the loop is written once.
-// Why this is a module and not a library: docs/decisions.md ("One backoff helper").
-import { setTimeout as sleep } from "node:timers/promises";
+// The one sleep-and-retry loop of the server, its soak trials, benchmarks and test helpers: each
+// caller names its policy (first wait, growth, cap, jitter) and when to give up; the waiting is
+// exponential-backoff's. Why this library and this shape: docs/decisions.md ("One backoff helper").
+import { backOff } from "exponential-backoff";
 
-/** How long to wait before each retry. */
+/** How long to wait before each retry: retry n waits firstMs × factorⁿ⁻¹, at most maxMs. */
 export interface BackoffPolicy {
   /** The wait before the first retry, in milliseconds. */
   firstMs: number;
@@ -21,26 +21,8 @@ export interface BackoffPolicy {
 /** What an attempt returns to be tried again. */
 export const AGAIN: unique symbol = Symbol("again");
 
-/** The wait before retry number `retry` (1 for the first retry). */
-export function backoffDelay(
-  policy: BackoffPolicy,
-  retry: number,
-  random: () => number = Math.random,
-): number {
-  const grown = policy.firstMs * (policy.factor ?? 1) ** (retry - 1);
-  const wait = Math.min(grown, policy.maxMs ?? Number.POSITIVE_INFINITY);
-  return policy.jitter === "full" ? random() * wait : wait;
-}
-
-export interface RetryOptions {
-  /**
-   * Asked after every attempt that returned AGAIN, before waiting: true stops the loop (it
-   * resolves undefined); it may instead throw the error the caller gives up with.
-   */
-  giveUp?: (attempts: number) => boolean;
-  /** Aborting stops the loop between attempts (it resolves undefined). */
-  signal?: AbortSignal;
-}
+/** Thrown inside the library's loop for an attempt that returned AGAIN (it retries on a rejection). */
+const TRY_AGAIN = new Error("try again");
 
 /**
  * A `giveUp` for a deadline `ms` from now: past it, throws `error()` when given, else stops.
@@ -54,6 +36,16 @@ export function giveUpAfter(ms: number, error?: () => Error): () => boolean {
   };
 }
 
+export interface RetryOptions {
+  /**
+   * Asked after every attempt that returned AGAIN, before waiting: true stops the loop (it
+   * resolves undefined); it may instead throw the error the caller gives up with.
+   */
+  giveUp?: (attempts: number) => boolean;
+  /** Aborting stops the loop before its next attempt (it resolves undefined). */
+  signal?: AbortSignal;
+}
+
 /**
  * Runs `attempt` (numbered from 1) until it returns something other than AGAIN, and resolves
  * with that; waits by `policy` before each retry. Errors `attempt` throws are not retried: an
@@ -64,15 +56,26 @@ export async function retry<T>(
   attempt: (n: number) => Promise<T | typeof AGAIN>,
   options: RetryOptions = {},
 ): Promise<T | undefined> {
-  for (let n = 1; !options.signal?.aborted; n++) {
-    const outcome = await attempt(n);
-    if (outcome !== AGAIN) return outcome;
-    if (options.giveUp?.(n)) return undefined;
-    try {
-      await sleep(backoffDelay(policy, n), undefined, { signal: options.signal });
-    } catch {
-      return undefined; // aborted while waiting
-    }
+  let attempts = 0;
+  try {
+    return await backOff(
+      async () => {
+        if (options.signal?.aborted) throw TRY_AGAIN; // and the `retry` below stops
+        const outcome = await attempt(++attempts);
+        if (outcome === AGAIN) throw TRY_AGAIN;
+        return outcome;
+      },
+      {
+        startingDelay: policy.firstMs,
+        timeMultiple: policy.factor ?? 1,
+        maxDelay: policy.maxMs ?? Number.POSITIVE_INFINITY,
+        jitter: policy.jitter ?? "none",
+        numOfAttempts: Number.POSITIVE_INFINITY,
+        retry: (error) => error === TRY_AGAIN && !options.signal?.aborted && !options.giveUp?.(attempts),
+      },
+    );
+  } catch (error) {
+    if (error === TRY_AGAIN) return undefined;
+    throw error;
   }
-  return undefined;
 }
