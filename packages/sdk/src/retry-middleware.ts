@@ -79,7 +79,8 @@ export function retryMiddleware(send: AttemptFetch, client: ResilienceSettings):
     },
     // Only requests sent by this client's own fetch are sent again (a per-call `fetch` opts out).
     async onResponse({ request, response, options }) {
-      if (options.fetch !== send) return undefined;
+      // Below 408 nothing is retried: most answers leave here, at the cost of one comparison.
+      if (response.status < 408 || options.fetch !== send) return undefined;
       const last = await retried(request, { response });
       if (last instanceof Error) throw last;
       return last;
