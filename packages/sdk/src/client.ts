@@ -58,6 +58,14 @@ export function createClientContext(
     },
     fetch: send,
   });
-  client.use(retryMiddleware(send, settings));
+  const retries = retryMiddleware(send, settings);
+  client.use(retries);
+  // Kept the innermost middleware, next to fetch: one a caller adds later sees the request before
+  // its Idempotency-Key and, in `onResponse`, the final answer of the retries.
+  const use = client.use.bind(client);
+  client.use = (...middleware) => {
+    client.eject(retries);
+    use(...middleware, retries);
+  };
   return { client };
 }

@@ -79,18 +79,28 @@ describe("retries", () => {
 
   it("the raw client retries too: the retries are a middleware on it, not its fetch", async () => {
     const unavailable: Step = { ...apiError(503, "database_unavailable"), headers: now };
-    const { server } = await scripted([unavailable, OK, unavailable]);
+    const { server } = await scripted([unavailable, OK, unavailable, OK, unavailable]);
     const raw = createDesklineClient({ apiKey: "dk_test", baseUrl: server.baseUrl });
     const answer = await raw.GET("/open/v1/contacts/{id}", { params: { path: { id: "con_x" } } });
     expect(answer.response.status).toBe(200);
     expect(server.received).toHaveLength(2);
+    // A middleware added with `use` runs outside the retries: it sees the final answer.
+    const seen: number[] = [];
+    raw.use({
+      onResponse: ({ response }) => {
+        seen.push(response.status);
+      },
+    });
+    await raw.GET("/open/v1/contacts/{id}", { params: { path: { id: "con_x" } } });
+    expect(seen).toEqual([200]);
+    expect(server.received).toHaveLength(4);
     // A fetch given for one call replaces the client's, retries included.
     const once = await raw.GET("/open/v1/contacts/{id}", {
       params: { path: { id: "con_x" } },
       fetch: (request: Request) => fetch(request),
     });
     expect(once.response.status).toBe(503);
-    expect(server.received).toHaveLength(3);
+    expect(server.received).toHaveLength(5);
   });
 
   it("waits as long as Retry-After says", async () => {
