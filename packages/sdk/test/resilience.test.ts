@@ -180,6 +180,17 @@ describe("timeouts, connection errors and the caller's signal", () => {
     expect(server.received).toHaveLength(1);
   });
 
+  it("the raw client honours a call's signal too", async () => {
+    const { server } = await scripted([{ hang: true }]);
+    const raw = createDesklineClient({ apiKey: "dk_test", baseUrl: server.baseUrl });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("user gave up")), 50);
+    await expect(
+      raw.GET("/open/v1/contacts/{id}", { params: { path: { id: "con_x" } }, signal: controller.signal }),
+    ).rejects.toThrow("user gave up");
+    expect(server.received).toHaveLength(1);
+  });
+
   it("uses a caller's fetch instead of undici", async () => {
     const { server } = await scripted([OK]);
     const seen: string[] = [];
