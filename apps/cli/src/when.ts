@@ -2,7 +2,7 @@
 // seconds, an RFC 3339 time, or (where a flag allows it) a duration back from now, `2d`, `6h`,
 // `30m`, `1d12h`, as an operator says "since two days ago" after an outage.
 
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400, w: 604_800 };
+import parseDuration from "parse-duration";
 
 /** What a time flag accepts, for help texts and error messages. */
 export const WHEN_FORMATS = "a duration back from now (2d, 6h, 30m), Unix seconds or an RFC 3339 time";
@@ -19,12 +19,9 @@ export function secondsOf(value: string): number | undefined {
 
 /** Seconds in a duration of whole units (`90s`, `30m`, `6h`, `2d`, `1w`, `1d12h`); undefined otherwise. */
 export function durationSeconds(value: string): number | undefined {
+  // What a flag takes is this grammar; the sum of its parts is parse-duration's (as the server's settings).
   if (!/^(\d+[smhdw])+$/.test(value)) return undefined;
-  let total = 0;
-  for (const [, amount, unit] of value.matchAll(/(\d+)([smhdw])/g)) {
-    total += Number(amount) * (UNIT_SECONDS[unit as string] as number);
-  }
-  return total;
+  return parseDuration(value, "s") ?? undefined;
 }
 
 /** Unix seconds of a duration back from `now` (`2d`: two days ago); undefined for anything else. */

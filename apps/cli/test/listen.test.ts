@@ -2,6 +2,7 @@
 // receiver built on the verifier's node middleware that verifies every forwarded event.
 import { createHmac } from "node:crypto";
 import { beforeEach, describe, expect, inject, it } from "vitest";
+import { AGAIN, giveUpAfter, retry } from "../../server/src/backoff.js";
 import { api, newWorkspace } from "../../server/test/helpers/api.js";
 import { type CliOptions, cli, jsonLines, scratch, spawnCli } from "./helpers.js";
 import { type Received, type Receiver, startReceiver } from "./receiver.js";
@@ -36,13 +37,14 @@ async function listen(args: string[]) {
   });
   /** Waits until the output so far matches `pattern`. */
   const waitForOutput = async (pattern: RegExp) => {
-    const deadline = Date.now() + 20_000;
-    while (!pattern.test(`${seen.stdout}${seen.stderr}`)) {
-      if (run.child.exitCode !== null || Date.now() > deadline) {
-        throw new Error(`listen: no ${pattern} in: ${seen.stdout}${seen.stderr}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const missing = () => new Error(`listen: no ${pattern} in: ${seen.stdout}${seen.stderr}`);
+    const pastDeadline = giveUpAfter(20_000, missing);
+    await retry({ firstMs: 25 }, async () => (pattern.test(`${seen.stdout}${seen.stderr}`) ? true : AGAIN), {
+      giveUp: () => {
+        if (run.child.exitCode !== null) throw missing();
+        return pastDeadline();
+      },
+    });
   };
   await waitForOutput(/Ready\./);
   return {

@@ -5,6 +5,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type NodeWebhookRequest, nodeWebhookMiddleware } from "@deskline/webhook-verifier/node";
+import { AGAIN, giveUpAfter, retry } from "../../server/src/backoff.js";
 
 export interface Received {
   id: string;
@@ -51,13 +52,11 @@ export async function startReceiver(secret: string): Promise<Receiver> {
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
     async waitFor(predicate, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(received)) {
-        if (Date.now() > deadline) {
-          throw new Error(`receiver: timed out; got ${received.map((r) => `${r.type} ${r.id}`).join(", ")}`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const timedOut = () =>
+        new Error(`receiver: timed out; got ${received.map((r) => `${r.type} ${r.id}`).join(", ")}`);
+      await retry({ firstMs: 50 }, async () => (predicate(received) ? true : AGAIN), {
+        giveUp: giveUpAfter(timeoutMs, timedOut),
+      });
     },
   };
 }

@@ -1,5 +1,6 @@
 import { loadavg } from "node:os";
 import { MongoClient } from "mongodb";
+import { AGAIN, retry } from "../src/backoff.js";
 import { Events } from "../src/db/events.js";
 import { newEvent, type StoredEvent } from "../src/domain/events.js";
 import { newId } from "../src/domain/ids.js";
@@ -76,7 +77,7 @@ async function main() {
     await worker.delivering;
     const drainOf = async (ids: string[]) => {
       const cpuBefore = cpuMs(worker.child.pid);
-      while (ids.some((id) => !target.arrived.has(id))) await new Promise((done) => setTimeout(done, 50));
+      await retry({ firstMs: 50 }, async () => (ids.every((id) => target.arrived.has(id)) ? true : AGAIN));
       const arrivals = ids.map((id) => target.arrived.get(id) as number);
       const seconds = (Math.max(...arrivals) - Math.min(...arrivals)) / 1000;
       return {

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
+import { AGAIN, retry } from "../src/backoff.js";
 import { loadConfig } from "../src/config.js";
 import { Contacts } from "../src/db/contacts.js";
 import { startEmbeddedDatabase } from "../src/db/embedded.js";
@@ -117,13 +118,12 @@ async function startOnce(args: string[], env: Record<string, string>): Promise<R
       child.once("exit", (code) => reject(new Error(`exited with ${code}: ${output}`)));
     });
     const listeningMs = performance.now() - started;
-    while (
-      (await fetch(`${baseUrl}/readyz`)
+    await retry({ firstMs: 5 }, async () => {
+      const status = await fetch(`${baseUrl}/readyz`)
         .then((r) => r.status)
-        .catch(() => 0)) !== 200
-    ) {
-      await new Promise((done) => setTimeout(done, 5));
-    }
+        .catch(() => 0);
+      return status === 200 ? true : AGAIN;
+    });
     const readyMs = performance.now() - started;
     const rssReadyMb = await rssMb(child.pid as number);
     for (let i = 0; i < 200; i++) await (await fetch(`${baseUrl}/open/v1/openapi.json`)).arrayBuffer();

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../src/backoff.js";
 
 /**
  * The crash trials' client: writes at a steady rate (creates and patches of contacts and tickets)
@@ -57,7 +58,8 @@ export interface Writer {
 function isTransient(status: number, text: string): boolean {
   return status === 503 || status === 429 || (status === 409 && text.includes("idempotency_key_in_flight"));
 }
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+/** Between tries of one write: 100 ms, 200 ms … then every 2 s. */
+const UNTIL_DEFINITE: BackoffPolicy = { firstMs: 100, factor: 2, maxMs: 2000 };
 
 interface Written {
   id: string;
@@ -100,30 +102,32 @@ export function startWriter(options: WriterOptions): Writer {
   /** Sends until a definite answer; undefined when given up. */
   const send = async (method: string, path: string, body: unknown) => {
     const key = randomUUID();
-    const deadline = Date.now() + giveUpAfterMs;
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
-      if (attempt > 0) await sleep(Math.min(2000, 50 * 2 ** Math.min(attempt, 6)));
-      const sentIn = phase;
-      try {
-        const response = await fetch(`${baseUrl}${path}`, {
-          method,
-          headers: {
-            Authorization: `Bearer ${apiKey}`,
-            "Content-Type": "application/json",
-            "Idempotency-Key": key,
-          },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout(requestTimeoutMs),
-        });
-        const text = await response.text();
-        count(String(response.status), sentIn);
-        if (isTransient(response.status, text)) continue;
-        return { status: response.status, text };
-      } catch (error) {
-        count((error as Error).name === "TimeoutError" ? "timeout" : "connection", sentIn);
-      }
-    }
-    return undefined;
+    return retry(
+      UNTIL_DEFINITE,
+      async () => {
+        const sentIn = phase;
+        try {
+          const response = await fetch(`${baseUrl}${path}`, {
+            method,
+            headers: {
+              Authorization: `Bearer ${apiKey}`,
+              "Content-Type": "application/json",
+              "Idempotency-Key": key,
+            },
+            body: JSON.stringify(body),
+            signal: AbortSignal.timeout(requestTimeoutMs),
+          });
+          const text = await response.text();
+          count(String(response.status), sentIn);
+          if (isTransient(response.status, text)) return AGAIN;
+          return { status: response.status, text };
+        } catch (error) {
+          count((error as Error).name === "TimeoutError" ? "timeout" : "connection", sentIn);
+          return AGAIN;
+        }
+      },
+      { giveUp: giveUpAfter(giveUpAfterMs) },
+    );
   };
 
   /** The created or patched record; null when unresolved, undefined when refused. */

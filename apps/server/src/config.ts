@@ -2,6 +2,7 @@
 
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import parseDuration from "parse-duration";
 
 /**
  * Where the embedded database keeps its data by default: `.deskline/data` in the checkout (this
@@ -160,8 +161,8 @@ const MAX_RETRIES = 4;
 /** WEBHOOK_RETRY_DELAYS by default: 1 min, 5 min, 30 min, 2 h (delivery/retry-schedule.ts applies them). */
 const DEFAULT_RETRY_DELAYS = "1m,5m,30m,2h";
 
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
-const DELAY = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
+/** What a delay may be written as: one number (fractions allowed) and one unit. */
+const DELAY = /^\d+(?:\.\d+)?(?:ms|s|m|h)$/;
 
 /**
  * Parses a list like `1m,5m,30m,2h` or `50ms,50ms` (units `ms`, `s`, `m`, `h`) into milliseconds.
@@ -174,9 +175,9 @@ export function parseRetryDelays(text: string): number[] {
     throw new Error(`at most ${MAX_RETRIES} retry delays are allowed, got ${entries.length}`);
   }
   return entries.map((entry) => {
-    const match = DELAY.exec(entry);
-    if (!match) throw new Error(`${JSON.stringify(entry)} is not a delay like 50ms, 30s, 5m or 2h`);
-    const ms = Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+    if (!DELAY.test(entry))
+      throw new Error(`${JSON.stringify(entry)} is not a delay like 50ms, 30s, 5m or 2h`);
+    const ms = parseDuration(entry) ?? Number.NaN;
     if (!Number.isSafeInteger(Math.round(ms))) throw new Error(`${JSON.stringify(entry)} is too long`);
     return Math.round(ms);
   });

@@ -4,12 +4,14 @@
 import type { paths } from "@deskline/spec/openapi";
 import createClient, { type Client } from "openapi-fetch";
 import {
+  attemptFetch,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
   type ResilienceSettings,
-  resilientFetch,
-} from "./resilient-fetch.js";
+} from "./attempt-fetch.js";
+import { retryMiddleware } from "./retry-middleware.js";
 import { type FetchLike, fetchTransport, type Transport } from "./transport.js";
+import { VERSION } from "./version.js";
 
 export interface ClientOptions {
   /** The API key (`dsk_…`), sent as `Authorization: Bearer <apiKey>`. */
@@ -29,11 +31,9 @@ export interface ClientOptions {
 
 export type DesklineClient = Client<paths, "application/json">;
 
-/** What the entry points share: a client's resolved transport and retry settings. */
+/** What the entry points share: the client, its transport and retries set up. */
 export interface ClientContext {
   client: DesklineClient;
-  transport: Transport;
-  settings: ResilienceSettings;
 }
 
 export function createClientContext(
@@ -43,14 +43,29 @@ export function createClientContext(
   if (!options.apiKey) throw new TypeError("Deskline: `apiKey` is required.");
   if (!options.baseUrl) throw new TypeError("Deskline: `baseUrl` is required.");
   const transport = options.fetch ? fetchTransport(options.fetch) : defaultTransport();
-  const settings = {
+  const settings: ResilienceSettings = {
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
   };
+  // openapi-fetch sends each request through `send` once; the retry middleware sends it again.
+  const send = attemptFetch(transport, settings);
   const client = createClient<paths>({
     baseUrl: options.baseUrl,
-    headers: { Authorization: `Bearer ${options.apiKey}` },
-    fetch: resilientFetch(transport, settings),
+    headers: {
+      Authorization: `Bearer ${options.apiKey}`,
+      "User-Agent": `Deskline-SDK/${VERSION}`,
+      "Deskline-SDK": `js/${VERSION}`,
+    },
+    fetch: send,
   });
-  return { client, transport, settings };
+  const retries = retryMiddleware(send, settings);
+  client.use(retries);
+  // Kept the innermost middleware, next to fetch: one a caller adds later sees the request before
+  // its Idempotency-Key and, in `onResponse`, the final answer of the retries.
+  const use = client.use.bind(client);
+  client.use = (...middleware) => {
+    client.eject(retries);
+    use(...middleware, retries);
+  };
+  return { client };
 }

@@ -4,9 +4,9 @@
 
 import type { paths } from "@deskline/spec/openapi";
 import type { BodyOf, QueryOf } from "@deskline/spec/operation";
+import { type RequestOptions, requestInit } from "./attempt-fetch.js";
 import type { ClientContext } from "./client.js";
 import { errorFromResponse } from "./errors.js";
-import { type RequestOptions, resilientFetch } from "./resilient-fetch.js";
 
 export type Method = "get" | "post" | "patch" | "delete";
 
@@ -54,7 +54,7 @@ export async function call<T>(
   const { data, error, response } = await client[method.toUpperCase() as keyof LooseClient](path, {
     params: { path: input.pathParams, query: input.query },
     body: input.body,
-    fetch: resilientFetch(context.transport, context.settings, options),
+    ...requestInit(options),
   });
   if (!response.ok) throw errorFromResponse(response, error);
   return data as T;

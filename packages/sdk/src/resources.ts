@@ -3,6 +3,7 @@
 // A new spec operation is one more line here (and a new resource one more small class).
 
 import type { components, paths } from "@deskline/spec/openapi";
+import type { RequestOptions } from "./attempt-fetch.js";
 import type { ClientContext } from "./client.js";
 import {
   type BodyOf,
@@ -13,7 +14,6 @@ import {
   type ResultOf,
 } from "./operations.js";
 import { type Continuation, continuationAfter, type Page, PagePromise } from "./paginate.js";
-import type { RequestOptions } from "./resilient-fetch.js";
 
 type ItemOf<P> = P extends Page<infer Item> ? Item : never;
 type ListResult<P extends keyof paths> = ResultOf<OperationOf<P, "get">>;

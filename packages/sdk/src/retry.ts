@@ -1,5 +1,5 @@
-// When to retry and how long to wait: pure rules, table-tested, kept apart from the I/O loop
-// (resilient-fetch.ts). Retrying is safe because every POST carries an Idempotency-Key.
+// When to retry and how long to wait: pure rules, table-tested, kept apart from the middleware
+// that applies them (retry-middleware.ts). Retrying is safe because every POST carries an Idempotency-Key.
 
 /** Statuses worth another attempt: timeouts, rate limits and failures on the server's side. */
 export function isRetryableStatus(status: number, code: string | undefined): boolean {

@@ -3,6 +3,7 @@
 import type { components } from "@deskline/spec/openapi";
 
 export type { components, operations, paths } from "@deskline/spec/openapi";
+export type { RequestOptions } from "./attempt-fetch.js";
 export type { ClientOptions, DesklineClient } from "./client.js";
 export type { DesklineOptions } from "./deskline.js";
 export {
@@ -22,7 +23,6 @@ export {
 } from "./errors.js";
 export type { BodyOf, OperationOf, QueryOf, ResultOf } from "./operations.js";
 export { type Page, PagePromise } from "./paginate.js";
-export type { RequestOptions } from "./resilient-fetch.js";
 export type { Contacts, Conversations, Events, Messages, Tickets, WebhookEndpoints } from "./resources.js";
 export type { FetchLike } from "./transport.js";
 export { VERSION } from "./version.js";

@@ -1,5 +1,6 @@
 // The one seam between the SDK and the network. A transport sends one attempt and returns the
-// whole answer; the retry loop (resilient-fetch.ts) sits above it. Node gets undici by default
+// whole answer; attempt-fetch.ts makes it the client's fetch, and the retry middleware
+// (retry-middleware.ts) sends through it again. Node gets undici by default
 // (undici-transport.ts); every other runtime, or a caller's own `fetch`, goes through fetchTransport.
 
 export interface TransportRequest {

@@ -69,6 +69,40 @@ describe("retries", () => {
     expect(server.received).toHaveLength(1);
   });
 
+  it("a per-call timeoutMs overrides the client's", async () => {
+    const { deskline, server } = await scripted([{ hang: true }, OK], { timeoutMs: 60_000, maxRetries: 1 });
+    await expect(deskline.contacts.get("con_x", { timeoutMs: 100 })).resolves.toMatchObject({
+      object: "contact",
+    });
+    expect(server.received).toHaveLength(2);
+  });
+
+  it("the raw client retries too: the retries are a middleware on it, not its fetch", async () => {
+    const unavailable: Step = { ...apiError(503, "database_unavailable"), headers: now };
+    const { server } = await scripted([unavailable, OK, unavailable, OK, unavailable]);
+    const raw = createDesklineClient({ apiKey: "dk_test", baseUrl: server.baseUrl });
+    const answer = await raw.GET("/open/v1/contacts/{id}", { params: { path: { id: "con_x" } } });
+    expect(answer.response.status).toBe(200);
+    expect(server.received).toHaveLength(2);
+    // A middleware added with `use` runs outside the retries: it sees the final answer.
+    const seen: number[] = [];
+    raw.use({
+      onResponse: ({ response }) => {
+        seen.push(response.status);
+      },
+    });
+    await raw.GET("/open/v1/contacts/{id}", { params: { path: { id: "con_x" } } });
+    expect(seen).toEqual([200]);
+    expect(server.received).toHaveLength(4);
+    // A fetch given for one call replaces the client's, retries included.
+    const once = await raw.GET("/open/v1/contacts/{id}", {
+      params: { path: { id: "con_x" } },
+      fetch: (request: Request) => fetch(request),
+    });
+    expect(once.response.status).toBe(503);
+    expect(server.received).toHaveLength(5);
+  });
+
   it("waits as long as Retry-After says", async () => {
     const { deskline, server } = await scripted([
       { ...apiError(429, "rate_limited", "rate_limit_error"), headers: { "Retry-After": "1" } },
@@ -143,6 +177,17 @@ describe("timeouts, connection errors and the caller's signal", () => {
     const pending = deskline.contacts.get("con_x", { signal: controller.signal });
     setTimeout(() => controller.abort(new Error("user gave up")), 50);
     await expect(pending).rejects.toThrow("user gave up");
+    expect(server.received).toHaveLength(1);
+  });
+
+  it("the raw client honours a call's signal too", async () => {
+    const { server } = await scripted([{ hang: true }]);
+    const raw = createDesklineClient({ apiKey: "dk_test", baseUrl: server.baseUrl });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("user gave up")), 50);
+    await expect(
+      raw.GET("/open/v1/contacts/{id}", { params: { path: { id: "con_x" } }, signal: controller.signal }),
+    ).rejects.toThrow("user gave up");
     expect(server.received).toHaveLength(1);
   });
 

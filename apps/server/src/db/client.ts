@@ -1,4 +1,5 @@
 import { type Db, MongoClient } from "mongodb";
+import { AGAIN, type BackoffPolicy, retry } from "../backoff.js";
 import type { Logger } from "../logger.js";
 import { instrumentMongoClient, telemetryActive } from "../telemetry/index.js";
 
@@ -20,6 +21,9 @@ export function createMongoClient(uri: string): MongoClient {
   instrumentMongoClient(client);
   return client;
 }
+
+/** A database that is down at start is tried again after 250 ms, 500 ms … then every 5 s. */
+const RECONNECT: BackoffPolicy = { firstMs: 250, factor: 2, maxMs: 5000 };
 
 /**
  * One MongoClient for the process. Short server-selection timeouts make an unreachable database
@@ -60,27 +64,29 @@ export class DatabaseConnection {
    * database that is down at start only delays readiness. Logs once per state change.
    */
   async connectUntilReady(setUp: () => Promise<void>, logger: Logger, signal?: AbortSignal): Promise<void> {
-    let delay = 250;
     let warned = false;
-    while (!signal?.aborted) {
-      try {
-        await this.client.connect();
-        this.connected = true;
-        await setUp();
-        if (warned) logger.info("database reachable; indexes are in place");
-        return;
-      } catch (error) {
-        if (!warned) {
-          logger.warn(
-            { reason: (error as Error).message },
-            "database unreachable; the API answers 503 until it is back",
-          );
+    await retry(
+      RECONNECT,
+      async () => {
+        try {
+          await this.client.connect();
+          this.connected = true;
+          await setUp();
+          if (warned) logger.info("database reachable; indexes are in place");
+          return true;
+        } catch (error) {
+          if (!warned) {
+            logger.warn(
+              { reason: (error as Error).message },
+              "database unreachable; the API answers 503 until it is back",
+            );
+          }
+          warned = true;
+          return AGAIN;
         }
-        warned = true;
-        await new Promise((done) => setTimeout(done, delay));
-        delay = Math.min(delay * 2, 5000);
-      }
-    }
+      },
+      { signal },
+    );
   }
 
   async close(): Promise<void> {

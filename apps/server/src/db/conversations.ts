@@ -1,4 +1,5 @@
 import type { Collection, Db, Filter } from "mongodb";
+import { AGAIN, giveUpAfter, retry } from "../backoff.js";
 import { newEvent } from "../domain/events.js";
 import { newId } from "../domain/ids.js";
 import { AppError, concurrentUpdate, notFound } from "../errors.js";
@@ -6,7 +7,14 @@ import type { QueryOf, Schema } from "../spec/types.js";
 import { newestFirst, type Page } from "./lists.js";
 import { type MessageDoc, type MessageInput, type Messages, newMessage, toMessage } from "./messages.js";
 import { type EventRelay, pushEvent, type WithPendingEvents } from "./outbox.js";
-import { ensureWorkspaceIdIndex, existsInWorkspace, findInWorkspace, insertNew } from "./records.js";
+import {
+  CONTENDED_AFTER_MS,
+  CONTENDED_WRITE,
+  ensureWorkspaceIdIndex,
+  existsInWorkspace,
+  findInWorkspace,
+  insertNew,
+} from "./records.js";
 
 /**
  * The `conversations` collection (docs/design.md, Conversations and admin): a contact's conversation on a
@@ -30,9 +38,6 @@ const MOVABLE_FIELDS = [
   "last_message_at",
   "updated_at",
 ] as const;
-
-// How long an assignment keeps retrying when other writes to the conversation keep winning.
-const CONTENDED_AFTER_MS = 3_000;
 
 export interface ConversationDoc extends WithPendingEvents {
   _id: string;
@@ -251,38 +256,41 @@ export class Conversations {
     id: string,
     assigneeIds: string[],
   ): Promise<{ changed: boolean; before: ConversationDoc; after: ConversationDoc }> {
-    const giveUpAt = Date.now() + CONTENDED_AFTER_MS;
-    for (let delay = 1; ; delay = Math.min(delay * 2, 50)) {
-      const before = await this.getAny(id);
-      // Both lists are duplicate-free (the spec says so), so equal sizes and inclusion are equal sets.
-      const same =
-        before.assignee_ids.length === assigneeIds.length &&
-        assigneeIds.every((assignee) => before.assignee_ids.includes(assignee));
-      if (same) return { changed: false, before, after: before };
+    const outcome = await retry(
+      CONTENDED_WRITE,
+      async () => {
+        const before = await this.getAny(id);
+        // Both lists are duplicate-free (the spec says so), so equal sizes and inclusion are equal sets.
+        const same =
+          before.assignee_ids.length === assigneeIds.length &&
+          assigneeIds.every((assignee) => before.assignee_ids.includes(assignee));
+        if (same) return { changed: false, before, after: before };
 
-      const now = new Date(Math.max(Date.now(), before.updated_at.getTime()));
-      const after = { ...before, assignee_ids: assigneeIds, updated_at: now };
-      const previous = { assignee_ids: before.assignee_ids };
-      const event = newEvent(
-        before.workspace_id,
-        "conversation.assigned",
-        toConversation(after),
-        previous,
-        now,
-      );
-      const unchanged: Filter<ConversationDoc> = { _id: id };
-      for (const field of MOVABLE_FIELDS) (unchanged as Record<string, unknown>)[field] = before[field];
-      const { matchedCount } = await this.collection.updateOne(unchanged, {
-        $set: { assignee_ids: assigneeIds, updated_at: now },
-        ...pushEvent(event),
-      });
-      if (matchedCount === 1) {
-        await this.relay.afterWrite("conversations", id, [event]);
-        return { changed: true, before, after };
-      }
-      if (Date.now() > giveUpAt) throw concurrentUpdate("conversation");
-      await new Promise((done) => setTimeout(done, Math.random() * delay));
-    }
+        const now = new Date(Math.max(Date.now(), before.updated_at.getTime()));
+        const after = { ...before, assignee_ids: assigneeIds, updated_at: now };
+        const previous = { assignee_ids: before.assignee_ids };
+        const event = newEvent(
+          before.workspace_id,
+          "conversation.assigned",
+          toConversation(after),
+          previous,
+          now,
+        );
+        const unchanged: Filter<ConversationDoc> = { _id: id };
+        for (const field of MOVABLE_FIELDS) (unchanged as Record<string, unknown>)[field] = before[field];
+        const { matchedCount } = await this.collection.updateOne(unchanged, {
+          $set: { assignee_ids: assigneeIds, updated_at: now },
+          ...pushEvent(event),
+        });
+        if (matchedCount === 1) {
+          await this.relay.afterWrite("conversations", id, [event]);
+          return { changed: true, before, after };
+        }
+        return AGAIN;
+      },
+      { giveUp: giveUpAfter(CONTENDED_AFTER_MS, () => concurrentUpdate("conversation")) },
+    );
+    return outcome as { changed: boolean; before: ConversationDoc; after: ConversationDoc };
   }
 
   /** Closes (stamping `closed_at`); closing a closed conversation changes nothing. */

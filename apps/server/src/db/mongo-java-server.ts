@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { AGAIN, giveUpAfter, retry } from "../backoff.js";
 
 /**
  * The embedded database's fallback (docs/design.md, Database): mongo-java-server, a MongoDB wire-protocol
@@ -68,15 +69,21 @@ export async function startMongoJavaServer(options: MongoJavaServerOptions = {})
   await mkdir(dirname(options.file), { recursive: true });
   // The launcher of a server that was just killed may still be closing the file (H2 locks it
   // until then): wait for it rather than fail the start.
-  const giveUpAt = Date.now() + FILE_LOCKED_WAIT_MS;
-  for (;;) {
-    try {
-      return await launch(dir, options);
-    } catch (error) {
-      if (!/The file is locked/.test((error as Error).message) || Date.now() > giveUpAt) throw error;
-      await new Promise((done) => setTimeout(done, 250));
-    }
-  }
+  let locked: Error | undefined;
+  const launched = await retry(
+    { firstMs: 250 },
+    async () => {
+      try {
+        return await launch(dir, options);
+      } catch (error) {
+        if (!/The file is locked/.test((error as Error).message)) throw error;
+        locked = error as Error;
+        return AGAIN;
+      }
+    },
+    { giveUp: giveUpAfter(FILE_LOCKED_WAIT_MS, () => locked as Error) },
+  );
+  return launched as JavaMongoServer;
 }
 
 async function launch(dir: string, options: MongoJavaServerOptions): Promise<JavaMongoServer> {

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Collection, Filter, OptionalUnlessRequiredId } from "mongodb";
+import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../backoff.js";
 import type { StoredEvent } from "../domain/events.js";
 import { AppError, concurrentUpdate, notFound } from "../errors.js";
 import { isDuplicateKey } from "./errors.js";
@@ -213,8 +214,10 @@ export interface Decision<R> {
   result: R;
 }
 
-// How long a PATCH keeps retrying when other writes to the same record keep winning.
-const CONTENDED_AFTER_MS = 3_000;
+/** How long a write keeps retrying when other writes to the same record keep winning. */
+export const CONTENDED_AFTER_MS = 3_000;
+/** Between lost races: 1, 2, 4 … 50 ms, each a random point below it, so the racers spread out. */
+export const CONTENDED_WRITE: BackoffPolicy = { firstMs: 1, factor: 2, maxMs: 50, jitter: "full" };
 
 /**
  * Read-decide-write on one record, made safe by a conditional update (optimistic concurrency):
@@ -231,24 +234,26 @@ export async function updateInWorkspace<T extends RecordDoc, R>(
   id: string,
   decide: (current: T) => Promise<Decision<R>>,
 ): Promise<R> {
-  const giveUpAt = Date.now() + CONTENDED_AFTER_MS;
-  for (let delay = 1; ; delay = Math.min(delay * 2, 50)) {
-    const current = await findInWorkspace(collection, noun, workspaceId, id);
-    const { set, unset, event, result } = await decide(current);
-    if (!set) return result;
-    const update: Record<string, unknown> = {
-      $set: set,
-      $inc: { version: 1 },
-      ...(event && pushEvent(event)),
-    };
-    if (unset?.length) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
-    const filter = { _id: id, workspace_id: workspaceId, version: current.version } as Filter<T>;
-    const { matchedCount } = await collection.updateOne(filter, update as never);
-    if (matchedCount === 1) return result;
-    if (Date.now() > giveUpAt) throw concurrentUpdate(noun);
-    // Someone else wrote first (or deleted it: the next read says 404). Jitter spreads the racers.
-    await new Promise((done) => setTimeout(done, Math.random() * delay));
-  }
+  const outcome = await retry(
+    CONTENDED_WRITE,
+    async () => {
+      const current = await findInWorkspace(collection, noun, workspaceId, id);
+      const { set, unset, event, result } = await decide(current);
+      if (!set) return { result };
+      const update: Record<string, unknown> = {
+        $set: set,
+        $inc: { version: 1 },
+        ...(event && pushEvent(event)),
+      };
+      if (unset?.length) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
+      const filter = { _id: id, workspace_id: workspaceId, version: current.version } as Filter<T>;
+      const { matchedCount } = await collection.updateOne(filter, update as never);
+      // Someone else wrote first (or deleted it: the next read says 404).
+      return matchedCount === 1 ? { result } : AGAIN;
+    },
+    { giveUp: giveUpAfter(CONTENDED_AFTER_MS, () => concurrentUpdate(noun)) },
+  );
+  return (outcome as { result: R }).result;
 }
 
 /** `{workspace_id, updated_at, _id}`: the incremental pull's order, read as one index range. */

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../../src/backoff.js";
 
 /**
  * The real server process (`src/main.ts`, or its build) as a child, without any test runner:
@@ -62,6 +63,9 @@ export function spawnMain(
   return { child, baseUrl, output: () => output, exited, logged };
 }
 
+/** How often `eventually` (and the other waits of the tests) look again. */
+export const POLL: BackoffPolicy = { firstMs: 200 };
+
 /** Polls `probe` until `accept` says yes; fails after `timeoutMs` (30 s), showing the last value. */
 export async function eventually<T>(
   probe: () => Promise<T>,
@@ -69,11 +73,19 @@ export async function eventually<T>(
   what: string,
   timeoutMs = 30_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((done) => setTimeout(done, 200));
-  }
+  let last: T | undefined;
+  const accepted = await retry(
+    POLL,
+    async () => {
+      last = await probe();
+      return accept(last) ? { value: last } : AGAIN;
+    },
+    {
+      giveUp: giveUpAfter(
+        timeoutMs,
+        () => new Error(`timed out waiting for ${what}: ${JSON.stringify(last)}`),
+      ),
+    },
+  );
+  return (accepted as { value: T }).value;
 }
