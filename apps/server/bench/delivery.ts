@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { Agent, request } from "undici";
+import { AGAIN, retry } from "../src/backoff.js";
 import { startTestServer } from "../test/helpers/server.js";
 import { benchWorkspace, certificate, childPid, cpuMs, post, receiver, startServer } from "./delivery-kit.js";
 import { newRunId, startBenchDatabase } from "./environment.js";
@@ -164,7 +165,7 @@ async function main() {
     };
     /** Waits until every one of `ids` has arrived; when each did. */
     const arrivalOf = async (ids: string[]) => {
-      while (ids.some((id) => !target.arrived.has(id))) await new Promise((done) => setTimeout(done, 50));
+      await retry({ firstMs: 50 }, async () => (ids.every((id) => target.arrived.has(id)) ? true : AGAIN));
       return ids.map((id) => target.arrived.get(id) as number);
     };
 
