@@ -1,6 +1,6 @@
-import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/db/contacts.js";
-import { Tombstones } from "../src/db/tombstones.js";
-import { newId } from "../src/domain/ids.js";
+import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/contacts/store.js";
+import { newId } from "../src/platform/ids.js";
+import { Tombstones } from "../src/records/tombstones.js";
 import { type BenchContext, type RequestContext, seedRelay } from "./environment.js";
 import { createContactFloor, getByIdFloor } from "./http-floor.js";
 import type { Dataset, Scenario } from "./scenario.js";

@@ -1,7 +1,7 @@
-import { Contacts } from "../src/db/contacts.js";
-import { type ConversationDoc, Conversations } from "../src/db/conversations.js";
-import { type MessageDoc, Messages, newMessage } from "../src/db/messages.js";
-import { Tombstones } from "../src/db/tombstones.js";
+import { Contacts } from "../src/contacts/store.js";
+import { type MessageDoc, Messages, newMessage } from "../src/conversations/messages.js";
+import { type ConversationDoc, Conversations } from "../src/conversations/store.js";
+import { Tombstones } from "../src/records/tombstones.js";
 import { type RequestContext, seedRelay } from "./environment.js";
 import type { Dataset, Scenario } from "./scenario.js";
 import { seededId } from "./seeded.js";

@@ -4,12 +4,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
-import { loadConfig } from "../src/config.js";
-import { Contacts } from "../src/db/contacts.js";
-import { startEmbeddedDatabase } from "../src/db/embedded.js";
-import { Tombstones } from "../src/db/tombstones.js";
-import { newId } from "../src/domain/ids.js";
-import { createLogger } from "../src/logger.js";
+import { Contacts } from "../src/contacts/store.js";
+import { loadConfig } from "../src/platform/config.js";
+import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
+import { newId } from "../src/platform/ids.js";
+import { createLogger } from "../src/platform/logger.js";
+import { Tombstones } from "../src/records/tombstones.js";
 import { contactBody } from "./contacts.js";
 import { newRunId, seedRelay, startBenchDatabase } from "./environment.js";
 

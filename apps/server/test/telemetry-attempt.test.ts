@@ -4,14 +4,14 @@
 // wired whole through a delivering server).
 import { context, trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/platform/config.js";
 import {
   currentTraceparent,
   startTelemetry,
   stopTelemetry,
   telemetryActive,
   withDeliveryAttemptSpan,
-} from "../src/telemetry/index.js";
+} from "../src/platform/telemetry/index.js";
 import { eventually } from "./helpers/main-process.js";
 import { type OtlpReceiver, startOtlpReceiver } from "./helpers/otlp-receiver.js";
 

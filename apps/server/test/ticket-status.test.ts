@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { AppError } from "../src/platform/errors.js";
 import {
   allowedMoves,
   initialState,
@@ -6,8 +7,7 @@ import {
   type StatusState,
   TICKET_STATUSES,
   type TicketStatus,
-} from "../src/domain/ticket-status.js";
-import { AppError } from "../src/errors.js";
+} from "../src/tickets/status-transitions.js";
 
 // The rules written out by hand (docs/design.md, Ticket status), not derived from the module under test:
 // "ok" moves, "same" is the no-op, "409" is refused.

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { signingSecrets, type WebhookEndpointDoc } from "../src/db/webhook-endpoints.js";
+import { signingSecrets, type WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
 import { ALL_SCOPES, api, newKey, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";
 import { walkPages } from "./helpers/paging.js";

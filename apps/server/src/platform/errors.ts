@@ -1,0 +1,71 @@
+// The API's errors: the one error type code throws for a client-visible failure, the body it is
+// answered with, and the record errors every store raises. Answered by http/error-response.ts.
+import type { Schema } from "../spec/types.js";
+
+/**
+ * The spec's `ErrorType` and `ErrorCode` enums: a code the spec does not list fails typecheck, so
+ * the server cannot answer one the contract does not document.
+ */
+export type ErrorType = Schema<"ErrorType">;
+export type ErrorCode = Schema<"ErrorCode">;
+
+const typeByStatus = (status: number): ErrorType => {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "api_error";
+  return "invalid_request_error";
+};
+
+/**
+ * The one way code reports a client-visible failure. The error middleware
+ * (http/error-response.ts) turns it into the spec's error body; `code` is stable and documented
+ * in the spec, `message` is for people.
+ */
+export class AppError extends Error {
+  readonly type: ErrorType;
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+    readonly headers: Record<string, string> = {},
+    /** Fields the error object carries beyond the common ones, declared in the spec's `Error`. */
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+    this.type = typeByStatus(status);
+  }
+}
+
+/** No record of the workspace has that id; another workspace's id is exactly as missing. */
+export function notFound(noun: string, id: string): AppError {
+  return new AppError(404, "resource_missing", `No such ${noun}: '${id}'.`, "id");
+}
+
+/** Other writes to one record kept winning for too long (db/records.ts `updateInWorkspace`). */
+export function concurrentUpdate(noun: string): AppError {
+  return new AppError(409, "concurrent_update", `The ${noun} is being changed by other requests; retry.`);
+}
+
+/** The optional fields of the spec's error object that only some codes carry. */
+export interface ErrorDetails {
+  /** `email_taken` / `external_id_taken`: the id of the record that holds the value. */
+  holder_id?: string;
+}
+
+/** Raised before touching a database that was never reached (routes/kit.ts); answered with 503. */
+export class DatabaseUnavailableError extends Error {}
+
+export function errorBody(error: AppError, requestId: string) {
+  return {
+    error: {
+      type: error.type,
+      code: error.code,
+      message: error.message,
+      ...(error.param === undefined ? {} : { param: error.param }),
+      ...error.details,
+      request_id: requestId,
+    },
+  };
+}
