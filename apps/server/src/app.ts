@@ -8,16 +8,17 @@ import { eventRoutes } from "./events/routes.js";
 import { createMetrics } from "./metrics-wire.js";
 import type { Config } from "./platform/config.js";
 import type { DatabaseConnection } from "./platform/database/client.js";
+import { metricsRoutes } from "./platform/http/metrics-routes.js";
 import type { OpenApi } from "./platform/http/openapi.js";
 import { opsRoutes } from "./platform/http/ops-routes.js";
 import { createRouteKit } from "./platform/http/route-kit.js";
 import { serveRouter } from "./platform/http/serve.js";
 import type { Logger } from "./platform/logger.js";
 import type { Metrics } from "./platform/metrics/metrics.js";
-import { metricsRoutes } from "./platform/metrics/routes.js";
 import type { Store } from "./store.js";
 import { ticketRoutes } from "./tickets/routes.js";
 import { adminWebhookRoutes } from "./webhooks/admin-routes.js";
+import { eventDeliveryRoutes } from "./webhooks/event-routes.js";
 import { webhookEndpointRoutes } from "./webhooks/routes.js";
 import { adminRoutes } from "./workspaces/admin-routes.js";
 
@@ -53,6 +54,7 @@ export function createApp({ config, store, database, openapi, logger, clock, met
   ticketRoutes(kit);
   webhookEndpointRoutes(kit);
   eventRoutes(kit);
+  eventDeliveryRoutes(kit);
   conversationRoutes(kit);
 
   return serveRouter(router, { logger, metrics: appMetrics });

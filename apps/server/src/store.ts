@@ -13,7 +13,7 @@ import { Tombstones } from "./records/tombstones.js";
 import { Tickets } from "./tickets/store.js";
 import { DeliveryAttempts } from "./webhooks/attempts.js";
 import { WebhookDeliveries } from "./webhooks/deliveries.js";
-import { DeliveryQueue } from "./webhooks/delivery/queue.js";
+import { DeliveryQueue } from "./webhooks/delivery-queue.js";
 import { useSecretBox, WebhookEndpoints } from "./webhooks/endpoints.js";
 import { ApiKeys } from "./workspaces/api-keys.js";
 import { Workspaces } from "./workspaces/store.js";

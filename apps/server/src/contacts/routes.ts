@@ -1,15 +1,16 @@
 import type { ValidateFunction } from "ajv";
 import { AppError } from "../platform/errors.js";
-import { parsePage, parsePull, toPage, toPulledPage } from "../platform/http/paging.js";
+import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { assertValid } from "../platform/http/validate.js";
+import { toPulledPage } from "../records/pull.js";
 import type { Schema } from "../spec/types.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
-import { mergeContacts } from "./merge.js";
+import { type MergeDeps, mergeContacts } from "./merge.js";
 import { type ContactInput, toContact } from "./store.js";
 
 /** The contacts operations: parse → call → shape; the rules live in db/contacts.ts. */
-export function contactRoutes({ op, store, config, openapi }: RouteKit): void {
+export function contactRoutes({ op, store, config, openapi }: RouteKit<MergeDeps>): void {
   // A batch item is a PATCH body: the spec's ContactUpdate, checked item by item so that one
   // invalid item fails alone (the batch schema itself only asks for objects).
   const validateItem = openapi.operations.get("updateContact")?.validateBody as ValidateFunction;

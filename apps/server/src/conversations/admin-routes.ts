@@ -1,13 +1,18 @@
 import type { RouteKit } from "../platform/http/route-kit.js";
 import { assertWorkspace } from "../workspaces/admin-routes.js";
+import type { Workspaces } from "../workspaces/store.js";
+import type { Messages } from "./messages.js";
 import { toMessage } from "./messages.js";
-import { toConversation } from "./store.js";
+import { type Conversations, toConversation } from "./store.js";
 
 /**
  * docs/design.md, Conversations and admin: the admin API stands in for the channels: it starts conversations, adds customer
  * messages, sets assignees and closes or reopens. Conversation ids of any workspace are accepted.
  */
-export function adminConversationRoutes({ op, store }: RouteKit): void {
+export function adminConversationRoutes({
+  op,
+  store,
+}: RouteKit<{ workspaces: Workspaces; conversations: Conversations; messages: Messages }>): void {
   op("createConversation", async ({ id, body }) => {
     await assertWorkspace(store.workspaces, id);
     const { conversation } = await store.conversations.start(id, body);

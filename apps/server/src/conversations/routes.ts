@@ -1,10 +1,14 @@
 import { parsePage, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import type { Messages } from "./messages.js";
 import { toMessage } from "./messages.js";
-import { toConversation } from "./store.js";
+import { type Conversations, toConversation } from "./store.js";
 
 /** The conversations operations: parse → call → shape; the rules live in db/conversations.ts and db/messages.ts. */
-export function conversationRoutes({ op, store }: RouteKit): void {
+export function conversationRoutes({
+  op,
+  store,
+}: RouteKit<{ conversations: Conversations; messages: Messages }>): void {
   op("listConversations", async ({ ctx, query }) => {
     const page = parsePage(query);
     const { status, channel, contact_id, unread } = query;

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { PullWindow } from "../platform/database/lists.js";
-import type { PullPosition } from "../platform/database/pull-cursor.js";
-import type { TombstoneDoc } from "./tombstones.js";
+import { encodeCursor, type PullPosition } from "../platform/database/pull-cursor.js";
+import type { ListPage } from "../platform/http/paging.js";
+import type { Schema } from "../spec/types.js";
+import { type TombstoneDoc, toTombstone } from "./tombstones.js";
 
 /**
  * One page of an incremental pull (spec: *Incremental pull*): a resource's changed records and its
@@ -82,4 +84,18 @@ export async function pullPage<T extends Stamped>(
   }
   const alive = tombstones.length ? await source.existing(tombstones.map((t) => t._id)) : new Set();
   return { records, tombstones: tombstones.filter((t) => !alive.has(t._id)), hasMore, position };
+}
+
+/** A pull's page: the list envelope plus its tombstones and where the next page starts. */
+export function toPulledPage<Doc, Out>(
+  pulled: PulledPage<Doc>,
+  shape: (doc: Doc) => Out,
+): ListPage<Out> & { deleted: Schema<"Tombstone">[]; next_cursor: string } {
+  return {
+    object: "list",
+    data: pulled.records.map(shape),
+    has_more: pulled.hasMore,
+    next_cursor: encodeCursor(pulled.position),
+    deleted: pulled.tombstones.map((doc: TombstoneDoc) => toTombstone(doc)),
+  };
 }

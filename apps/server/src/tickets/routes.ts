@@ -1,9 +1,10 @@
-import { parsePage, parsePull, toPage, toPulledPage } from "../platform/http/paging.js";
+import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
-import { toTicket } from "./store.js";
+import { toPulledPage } from "../records/pull.js";
+import { type Tickets, toTicket } from "./store.js";
 
 /** The tickets operations: parse → call → shape; the rules live in db/tickets.ts and domain/ticket-status.ts. */
-export function ticketRoutes({ op, store, config }: RouteKit): void {
+export function ticketRoutes({ op, store, config }: RouteKit<{ tickets: Tickets }>): void {
   op("listTickets", async ({ ctx, query }) => {
     const pull = parsePull(query);
     if (pull) {

@@ -1,10 +1,10 @@
 import { type StoredEvent, subscribedTypes } from "../events/model.js";
 import { AppError } from "../platform/errors.js";
 import { idTime, newId } from "../platform/ids.js";
-import type { Store } from "../store.js";
 import type { WebhookDeliveryDoc } from "./deliveries.js";
-import type { DeliveryRequest } from "./delivery/queue.js";
+import type { DeliveryRequest } from "./delivery-queue.js";
 import type { WebhookEndpointDoc } from "./endpoints.js";
+import type { WebhookStores } from "./stores.js";
 
 /**
  * Resend and recovery (docs/decisions.md, "Webhook deliveries, resend and recovery"): queue deliveries of stored events again, through the same
@@ -26,7 +26,7 @@ export function endpointDisabled(endpoint: Pick<WebhookEndpointDoc, "_id">, para
 }
 
 /** Queues the event again to `endpoints`; those with a pending delivery of it keep that one. */
-export function resend(store: Store, event: StoredEvent, endpoints: WebhookEndpointDoc[]) {
+export function resend(store: WebhookStores, event: StoredEvent, endpoints: WebhookEndpointDoc[]) {
   return store.deliveryQueue.queue(
     endpoints.map((endpoint) => ({ event, endpointId: endpoint._id })),
     { origin: "resend" },
@@ -47,7 +47,7 @@ export interface RecoveryWindow {
  * go. Safe to run twice at once: the one-pending index lets each event be queued by only one.
  */
 export async function recover(
-  store: Store,
+  store: WebhookStores,
   endpoint: WebhookEndpointDoc,
   window: RecoveryWindow,
 ): Promise<{ id: string; queued: number }> {

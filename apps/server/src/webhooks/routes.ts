@@ -7,6 +7,7 @@ import { toDeliveryAttempt } from "./attempts.js";
 import { toWebhookDelivery } from "./deliveries.js";
 import { toWebhookEndpoint } from "./endpoints.js";
 import { endpointDisabled, type RecoveryWindow, recover } from "./recovery.js";
+import type { WebhookStores } from "./stores.js";
 
 // The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a day.
 const DEFAULT_GRACE_SECONDS = 86_400;
@@ -15,7 +16,7 @@ const DEFAULT_GRACE_SECONDS = 86_400;
  * The spec's webhook endpoint operations: what receivers expect from Stripe and Svix (get, PATCH, secret rotation). The
  * secret appears only in the answers of create and rotate; every other answer omits it.
  */
-export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit): void {
+export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit<WebhookStores>): void {
   op("listWebhookEndpoints", async ({ ctx, query }) => {
     const page = parsePage(query);
     const docs = await store.webhookEndpoints.list(workspaceOf(ctx), page);

@@ -1,10 +1,11 @@
 import { AppError } from "../platform/errors.js";
 import type { RouteKit } from "../platform/http/route-kit.js";
+import type { ApiKeys } from "./api-keys.js";
 import { toApiKey } from "./api-keys.js";
-import { toWorkspace } from "./store.js";
+import { toWorkspace, type Workspaces } from "./store.js";
 
 /** docs/design.md, Conversations and admin: the operator's API (bearer ADMIN_TOKEN): workspaces and their API keys. */
-export function adminRoutes({ op, store }: RouteKit): void {
+export function adminRoutes({ op, store }: RouteKit<{ workspaces: Workspaces; apiKeys: ApiKeys }>): void {
   op("createWorkspace", async ({ body }) => ({
     status: 201,
     body: toWorkspace(await store.workspaces.create(body.name)),
@@ -36,10 +37,7 @@ export function adminRoutes({ op, store }: RouteKit): void {
   });
 }
 
-export async function assertWorkspace(
-  workspaces: RouteKit["store"]["workspaces"],
-  id: string,
-): Promise<void> {
+export async function assertWorkspace(workspaces: Pick<Workspaces, "exists">, id: string): Promise<void> {
   if (!(await workspaces.exists(id)))
     throw new AppError(404, "resource_missing", `No such workspace: '${id}'.`, "id");
 }

@@ -1,7 +1,21 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Context, Next } from "koa";
-import type { ApiKeyDoc, ApiKeys } from "../../workspaces/api-keys.js";
 import { AppError } from "../errors.js";
+
+/**
+ * What a request's authentication reads of its API key. The keys themselves are the workspaces'
+ * (workspaces/api-keys.ts); the platform names only this much, so it imports no capability.
+ */
+export interface AuthenticatedKey {
+  id: string;
+  workspace_id: string;
+  scopes: readonly string[];
+}
+
+/** Finds the live key a bearer token stands for (workspaces/api-keys.ts `ApiKeys`). */
+export interface KeyAuthenticator {
+  authenticate(token: string): Promise<AuthenticatedKey | null>;
+}
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 
@@ -20,12 +34,12 @@ function bearerToken(ctx: Context): string {
 }
 
 /** The authenticated API key of this request (set by `requireApiKey`). */
-export function apiKeyOf(ctx: Context): ApiKeyDoc {
-  return ctx.state.apiKey as ApiKeyDoc;
+export function apiKeyOf(ctx: Context): AuthenticatedKey {
+  return ctx.state.apiKey as AuthenticatedKey;
 }
 
 /** Authenticates the bearer key and checks the operation's scope (from the spec's `security`). */
-export function requireApiKey(apiKeys: ApiKeys, scope: string | undefined) {
+export function requireApiKey(apiKeys: KeyAuthenticator, scope: string | undefined) {
   return async (ctx: Context, next: Next) => {
     const token = bearerToken(ctx);
     const key = await apiKeys.authenticate(token);
@@ -34,7 +48,7 @@ export function requireApiKey(apiKeys: ApiKeys, scope: string | undefined) {
         "WWW-Authenticate": 'Bearer realm="deskline", error="invalid_token"',
       });
     }
-    if (scope && !(key.scopes as readonly string[]).includes(scope)) {
+    if (scope && !key.scopes.includes(scope)) {
       throw new AppError(
         403,
         "insufficient_scope",

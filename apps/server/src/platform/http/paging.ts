@@ -1,8 +1,6 @@
-import type { PulledPage } from "../../records/pull.js";
-import { type TombstoneDoc, toTombstone } from "../../records/tombstones.js";
-import type { QueryOf, Schema } from "../../spec/types.js";
+import type { QueryOf } from "../../spec/types.js";
 import type { Page, PullWindow } from "../database/lists.js";
-import { decodeCursor, encodeCursor } from "../database/pull-cursor.js";
+import { decodeCursor } from "../database/pull-cursor.js";
 import { AppError } from "../errors.js";
 
 /** The list envelope (docs/design.md, API conventions). */
@@ -97,18 +95,4 @@ export function parsePull(query: PullQuery): PullWindow | undefined {
     );
   }
   return { limit, after, createdAfter, createdBefore };
-}
-
-/** A pull's page: the list envelope plus its tombstones and where the next page starts. */
-export function toPulledPage<Doc, Out>(
-  pulled: PulledPage<Doc>,
-  shape: (doc: Doc) => Out,
-): ListPage<Out> & { deleted: Schema<"Tombstone">[]; next_cursor: string } {
-  return {
-    object: "list",
-    data: pulled.records.map(shape),
-    has_more: pulled.hasMore,
-    next_cursor: encodeCursor(pulled.position),
-    deleted: pulled.tombstones.map((doc: TombstoneDoc) => toTombstone(doc)),
-  };
 }

@@ -1,21 +1,26 @@
 import type { Router } from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { OperationId } from "../../spec/types.js";
-import type { Store } from "../../store.js";
 import type { Config } from "../config.js";
 import type { DatabaseConnection } from "../database/client.js";
 import { DatabaseUnavailableError } from "../errors.js";
-import { idempotency } from "../idempotency/middleware.js";
+import type { IdempotencyKeys } from "../idempotency/store.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
-import { memoryBuckets, rateLimit, sharedBuckets } from "../rate-limit/middleware.js";
-import { apiKeyOf, requireAdmin, requireApiKey } from "./auth.js";
+import type { RateLimits } from "../rate-limit/store.js";
+import { apiKeyOf, type KeyAuthenticator, requireAdmin, requireApiKey } from "./auth.js";
+import { idempotency } from "./idempotency.js";
 import type { OpenApi, Operation } from "./openapi.js";
 import { type Handler, mount, parseRequest, pathId } from "./operation.js";
+import { memoryBuckets, rateLimit, sharedBuckets } from "./rate-limit.js";
 
-/** What a route module needs: the store, and a way to mount an operation of the spec. */
-export interface RouteKit {
-  store: Store;
+/**
+ * What a route module needs: the stores it reads and writes, and a way to mount an operation of
+ * the spec. Each capability's routes name the stores they use (`RouteKit<{ contacts: Contacts }>`),
+ * so the platform knows no capability; app.ts passes the whole store (store.ts).
+ */
+export interface RouteKit<S = unknown> {
+  store: S;
   database: Pick<DatabaseConnection, "isConnected" | "ping">;
   config: Config;
   openapi: OpenApi;
@@ -26,6 +31,13 @@ export interface RouteKit {
    * handler's query, body and reply are typed from the spec by `operationId`.
    */
   op<Id extends OperationId>(operationId: Id, handler: Handler<Id>): void;
+}
+
+/** The stores the kit's own chain uses: API keys (auth), idempotency keys, shared rate limits. */
+export interface KitStores {
+  apiKeys: KeyAuthenticator;
+  idempotencyKeys: IdempotencyKeys;
+  rateLimits: RateLimits;
 }
 
 /** The workspace of the authenticated API key. */
@@ -39,12 +51,12 @@ function requireDatabase(database: RouteKit["database"]): Middleware {
   };
 }
 
-export function createRouteKit(
+export function createRouteKit<S extends KitStores>(
   router: Router,
-  { store, database, config, openapi, metrics }: Omit<RouteKit, "op">,
+  { store, database, config, openapi, metrics }: Omit<RouteKit<S>, "op">,
   logger: Logger,
   clock: () => number = Date.now,
-): RouteKit {
+): RouteKit<S> {
   const databaseGate = requireDatabase(database);
   const rule = { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst };
   const buckets = config.rateLimitShared

@@ -3,10 +3,10 @@ import type { Dispatcher } from "undici";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics/metrics.js";
 import { withDeliveryAttemptSpan } from "../../platform/telemetry/index.js";
-import type { Store } from "../../store.js";
 import type { DeliveryAttemptInput } from "../attempts.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "../deliveries.js";
 import { signingSecrets, type WebhookEndpointDoc } from "../endpoints.js";
+import type { WebhookStores as Store } from "../stores.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
 import { retryDelay } from "./retry-schedule.js";
 

@@ -5,7 +5,7 @@ import type { Agent } from "undici";
 import { isSubscribed, type StoredEvent } from "../../events/model.js";
 import type { Config } from "../../platform/config.js";
 import type { Logger } from "../../platform/logger.js";
-import type { Store } from "../../store.js";
+import type { WebhookStores as Store } from "../stores.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
 import { type DeliveryMetrics, type LaneDeps, runLane } from "./lane.js";
 import { chooseWakeChannel, type PollingNotificationChannel } from "./wake-channel.js";

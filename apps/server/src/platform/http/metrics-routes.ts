@@ -1,6 +1,6 @@
 import type { Router } from "@koa/router";
-import { requireMetricsToken } from "../http/auth.js";
-import type { Metrics } from "./metrics.js";
+import type { Metrics } from "../metrics/metrics.js";
+import { requireMetricsToken } from "./auth.js";
 
 /**
  * GET /metrics for Prometheus (text format), behind METRICS_TOKEN when it is set. Not in the

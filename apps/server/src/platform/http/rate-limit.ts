@@ -1,9 +1,8 @@
 import type { Context, Next } from "koa";
 import { gathered } from "../database/gather.js";
 import { AppError } from "../errors.js";
-import { apiKeyOf } from "../http/auth.js";
 import type { Logger } from "../logger.js";
-import type { RateLimits } from "./store.js";
+import type { RateLimits } from "../rate-limit/store.js";
 import {
   type BucketRule,
   intervalOf,
@@ -11,7 +10,8 @@ import {
   micros,
   retryAfterSeconds,
   take as takeFrom,
-} from "./token-bucket.js";
+} from "../rate-limit/token-bucket.js";
+import { apiKeyOf } from "./auth.js";
 
 /**
  * Token bucket per API key (docs/design.md, API conventions). `RateLimit-*` headers follow the IETF draft;

@@ -1,11 +1,11 @@
-import type { StoredEvent } from "../../events/model.js";
-import { derivedId, newId } from "../../platform/ids.js";
+import type { StoredEvent } from "../events/model.js";
+import { derivedId, newId } from "../platform/ids.js";
 import {
   type DeliveryOrigin,
   pendingKey,
   type WebhookDeliveries,
   type WebhookDeliveryDoc,
-} from "../deliveries.js";
+} from "./deliveries.js";
 
 /**
  * The one way a delivery is queued, whether the event just happened, is resent, or is recovered:

@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
 import { stringify } from "safe-stable-stringify";
 import { AppError, errorBody } from "../errors.js";
+import type { IdempotencyKeys } from "../idempotency/store.js";
 import { withReplayableIds } from "../ids.js";
-import type { IdempotencyKeys } from "./store.js";
 
 /**
  * The IETF draft's quoted form `"abc"` and the bare form `abc` are the same key. The header's
