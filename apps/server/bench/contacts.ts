@@ -16,7 +16,7 @@ export const contactBody = (n: number, { runId }: Pick<RequestContext, "runId">)
 });
 
 /**
- * `count` contacts made by the server's own code (db/contacts.ts, the same path the API's create
+ * `count` contacts made by the server's own code (contacts/store.ts, the same path the API's create
  * takes after validation), many at a time: seeding 10,000 through HTTP would take longer than
  * the measurements.
  */

@@ -10,7 +10,7 @@ const CHANNELS = ["email", "chat", "sms", "whatsapp"];
 const CONTACTS = 50;
 
 /**
- * `count` conversations made by the server's own code (db/conversations.ts, the path the admin
+ * `count` conversations made by the server's own code (conversations/store.ts, the path the admin
  * API takes), each with its first customer message; every other one has an agent reply, so half
  * are unread. Spread over a few contacts and channels, as a helpdesk's are.
  */

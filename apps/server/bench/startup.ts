@@ -57,7 +57,7 @@ const VARIANTS: Variant[] = [
 
 /**
  * A data directory as a user's second `pnpm start` finds it: `count` contacts in the server's
- * database, written by the server's own code (db/contacts.ts), many at a time.
+ * database, written by the server's own code (contacts/store.ts), many at a time.
  */
 async function filledDataDir(count: number): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), "deskline-bench-startup-"));

@@ -30,16 +30,16 @@ export interface Store {
   idempotencyKeys: IdempotencyKeys;
   webhookEndpoints: WebhookEndpoints;
   events: Events;
-  /** Deleted contacts and tickets, for incremental pulls (db/tombstones.ts). */
+  /** Deleted contacts and tickets, for incremental pulls (records/tombstones.ts). */
   tombstones: Tombstones;
   deliveryAttempts: DeliveryAttempts;
-  /** The API keys' token buckets, shared by the API processes (db/rate-limits.ts). */
+  /** The API keys' token buckets, shared by the API processes (platform/rate-limit/store.ts). */
   rateLimits: RateLimits;
-  /** One document per delivery (event × endpoint × queueing), and the queue: db/webhook-deliveries.ts. */
+  /** One document per delivery (event × endpoint × queueing), and the queue: webhooks/deliveries.ts. */
   webhookDeliveries: WebhookDeliveries;
-  /** Queues deliveries: records them, then schedules their endpoints' lanes (db/delivery-queue.ts). */
+  /** Queues deliveries: records them, then schedules their endpoints' lanes (webhooks/delivery-queue.ts). */
   deliveryQueue: DeliveryQueue;
-  /** Moves events from the documents that record them into `events` (db/outbox.ts). */
+  /** Moves events from the documents that record them into `events` (events/outbox-relay.ts). */
   relay: EventRelay;
 }
 

@@ -1,4 +1,4 @@
-// The delivery-attempt span helper and the write-time trace capture (telemetry/index.ts) in this
+// The delivery-attempt span helper and the write-time trace capture (platform/telemetry/index.ts) in this
 // process, exporting to a real OTLP/HTTP receiver on 127.0.0.1: what the delivery worker relies
 // on when it wraps an attempt, checked before it is wired there (telemetry.test.ts checks the
 // wired whole through a delivering server).

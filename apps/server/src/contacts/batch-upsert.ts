@@ -22,7 +22,7 @@ export interface MatchKey {
   param: string;
   /** The item's value of that key, or undefined when it has none. */
   valueOf(item: ContactInput): string | undefined;
-  /** The unique key (db/unique-keys.ts) that value is stored under. */
+  /** The unique key (contacts/unique-keys.ts) that value is stored under. */
   keyOf(workspaceId: string, value: string): string;
 }
 

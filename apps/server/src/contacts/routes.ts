@@ -9,7 +9,7 @@ import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert
 import { type MergeDeps, mergeContacts } from "./merge.js";
 import { type ContactInput, toContact } from "./store.js";
 
-/** The contacts operations: parse → call → shape; the rules live in db/contacts.ts. */
+/** The contacts operations: parse → call → shape; the rules live in contacts/store.ts. */
 export function contactRoutes({ op, store, config, openapi }: RouteKit<MergeDeps>): void {
   // A batch item is a PATCH body: the spec's ContactUpdate, checked item by item so that one
   // invalid item fails alone (the batch schema itself only asks for objects).

@@ -44,9 +44,9 @@ export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc {
   external_ids: Record<string, string>;
   /** Lower-cased email: equality filter and uniqueness are case-insensitive. */
   email_lc: string | null;
-  /** Its email and external ids as unique keys (db/unique-keys.ts); absent when it has none. */
+  /** Its email and external ids as unique keys (contacts/unique-keys.ts); absent when it has none. */
   unique_keys?: string[];
-  /** Set while a merge moves it into this contact (db/contact-merge.ts); not in the API. */
+  /** Set while a merge moves it into this contact (contacts/merge.ts); not in the API. */
   merged_into?: string;
 }
 
@@ -203,7 +203,7 @@ export class Contacts {
   }
 
   /**
-   * First step of merging `id` into `survivorId` (db/contact-merge.ts): marks it `merged_into` and
+   * First step of merging `id` into `survivorId` (contacts/merge.ts): marks it `merged_into` and
    * gives up its unique keys, so its email and external ids can move to the survivor. Its fields
    * stay as they are until it is deleted, so a crash here loses nothing. Returns the contact.
    */
@@ -289,7 +289,7 @@ export class Contacts {
   }
 
   /**
-   * Deletes a contact, its tombstone written first (db/tombstones.ts) so that a pull learns of
+   * Deletes a contact, its tombstone written first (records/tombstones.ts) so that a pull learns of
    * every deletion; `mergedInto` names the contact a merge moved it into.
    */
   delete(workspaceId: string, id: string, mergedInto: string | null = null): Promise<void> {
@@ -307,7 +307,7 @@ export class Contacts {
     return newestFirst(this.collection, workspaceId, filterOf(filters), page);
   }
 
-  /** A page of an incremental pull: changed contacts and deleted ones (db/pull.ts). */
+  /** A page of an incremental pull: changed contacts and deleted ones (records/pull.ts). */
   pull(workspaceId: string, filters: ContactFilters, window: PullWindow, settleMs: number) {
     const filter = filterOf(filters);
     return pullPage<ContactDoc>(

@@ -4,7 +4,7 @@ import type { Messages } from "./messages.js";
 import { toMessage } from "./messages.js";
 import { type Conversations, toConversation } from "./store.js";
 
-/** The conversations operations: parse → call → shape; the rules live in db/conversations.ts and db/messages.ts. */
+/** The conversations operations: parse → call → shape; the rules live in conversations/store.ts and conversations/messages.ts. */
 export function conversationRoutes({
   op,
   store,

@@ -13,7 +13,7 @@ import { type MessageDoc, type MessageInput, type Messages, newMessage, toMessag
  * channel, its unread flag, assignees and open/closed state, and how each message moves them.
  *
  * Every change is one atomic single-document write (`insertOne` or a conditional update), so
- * concurrent requests cannot lose each other's changes. Events ride in the same writes (db/outbox.ts): `message.received` in the inserted
+ * concurrent requests cannot lose each other's changes. Events ride in the same writes (events/outbox-relay.ts): `message.received` in the inserted
  * conversation (its first message) or message (a later one), `conversation.assigned` in the
  * assignees' update.
  */

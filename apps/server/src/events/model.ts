@@ -31,7 +31,7 @@ export interface StoredEvent {
   payload: string;
   /**
    * The W3C trace context of the write that made the event, when tracing is on: its delivery
-   * attempts join that trace (telemetry/index.ts). Never part of `payload`.
+   * attempts join that trace (platform/telemetry/index.ts). Never part of `payload`.
    */
   traceparent?: string;
 }

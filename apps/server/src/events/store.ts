@@ -7,7 +7,7 @@ import type { EventType, StoredEvent } from "./model.js";
 
 /**
  * The `events` collection: every event of every workspace, moved here from the documents whose
- * change it reports (db/outbox.ts), read by the events API and by webhook delivery, and kept for
+ * change it reports (events/outbox-relay.ts), read by the events API and by webhook delivery, and kept for
  * the retention period (removed by a sweep; docs/design.md, Database: no TTL indexes).
  */
 

@@ -5,12 +5,12 @@ import { fileURLToPath } from "node:url";
 
 /**
  * Where the embedded database keeps its data by default: `.deskline/data` in the checkout (this
- * file is apps/server/src/config.ts, or dist/config.js in the build), git-ignored.
+ * file is apps/server/src/platform/config.ts, or dist/platform/config.js in the build), git-ignored.
  */
-export const DEFAULT_DATA_DIR = fileURLToPath(new URL("../../../.deskline/data", import.meta.url));
+export const DEFAULT_DATA_DIR = fileURLToPath(new URL("../../../../.deskline/data", import.meta.url));
 
 /**
- * Which embedded database to start without MONGODB_URI (db/embedded.ts); `auto` tries mongod
+ * Which embedded database to start without MONGODB_URI (platform/database/embedded.ts); `auto` tries mongod
  * first; `off` starts none, so MONGODB_URI is required (the container image: an in-memory database
  * there would lose its data with the container, and the image has no JDK for the fallback).
  */
@@ -61,7 +61,7 @@ export interface Config {
   role: Role;
   port: number;
   host: string;
-  /** A real MongoDB deployment; unset starts the embedded database (db/embedded.ts). */
+  /** A real MongoDB deployment; unset starts the embedded database (platform/database/embedded.ts). */
   mongodbUri: string | undefined;
   databaseName: string;
   /** DESKLINE_EMBEDDED_DB: pins the embedded database instead of trying mongod first. */
@@ -122,18 +122,18 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   /**
    * WEBHOOK_POLL_INTERVAL_MS: how often a worker looks for due deliveries anyway: how retries
-   * are found once due, and the safety net behind the wake channel (delivery/wake-channel.ts).
+   * are found once due, and the safety net behind the wake channel (webhooks/delivery/wake-channel.ts).
    */
   webhookPollIntervalMs: number;
   /**
    * WEBHOOK_WAKE_INTERVAL_MS: on a deployment without change streams (a standalone mongod, the
    * embedded database), how often a worker looks for lanes another process scheduled
-   * (delivery/wake-channel.ts). One lock query on Agenda's small collection; a replica set needs none.
+   * (webhooks/delivery/wake-channel.ts). One lock query on Agenda's small collection; a replica set needs none.
    */
   webhookWakeIntervalMs: number;
   /**
    * WEBHOOK_CONCURRENCY: the most endpoints one process delivers to at once (lanes running, see
-   * delivery/lanes.ts). 100 by default.
+   * webhooks/delivery/lanes.ts). 100 by default.
    */
   webhookConcurrency: number;
   /**
@@ -145,7 +145,7 @@ export interface Config {
   extraCaCertsFile: string | undefined;
   /**
    * SECRETS_ENCRYPTION_KEY: 32 random bytes (base64) that seal webhook signing secrets at rest
-   * (db/secret-box.ts); unset stores them in the clear, as before (docs/operations.md).
+   * (platform/secret-box.ts); unset stores them in the clear, as before (docs/operations.md).
    */
   secretsEncryptionKey: Buffer | undefined;
   /** SECRETS_ENCRYPTION_OLD_KEYS: earlier keys (comma-separated), which still open what they sealed. */
@@ -157,7 +157,7 @@ export class ConfigError extends Error {}
 /** Up to 4 retries after a delivery's first attempt. */
 const MAX_RETRIES = 4;
 
-/** WEBHOOK_RETRY_DELAYS by default: 1 min, 5 min, 30 min, 2 h (delivery/retry-schedule.ts applies them). */
+/** WEBHOOK_RETRY_DELAYS by default: 1 min, 5 min, 30 min, 2 h (webhooks/delivery/retry-schedule.ts applies them). */
 const DEFAULT_RETRY_DELAYS = "1m,5m,30m,2h";
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;

@@ -1,5 +1,5 @@
 // The API's errors: the one error type code throws for a client-visible failure, the body it is
-// answered with, and the record errors every store raises. Answered by http/error-response.ts.
+// answered with, and the record errors every store raises. Answered by platform/http/error-response.ts.
 import type { Schema } from "../spec/types.js";
 
 /**
@@ -19,7 +19,7 @@ const typeByStatus = (status: number): ErrorType => {
 
 /**
  * The one way code reports a client-visible failure. The error middleware
- * (http/error-response.ts) turns it into the spec's error body; `code` is stable and documented
+ * (platform/http/error-response.ts) turns it into the spec's error body; `code` is stable and documented
  * in the spec, `message` is for people.
  */
 export class AppError extends Error {
@@ -43,7 +43,7 @@ export function notFound(noun: string, id: string): AppError {
   return new AppError(404, "resource_missing", `No such ${noun}: '${id}'.`, "id");
 }
 
-/** Other writes to one record kept winning for too long (db/records.ts `updateInWorkspace`). */
+/** Other writes to one record kept winning for too long (records/record.ts `updateInWorkspace`). */
 export function concurrentUpdate(noun: string): AppError {
   return new AppError(409, "concurrent_update", `The ${noun} is being changed by other requests; retry.`);
 }
@@ -54,7 +54,7 @@ export interface ErrorDetails {
   holder_id?: string;
 }
 
-/** Raised before touching a database that was never reached (routes/kit.ts); answered with 503. */
+/** Raised before touching a database that was never reached (platform/http/route-kit.ts); answered with 503. */
 export class DatabaseUnavailableError extends Error {}
 
 export function errorBody(error: AppError, requestId: string) {

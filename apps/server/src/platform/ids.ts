@@ -92,7 +92,7 @@ export function derivedId(prefix: IdPrefix, time: number, seed: string): string 
 
 /**
  * Runs `work` so that every `newId` inside it is derived from `seed` (random, kept with the
- * idempotency key) and `firstRunAt` instead of the clock and chance. An idempotent request runs this way (http/idempotency.ts): if its process
+ * idempotency key) and `firstRunAt` instead of the clock and chance. An idempotent request runs this way (platform/http/idempotency.ts): if its process
  * dies after the write but before the answer is stored, the retry that takes its key over makes
  * the very same ids, so its insert finds the record the first run made instead of making a
  * second one (and a second `*.created`).

@@ -12,7 +12,7 @@ export interface LoggerOptions {
   format?: LogFormat;
   /** Whether stdout is a terminal (for `auto`); the process's own by default. */
   isTTY?: boolean;
-  /** Fields added to every line, e.g. the active trace's ids (telemetry/index.ts). */
+  /** Fields added to every line, e.g. the active trace's ids (platform/telemetry/index.ts). */
   mixin?: () => object;
 }
 

@@ -8,7 +8,7 @@ import { AppError, concurrentUpdate, notFound } from "../platform/errors.js";
 /**
  * What every public resource shares (contacts, tickets…): how its client-set fields are stored,
  * shown and patched, and how one record of a workspace is found and updated safely (the list
- * queries are db/lists.ts, the errors they raise errors.ts).
+ * queries are platform/database/lists.ts, the errors they raise errors.ts).
  * Each collection module keeps its own rules and queries; this is only the common ground.
  */
 
@@ -152,7 +152,7 @@ export function ensureVersionCheckIndex<T extends RecordDoc>(collection: Collect
 
 /**
  * Inserts a new record, or finds the one an earlier run of the same request made. An idempotent
- * request makes the same ids each time it runs (domain/ids.ts `withReplayableIds`), so when the
+ * request makes the same ids each time it runs (platform/ids.ts `withReplayableIds`), so when the
  * retry of a request whose process died mid-way finds its `_id` taken in the workspace, that
  * record (with its event still pending, or relayed already) is the first run's, and is returned
  * in place of a second one. Any other refusal is thrown.
@@ -208,7 +208,7 @@ export async function existingIds<T extends { _id: string; workspace_id: string 
 export interface Decision<R> {
   set?: Record<string, unknown>;
   unset?: string[];
-  /** The event the change emits, written by the same update (db/outbox.ts). */
+  /** The event the change emits, written by the same update (events/outbox-relay.ts). */
   event?: StoredEvent;
   result: R;
 }

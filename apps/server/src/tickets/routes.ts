@@ -3,7 +3,7 @@ import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { toPulledPage } from "../records/pull.js";
 import { type Tickets, toTicket } from "./store.js";
 
-/** The tickets operations: parse → call → shape; the rules live in db/tickets.ts and domain/ticket-status.ts. */
+/** The tickets operations: parse → call → shape; the rules live in tickets/store.ts and tickets/status-transitions.ts. */
 export function ticketRoutes({ op, store, config }: RouteKit<{ tickets: Tickets }>): void {
   op("listTickets", async ({ ctx, query }) => {
     const pull = parsePull(query);

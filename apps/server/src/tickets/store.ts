@@ -128,7 +128,7 @@ export class Tickets {
     id: string,
     patch: TicketInput,
   ): Promise<{ doc: TicketDoc; previous: Record<string, unknown>; event?: StoredEvent }> {
-    // A conditional update (db/records.ts): a status move is written only if the ticket is still
+    // A conditional update (records/record.ts): a status move is written only if the ticket is still
     // in the state it was decided on, so two racing moves cannot both pass from the same status.
     const patched = await updateInWorkspace<
       TicketDoc,
@@ -177,7 +177,7 @@ export class Tickets {
     }
   }
 
-  /** Deletes a ticket, its tombstone written first (db/tombstones.ts). */
+  /** Deletes a ticket, its tombstone written first (records/tombstones.ts). */
   delete(workspaceId: string, id: string): Promise<void> {
     return deleteRecorded(
       { relay: this.relay, tombstones: this.tombstones },
@@ -192,7 +192,7 @@ export class Tickets {
     return newestFirst(this.collection, workspaceId, filterOf(filters), page);
   }
 
-  /** A page of an incremental pull: changed tickets and deleted ones (db/pull.ts). */
+  /** A page of an incremental pull: changed tickets and deleted ones (records/pull.ts). */
   pull(workspaceId: string, filters: TicketFilters, window: PullWindow, settleMs: number) {
     const filter = filterOf(filters);
     return pullPage<TicketDoc>(

@@ -61,7 +61,7 @@ export class DeliveryAttempts {
       { name: "endpoint_newest" },
     );
     // One record per attempt number of a delivery: the database refuses a second one, whatever
-    // two workers believe (the lease of a claimed batch, delivery/lane.ts, already keeps them apart).
+    // two workers believe (the lease of a claimed batch, webhooks/delivery/lane.ts, already keeps them apart).
     await this.collection.createIndex(
       { event_id: 1, endpoint_id: 1, attempt: 1 },
       { name: "one_per_attempt", unique: true },

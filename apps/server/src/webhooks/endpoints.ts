@@ -13,7 +13,7 @@ import type { BodyOf, Schema } from "../spec/types.js";
  * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its
  * events, which types, whether deliveries are on, and the signing secrets. Secrets never leave
  * this module except as the one-time answer of create and rotate, and for signing deliveries.
- * With SECRETS_ENCRYPTION_KEY they are stored sealed (db/secret-box.ts) and opened only here.
+ * With SECRETS_ENCRYPTION_KEY they are stored sealed (platform/secret-box.ts) and opened only here.
  */
 
 export type EndpointStatus = Schema<"WebhookEndpointStatus">;
@@ -158,7 +158,7 @@ export class WebhookEndpoints {
   /**
    * Until the returned function is called, creates and rotations wait (then answer 503, retry):
    * a process whose key turns out not to open the stored secrets (it then stops) must not seal
-   * new ones with that key meanwhile. main.ts holds them until db/secrets-at-rest.ts has checked,
+   * new ones with that key meanwhile. main.ts holds them until secrets-at-rest.ts has checked,
    * which takes moments once the database answers.
    */
   holdSecretWrites(): () => void {

@@ -8,7 +8,7 @@ import type { WebhookStores } from "./stores.js";
 
 /**
  * Resend and recovery (docs/decisions.md, "Webhook deliveries, resend and recovery"): queue deliveries of stored events again, through the same
- * queue as the events' own deliveries (db/delivery-queue.ts), so they carry the same bytes and event
+ * queue as the events' own deliveries (webhooks/delivery-queue.ts), so they carry the same bytes and event
  * id and get the normal retries. Both run in the request: the answer says what was queued, and
  * what is recorded before the answer is what a crash cannot lose (see docs/decisions.md).
  */

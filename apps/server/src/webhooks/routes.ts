@@ -25,7 +25,7 @@ export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit<W
 
   /**
    * An IP-literal URL in a refused range is refused at once (docs/decisions.md "Webhook address
-   * policy"); a host name is checked when each attempt connects (delivery/http-client.ts).
+   * policy"); a host name is checked when each attempt connects (webhooks/delivery/http-client.ts).
    */
   const checkUrl = (url: string | undefined) => {
     if (url === undefined) return;

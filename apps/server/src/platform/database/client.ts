@@ -4,7 +4,7 @@ import { instrumentMongoClient, telemetryActive } from "../telemetry/index.js";
 
 /**
  * The driver settings the server uses; the benchmark's raw-driver baseline uses them too. With
- * tracing on, command monitoring feeds a span per command (telemetry/sdk.ts); off, the driver
+ * tracing on, command monitoring feeds a span per command (platform/telemetry/sdk.ts); off, the driver
  * emits no command events at all.
  */
 export function createMongoClient(uri: string): MongoClient {

@@ -11,7 +11,7 @@ import {
 
 /**
  * The driver's errors, recognised here and nowhere else: the rest of the server only asks these
- * questions (http/error-response.ts turns "unavailable" into 503).
+ * questions (platform/http/error-response.ts turns "unavailable" into 503).
  */
 
 /** A unique index (or `_id`) refused a value that is taken. */

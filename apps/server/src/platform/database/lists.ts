@@ -22,7 +22,7 @@ function withCreatedBounds(
   return Object.keys(created).length ? { ...query, created_at: created } : query;
 }
 
-/** The list window of a request: plain values from http/paging.ts, turned into a query here. */
+/** The list window of a request: plain values from platform/http/paging.ts, turned into a query here. */
 export interface Page {
   limit: number;
   /** An id: the page continues after it (it need not exist any more). */
@@ -79,7 +79,7 @@ export function afterPosition<T extends Record<string, unknown>>(
   return query as T & Record<string, unknown>;
 }
 
-/** The window of one incremental pull page, as plain values (http/paging.ts parses them). */
+/** The window of one incremental pull page, as plain values (platform/http/paging.ts parses them). */
 export interface PullWindow {
   limit: number;
   after: PullPosition;

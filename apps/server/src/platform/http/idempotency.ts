@@ -66,7 +66,7 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
 
     try {
       // A run that took the key over after a crash makes the first run's ids, so a record that
-      // run already wrote is found, not made twice (db/records.ts `insertNew`).
+      // run already wrote is found, not made twice (records/record.ts `insertNew`).
       await withReplayableIds(claim.seed, claim.firstRunAt.getTime(), next);
     } catch (error) {
       if (error instanceof AppError && error.status < 500) {

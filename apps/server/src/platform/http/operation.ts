@@ -126,7 +126,7 @@ export function mount<Id extends OperationId>(
     ctx.body = reply.body;
   };
   // Routes are mounted as regular expressions, so the spec path (`/open/v1/contacts/{id}`) is
-  // handed on in `ctx.state.routeTemplate`: the request span's `http.route` (telemetry/sdk.ts).
+  // handed on in `ctx.state.routeTemplate`: the request span's `http.route` (platform/telemetry/sdk.ts).
   const template: Middleware = (ctx, next) => {
     ctx.state.routeTemplate = operation.path;
     return next();

@@ -39,7 +39,7 @@ export function parseInstant(value: number | string, param: string): Date {
 }
 
 /**
- * The parts every list shares, as plain values for the database layer (db/records.ts turns them
+ * The parts every list shares, as plain values for the database layer (records/record.ts turns them
  * into a query): the page size, a cursor that is only a position — so it still works after its
  * object is deleted — and exclusive time bounds. `starting_after` was checked against the list's
  * id pattern by the spec's validator.

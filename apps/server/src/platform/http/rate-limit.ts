@@ -20,7 +20,7 @@ import { apiKeyOf } from "./auth.js";
  * process's memory (RATE_LIMIT_SHARED=false).
  */
 
-/** One request's token: granted or not, and the bucket's `tat` at `now` (µs, domain/token-bucket.ts). */
+/** One request's token: granted or not, and the bucket's `tat` at `now` (µs, platform/rate-limit/token-bucket.ts). */
 export interface Taken {
   allowed: boolean;
   tat: number;
@@ -78,10 +78,10 @@ export function memoryBuckets(rule: BucketRule, clock: () => number = Date.now):
 const RETRY_DATABASE_MS = 1_000;
 
 /**
- * The buckets in MongoDB (db/rate-limits.ts), so a key gets its rate whatever the number of API
+ * The buckets in MongoDB (platform/rate-limit/store.ts), so a key gets its rate whatever the number of API
  * processes. Three things keep it near the in-memory limiter's speed:
  *
- * - Requests that arrive while a take is in flight are gathered (db/gather.ts) and go to
+ * - Requests that arrive while a take is in flight are gathered (platform/database/gather.ts) and go to
  *   the database together, one update per key for all of that key's requests: under load a
  *   key's requests share round trips instead of queueing for the bucket one by one.
  * - Each process remembers the last `tat` it saw per key, a lower bound of the shared one: a

@@ -12,7 +12,7 @@ import { requestId } from "./request-id.js";
  * The Koa app around a router, as every process serves HTTP: request id, access log, request
  * metrics and the one error middleware, then the routes; 404 `route_not_found` and 405 (with
  * `Allow`) in the API's error body for anything else. The API (app.ts) and a worker's probes (worker-app.ts)
- * differ only in their routes. With tracing on, a span around all of it (telemetry/index.ts).
+ * differ only in their routes. With tracing on, a span around all of it (platform/telemetry/index.ts).
  */
 export function serveRouter(router: Router, { logger, metrics }: { logger: Logger; metrics: Metrics }): Koa {
   const app = new Koa({ proxy: false });

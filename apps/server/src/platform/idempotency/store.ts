@@ -33,7 +33,7 @@ export interface IdempotencyDoc {
   owner: string;
   /**
    * Random, chosen by the first run and kept by a takeover: the request's ids are derived from it
-   * (domain/ids.ts `withReplayableIds`), so a run that takes over makes the ids the first one did.
+   * (platform/ids.ts `withReplayableIds`), so a run that takes over makes the ids the first one did.
    */
   seed?: string;
   response: StoredResponse | null;

@@ -5,7 +5,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
  * process keep separate counts. Code that has something to count calls a method here
  * (`deliveryAttempt`, `eventRecorded`…) and never touches prom-client; gauges that describe the
  * database (pending jobs, disabled endpoints, database up) are read when Prometheus scrapes,
- * through the sources `watch` is given (metrics/wire.ts), so no process has to keep them in step.
+ * through the sources `watch` is given (metrics-wire.ts), so no process has to keep them in step.
  */
 
 /** How one webhook attempt, or a whole delivery (all its attempts), ended. */

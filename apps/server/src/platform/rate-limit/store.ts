@@ -5,7 +5,7 @@ import { type BucketRule, intervalOf, micros, take } from "./token-bucket.js";
 /**
  * The API keys' token buckets, shared by every API process (docs/decisions.md, "Server"): one document per key,
  * `{_id: <key id>, tat}`, where `tat` is the bucket's theoretical arrival time in whole epoch
- * microseconds (domain/token-bucket.ts). Each take is one conditional single-document update,
+ * microseconds (platform/rate-limit/token-bucket.ts). Each take is one conditional single-document update,
  * `$set` or `$inc` under a filter on `tat`, which MongoDB and mongo-java-server both do
  * atomically; no aggregation-pipeline update, no transaction.
  */

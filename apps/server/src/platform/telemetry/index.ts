@@ -1,6 +1,6 @@
 // OpenTelemetry tracing, off unless configured (OTEL_* variables, docs/operations.md). This module
 // is what the rest of the server calls; it imports nothing of OpenTelemetry itself: the SDK
-// (telemetry/sdk.ts) is loaded by a dynamic import only when tracing is on, so a server without
+// (platform/telemetry/sdk.ts) is loaded by a dynamic import only when tracing is on, so a server without
 // it loads no OpenTelemetry code, and each call here is one check of a module variable
 // (docs/decisions.md, "Fastify plugin, tracing, readable logs").
 import type { Middleware } from "koa";

@@ -1,4 +1,4 @@
-// The OpenTelemetry SDK for the server, loaded only when tracing is configured (telemetry/index.ts
+// The OpenTelemetry SDK for the server, loaded only when tracing is configured (platform/telemetry/index.ts
 // imports it dynamically). Spans: one per API request, one per MongoDB command inside a trace
 // (the driver's command monitoring), one per webhook delivery attempt. Exported over OTLP/HTTP
 // as JSON or protobuf (docs/operations.md; why it is built this way: docs/decisions.md, "Fastify
@@ -90,7 +90,7 @@ export async function startSdk(config: TelemetryConfig): Promise<ActiveTelemetry
  */
 function routeOf(ctx: KoaContext): string | undefined {
   const matched = ctx as KoaContext & { _matchedRoute?: string | RegExp };
-  // Set by the operation's first middleware (http/operation.ts `mount`).
+  // Set by the operation's first middleware (platform/http/operation.ts `mount`).
   const template = ctx.state.routeTemplate as string | undefined;
   if (template) return template;
   return typeof matched._matchedRoute === "string" ? matched._matchedRoute : undefined;
@@ -179,7 +179,7 @@ function instrumentMongo(tracer: Tracer, client: MongoClient): void {
   client.on("commandFailed", (event) => finish(event, event.failure));
 }
 
-/** The fields of an attempt report that say how it went (delivery/attempt.ts AttemptReport). */
+/** The fields of an attempt report that say how it went (webhooks/delivery/attempt.ts AttemptReport). */
 interface OutcomeLike {
   succeeded: boolean;
   statusCode?: number | null;

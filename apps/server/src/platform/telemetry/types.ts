@@ -1,5 +1,5 @@
-// The shapes the tracing facade (telemetry/index.ts) and the SDK it loads on demand
-// (telemetry/sdk.ts) share, apart from both so neither imports the other's module for them.
+// The shapes the tracing facade (platform/telemetry/index.ts) and the SDK it loads on demand
+// (platform/telemetry/sdk.ts) share, apart from both so neither imports the other's module for them.
 import type { Middleware } from "koa";
 import type { MongoClient } from "mongodb";
 
@@ -14,7 +14,7 @@ export interface DeliveryAttemptInfo {
   traceparent?: string | undefined;
 }
 
-/** The running SDK, as telemetry/sdk.ts builds it. */
+/** The running SDK, as platform/telemetry/sdk.ts builds it. */
 export interface ActiveTelemetry {
   requestSpans(): Middleware;
   instrumentMongo(client: MongoClient): void;
