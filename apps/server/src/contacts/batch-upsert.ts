@@ -1,4 +1,4 @@
-import { AppError } from "../platform/errors.js";
+import { AppError, DomainError } from "../platform/errors.js";
 import { type ContactDoc, type ContactInput, type Contacts, emailKey, externalIdKey } from "./store.js";
 
 /**
@@ -14,7 +14,7 @@ import { type ContactDoc, type ContactInput, type Contacts, emailKey, externalId
 
 export type BatchItemResult =
   | { status: "created" | "updated" | "unchanged"; doc: ContactDoc }
-  | { status: "error"; error: AppError };
+  | { status: "error"; error: DomainError | AppError };
 
 /** How items find their contact: by email or by one external-id system. */
 export interface MatchKey {
@@ -67,16 +67,21 @@ async function upsertOne(
     try {
       if (!existing) {
         if (typeof item.name !== "string") {
-          throw new AppError(400, "parameter_missing", "`name` is required to create a contact.", "name");
+          throw new DomainError(
+            "invalid",
+            "parameter_missing",
+            "`name` is required to create a contact.",
+            "name",
+          );
         }
         return { status: "created", doc: await contacts.create(workspaceId, item) };
       }
       const { doc, previous } = await contacts.update(workspaceId, existing._id, item);
       return { status: Object.keys(previous).length ? "updated" : "unchanged", doc };
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
+      if (!(error instanceof DomainError)) throw error;
       // Someone created a contact with this very value first: update that one instead.
-      const lostCreate = !existing && error.status === 409 && error.param === match.param;
+      const lostCreate = !existing && error.kind === "conflict" && error.param === match.param;
       // The matched contact was deleted meanwhile: create it anew; or others kept changing it
       // for a while (each update is version-checked): try again from a fresh read.
       const lostContact = existing && ["resource_missing", "concurrent_update"].includes(error.code);
@@ -85,7 +90,11 @@ async function upsertOne(
   }
   return {
     status: "error",
-    error: new AppError(409, "concurrent_update", "The contact is being changed by other requests; retry."),
+    error: new DomainError(
+      "conflict",
+      "concurrent_update",
+      "The contact is being changed by other requests; retry.",
+    ),
   };
 }
 
@@ -109,8 +118,8 @@ export async function upsertBatch(
     }
     const value = match.valueOf(item);
     if (value === undefined) {
-      const error = new AppError(
-        400,
+      const error = new DomainError(
+        "invalid",
         "parameter_missing",
         `\`${match.param}\` is required: it is how this batch matches contacts.`,
         match.param,

@@ -1,5 +1,5 @@
 import type { Conversations } from "../conversations/store.js";
-import { AppError } from "../platform/errors.js";
+import { DomainError } from "../platform/errors.js";
 import type { Tombstones } from "../records/tombstones.js";
 import type { Tickets } from "../tickets/store.js";
 import { CONTACT_FIELDS, type ContactDoc, type ContactInput, type Contacts } from "./store.js";
@@ -101,8 +101,8 @@ export function mergePlan(
     else if (value !== undefined) patch.email = value;
   }
   if (conflicts.length) {
-    throw new AppError(
-      409,
+    throw new DomainError(
+      "conflict",
       "merge_conflict",
       `The contacts hold different values: ${conflicts.map((c) => `${c.param} (${c.detail})`).join("; ")}. ` +
         "Pass `prefer` with the id of the contact whose values win.",
@@ -144,16 +144,16 @@ export async function mergeContacts(
   // The survivor first: another workspace's id is 404 whatever the body says.
   const survivor = await contacts.get(workspaceId, survivorId);
   if (ids.includes(survivorId)) {
-    throw new AppError(
-      400,
+    throw new DomainError(
+      "invalid",
       "parameter_invalid",
       "`contact_ids` must not include the surviving contact.",
       "contact_ids",
     );
   }
   if (request.prefer !== undefined && request.prefer !== survivorId && !ids.includes(request.prefer)) {
-    throw new AppError(
-      400,
+    throw new DomainError(
+      "invalid",
       "parameter_invalid",
       "`prefer` must be the surviving contact or one of `contact_ids`.",
       "prefer",
@@ -177,7 +177,7 @@ export async function mergeContacts(
     try {
       await contacts.delete(workspaceId, id, survivorId);
     } catch (error) {
-      if (!(error instanceof AppError && error.code === "resource_missing")) throw error;
+      if (!(error instanceof DomainError && error.code === "resource_missing")) throw error;
     }
   }
   await repoint(deps, workspaceId, movedIds, survivorId);
@@ -196,8 +196,8 @@ async function pending(
     try {
       const contact = await contacts.get(workspaceId, id);
       if (contact.merged_into !== undefined && contact.merged_into !== survivorId) {
-        throw new AppError(
-          409,
+        throw new DomainError(
+          "conflict",
           "merge_conflict",
           `Contact '${id}' is being merged into '${contact.merged_into}'; finish that merge first.`,
           "contact_ids",
@@ -205,7 +205,7 @@ async function pending(
       }
       out.push(contact);
     } catch (error) {
-      if (!(error instanceof AppError && error.code === "resource_missing")) throw error;
+      if (!(error instanceof DomainError && error.code === "resource_missing")) throw error;
       const tombstone = await tombstones.find(workspaceId, id);
       if (tombstone?.merged_into !== survivorId) throw error;
     }

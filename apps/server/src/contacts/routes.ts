@@ -1,5 +1,6 @@
 import type { ValidateFunction } from "ajv";
-import { AppError } from "../platform/errors.js";
+import { AppError, DomainError } from "../platform/errors.js";
+import { httpError } from "../platform/http/error-response.js";
 import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { assertValid } from "../platform/http/validate.js";
@@ -69,7 +70,8 @@ export function contactRoutes({ op, store, config, openapi }: RouteKit<MergeDeps
 /** One item's result as the spec shows it: the contact, or the error it would have got alone. */
 function toBatchItemResult(result: BatchItemResult, index: number): Schema<"ContactBatchItemResult"> {
   if (result.status !== "error") return { index, status: result.status, contact: toContact(result.doc) };
-  const { type, code, message, param, details } = result.error;
+  const error = result.error instanceof DomainError ? httpError(result.error) : result.error;
+  const { type, code, message, param, details } = error;
   return {
     index,
     status: "error",

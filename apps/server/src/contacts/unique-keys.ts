@@ -1,6 +1,6 @@
 import type { Collection, Filter } from "mongodb";
 import { isDuplicateKey } from "../platform/database/errors.js";
-import { AppError, type ErrorCode } from "../platform/errors.js";
+import { DomainError, type ErrorCode } from "../platform/errors.js";
 
 /**
  * Values unique per workspace (a contact's email, each of its external ids), enforced by one
@@ -70,7 +70,7 @@ async function takenBy<T extends WithUniqueKeys>(
   noun: string,
   selfId: string,
   keys: UniqueKey[],
-): Promise<AppError | undefined> {
+): Promise<DomainError | undefined> {
   const wanted = keys.map((k) => k.key);
   const holder = (await collection.findOne(
     { unique_keys: { $in: wanted }, _id: { $ne: selfId } } as Filter<T>,
@@ -78,12 +78,11 @@ async function takenBy<T extends WithUniqueKeys>(
   )) as WithUniqueKeys | null;
   const key = keys.find((k) => holder?.unique_keys?.includes(k.key));
   if (!holder || !key) return undefined;
-  return new AppError(
-    409,
+  return new DomainError(
+    "conflict",
     key.code,
     `Another ${noun} already has this ${key.param.replace(".", " ")}: '${holder._id}'. Update that ${noun} instead.`,
     key.param,
-    {},
     // A field, so a client finds the holder without parsing the message.
     { holder_id: holder._id },
   );

@@ -2,7 +2,7 @@ import type { Collection, Db, Filter } from "mongodb";
 import { newEvent } from "../events/model.js";
 import { type EventRelay, pushEvent, type WithPendingEvents } from "../events/outbox-relay.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
-import { AppError, concurrentUpdate, notFound } from "../platform/errors.js";
+import { concurrentUpdate, DomainError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
 import { ensureWorkspaceIdIndex, existsInWorkspace, findInWorkspace, insertNew } from "../records/record.js";
 import type { QueryOf, Schema } from "../spec/types.js";
@@ -122,8 +122,8 @@ export class Conversations {
    */
   async start(workspaceId: string, input: ConversationStart): Promise<Posted> {
     if (!(await this.refs.contacts.exists(workspaceId, input.contact_id))) {
-      throw new AppError(
-        400,
+      throw new DomainError(
+        "invalid",
         "parameter_invalid",
         `\`contact_id\` must be the id of a contact in this workspace; '${input.contact_id}' is not one.`,
         "contact_id",

@@ -1,5 +1,6 @@
-// The API's errors: the one error type code throws for a client-visible failure, the body it is
-// answered with, and the record errors every store raises. Answered by platform/http/error-response.ts.
+// The API's errors: what stores and rules throw (DomainError: a kind, no HTTP), what the HTTP
+// layer throws (AppError, with its status), and the body both are answered with. The one place
+// that turns a kind into a status is platform/http/error-response.ts.
 import type { Schema } from "../spec/types.js";
 
 /**
@@ -38,14 +39,42 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * What kind of failure a store or a rule reports, in the domain's words: the request names what
+ * is not there, clashes with what is, or asks for what the rules refuse.
+ */
+export type ErrorKind = "not_found" | "conflict" | "invalid";
+
+/**
+ * A failure of the domain: thrown by stores and rules, which know no HTTP. Its `code`, `message`
+ * and `param` are the answer's; the HTTP status comes from its `kind`, in one place
+ * (platform/http/error-response.ts `httpError`).
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+    /** Fields the error object carries beyond the common ones, declared in the spec's `Error`. */
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+  }
+}
+
 /** No record of the workspace has that id; another workspace's id is exactly as missing. */
-export function notFound(noun: string, id: string): AppError {
-  return new AppError(404, "resource_missing", `No such ${noun}: '${id}'.`, "id");
+export function notFound(noun: string, id: string): DomainError {
+  return new DomainError("not_found", "resource_missing", `No such ${noun}: '${id}'.`, "id");
 }
 
 /** Other writes to one record kept winning for too long (records/record.ts `updateInWorkspace`). */
-export function concurrentUpdate(noun: string): AppError {
-  return new AppError(409, "concurrent_update", `The ${noun} is being changed by other requests; retry.`);
+export function concurrentUpdate(noun: string): DomainError {
+  return new DomainError(
+    "conflict",
+    "concurrent_update",
+    `The ${noun} is being changed by other requests; retry.`,
+  );
 }
 
 /** The optional fields of the spec's error object that only some codes carry. */

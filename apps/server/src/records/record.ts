@@ -3,7 +3,7 @@ import type { Collection, Filter, OptionalUnlessRequiredId } from "mongodb";
 import type { StoredEvent } from "../events/model.js";
 import { type EventRelay, pushEvent, type WithPendingEvents } from "../events/outbox-relay.js";
 import { isDuplicateKey } from "../platform/database/errors.js";
-import { AppError, concurrentUpdate, notFound } from "../platform/errors.js";
+import { concurrentUpdate, DomainError, notFound } from "../platform/errors.js";
 
 /**
  * What every public resource shares (contacts, tickets…): how its client-set fields are stored,
@@ -49,7 +49,12 @@ export function normalizeField<F extends string>(rules: FieldRules<F>, field: F,
     const date = new Date(value as string);
     // The spec's date-time format lets a leap second through; Date cannot hold it.
     if (Number.isNaN(date.getTime())) {
-      throw new AppError(400, "parameter_invalid", `\`${field}\` is not a valid RFC 3339 time.`, field);
+      throw new DomainError(
+        "invalid",
+        "parameter_invalid",
+        `\`${field}\` is not a valid RFC 3339 time.`,
+        field,
+      );
     }
     return date;
   }

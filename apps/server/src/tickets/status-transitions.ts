@@ -1,5 +1,5 @@
 import { schemaEnums, schemaTransitions } from "../generated/values.js";
-import { AppError } from "../platform/errors.js";
+import { DomainError } from "../platform/errors.js";
 
 /** The ticket statuses, in the order the spec's `TicketStatus` lists them. */
 export const TICKET_STATUSES = schemaEnums.TicketStatus;
@@ -47,14 +47,14 @@ export function moveTo(current: StatusState, to: TicketStatus, now: Date): Statu
   return stamp({ ...current, status: to }, now);
 }
 
-function forbidden(from: TicketStatus, to: TicketStatus): AppError {
+function forbidden(from: TicketStatus, to: TicketStatus): DomainError {
   const allowed = allowedMoves(from);
   const options =
     allowed.length === 0
       ? `a ${from} ticket cannot change status`
       : `a ${from} ticket can only move to ${allowed.map((s) => `'${s}'`).join(", ")}`;
-  return new AppError(
-    409,
+  return new DomainError(
+    "conflict",
     "ticket_status_terminal",
     `Cannot move the ticket from '${from}' to '${to}': ${options}.`,
     "status",

@@ -3,7 +3,7 @@ import { newEvent, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
 import { schemaProperties } from "../generated/values.js";
 import { newestFirst, oldestChangeFirst, type Page, type PullWindow } from "../platform/database/lists.js";
-import { AppError } from "../platform/errors.js";
+import { DomainError } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
 import { pullPage } from "../records/pull.js";
 import {
@@ -172,7 +172,7 @@ export class Tickets {
         await this.update(workspaceId, _id, { contact_id: toId });
       } catch (error) {
         // Deleted meanwhile: nothing left to move.
-        if (!(error instanceof AppError && error.code === "resource_missing")) throw error;
+        if (!(error instanceof DomainError && error.code === "resource_missing")) throw error;
       }
     }
   }
@@ -214,8 +214,8 @@ export class Tickets {
     for (const [param, noun, target] of this.references) {
       const id = values[param];
       if (typeof id !== "string" || (await target.exists(workspaceId, id))) continue;
-      throw new AppError(
-        400,
+      throw new DomainError(
+        "invalid",
         "parameter_invalid",
         `\`${param}\` must be the id of a ${noun} in this workspace; '${id}' is not one.`,
         param,

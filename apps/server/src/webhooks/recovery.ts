@@ -1,5 +1,5 @@
 import { type StoredEvent, subscribedTypes } from "../events/model.js";
-import { AppError } from "../platform/errors.js";
+import { DomainError } from "../platform/errors.js";
 import { idTime, newId } from "../platform/ids.js";
 import type { WebhookDeliveryDoc } from "./deliveries.js";
 import type { DeliveryRequest } from "./delivery-queue.js";
@@ -16,9 +16,9 @@ import type { WebhookStores } from "./stores.js";
 /** Events read, checked and queued per round trip. */
 const RECOVERY_BATCH = 1000;
 
-export function endpointDisabled(endpoint: Pick<WebhookEndpointDoc, "_id">, param: string): AppError {
-  return new AppError(
-    409,
+export function endpointDisabled(endpoint: Pick<WebhookEndpointDoc, "_id">, param: string): DomainError {
+  return new DomainError(
+    "conflict",
     "webhook_endpoint_disabled",
     `Webhook endpoint ${endpoint._id} is disabled; enable it (updateWebhookEndpoint with status "enabled") first.`,
     param,

@@ -1,10 +1,18 @@
 import type { Context, Next } from "koa";
 import { isDatabaseUnavailable } from "../database/errors.js";
-import { AppError, DatabaseUnavailableError, errorBody } from "../errors.js";
+import { AppError, DatabaseUnavailableError, DomainError, type ErrorKind, errorBody } from "../errors.js";
 import type { Logger } from "../logger.js";
 
 // Where whatever a request's handlers throw becomes the API's error response: an AppError as it
-// is, an unreachable database as 503, anything else as a bare 500.
+// is, a DomainError by its kind, an unreachable database as 503, anything else as a bare 500.
+
+/** The HTTP status of each kind of domain failure: the one place a store's error meets HTTP. */
+const STATUS_OF_KIND: Record<ErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409 };
+
+/** A store's or a rule's error as the API answers it. */
+export function httpError(error: DomainError): AppError {
+  return new AppError(STATUS_OF_KIND[error.kind], error.code, error.message, error.param, {}, error.details);
+}
 
 /**
  * The one writer of error responses. app.ts mounts it after `requestId` and the access log (so
@@ -30,6 +38,7 @@ export function errorMiddleware(logger: Logger) {
 
 function toAppError(caught: unknown, ctx: Context, logger: Logger): AppError {
   if (caught instanceof AppError) return caught;
+  if (caught instanceof DomainError) return httpError(caught);
   if (caught instanceof DatabaseUnavailableError || isDatabaseUnavailable(caught)) {
     logger.warn(
       { reason: (caught as Error).message, requestId: ctx.state.requestId },

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
 import { stringify } from "safe-stable-stringify";
-import { AppError, errorBody } from "../errors.js";
+import { AppError, DomainError, errorBody } from "../errors.js";
 import type { IdempotencyKeys } from "../idempotency/store.js";
 import { withReplayableIds } from "../ids.js";
+import { httpError } from "./error-response.js";
 
 /**
  * The IETF draft's quoted form `"abc"` and the bare form `abc` are the same key. The header's
@@ -69,10 +70,11 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
       // run already wrote is found, not made twice (records/record.ts `insertNew`).
       await withReplayableIds(claim.seed, claim.firstRunAt.getTime(), next);
     } catch (error) {
-      if (error instanceof AppError && error.status < 500) {
+      const answer = error instanceof DomainError ? httpError(error) : error;
+      if (answer instanceof AppError && answer.status < 500) {
         await keys.complete(id, claim.owner, {
-          status: error.status,
-          body: errorBody(error, ctx.state.requestId as string),
+          status: answer.status,
+          body: errorBody(answer, ctx.state.requestId as string),
         });
       } else {
         await keys.release(id, claim.owner).catch(() => {});
