@@ -8,6 +8,7 @@ import { newId } from "../platform/ids.js";
 import { SecretBox } from "../platform/secret-box.js";
 import { insertNew } from "../records/record.js";
 import type { BodyOf, Schema } from "../spec/types.js";
+import { countFailure, disableForFailures, resetFailures } from "./disable-after-failures.js";
 
 /**
  * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its
@@ -47,10 +48,6 @@ export type WebhookEndpointInput = BodyOf<"createWebhookEndpoint">;
 export type WebhookEndpointPatch = BodyOf<"updateWebhookEndpoint">;
 
 export const OWNER_DISABLED_REASON = "disabled by the owner";
-
-/** Consecutive failed deliveries after which an endpoint is disabled. */
-export const DISABLE_AFTER_FAILURES = 15;
-export const FAILURES_DISABLED_REASON = `${DISABLE_AFTER_FAILURES} consecutive failed deliveries`;
 
 /** The fields that put an endpoint back to work: by its owner's PATCH or the admin `enable`. */
 const ENABLED = {
@@ -316,37 +313,20 @@ export class WebhookEndpoints {
 
   /** A delivery succeeded: the consecutive failures start again from 0. */
   async deliverySucceeded(id: string): Promise<void> {
-    await this.collection.updateOne(
-      { _id: id, consecutive_failures: { $ne: 0 } },
-      { $set: { consecutive_failures: 0 } },
-    );
+    const { filter, update } = resetFailures(id);
+    await this.collection.updateOne(filter, update);
   }
 
   /**
-   * A delivery failed (its last attempt did): one more consecutive failure, and at exactly
-   * DISABLE_AFTER_FAILURES the endpoint is disabled. Each step is one conditional single-document
-   * update, so concurrent deliveries never lose a count and exactly one of them disables it.
-   * Returns true when this failure disabled the endpoint.
+   * A delivery failed (its last attempt did): one more consecutive failure, and at the limit the
+   * endpoint is disabled (the 15-failure rule, disable-after-failures.ts). Returns true when this
+   * failure disabled the endpoint.
    */
   async deliveryFailed(id: string, now = new Date()): Promise<boolean> {
-    const below = await this.collection.updateOne(
-      { _id: id, status: "enabled", consecutive_failures: { $lt: DISABLE_AFTER_FAILURES - 1 } },
-      { $inc: { consecutive_failures: 1 } },
-    );
-    if (below.matchedCount === 1) return false;
-    const disabled = await this.collection.updateOne(
-      { _id: id, status: "enabled", consecutive_failures: { $gte: DISABLE_AFTER_FAILURES - 1 } },
-      {
-        $set: {
-          status: "disabled",
-          disabled_at: now,
-          disabled_reason: FAILURES_DISABLED_REASON,
-          consecutive_failures: DISABLE_AFTER_FAILURES,
-          updated_at: now,
-        },
-      },
-    );
-    return disabled.matchedCount === 1;
+    const below = countFailure(id);
+    if ((await this.collection.updateOne(below.filter, below.update)).matchedCount === 1) return false;
+    const limit = disableForFailures(id, now);
+    return (await this.collection.updateOne(limit.filter, limit.update)).matchedCount === 1;
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {
