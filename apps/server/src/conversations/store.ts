@@ -1,10 +1,18 @@
-import type { Collection, Db, Filter } from "mongodb";
-import { newEvent } from "../events/model.js";
-import { type EventRelay, pushEvent, type WithPendingEvents } from "../events/outbox-relay.js";
+import type { Collection, Db } from "mongodb";
+import { newEvent, type StoredEvent } from "../events/model.js";
+import type { EventRelay } from "../events/outbox-relay.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
-import { concurrentUpdate, DomainError, notFound } from "../platform/errors.js";
+import { DomainError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
-import { ensureWorkspaceIdIndex, existsInWorkspace, findInWorkspace, insertNew } from "../records/record.js";
+import {
+  ensureVersionCheckIndex,
+  ensureWorkspaceIdIndex,
+  existsInWorkspace,
+  findInWorkspace,
+  insertNew,
+  type RecordDoc,
+  updateInWorkspace,
+} from "../records/record.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import { type MessageDoc, type MessageInput, type Messages, newMessage, toMessage } from "./messages.js";
 
@@ -20,23 +28,11 @@ import { type MessageDoc, type MessageInput, type Messages, newMessage, toMessag
 
 export type ConversationStatus = Schema<"ConversationStatus">;
 
-/** The fields a conversation's writes move: equal on all of them means "the state that was read". */
-const MOVABLE_FIELDS = [
-  "status",
-  "closed_at",
-  "unread",
-  "unread_source_id",
-  "assignee_ids",
-  "last_message_at",
-  "updated_at",
-] as const;
-
-// How long an assignment keeps retrying when other writes to the conversation keep winning.
-const CONTENDED_AFTER_MS = 3_000;
-
-export interface ConversationDoc extends WithPendingEvents {
-  _id: string;
-  workspace_id: string;
+/**
+ * A mutable record like the others (records/record.ts): every write bumps `version`, so the
+ * assignees' version-checked update applies only to the state its event was made from.
+ */
+export interface ConversationDoc extends RecordDoc {
   status: ConversationStatus;
   channel: string;
   contact_id: string;
@@ -45,8 +41,6 @@ export interface ConversationDoc extends WithPendingEvents {
   assignee_ids: string[];
   last_message_at: Date | null;
   closed_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
   /**
    * The newest message that is not an internal note: `unread` is what it says (a customer message:
    * unread; an agent reply: read). A message changes `unread` only when it is newer than this (ids
@@ -106,6 +100,7 @@ export class Conversations {
   async ensureIndexes(): Promise<void> {
     // Each list filter alone is an index range in id order; combined ones narrow the range's scan.
     await ensureWorkspaceIdIndex(this.collection);
+    await ensureVersionCheckIndex(this.collection);
     for (const field of ["status", "channel", "contact_id", "unread"] as const) {
       await this.collection.createIndex(
         { workspace_id: 1, [field]: 1, _id: -1 },
@@ -147,6 +142,7 @@ export class Conversations {
       assignee_ids: [],
       last_message_at: now,
       closed_at: null,
+      version: 0,
       created_at: now,
       updated_at: now,
       unread_source_id: message._id,
@@ -225,7 +221,7 @@ export class Conversations {
   private async record(message: MessageDoc): Promise<ConversationDoc> {
     const at = message.created_at;
     // $max: a message that commits late never moves the times backwards.
-    const times = { $max: { last_message_at: at, updated_at: at } };
+    const times = { $max: { last_message_at: at, updated_at: at }, $inc: { version: 1 } };
     const options = { returnDocument: "after" } as const;
     const decides = message.internal_note
       ? null
@@ -244,45 +240,40 @@ export class Conversations {
   /**
    * Replaces the assignees (any workspace). Only a change of the set writes (order is ignored),
    * and that write carries `conversation.assigned`, whose `data` is the whole conversation after
-   * it: so the update only applies to the exact state the event was made from (every field a
-   * write can move is in its filter), and a concurrent change makes it read and decide again.
+   * it: so the update only applies to the exact state the event was made from (every write of a
+   * conversation bumps its `version`, which the update's filter names), and a concurrent change
+   * makes it read and decide again (records/record.ts `updateInWorkspace`).
    */
   async setAssignees(
     id: string,
     assigneeIds: string[],
   ): Promise<{ changed: boolean; before: ConversationDoc; after: ConversationDoc }> {
-    const giveUpAt = Date.now() + CONTENDED_AFTER_MS;
-    for (let delay = 1; ; delay = Math.min(delay * 2, 50)) {
-      const before = await this.getAny(id);
-      // Both lists are duplicate-free (the spec says so), so equal sizes and inclusion are equal sets.
-      const same =
-        before.assignee_ids.length === assigneeIds.length &&
-        assigneeIds.every((assignee) => before.assignee_ids.includes(assignee));
-      if (same) return { changed: false, before, after: before };
-
-      const now = new Date(Math.max(Date.now(), before.updated_at.getTime()));
-      const after = { ...before, assignee_ids: assigneeIds, updated_at: now };
-      const previous = { assignee_ids: before.assignee_ids };
-      const event = newEvent(
-        before.workspace_id,
-        "conversation.assigned",
-        toConversation(after),
-        previous,
-        now,
-      );
-      const unchanged: Filter<ConversationDoc> = { _id: id };
-      for (const field of MOVABLE_FIELDS) (unchanged as Record<string, unknown>)[field] = before[field];
-      const { matchedCount } = await this.collection.updateOne(unchanged, {
-        $set: { assignee_ids: assigneeIds, updated_at: now },
-        ...pushEvent(event),
-      });
-      if (matchedCount === 1) {
-        await this.relay.afterWrite("conversations", id, [event]);
-        return { changed: true, before, after };
-      }
-      if (Date.now() > giveUpAt) throw concurrentUpdate("conversation");
-      await new Promise((done) => setTimeout(done, Math.random() * delay));
-    }
+    // Any workspace's: the admin API names the conversation alone; the update is then its workspace's.
+    const { workspace_id: workspaceId } = await this.getAny(id);
+    type Assigned = { changed: boolean; before: ConversationDoc; after: ConversationDoc };
+    let written: StoredEvent | undefined;
+    const assigned = await updateInWorkspace<ConversationDoc, Assigned>(
+      this.collection,
+      "conversation",
+      workspaceId,
+      id,
+      async (before) => {
+        // Both lists are duplicate-free (the spec says so), so equal sizes and inclusion are equal sets.
+        const same =
+          before.assignee_ids.length === assigneeIds.length &&
+          assigneeIds.every((assignee) => before.assignee_ids.includes(assignee));
+        if (same) return { result: { changed: false, before, after: before } };
+        const now = new Date(Math.max(Date.now(), before.updated_at.getTime()));
+        const after = { ...before, assignee_ids: assigneeIds, updated_at: now, version: before.version + 1 };
+        const previous = { assignee_ids: before.assignee_ids };
+        const event = newEvent(workspaceId, "conversation.assigned", toConversation(after), previous, now);
+        written = event;
+        const set = { assignee_ids: assigneeIds, updated_at: now };
+        return { set, event, result: { changed: true, before, after } };
+      },
+    );
+    if (assigned.changed && written) await this.relay.afterWrite("conversations", id, [written]);
+    return assigned;
   }
 
   /** Closes (stamping `closed_at`); closing a closed conversation changes nothing. */
@@ -304,7 +295,7 @@ export class Conversations {
   ): Promise<ConversationDoc> {
     const moved = await this.collection.findOneAndUpdate(
       { _id: id, status: from },
-      { $set: set },
+      { $set: set, $inc: { version: 1 } },
       { returnDocument: "after" },
     );
     return moved ?? this.getAny(id);

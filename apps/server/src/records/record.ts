@@ -247,7 +247,9 @@ export async function updateInWorkspace<T extends RecordDoc, R>(
       ...(event && pushEvent(event)),
     };
     if (unset?.length) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
-    const filter = { _id: id, workspace_id: workspaceId, version: current.version } as Filter<T>;
+    // A record stored before its collection had versions has none: `null` matches only that
+    // (a missing field), and the `$inc` starts it at 1.
+    const filter = { _id: id, workspace_id: workspaceId, version: current.version ?? null } as Filter<T>;
     const { matchedCount } = await collection.updateOne(filter, update as never);
     if (matchedCount === 1) return result;
     if (Date.now() > giveUpAt) throw concurrentUpdate(noun);
@@ -261,7 +263,18 @@ export function ensurePullIndex<T extends RecordDoc>(collection: Collection<T>):
   return collection.createIndex({ workspace_id: 1, updated_at: 1, _id: 1 }, { name: "workspace_pull" });
 }
 
-/** Deletes one record of the workspace. */
+/** Deletes one record of the workspace that carries no events (webhook endpoints). */
+export async function removeInWorkspace<T extends RecordDoc>(
+  collection: Collection<T>,
+  noun: string,
+  workspaceId: string,
+  id: string,
+): Promise<void> {
+  const { deletedCount } = await collection.deleteOne({ _id: id, workspace_id: workspaceId } as Filter<T>);
+  if (deletedCount === 0) throw notFound(noun, id);
+}
+
+/** Deletes one record of the workspace, its pending events relayed first. */
 export async function deleteInWorkspace<T extends RecordDoc>(
   relay: EventRelay,
   collection: Collection<T>,

@@ -45,6 +45,8 @@ export function disableForFailures(id: string, now: Date) {
         consecutive_failures: DISABLE_AFTER_FAILURES,
         updated_at: now,
       },
+      // It writes the status a PATCH writes, so a PATCH decided before it decides again.
+      $inc: { version: 1 },
     },
   };
 }

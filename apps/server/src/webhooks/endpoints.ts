@@ -6,7 +6,13 @@ import { newestFirst, type Page } from "../platform/database/lists.js";
 import { concurrentUpdate, DatabaseUnavailableError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
 import { SecretBox } from "../platform/secret-box.js";
-import { insertNew } from "../records/record.js";
+import {
+  findInWorkspace,
+  insertNew,
+  type RecordDoc,
+  removeInWorkspace,
+  updateInWorkspace,
+} from "../records/record.js";
 import type { BodyOf, Schema } from "../spec/types.js";
 import { countFailure, disableForFailures, resetFailures } from "./disable-after-failures.js";
 
@@ -27,9 +33,12 @@ export interface EndpointSecret {
   expires_at: Date | null;
 }
 
-export interface WebhookEndpointDoc {
-  _id: string;
-  workspace_id: string;
+/**
+ * A mutable record like the others (records/record.ts): looked up in its workspace, PATCHed by a
+ * version-checked update, deleted in its workspace. An endpoint stored before endpoints had a
+ * `version` has none; `updateInWorkspace` checks that it still has none, and its first update sets 1.
+ */
+export interface WebhookEndpointDoc extends RecordDoc {
   url: string;
   description: string | null;
   /** Subscribed event types, or `["*"]` for all. */
@@ -40,8 +49,6 @@ export interface WebhookEndpointDoc {
   consecutive_failures: number;
   /** Newest first: the first is the current secret, the others are in their grace period. */
   secrets: EndpointSecret[];
-  created_at: Date;
-  updated_at: Date;
 }
 
 export type WebhookEndpointInput = BodyOf<"createWebhookEndpoint">;
@@ -201,6 +208,7 @@ export class WebhookEndpoints {
       disabled_reason: null,
       consecutive_failures: 0,
       secrets: [{ secret: this.secretBox.seal(secret, secretContext(id)), expires_at: null }],
+      version: 0,
       created_at: now,
       updated_at: now,
     };
@@ -211,10 +219,8 @@ export class WebhookEndpoints {
     return { doc: stored, secret: first ? this.secretBox.open(first, secretContext(id)) : secret };
   }
 
-  async get(workspaceId: string, id: string): Promise<WebhookEndpointDoc> {
-    const doc = await this.collection.findOne({ _id: id, workspace_id: workspaceId });
-    if (!doc) throw notFound("webhook endpoint", id);
-    return doc;
+  get(workspaceId: string, id: string): Promise<WebhookEndpointDoc> {
+    return findInWorkspace(this.collection, "webhook endpoint", workspaceId, id);
   }
 
   /** A page of the workspace's endpoints, newest first, one more than asked for `has_more`. */
@@ -228,29 +234,25 @@ export class WebhookEndpoints {
    * enable, which resets it on purpose). Enabling clears the disabled stamps; disabling by the
    * owner sets them.
    */
-  async update(workspaceId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointDoc> {
-    const current = await this.get(workspaceId, id);
-    const now = new Date();
-    const set: Partial<WebhookEndpointDoc> = {};
-    for (const field of ["url", "description", "events"] as const) {
-      if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[field])) {
-        (set as Record<string, unknown>)[field] = patch[field];
+  update(workspaceId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointDoc> {
+    return updateInWorkspace(this.collection, "webhook endpoint", workspaceId, id, async (current) => {
+      const now = new Date();
+      const set: Partial<WebhookEndpointDoc> = {};
+      for (const field of ["url", "description", "events"] as const) {
+        if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[field])) {
+          (set as Record<string, unknown>)[field] = patch[field];
+        }
       }
-    }
-    if (patch.status === "enabled" && current.status === "disabled") {
-      Object.assign(set, ENABLED);
-    } else if (patch.status === "disabled" && current.status === "enabled") {
-      Object.assign(set, { status: "disabled", disabled_at: now, disabled_reason: OWNER_DISABLED_REASON });
-    }
-    if (Object.keys(set).length === 0) return current;
-    set.updated_at = now;
-    const updated = await this.collection.findOneAndUpdate(
-      { _id: id, workspace_id: workspaceId },
-      { $set: set },
-      { returnDocument: "after" },
-    );
-    if (!updated) throw notFound("webhook endpoint", id); // deleted meanwhile
-    return updated;
+      if (patch.status === "enabled" && current.status === "disabled") {
+        Object.assign(set, ENABLED);
+      } else if (patch.status === "disabled" && current.status === "enabled") {
+        Object.assign(set, { status: "disabled", disabled_at: now, disabled_reason: OWNER_DISABLED_REASON });
+      }
+      if (Object.keys(set).length === 0) return { result: current };
+      set.updated_at = now;
+      const version = (current.version ?? 0) + 1;
+      return { set, result: { ...current, ...set, version } };
+    });
   }
 
   /**
@@ -303,7 +305,7 @@ export class WebhookEndpoints {
   async enable(id: string): Promise<WebhookEndpointDoc> {
     const enabled = await this.collection.findOneAndUpdate(
       { _id: id, status: "disabled" },
-      { $set: { ...ENABLED, updated_at: new Date() } },
+      { $set: { ...ENABLED, updated_at: new Date() }, $inc: { version: 1 } },
       { returnDocument: "after" },
     );
     const doc = enabled ?? (await this.find(id));
@@ -329,8 +331,7 @@ export class WebhookEndpoints {
     return (await this.collection.updateOne(limit.filter, limit.update)).matchedCount === 1;
   }
 
-  async delete(workspaceId: string, id: string): Promise<void> {
-    const { deletedCount } = await this.collection.deleteOne({ _id: id, workspace_id: workspaceId });
-    if (deletedCount === 0) throw notFound("webhook endpoint", id);
+  delete(workspaceId: string, id: string): Promise<void> {
+    return removeInWorkspace(this.collection, "webhook endpoint", workspaceId, id);
   }
 }
