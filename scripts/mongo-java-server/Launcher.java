@@ -1,5 +1,5 @@
 // Starts mongo-java-server on a loopback port for the Deskline server's embedded database
-// (apps/server/src/db/mongo-java-server.ts), which spawns this as a child process: in memory
+// (apps/server/src/platform/database/mongo-java-server.ts), which spawns this as a child process: in memory
 // (WorkspaceIndexedBackend.java), or persistent in one H2 file (WorkspaceIndexedH2Backend.java).
 //
 // Usage: java -cp '<lib>/*:<classes>' Launcher [port] [file]

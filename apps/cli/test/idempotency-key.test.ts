@@ -2,7 +2,7 @@
 // stable JSON stringify (safe-stable-stringify): the same text for the same value, key order and
 // `undefined` members included, so the two can never disagree on what "the same body" is.
 import { describe, expect, it } from "vitest";
-import { fingerprintText } from "../../server/src/http/idempotency.js";
+import { fingerprintText } from "../../server/src/platform/http/idempotency.js";
 import { canonicalJson, rowIdempotencyKey } from "../src/import/idempotency.js";
 
 /** The body's part of the server's fingerprint text. */

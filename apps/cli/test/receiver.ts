@@ -5,7 +5,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type NodeWebhookRequest, nodeWebhookMiddleware } from "@deskline/webhook-verifier/node";
-import { AGAIN, giveUpAfter, retry } from "../../server/src/backoff.js";
+import { AGAIN, giveUpAfter, retry } from "../../server/src/platform/backoff.js";
 
 export interface Received {
   id: string;

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import autocannon from "autocannon";
 import { Agent, request } from "undici";
-import { AGAIN, retry } from "../src/backoff.js";
+import { AGAIN, retry } from "../src/platform/backoff.js";
 import { startTestServer } from "../test/helpers/server.js";
 import { benchWorkspace, certificate, childPid, cpuMs, post, receiver, startServer } from "./delivery-kit.js";
 import { newRunId, startBenchDatabase } from "./environment.js";
@@ -14,7 +14,7 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  *
  *  1. latency write → receiver at 100 writes/s, with ROLE=all (the endpoint's lane, scheduled
  *     by the write's relay, runs in the process that wrote it) and with ROLE=api + a separate
- *     ROLE=worker process (woken through Agenda's notification channel, delivery/wake-channel.ts:
+ *     ROLE=worker process (woken through Agenda's notification channel, webhooks/delivery/wake-channel.ts:
  *     on the embedded database it polls for due lanes every 20 ms);
  *  2. the write's own answer, ROLE=all at 100 writes/s, in a workspace with one subscribed
  *     endpoint against one with none, in the same process one after the other (none, one, one,

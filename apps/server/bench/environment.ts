@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Db, MongoClient } from "mongodb";
-import { loadConfig } from "../src/config.js";
-import { SCOPES } from "../src/db/api-keys.js";
-import { createMongoClient } from "../src/db/client.js";
-import { startEmbeddedDatabase } from "../src/db/embedded.js";
-import { Events } from "../src/db/events.js";
-import { EventRelay } from "../src/db/outbox.js";
-import { createLogger } from "../src/logger.js";
+import { EventRelay } from "../src/events/outbox-relay.js";
+import { Events } from "../src/events/store.js";
+import { loadConfig } from "../src/platform/config.js";
+import { createMongoClient } from "../src/platform/database/client.js";
+import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
+import { createLogger } from "../src/platform/logger.js";
+import { SCOPES } from "../src/workspaces/api-keys.js";
 import { startTestServer } from "../test/helpers/server.js";
 
 /**

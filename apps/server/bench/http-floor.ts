@@ -1,8 +1,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Document } from "mongodb";
-import { uniqueKeysOf } from "../src/db/contacts.js";
-import { newId } from "../src/domain/ids.js";
+import { uniqueKeysOf } from "../src/contacts/store.js";
+import { newId } from "../src/platform/ids.js";
 import type { BenchContext } from "./environment.js";
 import type { Floor, FloorServer } from "./scenario.js";
 

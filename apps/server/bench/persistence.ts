@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../src/config.js";
-import { type EmbeddedDatabase, startEmbeddedDatabase } from "../src/db/embedded.js";
-import { createLogger } from "../src/logger.js";
+import { loadConfig } from "../src/platform/config.js";
+import { type EmbeddedDatabase, startEmbeddedDatabase } from "../src/platform/database/embedded.js";
+import { createLogger } from "../src/platform/logger.js";
 import { contactBody, contactScenarios } from "./contacts.js";
 import { type BenchContext, newRunId, seedMany, startScenarioServer } from "./environment.js";
 import { measureApi } from "./measure.js";

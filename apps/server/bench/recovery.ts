@@ -1,9 +1,9 @@
 import { loadavg } from "node:os";
 import { MongoClient } from "mongodb";
-import { AGAIN, retry } from "../src/backoff.js";
-import { Events } from "../src/db/events.js";
-import { newEvent, type StoredEvent } from "../src/domain/events.js";
-import { newId } from "../src/domain/ids.js";
+import { newEvent, type StoredEvent } from "../src/events/model.js";
+import { Events } from "../src/events/store.js";
+import { AGAIN, retry } from "../src/platform/backoff.js";
+import { newId } from "../src/platform/ids.js";
 import { benchWorkspace, certificate, cpuMs, post, receiver, startServer } from "./delivery-kit.js";
 import { newRunId, startBenchDatabase } from "./environment.js";
 

@@ -30,7 +30,7 @@ export function getByIdBaseline(collection: string): Baseline {
 }
 
 /**
- * A patch as the server writes one (db/records.ts): read the document, then update it only if its
+ * A patch as the server writes one (records/record.ts): read the document, then update it only if its
  * version is still the one read, setting `field` to a new value every time.
  */
 export function patchByVersionBaseline(collection: string, field: string): Baseline {

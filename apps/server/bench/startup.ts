@@ -4,13 +4,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
-import { AGAIN, retry } from "../src/backoff.js";
-import { loadConfig } from "../src/config.js";
-import { Contacts } from "../src/db/contacts.js";
-import { startEmbeddedDatabase } from "../src/db/embedded.js";
-import { Tombstones } from "../src/db/tombstones.js";
-import { newId } from "../src/domain/ids.js";
-import { createLogger } from "../src/logger.js";
+import { Contacts } from "../src/contacts/store.js";
+import { AGAIN, retry } from "../src/platform/backoff.js";
+import { loadConfig } from "../src/platform/config.js";
+import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
+import { newId } from "../src/platform/ids.js";
+import { createLogger } from "../src/platform/logger.js";
+import { Tombstones } from "../src/records/tombstones.js";
 import { contactBody } from "./contacts.js";
 import { newRunId, seedRelay, startBenchDatabase } from "./environment.js";
 
@@ -58,7 +58,7 @@ const VARIANTS: Variant[] = [
 
 /**
  * A data directory as a user's second `pnpm start` finds it: `count` contacts in the server's
- * database, written by the server's own code (db/contacts.ts), many at a time.
+ * database, written by the server's own code (contacts/store.ts), many at a time.
  */
 async function filledDataDir(count: number): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), "deskline-bench-startup-"));

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { loadConfig } from "../src/config.js";
-import { startEmbeddedDatabase } from "../src/db/embedded.js";
-import { createLogger } from "../src/logger.js";
+import { loadConfig } from "../src/platform/config.js";
+import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
+import { createLogger } from "../src/platform/logger.js";
 import { createTcpProxy, type TcpProxy } from "../test/helpers/tcp-proxy.js";
 import { testCertificate } from "../test/helpers/test-certificate.js";
 import { type Audit, audit } from "./audit.js";

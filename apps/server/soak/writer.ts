@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../src/backoff.js";
+import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../src/platform/backoff.js";
 
 /**
  * The crash trials' client: writes at a steady rate (creates and patches of contacts and tickets)

@@ -1,25 +1,26 @@
 import { Router } from "@koa/router";
 import type Koa from "koa";
-import type { Config } from "./config.js";
-import type { DatabaseConnection } from "./db/client.js";
-import type { Store } from "./db/store.js";
-import type { OpenApi } from "./http/openapi.js";
-import { serveRouter } from "./http/serve.js";
-import type { Logger } from "./logger.js";
-import type { Metrics } from "./metrics/metrics.js";
-import { createMetrics } from "./metrics/wire.js";
-import { adminRoutes } from "./routes/admin.js";
-import { adminConversationRoutes } from "./routes/admin-conversations.js";
-import { adminWebhookRoutes } from "./routes/admin-webhooks.js";
-import { contactRoutes } from "./routes/contacts.js";
-import { conversationRoutes } from "./routes/conversations.js";
-import { docsRoutes } from "./routes/docs.js";
-import { eventRoutes } from "./routes/events.js";
-import { createRouteKit } from "./routes/kit.js";
-import { metricsRoutes } from "./routes/metrics.js";
-import { opsRoutes } from "./routes/ops.js";
-import { ticketRoutes } from "./routes/tickets.js";
-import { webhookEndpointRoutes } from "./routes/webhook-endpoints.js";
+import { contactRoutes } from "./contacts/routes.js";
+import { adminConversationRoutes } from "./conversations/admin-routes.js";
+import { conversationRoutes } from "./conversations/routes.js";
+import { docsRoutes } from "./docs/routes.js";
+import { eventRoutes } from "./events/routes.js";
+import { createMetrics } from "./metrics-wire.js";
+import type { Config } from "./platform/config.js";
+import type { DatabaseConnection } from "./platform/database/client.js";
+import { metricsRoutes } from "./platform/http/metrics-routes.js";
+import type { OpenApi } from "./platform/http/openapi.js";
+import { opsRoutes } from "./platform/http/ops-routes.js";
+import { createRouteKit } from "./platform/http/route-kit.js";
+import { serveRouter } from "./platform/http/serve.js";
+import type { Logger } from "./platform/logger.js";
+import type { Metrics } from "./platform/metrics/metrics.js";
+import type { Store } from "./store.js";
+import { ticketRoutes } from "./tickets/routes.js";
+import { adminWebhookRoutes } from "./webhooks/admin-routes.js";
+import { eventDeliveryRoutes } from "./webhooks/event-routes.js";
+import { webhookEndpointRoutes } from "./webhooks/routes.js";
+import { adminRoutes } from "./workspaces/admin-routes.js";
 
 export interface AppDeps {
   config: Config;
@@ -53,6 +54,7 @@ export function createApp({ config, store, database, openapi, logger, clock, met
   ticketRoutes(kit);
   webhookEndpointRoutes(kit);
   eventRoutes(kit);
+  eventDeliveryRoutes(kit);
   conversationRoutes(kit);
 
   return serveRouter(router, { logger, metrics: appMetrics });

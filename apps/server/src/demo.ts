@@ -1,7 +1,7 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { SCOPES } from "./db/api-keys.js";
-import type { Store } from "./db/store.js";
+import type { Store } from "./store.js";
+import { SCOPES } from "./workspaces/api-keys.js";
 
 /**
  * `pnpm start`'s demo workspace and a key with every scope, ready to curl. With a data directory

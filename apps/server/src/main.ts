@@ -2,21 +2,21 @@
 import type { Server } from "node:http";
 import type Koa from "koa";
 import { createApp } from "./app.js";
-import { type Config, ConfigError, loadConfig } from "./config.js";
-import { DatabaseConnection } from "./db/client.js";
-import { DataDirInUse } from "./db/data-dir.js";
-import { startEmbeddedDatabase } from "./db/embedded.js";
-import { SecretKeyError } from "./db/secret-box.js";
-import { prepareSecretsAtRest, sealStoredSecrets } from "./db/secrets-at-rest.js";
-import { createStore, ensureIndexes } from "./db/store.js";
-import { WebhookDelivery } from "./delivery/lanes.js";
 import { type DemoWorkspace, openDemoWorkspace } from "./demo.js";
-import { answerClientErrors } from "./http/client-errors.js";
-import { loadOpenApi } from "./http/openapi.js";
-import { createLogger, type Logger } from "./logger.js";
-import { createMetrics } from "./metrics/wire.js";
+import { createMetrics } from "./metrics-wire.js";
+import { type Config, ConfigError, loadConfig } from "./platform/config.js";
+import { DatabaseConnection } from "./platform/database/client.js";
+import { DataDirInUse } from "./platform/database/data-dir.js";
+import { startEmbeddedDatabase } from "./platform/database/embedded.js";
+import { answerClientErrors } from "./platform/http/client-errors.js";
+import { loadOpenApi } from "./platform/http/openapi.js";
+import { createLogger, type Logger } from "./platform/logger.js";
+import { SecretKeyError } from "./platform/secret-box.js";
+import { startTelemetry, stopTelemetry } from "./platform/telemetry/index.js";
+import { prepareSecretsAtRest, sealStoredSecrets } from "./secrets-at-rest.js";
+import { createStore, ensureIndexes } from "./store.js";
 import { startSweeps } from "./sweeps.js";
-import { startTelemetry, stopTelemetry } from "./telemetry/index.js";
+import { WebhookDelivery } from "./webhooks/delivery/lanes.js";
 import { createWorkerApp } from "./worker-app.js";
 
 /** How long a shutdown may take beyond SHUTDOWN_TIMEOUT_MS (the running attempts' bound) before it gives up. */

@@ -1,6 +1,6 @@
-import type { Config } from "./config.js";
-import type { Store } from "./db/store.js";
-import type { Logger } from "./logger.js";
+import type { Config } from "./platform/config.js";
+import type { Logger } from "./platform/logger.js";
+import type { Store } from "./store.js";
 
 /**
  * The periodic work of a server process (docs/design.md, Database: expiry by sweeps, no TTL indexes): the

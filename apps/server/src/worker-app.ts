@@ -1,11 +1,11 @@
 import { Router } from "@koa/router";
 import type Koa from "koa";
-import type { DatabaseConnection } from "./db/client.js";
-import { serveRouter } from "./http/serve.js";
-import type { Logger } from "./logger.js";
-import type { Metrics } from "./metrics/metrics.js";
-import { metricsRoutes } from "./routes/metrics.js";
-import { probeRoutes } from "./routes/ops.js";
+import type { DatabaseConnection } from "./platform/database/client.js";
+import { metricsRoutes } from "./platform/http/metrics-routes.js";
+import { probeRoutes } from "./platform/http/ops-routes.js";
+import { serveRouter } from "./platform/http/serve.js";
+import type { Logger } from "./platform/logger.js";
+import type { Metrics } from "./platform/metrics/metrics.js";
 
 export interface WorkerAppDeps {
   database: Pick<DatabaseConnection, "ping">;

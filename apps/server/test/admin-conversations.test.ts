@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { newId } from "../src/domain/ids.js";
+import { newId } from "../src/platform/ids.js";
 import { admin, api, newWorkspace, request } from "./helpers/api.js";
 import { newContact, openConversation } from "./helpers/conversations.js";
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { API_KEY_PATTERN, isWellFormedApiKey, newApiKeyText } from "../src/db/api-keys.js";
+import { API_KEY_PATTERN, isWellFormedApiKey, newApiKeyText } from "../src/workspaces/api-keys.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";
 import { startTestServer } from "./helpers/server.js";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { API_KEY_PATTERN } from "../src/db/api-keys.js";
+import { API_KEY_PATTERN } from "../src/workspaces/api-keys.js";
 import { ALL_SCOPES, admin, api, newKey, newWorkspace } from "./helpers/api.js";
 import { expectInsufficientScope } from "./helpers/expect.js";
 

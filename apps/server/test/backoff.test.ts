@@ -1,7 +1,7 @@
 // The one sleep-and-retry loop: the waits each policy gives, and the ways a loop ends.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../src/backoff.js";
-import { CONTENDED_WRITE } from "../src/db/records.js";
+import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../src/platform/backoff.js";
+import { CONTENDED_WRITE } from "../src/records/record.js";
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../src/domain/ids.js";
+import { newId } from "../src/platform/ids.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
 import { newContact, openConversation } from "./helpers/conversations.js";
 import { walkPages } from "./helpers/paging.js";

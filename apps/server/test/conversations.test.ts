@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../src/domain/ids.js";
+import { newId } from "../src/platform/ids.js";
 import { ALL_SCOPES, admin, api, newKey, newWorkspace } from "./helpers/api.js";
 import { newContact, openConversation } from "./helpers/conversations.js";
 import { expectInsufficientScope, expectSameAsMissing } from "./helpers/expect.js";

@@ -1,6 +1,6 @@
 import { MongoNetworkError, MongoServerClosedError, MongoServerError } from "mongodb";
 import { describe, expect, it } from "vitest";
-import { isDatabaseUnavailable } from "../src/db/errors.js";
+import { isDatabaseUnavailable } from "../src/platform/database/errors.js";
 
 // Which driver errors mean "the database is away" (503, retry) rather than a bug (500). The
 // crash trials (pnpm soak) cut the database under load; every transient error must land here.

@@ -1,6 +1,6 @@
 import { constructEvent } from "@deskline/webhook-verifier";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { type JavaMongoServer, startMongoJavaServer } from "../src/db/mongo-java-server.js";
+import { type JavaMongoServer, startMongoJavaServer } from "../src/platform/database/mongo-java-server.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, startDeployment } from "./helpers/delivery.js";
 import { startReceiver } from "./helpers/https-receiver.js";

@@ -1,6 +1,6 @@
 import { MongoClient } from "mongodb";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import type { StoredEvent } from "../src/domain/events.js";
+import type { StoredEvent } from "../src/events/model.js";
 import { api } from "./helpers/api.js";
 import { allEvents } from "./helpers/events.js";
 import { eventually, startMain } from "./helpers/main-process.js";

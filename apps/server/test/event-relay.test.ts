@@ -1,10 +1,10 @@
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { Events } from "../src/db/events.js";
-import { EventRelay, pushEvent, type WithPendingEvents } from "../src/db/outbox.js";
-import { newEvent } from "../src/domain/events.js";
-import { newId } from "../src/domain/ids.js";
-import { createLogger } from "../src/logger.js";
+import { newEvent } from "../src/events/model.js";
+import { EventRelay, pushEvent, type WithPendingEvents } from "../src/events/outbox-relay.js";
+import { Events } from "../src/events/store.js";
+import { newId } from "../src/platform/ids.js";
+import { createLogger } from "../src/platform/logger.js";
 
 // The relay on its own, over the run's real database: what several processes relaying the same
 // leftovers, and a relay interrupted half-way, leave in `events`. Each test has its own

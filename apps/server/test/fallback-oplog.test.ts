@@ -9,7 +9,7 @@ import {
   type ObjectId,
 } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type JavaMongoServer, startMongoJavaServer } from "../src/db/mongo-java-server.js";
+import { type JavaMongoServer, startMongoJavaServer } from "../src/platform/database/mongo-java-server.js";
 
 /**
  * mongo-java-server's opt-in oplog (the change-stream test of waking workers runs on it) hears of

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { gathered } from "../src/db/gather.js";
+import { gathered } from "../src/platform/database/gather.js";
 
 // Table tests of the group commit that the shared rate limiter's database takes go through.
 

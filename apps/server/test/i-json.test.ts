@@ -1,6 +1,6 @@
-// Table tests of the I-JSON checks (src/http/i-json.ts); hostile-input.test.ts sends them over HTTP.
+// Table tests of the I-JSON checks (src/platform/http/i-json.ts); hostile-input.test.ts sends them over HTTP.
 import { describe, expect, it } from "vitest";
-import { findDuplicateName, findUnsafeValue } from "../src/http/i-json.js";
+import { findDuplicateName, findUnsafeValue } from "../src/platform/http/i-json.js";
 
 describe("findDuplicateName", () => {
   it.each([

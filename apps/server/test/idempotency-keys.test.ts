@@ -1,7 +1,7 @@
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { IdempotencyKeys } from "../src/db/idempotency.js";
-import { newId } from "../src/domain/ids.js";
+import { IdempotencyKeys } from "../src/platform/idempotency/store.js";
+import { newId } from "../src/platform/ids.js";
 
 // The store's idempotency records on the run's database, driven directly: a request whose
 // process died cannot be staged over HTTP, and these are the cases where ownership matters.

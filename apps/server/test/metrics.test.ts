@@ -1,11 +1,11 @@
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { loadConfig } from "../src/config.js";
-import { createStore } from "../src/db/store.js";
-import { newEvent } from "../src/domain/events.js";
-import { createLogger } from "../src/logger.js";
-import { Metrics } from "../src/metrics/metrics.js";
-import { createMetrics } from "../src/metrics/wire.js";
+import { newEvent } from "../src/events/model.js";
+import { createMetrics } from "../src/metrics-wire.js";
+import { loadConfig } from "../src/platform/config.js";
+import { createLogger } from "../src/platform/logger.js";
+import { Metrics } from "../src/platform/metrics/metrics.js";
+import { createStore } from "../src/store.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
 import { parseExposition } from "./helpers/exposition.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";

@@ -11,7 +11,7 @@ const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf
 
 describe("docs/operations.md", () => {
   it("has a table row for every variable config.ts reads", () => {
-    const config = read("../src/config.ts");
+    const config = read("../src/platform/config.ts");
     const variables = [...config.matchAll(/\(env, "([A-Z][A-Z0-9_]*)"/g)].map((match) => match[1]);
     expect(variables.length).toBeGreaterThan(10);
     const guide = read("../../../docs/operations.md");

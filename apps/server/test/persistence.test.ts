@@ -3,9 +3,9 @@ import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { DEFAULT_DATA_DIR, loadConfig } from "../src/config.js";
-import { DataDirInUse, lockDataDir } from "../src/db/data-dir.js";
 import { DEMO_FILE } from "../src/demo.js";
+import { DEFAULT_DATA_DIR, loadConfig } from "../src/platform/config.js";
+import { DataDirInUse, lockDataDir } from "../src/platform/database/data-dir.js";
 import { request } from "./helpers/api.js";
 import { type MainProcess, startMain } from "./helpers/main-process.js";
 

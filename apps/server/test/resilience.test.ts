@@ -1,6 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { newApiKeyText } from "../src/db/api-keys.js";
+import { newApiKeyText } from "../src/workspaces/api-keys.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { eventually, startMain } from "./helpers/main-process.js";
 import { startTestServer } from "./helpers/server.js";

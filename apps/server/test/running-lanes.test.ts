@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RunningLanes } from "../src/delivery/running-lanes.js";
+import { RunningLanes } from "../src/webhooks/delivery/running-lanes.js";
 
 // The lanes running in a process, and how a lane whose batch came up short waits for more: news
 // of a delivery queued in the same process ends the wait at once, a read finds one queued by

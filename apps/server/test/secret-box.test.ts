@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/config.js";
-import { isSealed, keyIdOf, SecretBox, SecretKeyError, sealedKeyId } from "../src/db/secret-box.js";
+import { ConfigError, loadConfig } from "../src/platform/config.js";
+import { isSealed, keyIdOf, SecretBox, SecretKeyError, sealedKeyId } from "../src/platform/secret-box.js";
 
-// The sealing of webhook signing secrets (db/secret-box.ts) as a pure module, and how
+// The sealing of webhook signing secrets (platform/secret-box.ts) as a pure module, and how
 // SECRETS_ENCRYPTION_KEY and SECRETS_ENCRYPTION_OLD_KEYS are read. The server-level behaviour
 // (start-up, rotation, replays) is in secrets-at-rest.test.ts.
 

@@ -1,17 +1,17 @@
-// The delivery-attempt span helper and the write-time trace capture (telemetry/index.ts) in this
+// The delivery-attempt span helper and the write-time trace capture (platform/telemetry/index.ts) in this
 // process, exporting to a real OTLP/HTTP receiver on 127.0.0.1: what the delivery worker relies
 // on when it wraps an attempt, checked before it is wired there (telemetry.test.ts checks the
 // wired whole through a delivering server).
 import { context, trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config.js";
+import { loadConfig } from "../src/platform/config.js";
 import {
   currentTraceparent,
   startTelemetry,
   stopTelemetry,
   telemetryActive,
   withDeliveryAttemptSpan,
-} from "../src/telemetry/index.js";
+} from "../src/platform/telemetry/index.js";
 import { eventually } from "./helpers/main-process.js";
 import { type OtlpReceiver, startOtlpReceiver } from "./helpers/otlp-receiver.js";
 

@@ -174,7 +174,7 @@ describe("OTEL_TRACES_SAMPLER", () => {
 });
 
 describe("when not configured", () => {
-  it("nothing outside telemetry/sdk.ts imports OpenTelemetry, and telemetry/index.ts loads it only on demand", () => {
+  it("nothing outside platform/telemetry/sdk.ts imports OpenTelemetry, and platform/telemetry/index.ts loads it only on demand", () => {
     // Off must cost nothing: no OpenTelemetry module is even loaded unless OTEL_* turn it on.
     const src = join(import.meta.dirname, "../src");
     const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts"));
@@ -182,7 +182,7 @@ describe("when not configured", () => {
       /from\s+"@opentelemetry\//.test(readFileSync(join(src, f), "utf8").replace(/import type [^;]+;/g, "")),
     );
     expect(importing).toEqual([join("telemetry", "sdk.ts")]);
-    const index = readFileSync(join(src, "telemetry/index.ts"), "utf8");
+    const index = readFileSync(join(src, "platform/telemetry/index.ts"), "utf8");
     expect(index).toMatch(/await import\("\.\/sdk\.js"\)/);
     expect(index).not.toMatch(/^import [^t].*sdk/m);
   });
@@ -205,8 +205,8 @@ describe("when not configured", () => {
   });
 });
 
-// The delivery worker calls withDeliveryAttemptSpan (telemetry/index.ts) around each attempt
-// (delivery/lane.ts), with the stored event's `traceparent`.
+// The delivery worker calls withDeliveryAttemptSpan (platform/telemetry/index.ts) around each attempt
+// (webhooks/delivery/lane.ts), with the stored event's `traceparent`.
 describe("delivery attempts", () => {
   it("each attempt is a span in the write's trace, with endpoint, event type, attempt number and outcome", async () => {
     const deployment = await startDeployment();

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { DomainError } from "../src/platform/errors.js";
+import { httpError } from "../src/platform/http/error-response.js";
 import {
   allowedMoves,
   initialState,
@@ -6,8 +8,7 @@ import {
   type StatusState,
   TICKET_STATUSES,
   type TicketStatus,
-} from "../src/domain/ticket-status.js";
-import { AppError } from "../src/errors.js";
+} from "../src/tickets/status-transitions.js";
 
 // The rules written out by hand (docs/design.md, Ticket status), not derived from the module under test:
 // "ok" moves, "same" is the no-op, "409" is refused.
@@ -89,10 +90,12 @@ describe("moveTo: the whole 7×7 table", () => {
           return caught;
         }
       })();
-      expect(error).toBeInstanceOf(AppError);
-      expect(error).toMatchObject({ status: 409, code: "ticket_status_terminal", param: "status" });
-      expect((error as AppError).message).toContain(`'${from}'`);
-      expect((error as AppError).message).toContain(`'${to}'`);
+      expect(error).toBeInstanceOf(DomainError);
+      expect(error).toMatchObject({ kind: "conflict", code: "ticket_status_terminal", param: "status" });
+      // The rule knows no HTTP; the error middleware answers a conflict with 409.
+      expect(httpError(error as DomainError).status).toBe(409);
+      expect((error as DomainError).message).toContain(`'${from}'`);
+      expect((error as DomainError).message).toContain(`'${to}'`);
       return;
     }
     const next = moveTo(current, to, later);

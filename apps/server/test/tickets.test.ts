@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { newId } from "../src/domain/ids.js";
-import { TICKET_STATUSES, type TicketStatus } from "../src/domain/ticket-status.js";
+import { newId } from "../src/platform/ids.js";
+import { TICKET_STATUSES, type TicketStatus } from "../src/tickets/status-transitions.js";
 import { api, newKey, newWorkspace } from "./helpers/api.js";
 import { newContact, openConversation } from "./helpers/conversations.js";
 import { expectInsufficientScope, expectSameAsMissing } from "./helpers/expect.js";

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { intervalOf, limitHeaders, retryAfterSeconds, take, tokensAt } from "../src/domain/token-bucket.js";
+import {
+  intervalOf,
+  limitHeaders,
+  retryAfterSeconds,
+  take,
+  tokensAt,
+} from "../src/platform/rate-limit/token-bucket.js";
 
-// The bucket arithmetic both limiters share (domain/token-bucket.ts), as a table. It counts in
+// The bucket arithmetic both limiters share (platform/rate-limit/token-bucket.ts), as a table. It counts in
 // microseconds; the table says milliseconds.
 
 const rule = { perSecond: 2, burst: 3 }; // one token back every 500 ms

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { constructEvent, verifySignature } from "@deskline/webhook-verifier";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { EVENT_TYPES } from "../src/domain/events.js";
+import { EVENT_TYPES } from "../src/events/model.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";

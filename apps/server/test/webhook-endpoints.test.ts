@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { signingSecrets, type WebhookEndpointDoc } from "../src/db/webhook-endpoints.js";
+import { signingSecrets, type WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
 import { ALL_SCOPES, api, newKey, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";
 import { walkPages } from "./helpers/paging.js";
@@ -201,6 +201,28 @@ describe("updating an endpoint", () => {
       disabled_reason: null,
       consecutive_failures: 0,
     });
+  });
+
+  it("a PATCH is version-checked like every record's; an endpoint stored before versions still updates", async () => {
+    const { id } = (await create({ url: URL_ })).body;
+    const path = `/open/v1/webhook-endpoints/${id}`;
+    expect((await storedEndpoint(id)).version).toBe(0);
+    const first = await api.patch(path, { key, body: { description: "one" } });
+    expect(first.status).toBe(200);
+    expect((await storedEndpoint(id)).version).toBe(1);
+    // A PATCH that changes nothing writes nothing, the version included.
+    await api.patch(path, { key, body: { description: "one" } });
+    expect((await storedEndpoint(id)).version).toBe(1);
+
+    // As an endpoint written before endpoints had versions: no `version` field at all.
+    const collection = (await database()).collection<WebhookEndpointDoc>("webhook_endpoints");
+    await collection.updateOne({ _id: id }, { $unset: { version: "" } });
+    const legacy = await api.patch(path, { key, body: { description: "two" } });
+    expect(legacy.status).toBe(200);
+    expect(legacy.body.description).toBe("two");
+    const stored = await storedEndpoint(id);
+    expect(stored.description).toBe("two");
+    expect(stored.version).toBe(1);
   });
 
   it.each([

@@ -7,7 +7,7 @@ import { stringify } from "safe-stable-stringify";
 
 /**
  * JSON with object keys sorted, so the same row always hashes the same: safe-stable-stringify,
- * as the server's request fingerprint (apps/server/src/http/idempotency.ts), so both read a body
+ * as the server's request fingerprint (apps/server/src/platform/http/idempotency.ts), so both read a body
  * alike (an `undefined` member is left out, as JSON.stringify leaves it out).
  */
 export function canonicalJson(value: unknown): string {

@@ -20,7 +20,7 @@ function createAjv(options: { coerce: boolean }): Ajv2020 {
     coerceTypes: options.coerce ? "array" : false,
     useDefaults: false,
     validateFormats: true,
-    // Errors carry the value and the schema, so a message can quote the spec (http/validate.ts).
+    // Errors carry the value and the schema, so a message can quote the spec (platform/http/validate.ts).
     verbose: true,
   });
   addFormats(ajv);

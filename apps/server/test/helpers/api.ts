@@ -1,5 +1,5 @@
 import { inject } from "vitest";
-import { SCOPES } from "../../src/db/api-keys.js";
+import { SCOPES } from "../../src/workspaces/api-keys.js";
 import { findOperation, responseValidator, type SpecOperation } from "./contract.js";
 
 export interface ApiResponse<T = any> {

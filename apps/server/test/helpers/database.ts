@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Collection, type Db, type Document, MongoClient } from "mongodb";
 import { afterAll, inject } from "vitest";
-import { startMongoJavaServer } from "../../src/db/mongo-java-server.js";
+import { startMongoJavaServer } from "../../src/platform/database/mongo-java-server.js";
 
 /**
  * The run's database, opened directly: for assertions the API cannot make (a secret's grace

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../../src/backoff.js";
+import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../../src/platform/backoff.js";
 
 /**
  * The real server process (`src/main.ts`, or its build) as a child, without any test runner:

@@ -1,13 +1,13 @@
 import type { AddressInfo } from "node:net";
 import { createApp } from "../../src/app.js";
-import { type Config, loadConfig } from "../../src/config.js";
-import { DatabaseConnection } from "../../src/db/client.js";
-import { startEmbeddedDatabase } from "../../src/db/embedded.js";
-import { createStore, ensureIndexes } from "../../src/db/store.js";
-import { WebhookDelivery } from "../../src/delivery/lanes.js";
-import { answerClientErrors } from "../../src/http/client-errors.js";
-import { loadOpenApi } from "../../src/http/openapi.js";
-import { createLogger } from "../../src/logger.js";
+import { type Config, loadConfig } from "../../src/platform/config.js";
+import { DatabaseConnection } from "../../src/platform/database/client.js";
+import { startEmbeddedDatabase } from "../../src/platform/database/embedded.js";
+import { answerClientErrors } from "../../src/platform/http/client-errors.js";
+import { loadOpenApi } from "../../src/platform/http/openapi.js";
+import { createLogger } from "../../src/platform/logger.js";
+import { createStore, ensureIndexes } from "../../src/store.js";
+import { WebhookDelivery } from "../../src/webhooks/delivery/lanes.js";
 
 export interface TestServer {
   baseUrl: string;

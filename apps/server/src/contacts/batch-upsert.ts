@@ -1,0 +1,169 @@
+import { AppError, DomainError } from "../platform/errors.js";
+import { type ContactDoc, type ContactInput, type Contacts, emailKey, externalIdKey } from "./store.js";
+
+/**
+ * Batch upsert of contacts (`batchUpsertContacts`): each item finds its contact by a match key,
+ * then is created, updated with PATCH semantics, or left alone. Built only from the contact
+ * module's own create and update, so every rule (uniqueness by index, version-checked updates, the
+ * event each write records) holds item by item, and one item's failure is its own.
+ *
+ * Concurrent batches on the same contacts: two creations of one match value cannot both succeed
+ * (the unique index refuses the second), and the loser reads again and updates the winner;
+ * updates apply to the version they were decided on, so none overwrites another.
+ */
+
+export type BatchItemResult =
+  | { status: "created" | "updated" | "unchanged"; doc: ContactDoc }
+  | { status: "error"; error: DomainError | AppError };
+
+/** How items find their contact: by email or by one external-id system. */
+export interface MatchKey {
+  /** `email` or `external_ids.<system>`, as the request names it (and as errors name the field). */
+  param: string;
+  /** The item's value of that key, or undefined when it has none. */
+  valueOf(item: ContactInput): string | undefined;
+  /** The unique key (contacts/unique-keys.ts) that value is stored under. */
+  keyOf(workspaceId: string, value: string): string;
+}
+
+export function parseMatchKey(match: string): MatchKey {
+  if (match === "email") {
+    return {
+      param: match,
+      valueOf: (item) => (typeof item.email === "string" ? item.email : undefined),
+      keyOf: (workspaceId, value) => emailKey(workspaceId, value.toLowerCase()).key,
+    };
+  }
+  const system = match.slice("external_ids.".length);
+  return {
+    param: match,
+    valueOf: (item) => {
+      const value = (item.external_ids as Record<string, unknown> | null | undefined)?.[system];
+      return typeof value === "string" ? value : undefined;
+    },
+    keyOf: (workspaceId, value) => externalIdKey(workspaceId, system, value).key,
+  };
+}
+
+// A contact created or deleted between our read and our write sends the item round again; a few
+// rounds cover any realistic race, then the item reports a conflict like a contended PATCH.
+const ROUNDS = 5;
+
+/** How many items of one batch are written at once. */
+const WORKERS = 8;
+
+/** One item: find by the match key, then create, update or leave it. */
+async function upsertOne(
+  contacts: Contacts,
+  workspaceId: string,
+  match: MatchKey,
+  key: string,
+  item: ContactInput,
+  /** What the batch's one read found for this key: the first round trusts it. */
+  known?: ContactDoc | null,
+): Promise<BatchItemResult> {
+  for (let round = 0; round < ROUNDS; round++) {
+    const existing = round === 0 && known !== undefined ? known : await contacts.findByUniqueKey(key);
+    try {
+      if (!existing) {
+        if (typeof item.name !== "string") {
+          throw new DomainError(
+            "invalid",
+            "parameter_missing",
+            "`name` is required to create a contact.",
+            "name",
+          );
+        }
+        return { status: "created", doc: await contacts.create(workspaceId, item) };
+      }
+      const { doc, previous } = await contacts.update(workspaceId, existing._id, item);
+      return { status: Object.keys(previous).length ? "updated" : "unchanged", doc };
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      // Someone created a contact with this very value first: update that one instead.
+      const lostCreate = !existing && error.kind === "conflict" && error.param === match.param;
+      // The matched contact was deleted meanwhile: create it anew; or others kept changing it
+      // for a while (each update is version-checked): try again from a fresh read.
+      const lostContact = existing && ["resource_missing", "concurrent_update"].includes(error.code);
+      if (!lostCreate && !lostContact) return { status: "error", error };
+    }
+  }
+  return {
+    status: "error",
+    error: new DomainError(
+      "conflict",
+      "concurrent_update",
+      "The contact is being changed by other requests; retry.",
+    ),
+  };
+}
+
+/**
+ * Applies the items (invalid ones already replaced by their error) and answers one result per item,
+ * in input order. Items with the same match value run one after another in input order; the rest
+ * run a few at a time.
+ */
+export async function upsertBatch(
+  contacts: Contacts,
+  workspaceId: string,
+  match: MatchKey,
+  items: (ContactInput | AppError)[],
+): Promise<BatchItemResult[]> {
+  const results: BatchItemResult[] = new Array(items.length);
+  const queues = new Map<string, number[]>();
+  items.forEach((item, index) => {
+    if (item instanceof AppError) {
+      results[index] = { status: "error", error: item };
+      return;
+    }
+    const value = match.valueOf(item);
+    if (value === undefined) {
+      const error = new DomainError(
+        "invalid",
+        "parameter_missing",
+        `\`${match.param}\` is required: it is how this batch matches contacts.`,
+        match.param,
+      );
+      results[index] = { status: "error", error };
+      return;
+    }
+    const key = match.keyOf(workspaceId, value);
+    queues.set(key, [...(queues.get(key) ?? []), index]);
+  });
+  // One read for every match value, and one insert for the first item of every value no contact
+  // holds yet: a batch of new contacts costs two round trips (and the events' two), not 200.
+  const found = await contacts.findByUniqueKeys([...queues.keys()]);
+  const fresh = [...queues].filter(
+    ([key, [first]]) => !found.has(key) && typeof (items[first as number] as ContactInput).name === "string",
+  );
+  const created = await contacts.createMany(
+    workspaceId,
+    fresh.map(([, [first]]) => items[first as number] as ContactInput),
+  );
+  // Keys whose state the batch's read no longer tells: just created, or refused by the index.
+  const moved = new Set<string>();
+  fresh.forEach(([key, indexes], position) => {
+    moved.add(key);
+    const doc = created[position];
+    // Refused by a unique index (taken meanwhile): its item goes the one-by-one way below.
+    if (doc) results[indexes.shift() as number] = { status: "created", doc };
+  });
+
+  // The rest one by one, a few workers rather than one promise per item: a batch of 100 must not
+  // flood the database (on the embedded fallback every conditional update scans) and starve
+  // concurrent requests.
+  const pending = [...queues].filter(([, indexes]) => indexes.length > 0);
+  const worker = async () => {
+    for (let next = pending.shift(); next; next = pending.shift()) {
+      const [key, indexes] = next;
+      for (const [n, index] of indexes.entries()) {
+        // Only the first write of a key may trust the batch's read; later ones read anew.
+        const known = n === 0 && !moved.has(key) ? (found.get(key) ?? null) : undefined;
+        const item = items[index] as ContactInput;
+        results[index] = await upsertOne(contacts, workspaceId, match, key, item, known);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: WORKERS }, worker));
+  return results;
+}

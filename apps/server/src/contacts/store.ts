@@ -1,0 +1,341 @@
+import { schemaProperties } from "@deskline/spec/values";
+import type { Collection, Db } from "mongodb";
+import { newEvent, type StoredEvent } from "../events/model.js";
+import type { EventRelay } from "../events/outbox-relay.js";
+import { duplicateKeyIndexes } from "../platform/database/errors.js";
+import { newestFirst, oldestChangeFirst, type Page, type PullWindow } from "../platform/database/lists.js";
+import { newId } from "../platform/ids.js";
+import { pullPage } from "../records/pull.js";
+import {
+  diffPatch,
+  ensurePullIndex,
+  ensureVersionCheckIndex,
+  ensureWorkspaceIdIndex,
+  existingIds,
+  existsInWorkspace,
+  type FieldRules,
+  findInWorkspace,
+  hasChanges,
+  insertNew,
+  normalizeField,
+  normalizeInput,
+  publicValues,
+  type RecordDoc,
+  toResource,
+  updateInWorkspace,
+} from "../records/record.js";
+import { deleteRecorded, type Tombstones } from "../records/tombstones.js";
+import type { QueryOf, Schema } from "../spec/types.js";
+import { ensureUniqueKeysIndex, type UniqueKey, uniqueKey, writeUnique } from "./unique-keys.js";
+
+/** The contact fields a client sets (the spec's `ContactCreate`); the response lists all of them, null when unset. */
+export const CONTACT_FIELDS = schemaProperties.ContactCreate;
+
+type ContactField = (typeof CONTACT_FIELDS)[number];
+type Scalar = string | number | boolean | null;
+export type ContactInput = Partial<Record<ContactField, unknown>>;
+
+export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc {
+  name: string;
+  email: string | null;
+  tags: string[];
+  segments: string[];
+  custom_fields: Record<string, Scalar>;
+  external_ids: Record<string, string>;
+  /** Lower-cased email: equality filter and uniqueness are case-insensitive. */
+  email_lc: string | null;
+  /** Its email and external ids as unique keys (contacts/unique-keys.ts); absent when it has none. */
+  unique_keys?: string[];
+  /** Set while a merge moves it into this contact (contacts/merge.ts); not in the API. */
+  merged_into?: string;
+}
+
+const RULES: FieldRules<ContactField> = {
+  fields: CONTACT_FIELDS,
+  // Fields whose "unset" is not null: arrays clear to [], flags to false, maps to {}.
+  empty: {
+    tags: [],
+    segments: [],
+    do_not_contact: false,
+    marketing_consent: false,
+    custom_fields: {},
+    external_ids: {},
+  },
+  deduped: new Set(["tags", "segments"]),
+};
+/** Maps merged per key (RFC 7396): a null value removes that key. */
+const MERGED = new Set<ContactField>(["custom_fields", "external_ids"]);
+
+/** The API shape; toResource lists exactly the spec's fields, and the tests check every response against it. */
+export const toContact = (doc: ContactDoc) => toResource(RULES, "contact", doc) as Schema<"Contact">;
+
+function merge(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** The filters of `listContacts`, as the spec types its query. */
+export type ContactFilters = QueryOf<"listContacts">;
+
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The unique keys a contact holds: its email and each external id, per workspace. */
+export function uniqueKeysOf(
+  workspaceId: string,
+  doc: Pick<ContactDoc, "email_lc" | "external_ids">,
+): UniqueKey[] {
+  const keys: UniqueKey[] = [];
+  if (doc.email_lc) keys.push(emailKey(workspaceId, doc.email_lc));
+  for (const [system, value] of Object.entries(doc.external_ids ?? {})) {
+    keys.push(externalIdKey(workspaceId, system, value));
+  }
+  return keys;
+}
+
+/** The unique key of an email (case-insensitive: give it lower-cased). */
+export const emailKey = (workspaceId: string, emailLc: string): UniqueKey =>
+  uniqueKey(workspaceId, ["email", emailLc], "email_taken", "email");
+
+/** The unique key of one external id. */
+export const externalIdKey = (workspaceId: string, system: string, value: string): UniqueKey =>
+  uniqueKey(workspaceId, ["external_id", system, value], "external_id_taken", `external_ids.${system}`);
+
+/**
+ * A new contact as stored, with its unique keys and its `contact.created` event inside (the event
+ * is part of the inserted document: no contact without its event).
+ */
+function newContact(workspaceId: string, input: ContactInput): { doc: ContactDoc; keys: UniqueKey[] } {
+  const now = new Date();
+  const doc = {
+    _id: newId("con"),
+    workspace_id: workspaceId,
+    version: 0,
+    ...normalizeInput(RULES, input),
+  } as ContactDoc;
+  // On create, as in a PATCH, a null inside custom_fields means "not set".
+  doc.custom_fields = merge({}, doc.custom_fields) as ContactDoc["custom_fields"];
+  doc.email_lc = doc.email ? doc.email.toLowerCase() : null;
+  doc.created_at = now;
+  doc.updated_at = now;
+  const keys = uniqueKeysOf(workspaceId, doc);
+  if (keys.length) doc.unique_keys = keys.map((k) => k.key);
+  doc.pending_events = [newEvent(workspaceId, "contact.created", toContact(doc), undefined, now)];
+  return { doc, keys };
+}
+
+type Patched = { doc: ContactDoc; previous: Partial<Record<ContactField, unknown>>; event?: StoredEvent };
+
+export class Contacts {
+  private readonly collection: Collection<ContactDoc>;
+
+  constructor(
+    db: Db,
+    private readonly relay: EventRelay,
+    private readonly tombstones: Tombstones,
+  ) {
+    this.collection = db.collection<ContactDoc>("contacts");
+    relay.track("contacts");
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await ensureUniqueKeysIndex(this.collection);
+    // One per list filter, each ending in `_id` so the newest-first page is read in index order
+    // (docs/decisions.md lists them).
+    await ensureWorkspaceIdIndex(this.collection);
+    await ensureVersionCheckIndex(this.collection);
+    await ensurePullIndex(this.collection);
+    for (const field of ["email_lc", "phone", "tags", "segments", "lifecycle_stage"]) {
+      await this.collection.createIndex(
+        { workspace_id: 1, [field]: 1, _id: -1 },
+        { name: `workspace_${field}_newest` },
+      );
+    }
+  }
+
+  async create(workspaceId: string, input: ContactInput): Promise<ContactDoc> {
+    const { doc, keys } = newContact(workspaceId, input);
+    const stored = await writeUnique(
+      this.collection,
+      "contact",
+      doc._id,
+      () => keys,
+      () => insertNew(this.collection, doc),
+    );
+    await this.relay.afterWrite("contacts", stored._id, stored.pending_events ?? []);
+    return stored;
+  }
+
+  /**
+   * Creates many contacts in one round trip (a batch upsert's new ones), each exactly as `create`
+   * would. A contact the unique index refuses (its email or an external id was taken meanwhile)
+   * is left out: its place holds undefined, and the caller goes through `create`/`update` for it.
+   */
+  async createMany(workspaceId: string, inputs: ContactInput[]): Promise<(ContactDoc | undefined)[]> {
+    if (inputs.length === 0) return [];
+    const docs = inputs.map((input) => newContact(workspaceId, input).doc);
+    const refused = new Set<number>();
+    try {
+      await this.collection.insertMany(docs, { ordered: false });
+    } catch (error) {
+      const indexes = duplicateKeyIndexes(error);
+      if (!indexes) throw error;
+      for (const index of indexes) refused.add(index);
+    }
+    const created = docs.map((doc, index) => (refused.has(index) ? undefined : doc));
+    await this.relay.afterWriteMany(
+      "contacts",
+      created.flatMap((doc) => (doc ? [{ id: doc._id, events: doc.pending_events ?? [] }] : [])),
+    );
+    return created;
+  }
+
+  /** The contacts holding any of these unique keys, by key. */
+  async findByUniqueKeys(keys: string[]): Promise<Map<string, ContactDoc>> {
+    const found = new Map<string, ContactDoc>();
+    for await (const doc of this.collection.find({ unique_keys: { $in: keys } })) {
+      for (const key of doc.unique_keys ?? []) found.set(key, doc);
+    }
+    return found;
+  }
+
+  /**
+   * First step of merging `id` into `survivorId` (contacts/merge.ts): marks it `merged_into` and
+   * gives up its unique keys, so its email and external ids can move to the survivor. Its fields
+   * stay as they are until it is deleted, so a crash here loses nothing. Returns the contact.
+   */
+  releaseForMerge(workspaceId: string, id: string, survivorId: string): Promise<ContactDoc> {
+    return updateInWorkspace(this.collection, "contact", workspaceId, id, async (current) => {
+      const done = current.merged_into === survivorId && !current.unique_keys;
+      if (done) return { result: current };
+      return { set: { merged_into: survivorId }, unset: ["unique_keys"], result: current };
+    });
+  }
+
+  /** The contact holding a unique key (its email or an external id; see uniqueKeysOf), if any. */
+  findByUniqueKey(key: string): Promise<ContactDoc | null> {
+    return this.collection.findOne({ unique_keys: key });
+  }
+
+  get(workspaceId: string, id: string): Promise<ContactDoc> {
+    return findInWorkspace(this.collection, "contact", workspaceId, id);
+  }
+
+  /** Whether the workspace has this contact (a ticket's `contact_id` must name one). */
+  exists(workspaceId: string, id: string): Promise<boolean> {
+    return existsInWorkspace(this.collection, workspaceId, id);
+  }
+
+  /**
+   * Applies a PATCH: only the fields sent change, null clears, maps merge per key, arrays are
+   * replaced. Returns the contact and the old values of what changed (empty: nothing changed,
+   * nothing was written). A concurrent PATCH makes this one re-read and merge again, so none
+   * overwrites another; a taken email or external id is 409, atomically by the unique index.
+   */
+  async update(
+    workspaceId: string,
+    id: string,
+    /** The PATCH body, or how to make it from the current contact (decided anew on each retry). */
+    patchOrPlan: ContactInput | ((current: ContactDoc) => ContactInput),
+  ): Promise<Patched> {
+    let keys: UniqueKey[] = [];
+    const patched = await writeUnique(
+      this.collection,
+      "contact",
+      id,
+      () => keys,
+      () =>
+        updateInWorkspace<ContactDoc, Patched>(
+          this.collection,
+          "contact",
+          workspaceId,
+          id,
+          async (current) => {
+            const patch = typeof patchOrPlan === "function" ? patchOrPlan(current) : patchOrPlan;
+            const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
+              MERGED.has(field)
+                ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})
+                : normalizeField(RULES, field, sent),
+            );
+            const { changes, previous } = diff;
+            if (!hasChanges(diff)) return { result: { doc: current, previous } };
+
+            const next = { ...current, ...changes } as ContactDoc;
+            next.email_lc = next.email ? next.email.toLowerCase() : null;
+            next.updated_at = new Date();
+            keys = uniqueKeysOf(workspaceId, next);
+            next.unique_keys = keys.length ? keys.map((k) => k.key) : undefined;
+            next.version = current.version + 1;
+            const set = { ...changes, email_lc: next.email_lc, updated_at: next.updated_at };
+            const event = newEvent(
+              workspaceId,
+              "contact.updated",
+              toContact(next),
+              publicValues(previous),
+              next.updated_at,
+            );
+            const result = { doc: next, previous, event };
+            return next.unique_keys
+              ? { set: { ...set, unique_keys: next.unique_keys }, event, result }
+              : { set, unset: ["unique_keys"], event, result };
+          },
+        ),
+    );
+    if (patched.event) await this.relay.afterWrite("contacts", id, [patched.event]);
+    return patched;
+  }
+
+  /**
+   * Deletes a contact, its tombstone written first (records/tombstones.ts) so that a pull learns of
+   * every deletion; `mergedInto` names the contact a merge moved it into.
+   */
+  delete(workspaceId: string, id: string, mergedInto: string | null = null): Promise<void> {
+    return deleteRecorded(
+      { relay: this.relay, tombstones: this.tombstones },
+      this.collection,
+      "contact",
+      workspaceId,
+      id,
+      mergedInto,
+    );
+  }
+
+  list(workspaceId: string, filters: ContactFilters, page: Page): Promise<ContactDoc[]> {
+    return newestFirst(this.collection, workspaceId, filterOf(filters), page);
+  }
+
+  /** A page of an incremental pull: changed contacts and deleted ones (records/pull.ts). */
+  pull(workspaceId: string, filters: ContactFilters, window: PullWindow, settleMs: number) {
+    const filter = filterOf(filters);
+    return pullPage<ContactDoc>(
+      {
+        records: (upTo) => oldestChangeFirst(this.collection, workspaceId, filter, window, upTo),
+        tombstones: (upTo) => this.tombstones.since(workspaceId, "contact", window.after, window.limit, upTo),
+        existing: (ids) => existingIds(this.collection, workspaceId, ids),
+      },
+      window,
+      settleMs,
+    );
+  }
+}
+
+/** The list filters as a query (every one is an equality or a range some index serves, but `search`). */
+function filterOf(filters: ContactFilters): Record<string, unknown> {
+  const filter: Record<string, unknown> = {};
+  if (filters.email !== undefined) filter.email_lc = filters.email.toLowerCase();
+  if (filters.phone !== undefined) filter.phone = filters.phone;
+  if (filters.lifecycle_stage !== undefined) filter.lifecycle_stage = filters.lifecycle_stage;
+  // Repeated `tag`/`segment`: all must match.
+  if (filters.tag?.length) filter.tags = { $all: filters.tag };
+  if (filters.segment?.length) filter.segments = { $all: filters.segment };
+  if (filters.search !== undefined && filters.search !== "") {
+    // A substring in any of three fields: no index serves it; it scans the workspace's
+    // contacts newest first until the page is full.
+    const pattern = { $regex: escapeRegex(filters.search), $options: "i" };
+    filter.$or = [{ name: pattern }, { email: pattern }, { phone: pattern }];
+  }
+  return filter;
+}

@@ -1,0 +1,89 @@
+import type { Collection, Filter } from "mongodb";
+import { isDuplicateKey } from "../platform/database/errors.js";
+import { DomainError, type ErrorCode } from "../platform/errors.js";
+
+/**
+ * Values unique per workspace (a contact's email, each of its external ids), enforced by one
+ * unique index over an array field: each record lists its keys in `unique_keys`, and the index
+ * refuses a key that another record lists. A record with no keys leaves the field out (the index
+ * is sparse), so records without an email do not collide on "none".
+ */
+
+/** One value that must be unique, and how to name it when it is taken. */
+export interface UniqueKey {
+  /** Workspace, kind and value, JSON-encoded so no two different triples can read alike. */
+  key: string;
+  code: ErrorCode;
+  param: string;
+}
+
+export interface WithUniqueKeys {
+  _id: string;
+  unique_keys?: string[];
+}
+
+export const uniqueKey = (
+  workspaceId: string,
+  parts: string[],
+  code: ErrorCode,
+  param: string,
+): UniqueKey => ({
+  key: JSON.stringify([workspaceId, ...parts]),
+  code,
+  param,
+});
+
+export function ensureUniqueKeysIndex<T extends WithUniqueKeys>(collection: Collection<T>): Promise<string> {
+  // Sparse, not partial: mongo-java-server treats a partial unique index as a full one.
+  return collection.createIndex({ unique_keys: 1 }, { unique: true, sparse: true, name: "unique_keys" });
+}
+
+// A write refused for a key whose holder is gone by the time we look is simply tried again; a few
+// rounds cover any realistic churn, and then the driver's error is the honest answer.
+const ATTEMPTS = 5;
+
+/**
+ * Runs a write that stores `keys()` for record `selfId`; when the unique index refuses it,
+ * answers 409 naming the record that holds the key. `keys` is read after the write fails, so an
+ * update can decide its keys inside the write.
+ */
+export async function writeUnique<T extends WithUniqueKeys, R>(
+  collection: Collection<T>,
+  noun: string,
+  selfId: string,
+  keys: () => UniqueKey[],
+  write: () => Promise<R>,
+): Promise<R> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isDuplicateKey(error) || attempt === ATTEMPTS) throw error;
+      const conflict = await takenBy(collection, noun, selfId, keys());
+      if (conflict) throw conflict;
+    }
+  }
+}
+
+async function takenBy<T extends WithUniqueKeys>(
+  collection: Collection<T>,
+  noun: string,
+  selfId: string,
+  keys: UniqueKey[],
+): Promise<DomainError | undefined> {
+  const wanted = keys.map((k) => k.key);
+  const holder = (await collection.findOne(
+    { unique_keys: { $in: wanted }, _id: { $ne: selfId } } as Filter<T>,
+    { projection: { unique_keys: 1 } },
+  )) as WithUniqueKeys | null;
+  const key = keys.find((k) => holder?.unique_keys?.includes(k.key));
+  if (!holder || !key) return undefined;
+  return new DomainError(
+    "conflict",
+    key.code,
+    `Another ${noun} already has this ${key.param.replace(".", " ")}: '${holder._id}'. Update that ${noun} instead.`,
+    key.param,
+    // A field, so a client finds the holder without parsing the message.
+    { holder_id: holder._id },
+  );
+}

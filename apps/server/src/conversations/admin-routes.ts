@@ -1,0 +1,46 @@
+import type { RouteKit } from "../platform/http/route-kit.js";
+import { assertWorkspace } from "../workspaces/admin-routes.js";
+import type { Workspaces } from "../workspaces/store.js";
+import type { Messages } from "./messages.js";
+import { toMessage } from "./messages.js";
+import { type Conversations, toConversation } from "./store.js";
+
+/**
+ * docs/design.md, Conversations and admin: the admin API stands in for the channels: it starts conversations, adds customer
+ * messages, sets assignees and closes or reopens. Conversation ids of any workspace are accepted.
+ */
+export function adminConversationRoutes({
+  op,
+  store,
+}: RouteKit<{ workspaces: Workspaces; conversations: Conversations; messages: Messages }>): void {
+  op("createConversation", async ({ id, body }) => {
+    await assertWorkspace(store.workspaces, id);
+    const { conversation } = await store.conversations.start(id, body);
+    return { status: 201, body: toConversation(conversation) };
+  });
+
+  op("addCustomerMessage", async ({ id, body }) => {
+    const conversation = await store.conversations.getAny(id);
+    const { message } = await store.conversations.addMessage(conversation, {
+      body: body.body,
+      internal_note: false,
+      author_type: "customer",
+    });
+    return { status: 201, body: toMessage(message) };
+  });
+
+  op("setConversationAssignees", async ({ id, body }) => {
+    const { after } = await store.conversations.setAssignees(id, body.assignee_ids);
+    return { status: 200, body: toConversation(after) };
+  });
+
+  op("closeConversation", async ({ id }) => ({
+    status: 200,
+    body: toConversation(await store.conversations.close(id)),
+  }));
+
+  op("reopenConversation", async ({ id }) => ({
+    status: 200,
+    body: toConversation(await store.conversations.reopen(id)),
+  }));
+}

@@ -1,0 +1,83 @@
+import { schemaEnums } from "@deskline/spec/values";
+import { newId } from "../platform/ids.js";
+import { currentTraceparent } from "../platform/telemetry/index.js";
+
+/**
+ * Events (docs/design.md, Events) as pure values: their types, how one is made from a change, and which
+ * endpoint subscriptions it matches. The database modules store them; nothing here does I/O.
+ */
+
+/** The spec's `EventType` enum. */
+export const EVENT_TYPES = schemaEnums.EventType;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * An event as it is stored: first in the `pending_events` array of the document whose change it
+ * reports (written by the same update as the change), then, moved there by the relay, in `events`.
+ * Both places hold the same value, so moving it twice stores it once.
+ */
+export interface StoredEvent {
+  /** `evt_…`: the event's id, its key in `events`, and the `Service-Delivery` of its deliveries. */
+  _id: string;
+  workspace_id: string;
+  type: EventType;
+  /** When the change happened, in whole seconds: the event's `created` is this in Unix seconds. */
+  created_at: Date;
+  /**
+   * The event body, serialized once when the change is made: deliveries send these exact bytes
+   * and the events API answers them, so the two can never differ.
+   */
+  payload: string;
+  /**
+   * The W3C trace context of the write that made the event, when tracing is on: its delivery
+   * attempts join that trace (platform/telemetry/index.ts). Never part of `payload`.
+   */
+  traceparent?: string;
+}
+
+/**
+ * Makes the event for a change. `data` is the resource as the API returns it after the change;
+ * `previous` holds the old values of the fields that changed (`*.updated`, `conversation.assigned`).
+ */
+export function newEvent(
+  workspaceId: string,
+  type: EventType,
+  data: object,
+  previous?: Record<string, unknown>,
+  now = new Date(),
+): StoredEvent {
+  const created = Math.floor(now.getTime() / 1000);
+  const id = newId("evt", now.getTime());
+  const body = {
+    id,
+    object: "event",
+    type,
+    created,
+    data,
+    ...(previous === undefined ? {} : { previous_attributes: previous }),
+  };
+  const traceparent = currentTraceparent();
+  return {
+    _id: id,
+    workspace_id: workspaceId,
+    type,
+    created_at: new Date(created * 1000),
+    payload: JSON.stringify(body),
+    ...(traceparent === undefined ? {} : { traceparent }),
+  };
+}
+
+/**
+ * The event types an endpoint subscribed to `subscriptions` receives, or undefined for every type
+ * (`*`). The one statement of the rule: `isSubscribed` asks it of one event, a query of the
+ * events (a recovery) of all of them.
+ */
+export function subscribedTypes(subscriptions: readonly string[]): readonly string[] | undefined {
+  return subscriptions.includes("*") ? undefined : subscriptions;
+}
+
+/** Does an endpoint subscribed to `subscriptions` (event types, or `*` for all) receive `type`? */
+export function isSubscribed(subscriptions: readonly string[], type: string): boolean {
+  return subscribedTypes(subscriptions)?.includes(type) ?? true;
+}

@@ -1,0 +1,86 @@
+import { createHash } from "node:crypto";
+import type { Context, Next } from "koa";
+import { stringify } from "safe-stable-stringify";
+import { AppError, DomainError, errorBody } from "../errors.js";
+import type { IdempotencyKeys } from "../idempotency/store.js";
+import { withReplayableIds } from "../ids.js";
+import { httpError } from "./error-response.js";
+
+/**
+ * The IETF draft's quoted form `"abc"` and the bare form `abc` are the same key. The header's
+ * shape (1–255 characters, quoted or bare) was checked against the spec by `parseRequest`.
+ */
+export function unquoteIdempotencyKey(header: string): string {
+  return /^"(.*)"$/s.exec(header)?.[1] ?? header;
+}
+
+/**
+ * The request as its fingerprint hashes it: method, path and the body as JSON with sorted keys,
+ * so key order does not make two equal bodies look different. safe-stable-stringify, as the CLI's
+ * idempotency keys (apps/cli/src/import/idempotency.ts), so both read a body alike (an
+ * `undefined` member is left out, as JSON.stringify leaves it out).
+ */
+export function fingerprintText(method: string, path: string, body: unknown): string {
+  return `${method}\n${path}\n${stringify(body ?? null)}`;
+}
+
+/**
+ * `Idempotency-Key` on every POST (docs/design.md, API conventions; Stripe's semantics): the same key and request
+ * replays the first response with `Idempotent-Replayed: true` and no second side effect; the same
+ * key with another request is 422; while the first still runs, 409. 5xx answers are not kept,
+ * so the client can retry them. A run that takes over the key of a run that died makes the same
+ * ids, so whatever the first run created is found again rather than created twice. Runs after
+ * validation: a request rejected as malformed did not start, and keeps no key.
+ */
+export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) => string) {
+  return async (ctx: Context, next: Next) => {
+    if (ctx.headers["idempotency-key"] === undefined) return next();
+    const id = `${workspaceOf(ctx)}:${unquoteIdempotencyKey(ctx.get("Idempotency-Key"))}`;
+    const fingerprint = createHash("sha256")
+      .update(fingerprintText(ctx.method, ctx.path, ctx.state.body))
+      .digest("hex");
+
+    const claim = await keys.claim(id, fingerprint);
+    if (claim.outcome === "mismatch") {
+      throw new AppError(
+        422,
+        "idempotency_key_reused",
+        "This Idempotency-Key was used with a different request; use a new key for a new request.",
+        "Idempotency-Key",
+      );
+    }
+    if (claim.outcome === "in_flight") {
+      throw new AppError(
+        409,
+        "idempotency_key_in_flight",
+        "A request with this Idempotency-Key is still being processed; retry in a moment.",
+        "Idempotency-Key",
+        { "Retry-After": "1" },
+      );
+    }
+    if (claim.outcome === "replay") {
+      ctx.status = claim.response.status;
+      ctx.body = claim.response.body;
+      ctx.set("Idempotent-Replayed", "true");
+      return;
+    }
+
+    try {
+      // A run that took the key over after a crash makes the first run's ids, so a record that
+      // run already wrote is found, not made twice (records/record.ts `insertNew`).
+      await withReplayableIds(claim.seed, claim.firstRunAt.getTime(), next);
+    } catch (error) {
+      const answer = error instanceof DomainError ? httpError(error) : error;
+      if (answer instanceof AppError && answer.status < 500) {
+        await keys.complete(id, claim.owner, {
+          status: answer.status,
+          body: errorBody(answer, ctx.state.requestId as string),
+        });
+      } else {
+        await keys.release(id, claim.owner).catch(() => {});
+      }
+      throw error;
+    }
+    await keys.complete(id, claim.owner, { status: ctx.status, body: ctx.body });
+  };
+}

@@ -1,0 +1,93 @@
+import type { Router } from "@koa/router";
+import type { Context, Middleware } from "koa";
+import type { OperationId } from "../../spec/types.js";
+import type { Config } from "../config.js";
+import type { DatabaseConnection } from "../database/client.js";
+import { DatabaseUnavailableError } from "../errors.js";
+import type { IdempotencyKeys } from "../idempotency/store.js";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics/metrics.js";
+import type { RateLimits } from "../rate-limit/store.js";
+import { apiKeyOf, type KeyAuthenticator, requireAdmin, requireApiKey } from "./auth.js";
+import { idempotency } from "./idempotency.js";
+import type { OpenApi, Operation } from "./openapi.js";
+import { type Handler, mount, parseRequest, pathId } from "./operation.js";
+import { memoryBuckets, rateLimit, sharedBuckets } from "./rate-limit.js";
+
+/**
+ * What a route module needs: the stores it reads and writes, and a way to mount an operation of
+ * the spec. Each capability's routes name the stores they use (`RouteKit<{ contacts: Contacts }>`),
+ * so the platform knows no capability; app.ts passes the whole store (store.ts).
+ */
+export interface RouteKit<S = unknown> {
+  store: S;
+  database: Pick<DatabaseConnection, "isConnected" | "ping">;
+  config: Config;
+  openapi: OpenApi;
+  /** The process's metrics, for routes that count what they did (resends, recoveries). */
+  metrics?: Metrics;
+  /**
+   * Mounts a spec operation with its whole chain: auth → rate limit → parse → idempotency. The
+   * handler's query, body and reply are typed from the spec by `operationId`.
+   */
+  op<Id extends OperationId>(operationId: Id, handler: Handler<Id>): void;
+}
+
+/** The stores the kit's own chain uses: API keys (auth), idempotency keys, shared rate limits. */
+export interface KitStores {
+  apiKeys: KeyAuthenticator;
+  idempotencyKeys: IdempotencyKeys;
+  rateLimits: RateLimits;
+}
+
+/** The workspace of the authenticated API key. */
+export const workspaceOf = (ctx: Context): string => apiKeyOf(ctx).workspace_id;
+
+/** 503 before touching a database that was never reached (see DatabaseConnection). */
+function requireDatabase(database: RouteKit["database"]): Middleware {
+  return async (_ctx, next) => {
+    if (!database.isConnected()) throw new DatabaseUnavailableError("not connected yet");
+    await next();
+  };
+}
+
+export function createRouteKit<S extends KitStores>(
+  router: Router,
+  { store, database, config, openapi, metrics }: Omit<RouteKit<S>, "op">,
+  logger: Logger,
+  clock: () => number = Date.now,
+): RouteKit<S> {
+  const databaseGate = requireDatabase(database);
+  const rule = { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst };
+  const buckets = config.rateLimitShared
+    ? sharedBuckets(store.rateLimits, rule, clock, logger)
+    : memoryBuckets(rule, clock);
+  const limiter = rateLimit(rule, buckets);
+  const admin = requireAdmin(config.adminToken);
+  const adminWorkspace = (ctx: Context) => `admin:${pathId(ctx)}`;
+  const allPaths = new Set([...openapi.operations.values()].map((operation) => operation.path));
+  return {
+    store,
+    database,
+    config,
+    openapi,
+    metrics,
+    op(operationId, handler) {
+      const operation = openapi.operations.get(operationId) as
+        | (Operation & { operationId: typeof operationId })
+        | undefined;
+      if (!operation) throw new Error(`operation ${operationId} is not in the spec`);
+      const isAdmin = operation.path.startsWith("/admin/");
+      const chain: Middleware[] = [];
+      if (operation.authenticated) chain.push(databaseGate);
+      // The admin API's public page (its reference, `security: []`) needs no token.
+      if (isAdmin && operation.authenticated) chain.push(admin);
+      else if (operation.authenticated) chain.push(requireApiKey(store.apiKeys, operation.scope), limiter);
+      chain.push(parseRequest(operation, config.bodyLimitBytes));
+      if (operation.method === "POST") {
+        chain.push(idempotency(store.idempotencyKeys, isAdmin ? adminWorkspace : workspaceOf));
+      }
+      mount(router, operation, allPaths, chain, handler);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import type { Db } from "mongodb";
+import { Contacts } from "./contacts/store.js";
+import { Messages } from "./conversations/messages.js";
+import { Conversations } from "./conversations/store.js";
+import { EventRelay } from "./events/outbox-relay.js";
+import { Events } from "./events/store.js";
+import type { Config } from "./platform/config.js";
+import { IdempotencyKeys } from "./platform/idempotency/store.js";
+import type { Logger } from "./platform/logger.js";
+import { RateLimits } from "./platform/rate-limit/store.js";
+import { SecretBox } from "./platform/secret-box.js";
+import { Tombstones } from "./records/tombstones.js";
+import { Tickets } from "./tickets/store.js";
+import { DeliveryAttempts } from "./webhooks/attempts.js";
+import { WebhookDeliveries } from "./webhooks/deliveries.js";
+import { DeliveryQueue } from "./webhooks/delivery-queue.js";
+import { useSecretBox, WebhookEndpoints } from "./webhooks/endpoints.js";
+import { ApiKeys } from "./workspaces/api-keys.js";
+import { Workspaces } from "./workspaces/store.js";
+
+/** Every collection module, built over one database. */
+export interface Store {
+  db: Db;
+  workspaces: Workspaces;
+  apiKeys: ApiKeys;
+  contacts: Contacts;
+  conversations: Conversations;
+  messages: Messages;
+  tickets: Tickets;
+  idempotencyKeys: IdempotencyKeys;
+  webhookEndpoints: WebhookEndpoints;
+  events: Events;
+  /** Deleted contacts and tickets, for incremental pulls (records/tombstones.ts). */
+  tombstones: Tombstones;
+  deliveryAttempts: DeliveryAttempts;
+  /** The API keys' token buckets, shared by the API processes (platform/rate-limit/store.ts). */
+  rateLimits: RateLimits;
+  /** One document per delivery (event × endpoint × queueing), and the queue: webhooks/deliveries.ts. */
+  webhookDeliveries: WebhookDeliveries;
+  /** Queues deliveries: records them, then schedules their endpoints' lanes (webhooks/delivery-queue.ts). */
+  deliveryQueue: DeliveryQueue;
+  /** Moves events from the documents that record them into `events` (events/outbox-relay.ts). */
+  relay: EventRelay;
+}
+
+export function createStore(
+  db: Db,
+  config: Pick<
+    Config,
+    | "idempotencyTtlMs"
+    | "eventRelayImmediate"
+    | "apiKeyCacheMs"
+    | "secretsEncryptionKey"
+    | "secretsEncryptionOldKeys"
+  >,
+  logger: Logger,
+): Store {
+  // One process, one environment, one set of keys: deliveries open secrets with it too.
+  const secretBox = new SecretBox(config.secretsEncryptionKey, config.secretsEncryptionOldKeys);
+  useSecretBox(secretBox);
+  const events = new Events(db);
+  const relay = new EventRelay(db, events, { immediate: config.eventRelayImmediate, logger });
+  const tombstones = new Tombstones(db);
+  const contacts = new Contacts(db, relay, tombstones);
+  const messages = new Messages(db, relay);
+  const conversations = new Conversations(db, { contacts, messages }, relay);
+  const webhookDeliveries = new WebhookDeliveries(db);
+  const deliveryQueue = new DeliveryQueue(webhookDeliveries);
+  return {
+    db,
+    workspaces: new Workspaces(db),
+    apiKeys: new ApiKeys(db, { cacheMs: config.apiKeyCacheMs }),
+    contacts,
+    conversations,
+    messages,
+    tickets: new Tickets(db, { contacts, conversations }, relay, tombstones),
+    idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs, secretBox),
+    webhookEndpoints: new WebhookEndpoints(db, secretBox),
+    events,
+    tombstones,
+    deliveryAttempts: new DeliveryAttempts(db),
+    rateLimits: new RateLimits(db),
+    webhookDeliveries,
+    deliveryQueue,
+    relay,
+  };
+}
+
+export async function ensureIndexes(store: Store): Promise<void> {
+  await store.workspaces.ensureIndexes();
+  await store.apiKeys.ensureIndexes();
+  await store.contacts.ensureIndexes();
+  await store.tickets.ensureIndexes();
+  await store.conversations.ensureIndexes();
+  await store.messages.ensureIndexes();
+  await store.idempotencyKeys.ensureIndexes();
+  await store.webhookEndpoints.ensureIndexes();
+  await store.events.ensureIndexes();
+  await store.tombstones.ensureIndexes();
+  await store.relay.ensureIndexes();
+  await store.deliveryAttempts.ensureIndexes();
+  await store.webhookDeliveries.ensureIndexes();
+}

@@ -1,0 +1,102 @@
+import type { Collection, Db } from "mongodb";
+import type { EventType } from "../events/model.js";
+import { insertManyOnce } from "../platform/database/insert-once.js";
+import { newestFirst, type Page } from "../platform/database/lists.js";
+import { newId } from "../platform/ids.js";
+import type { Schema } from "../spec/types.js";
+
+/**
+ * The `delivery_attempts` collection: one document per HTTP attempt to deliver
+ * one event to one endpoint, listed newest first by the public and the admin API so developers see
+ * why their endpoint fails, and kept as long as events (the same retention sweep).
+ */
+
+export interface DeliveryAttemptDoc {
+  _id: string;
+  workspace_id: string;
+  /** The delivery the attempt belongs to; absent on attempts recorded before deliveries were. */
+  delivery_id?: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: EventType;
+  /** 1 for the first attempt, up to 1 + the number of retries. */
+  attempt: number;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  succeeded: boolean;
+  /** When the attempt started. */
+  created_at: Date;
+}
+
+export type DeliveryAttemptInput = Omit<DeliveryAttemptDoc, "_id">;
+
+export function toDeliveryAttempt(doc: DeliveryAttemptDoc): Schema<"DeliveryAttempt"> {
+  return {
+    id: doc._id,
+    object: "delivery_attempt",
+    delivery_id: doc.delivery_id ?? null,
+    endpoint_id: doc.endpoint_id,
+    event_id: doc.event_id,
+    event_type: doc.event_type,
+    attempt: doc.attempt,
+    status_code: doc.status_code,
+    duration_ms: doc.duration_ms,
+    error: doc.error,
+    succeeded: doc.succeeded,
+    created_at: doc.created_at.toISOString(),
+  };
+}
+
+export class DeliveryAttempts {
+  readonly collection: Collection<DeliveryAttemptDoc>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<DeliveryAttemptDoc>("delivery_attempts");
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex(
+      { workspace_id: 1, endpoint_id: 1, _id: -1 },
+      { name: "endpoint_newest" },
+    );
+    // One record per attempt number of a delivery: the database refuses a second one, whatever
+    // two workers believe (the lease of a claimed batch, webhooks/delivery/lane.ts, already keeps them apart).
+    await this.collection.createIndex(
+      { event_id: 1, endpoint_id: 1, attempt: 1 },
+      { name: "one_per_attempt", unique: true },
+    );
+    await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
+  }
+
+  /**
+   * Records attempts in one round trip (a lane's concurrent deliveries): for each, true, or false
+   * when that attempt number of the delivery was recorded already.
+   */
+  async recordMany(inputs: DeliveryAttemptInput[]): Promise<boolean[]> {
+    const docs = inputs.map((input) => ({ _id: newId("att", input.created_at.getTime()), ...input }));
+    const recordedBefore = await insertManyOnce(this.collection, docs);
+    return recordedBefore.map((before) => !before);
+  }
+
+  /** Is that attempt of the delivery recorded? (A unique-index lookup.) */
+  async exists(eventId: string, endpointId: string, attempt: number): Promise<boolean> {
+    const found = await this.collection.findOne(
+      { event_id: eventId, endpoint_id: endpointId, attempt },
+      { projection: { _id: 1 } },
+    );
+    return found !== null;
+  }
+
+  /** A page of one endpoint's attempts, newest first, one more than asked for `has_more`. */
+  list(endpoint: { _id: string; workspace_id: string }, page: Page): Promise<DeliveryAttemptDoc[]> {
+    return newestFirst(this.collection, endpoint.workspace_id, { endpoint_id: endpoint._id }, page);
+  }
+
+  /** Removes attempts older than the retention period of events; returns how many went. */
+  async sweep(retentionMs: number, now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - retentionMs);
+    const { deletedCount } = await this.collection.deleteMany({ created_at: { $lt: cutoff } });
+    return deletedCount;
+  }
+}

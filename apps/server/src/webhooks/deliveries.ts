@@ -1,0 +1,331 @@
+import { type AnyBulkWriteOperation, type Collection, type Db, ObjectId } from "mongodb";
+import type { EventType } from "../events/model.js";
+import { insertManyOnce } from "../platform/database/insert-once.js";
+import { newestFirst, type Page } from "../platform/database/lists.js";
+import type { Schema } from "../spec/types.js";
+
+/**
+ * The `webhook_deliveries` collection: one document per delivery, i.e. one event queued to one
+ * endpoint with all its attempts, made when the event happens, by a resend and by a recovery. It
+ * is the only place a delivery's state lives (docs/decisions.md, "One record per delivery"): its
+ * status, the attempts made, when the next is due, who holds it (the lease) and the last outcome.
+ * The deliveries API, recovery and the delivery worker (webhooks/delivery/lane.ts) all read it here.
+ *
+ * At most one delivery of an event to an endpoint is `pending`: `pending_key` is set only while
+ * it is, and a sparse unique index on it (no partial indexes or transactions on the embedded
+ * fallback) makes that a database fact, however many resends and recoveries race.
+ *
+ * The queue is two fields. `due_at` is when the delivery may next be claimed: its next attempt's
+ * time while nobody holds it, the lease's expiry while a worker does (so a worker that died lets
+ * go of it by itself), null once settled. `lease_holder` names the claim that holds it. A claim
+ * and an outcome are each one fenced write for a whole batch.
+ */
+
+export type DeliveryStatus = Schema<"WebhookDeliveryStatus">;
+
+/** What queued a delivery: the event happening, a resend, or a recovery. */
+export type DeliveryOrigin = "event" | "resend" | "recover";
+
+export interface WebhookDeliveryDoc {
+  _id: string;
+  workspace_id: string;
+  event_id: string;
+  event_type: EventType;
+  endpoint_id: string;
+  status: DeliveryStatus;
+  /** Attempts started so far. */
+  attempts: number;
+  last_attempt_at: Date | null;
+  last_status_code: number | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+  origin: DeliveryOrigin;
+  /** The recovery (`rcv_…`) that queued it. */
+  recovery_id?: string;
+  /** `<endpoint_id> <event_id>` while pending, removed when it settles (see the module comment). */
+  pending_key?: string;
+  /** When it may next be claimed; null once settled (see the module comment). */
+  due_at: Date | null;
+  /** The claim holding it while an attempt is under way, else null. */
+  lease_holder: string | null;
+}
+
+/** A delivery claimed for one attempt by a lane run (see `claim`). */
+export interface ClaimedDelivery {
+  _id: string;
+  workspace_id: string;
+  event_id: string;
+  event_type: EventType;
+  /** The number of the attempt this claim is for. */
+  attempt: number;
+  /** The previous attempt's worker held the lease and never recorded its outcome (it died). */
+  interrupted: boolean;
+}
+
+/** What an attempt (or a delivery that stopped without one) did to its delivery. */
+export type DeliveryOutcome =
+  | { kind: "retry"; attempt: number; at: Date; statusCode: number | null; nextAttemptAt: Date }
+  | {
+      kind: "settled";
+      status: Exclude<DeliveryStatus, "pending">;
+      attempt: number;
+      at: Date;
+      statusCode: number | null;
+    };
+
+export const pendingKey = (endpointId: string, eventId: string): string => `${endpointId} ${eventId}`;
+
+export function toWebhookDelivery(doc: WebhookDeliveryDoc): Schema<"WebhookDelivery"> {
+  return {
+    id: doc._id,
+    object: "webhook_delivery",
+    event_id: doc.event_id,
+    event_type: doc.event_type,
+    endpoint_id: doc.endpoint_id,
+    status: doc.status,
+    attempts: doc.attempts,
+    last_attempt_at: doc.last_attempt_at?.toISOString() ?? null,
+    last_status_code: doc.last_status_code,
+    next_attempt_at: doc.next_attempt_at?.toISOString() ?? null,
+    created_at: doc.created_at.toISOString(),
+    updated_at: doc.updated_at.toISOString(),
+  };
+}
+
+/** The per-endpoint list's filters, as plain values. */
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  eventType?: EventType;
+}
+
+export class WebhookDeliveries {
+  readonly collection: Collection<WebhookDeliveryDoc>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<WebhookDeliveryDoc>("webhook_deliveries");
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex(
+      { pending_key: 1 },
+      { name: "one_pending", unique: true, sparse: true },
+    );
+    await this.collection.createIndex(
+      { workspace_id: 1, endpoint_id: 1, _id: -1 },
+      { name: "endpoint_newest" },
+    );
+    await this.collection.createIndex({ workspace_id: 1, event_id: 1, _id: -1 }, { name: "event_newest" });
+    // Recovery asks which events have a pending or succeeded delivery to the endpoint since a time.
+    await this.collection.createIndex(
+      { endpoint_id: 1, status: 1, created_at: 1 },
+      { name: "endpoint_status_created" },
+    );
+    await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
+    // The queue: a lane claims its endpoint's due deliveries in this order, the safety net finds
+    // endpoints with due deliveries by the second.
+    await this.collection.createIndex({ endpoint_id: 1, due_at: 1, _id: 1 }, { name: "endpoint_due" });
+    await this.collection.createIndex({ due_at: 1, _id: 1 }, { name: "due" });
+  }
+
+  /**
+   * Records new deliveries in one round trip. A delivery whose `_id` exists (the relay ran again)
+   * or whose event already has a pending delivery to the endpoint is not recorded. Returns, per
+   * delivery, whether it was recorded.
+   */
+  async recordMany(docs: WebhookDeliveryDoc[]): Promise<boolean[]> {
+    if (docs.length === 0) return [];
+    const existed = await insertManyOnce(this.collection, docs);
+    return existed.map((before) => !before);
+  }
+
+  /**
+   * Claims up to `limit` of the endpoint's due deliveries, oldest due first, for one attempt each:
+   * a read in queue order, then one update fenced by each delivery's attempt count, so two
+   * workers never claim the same attempt. The claim holds each delivery for `leaseMs` (its
+   * `due_at` moves to the lease's expiry) and counts the attempt.
+   */
+  async claim(
+    endpointId: string,
+    limit: number,
+    leaseMs: number,
+    now = new Date(),
+  ): Promise<ClaimedDelivery[]> {
+    const found = await this.collection
+      .find(
+        { endpoint_id: endpointId, due_at: { $lte: now } },
+        {
+          projection: { _id: 1, workspace_id: 1, event_id: 1, event_type: 1, attempts: 1, lease_holder: 1 },
+          sort: { due_at: 1, _id: 1 },
+          limit,
+        },
+      )
+      .toArray();
+    if (found.length === 0) return [];
+    const holder = new ObjectId().toHexString();
+    const { modifiedCount } = await this.collection.updateMany(
+      {
+        _id: { $in: found.map((doc) => doc._id) },
+        due_at: { $lte: now },
+        $or: found.map((doc) => ({ _id: doc._id, attempts: doc.attempts })),
+      },
+      {
+        $set: { lease_holder: holder, due_at: new Date(now.getTime() + leaseMs), updated_at: now },
+        $inc: { attempts: 1 },
+      },
+    );
+    const claimed = (doc: (typeof found)[number], attempt: number): ClaimedDelivery => ({
+      _id: doc._id,
+      workspace_id: doc.workspace_id,
+      event_id: doc.event_id,
+      event_type: doc.event_type,
+      attempt,
+      interrupted: doc.lease_holder != null && doc.attempts > 0,
+    });
+    if (modifiedCount === found.length) return found.map((doc) => claimed(doc, doc.attempts + 1));
+    // Another worker claimed some of them between the read and the update: ask which are ours.
+    const ours = await this.collection
+      .find(
+        { _id: { $in: found.map((doc) => doc._id) }, lease_holder: holder },
+        { projection: { attempts: 1 } },
+      )
+      .toArray();
+    const attemptOf = new Map(ours.map((doc) => [doc._id, doc.attempts]));
+    return found.flatMap((doc) => {
+      const attempt = attemptOf.get(doc._id);
+      return attempt === undefined ? [] : [claimed(doc, attempt)];
+    });
+  }
+
+  /**
+   * Records many attempts' outcomes in one round trip. Each write applies only while the delivery
+   * is still at that attempt (a worker whose lease was taken over writes nothing); settling
+   * removes `pending_key`, so the event may be queued again. Returns how many writes applied.
+   */
+  async recordOutcomes(outcomes: Array<{ id: string; outcome: DeliveryOutcome }>): Promise<number> {
+    if (outcomes.length === 0) return 0;
+    const operations: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = outcomes.map(({ id, outcome }) => {
+      const filter = { _id: id, status: "pending" as const, attempts: outcome.attempt };
+      const set: Partial<WebhookDeliveryDoc> = {
+        updated_at: outcome.at,
+        last_attempt_at: outcome.at,
+        last_status_code: outcome.statusCode,
+        lease_holder: null,
+      };
+      if (outcome.kind === "retry") {
+        Object.assign(set, { next_attempt_at: outcome.nextAttemptAt, due_at: outcome.nextAttemptAt });
+        return { updateOne: { filter, update: { $set: set } } };
+      }
+      Object.assign(set, { status: outcome.status, next_attempt_at: null, due_at: null });
+      return { updateOne: { filter, update: { $set: set, $unset: { pending_key: "" } } } };
+    });
+    const { matchedCount } = await this.collection.bulkWrite(operations, { ordered: false });
+    return matchedCount;
+  }
+
+  /** When the endpoint's lane has work next: the earliest `due_at` of its pending deliveries, or null. */
+  async nextDue(endpointId: string): Promise<Date | null> {
+    const [first] = await this.collection
+      .find(
+        // The range on `due_at` leaves settled deliveries out (and lets the fallback's queue plan serve it).
+        { endpoint_id: endpointId, due_at: { $gte: new Date(0) } },
+        { projection: { _id: 0, due_at: 1 }, sort: { due_at: 1, _id: 1 }, limit: 1 },
+      )
+      .toArray();
+    return first?.due_at ?? null;
+  }
+
+  /**
+   * The endpoints with deliveries due at `now`, oldest due first (the safety net schedules their
+   * lanes). Reads at most `limit` due deliveries: a backlog is found a batch of endpoints at a time.
+   */
+  async endpointsDue(now = new Date(), limit = 1000): Promise<Map<string, Date>> {
+    const due = await this.collection
+      .find(
+        { due_at: { $lte: now } },
+        { projection: { _id: 0, endpoint_id: 1, due_at: 1 }, sort: { due_at: 1, _id: 1 }, limit },
+      )
+      .toArray();
+    const endpoints = new Map<string, Date>();
+    for (const doc of due) {
+      if (!endpoints.has(doc.endpoint_id) && doc.due_at) endpoints.set(doc.endpoint_id, doc.due_at);
+    }
+    return endpoints;
+  }
+
+  /**
+   * Deliveries recorded by a version that kept the queue elsewhere have no `due_at`: they take
+   * their `next_attempt_at`, once, at start. A no-op afterwards.
+   */
+  async adoptUnqueued(): Promise<number> {
+    const waiting = await this.collection
+      .find({ status: "pending", due_at: { $exists: false } }, { projection: { _id: 1, next_attempt_at: 1 } })
+      .toArray();
+    if (waiting.length === 0) return 0;
+    await this.collection.bulkWrite(
+      waiting.map((doc) => ({
+        updateOne: {
+          filter: { _id: doc._id, due_at: { $exists: false } },
+          update: { $set: { due_at: doc.next_attempt_at ?? new Date(), lease_holder: null } },
+        },
+      })),
+      { ordered: false },
+    );
+    return waiting.length;
+  }
+
+  /** An endpoint was disabled, paused or deleted: its pending deliveries are dropped. */
+  async dropPending(endpointId: string, now = new Date()): Promise<number> {
+    const { modifiedCount } = await this.collection.updateMany(
+      { endpoint_id: endpointId, status: "pending" },
+      {
+        $set: { status: "dropped", next_attempt_at: null, due_at: null, lease_holder: null, updated_at: now },
+        $unset: { pending_key: "" },
+      },
+    );
+    return modifiedCount;
+  }
+
+  /**
+   * The events with a pending or succeeded delivery to the endpoint made since `since` (a delivery
+   * of an event is made after the event): a recovery of a window starting then skips them. One
+   * range read of the endpoint's deliveries for the whole window, rather than one `$in` per batch
+   * of events, which the embedded fallback answers by scanning the collection each time.
+   */
+  async coveredSince(endpointId: string, since: Date): Promise<Set<string>> {
+    const docs = await this.collection
+      .find(
+        { endpoint_id: endpointId, status: { $in: ["pending", "succeeded"] }, created_at: { $gte: since } },
+        { projection: { _id: 0, event_id: 1 } },
+      )
+      .toArray();
+    return new Set(docs.map((doc) => doc.event_id));
+  }
+
+  /** A page of an endpoint's deliveries, newest first, one more than asked for `has_more`. */
+  listForEndpoint(
+    endpoint: { _id: string; workspace_id: string },
+    filters: DeliveryFilters,
+    page: Page,
+  ): Promise<WebhookDeliveryDoc[]> {
+    const filter: Record<string, unknown> = { endpoint_id: endpoint._id };
+    if (filters.status !== undefined) filter.status = filters.status;
+    if (filters.eventType !== undefined) filter.event_type = filters.eventType;
+    return newestFirst(this.collection, endpoint.workspace_id, filter, page);
+  }
+
+  /** A page of an event's deliveries, newest first. */
+  listForEvent(event: { _id: string; workspace_id: string }, page: Page): Promise<WebhookDeliveryDoc[]> {
+    return newestFirst(this.collection, event.workspace_id, { event_id: event._id }, page);
+  }
+
+  /** Removes settled deliveries older than the retention period of events; returns how many went. */
+  async sweep(retentionMs: number, now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - retentionMs);
+    const { deletedCount } = await this.collection.deleteMany({
+      created_at: { $lt: cutoff },
+      status: { $ne: "pending" },
+    });
+    return deletedCount;
+  }
+}

@@ -1,0 +1,119 @@
+import type { StoredEvent } from "../events/model.js";
+import { derivedId, newId } from "../platform/ids.js";
+import {
+  type DeliveryOrigin,
+  pendingKey,
+  type WebhookDeliveries,
+  type WebhookDeliveryDoc,
+} from "./deliveries.js";
+
+/**
+ * The one way a delivery is queued, whether the event just happened, is resent, or is recovered:
+ * record the deliveries (one insert for the batch), then make sure each endpoint's lane is
+ * scheduled no later than its first new delivery (webhooks/delivery/lanes.ts). The records are the queue;
+ * a lane only says "this endpoint has work". A process that dies between the two leaves records
+ * whose lane may be missing: the safety net (webhooks/delivery/lanes.ts) schedules it. See
+ * docs/decisions.md, "One record per delivery". It stands beside the records it writes and is
+ * handed the lanes' scheduler (`attachLanes`), so the store builds it without reaching up into the
+ * delivery worker.
+ */
+
+/** One delivery to queue: an event to an endpoint. */
+export interface DeliveryRequest {
+  event: Pick<StoredEvent, "_id" | "workspace_id" | "type" | "created_at">;
+  endpointId: string;
+}
+
+export interface QueueOptions {
+  origin: DeliveryOrigin;
+  recoveryId?: string;
+  /**
+   * When each delivery is due. Default: now. A recovery makes them due at their event's time, in
+   * the past, so the endpoint's lane sends them oldest event first.
+   */
+  dueAt?: (request: DeliveryRequest) => Date;
+}
+
+/** Schedules endpoints' lanes: each no later than the time given. */
+export type LaneScheduler = (due: Map<string, Date>) => Promise<void>;
+
+/** Told of every batch of deliveries recorded (metrics). */
+export type QueuedListener = (queued: { origin: DeliveryOrigin; deliveries: WebhookDeliveryDoc[] }) => void;
+
+/**
+ * The delivery of an event as it happens: one id per (event, endpoint), so a relay that runs the
+ * event's hooks again finds it recorded and queues nothing twice.
+ */
+const eventDeliveryId = (request: DeliveryRequest) =>
+  derivedId("dlv", request.event.created_at.getTime(), `${request.event._id} ${request.endpointId}`);
+
+export class DeliveryQueue {
+  private readonly listeners: QueuedListener[] = [];
+  private scheduleLanes: LaneScheduler | undefined;
+  private readonly lanesAttached: Promise<void>;
+  private attached: () => void = () => {};
+
+  constructor(private readonly deliveries: WebhookDeliveries) {
+    this.lanesAttached = new Promise((done) => {
+      this.attached = done;
+    });
+  }
+
+  /**
+   * Gives the queue the lanes' scheduler once Agenda is ready (main.ts builds it after the
+   * database answers); queueing before then waits for it.
+   */
+  attachLanes(schedule: LaneScheduler): void {
+    this.scheduleLanes = schedule;
+    this.attached();
+  }
+
+  /** Adds a listener told of every batch of deliveries recorded. */
+  onQueued(listener: QueuedListener): void {
+    this.listeners.push(listener);
+  }
+
+  /**
+   * Queues one delivery per request; returns the deliveries recorded. A request whose event has a
+   * pending delivery to the endpoint already is skipped, and so is an event's own delivery
+   * recorded by an earlier relay.
+   */
+  async queue(requests: DeliveryRequest[], options: QueueOptions): Promise<WebhookDeliveryDoc[]> {
+    if (requests.length === 0) return [];
+    const now = new Date();
+    const docs = requests.map((request): WebhookDeliveryDoc => {
+      const due = options.dueAt?.(request) ?? now;
+      return {
+        _id: options.origin === "event" ? eventDeliveryId(request) : newId("dlv", now.getTime()),
+        workspace_id: request.event.workspace_id,
+        event_id: request.event._id,
+        event_type: request.event.type,
+        endpoint_id: request.endpointId,
+        status: "pending",
+        attempts: 0,
+        last_attempt_at: null,
+        last_status_code: null,
+        next_attempt_at: due,
+        created_at: now,
+        updated_at: now,
+        origin: options.origin,
+        ...(options.recoveryId ? { recovery_id: options.recoveryId } : {}),
+        pending_key: pendingKey(request.endpointId, request.event._id),
+        due_at: due,
+        lease_holder: null,
+      };
+    });
+    const recorded = await this.deliveries.recordMany(docs);
+    const queued = docs.filter((_, i) => recorded[i]);
+    if (queued.length === 0) return queued;
+    const lanes = new Map<string, Date>();
+    for (const doc of queued) {
+      const earliest = lanes.get(doc.endpoint_id);
+      if (!earliest || (doc.due_at as Date) < earliest) lanes.set(doc.endpoint_id, doc.due_at as Date);
+    }
+    await this.lanesAttached;
+    await this.scheduleLanes?.(lanes);
+    for (const listener of this.listeners) listener({ origin: options.origin, deliveries: queued });
+    return queued;
+  }
+}

@@ -1,0 +1,47 @@
+import { deliveryHeaders } from "@deskline/webhook-verifier";
+import type { Dispatcher } from "undici";
+import packageJson from "../../../package.json" with { type: "json" };
+import { postWebhook } from "./http-client.js";
+import { type AttemptOutcome, classifyAttempt } from "./outcome.js";
+
+/**
+ * One delivery attempt (docs/design.md, Webhook delivery): the stored event's exact bytes, signed anew
+ * with every secret valid now (a `v1` per secret during a rotation) in `Service-Signature` and,
+ * for receivers on Svix's or standard-webhooks' libraries, in the Standard Webhooks headers.
+ */
+
+export const USER_AGENT = `Deskline-Webhooks/${packageJson.version}`;
+
+export interface AttemptRequest {
+  url: string;
+  eventId: string;
+  eventType: string;
+  /** The event's stored JSON, sent byte for byte. */
+  payload: string;
+  /** The endpoint's secrets valid now, newest first. */
+  secrets: string[];
+}
+
+export interface AttemptReport extends AttemptOutcome {
+  startedAt: Date;
+  durationMs: number;
+}
+
+/** Sends one attempt and reports how it went; never throws for what the endpoint does. */
+export async function attemptDelivery(
+  dispatcher: Dispatcher,
+  request: AttemptRequest,
+  timeoutMs: number,
+): Promise<AttemptReport> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const result = await postWebhook(
+    dispatcher,
+    request.url,
+    request.payload,
+    deliveryHeaders({ ...request, secret: request.secrets, userAgent: USER_AGENT }, { timestamp: startedAt }),
+    timeoutMs,
+  );
+  const durationMs = Math.round(performance.now() - started);
+  return { ...classifyAttempt(result), startedAt, durationMs };
+}

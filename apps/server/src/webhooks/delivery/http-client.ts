@@ -1,0 +1,174 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from "node:dns";
+import { readFileSync } from "node:fs";
+import { isIP, type LookupFunction, type Socket } from "node:net";
+import * as tls from "node:tls";
+import { Agent, buildConnector, type Dispatcher, request } from "undici";
+import { refusedRange } from "../address-policy.js";
+import type { AttemptResult } from "./outcome.js";
+
+/**
+ * The outgoing HTTP of webhook deliveries, on undici: one keep-alive
+ * Agent per process whose connector refuses private addresses (the SSRF guard) on the address it
+ * actually connects to, after DNS resolution, so neither a DNS name pointing inside nor a
+ * rebinding between check and connect gets through. Redirects are never followed (undici's
+ * `request` does not follow them). TLS trusts the system store plus NODE_EXTRA_CA_CERTS.
+ */
+
+/** The connector would not connect: the address is in a refused range. */
+export class AddressRefusedError extends Error {
+  readonly code = "ERR_WEBHOOK_ADDRESS_REFUSED";
+}
+
+// Where Linux distributions and macOS keep the system's CA bundle (OpenSSL's default file).
+const SYSTEM_CA_FILES = [
+  "/etc/ssl/certs/ca-certificates.crt",
+  "/etc/pki/tls/certs/ca-bundle.crt",
+  "/etc/ssl/ca-bundle.pem",
+  "/etc/ssl/cert.pem",
+];
+
+function readable(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The CA certificates deliveries trust: Node's bundled roots, the system store and the file
+ * NODE_EXTRA_CA_CERTS names. (Passing `ca` replaces Node's defaults, so all three are listed.)
+ */
+export function trustedCertificates(extraCaFile: string | undefined): string[] {
+  const getCA = (tls as { getCACertificates?: (kind: string) => string[] }).getCACertificates;
+  if (getCA) return [...getCA("default"), ...getCA("system")]; // Node >= 22.15: "default" has the extras
+  const system = SYSTEM_CA_FILES.map(readable).find((pem) => pem !== undefined);
+  const extra = extraCaFile ? readable(extraCaFile) : undefined;
+  return [...tls.rootCertificates, ...(system ? [system] : []), ...(extra ? [extra] : [])];
+}
+
+function refusal(address: string): AddressRefusedError | undefined {
+  const range = refusedRange(address);
+  return range ? new AddressRefusedError(`${address} is ${range}`) : undefined;
+}
+
+/** How host names are resolved: `dns.lookup`'s signature, with `all: true`. */
+export type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+const systemResolver: Resolver = (hostname, options, callback) => dnsLookup(hostname, options, callback);
+
+/** A lookup keeping only the addresses deliveries may reach (both of Node's calling forms). */
+function guardedLookup(resolve: Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, "", 0);
+      const allowed = addresses.filter((a) => refusedRange(a.address) === null);
+      const first = allowed[0];
+      if (!first) {
+        const refused = addresses[0] ? refusal(addresses[0].address) : undefined;
+        const reason = refused ? `${hostname} resolves to ${refused.message}` : `${hostname} has no address`;
+        return callback(new AddressRefusedError(reason), "", 0);
+      }
+      if ((options as { all?: boolean }).all) {
+        (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, allowed);
+      } else callback(null, first.address, first.family);
+    });
+  };
+}
+
+export interface DeliveryAgentOptions {
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: skip the guard (dev and tests on loopback). */
+  allowPrivateNetworks: boolean;
+  /** The CA certificates to trust (default: trustedCertificates of NODE_EXTRA_CA_CERTS). */
+  ca: string[];
+  /** Connections kept per origin. */
+  connections: number;
+  /** Resolves host names (default `dns.lookup`); tests map names to addresses with their own. */
+  resolve?: Resolver;
+}
+
+/** The undici Agent deliveries go through. */
+export function createDeliveryAgent({
+  allowPrivateNetworks,
+  ca,
+  connections,
+  resolve = systemResolver,
+}: DeliveryAgentOptions): Agent {
+  // One secure context for every connection: given `ca` alone, each TLS connect would parse the
+  // whole CA list again (~150 roots; it was a tenth of a busy worker's CPU in the delivery bench).
+  const secureContext = tls.createSecureContext({ ca });
+  const base = buildConnector({
+    secureContext,
+    ...(allowPrivateNetworks ? {} : { lookup: guardedLookup(resolve) }),
+  });
+  const connect: buildConnector.connector = (options, callback) => {
+    if (!allowPrivateNetworks) {
+      const host = options.hostname.replace(/^\[|\]$/g, "");
+      // An IP literal is connected to without a lookup, so it is checked here.
+      const refused = isIP(host) ? refusal(host) : undefined;
+      if (refused) return callback(refused, null);
+    }
+    return base(options, (error, socket) => {
+      if (error || !socket) return callback(error, null);
+      // The last word: the address the socket is connected to.
+      const remote = (socket as Socket).remoteAddress;
+      const refused = allowPrivateNetworks || !remote ? undefined : refusal(remote);
+      if (refused) {
+        socket.destroy();
+        return callback(refused, null);
+      }
+      callback(null, socket);
+    });
+  };
+  return new Agent({ connect, connections, keepAliveTimeout: 30_000 });
+}
+
+function causeChain(error: unknown): Array<{ code?: string; message?: string; name?: string }> {
+  const chain = [];
+  let current = error as { code?: string; message?: string; cause?: unknown } | undefined;
+  for (let i = 0; current && i < 5; i++) {
+    chain.push(current);
+    current = current.cause as typeof current;
+  }
+  return chain;
+}
+
+/**
+ * POSTs `body` to `url` and says how it went. The whole attempt (connect, TLS, request, answer
+ * headers) must finish within `timeoutMs`; the answer's body is read and dropped.
+ */
+export async function postWebhook(
+  dispatcher: Dispatcher,
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<AttemptResult> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const response = await request(url, {
+      method: "POST",
+      body,
+      headers,
+      dispatcher,
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    // The answer is in; its body does not matter, but it must not hold the connection.
+    response.body.dump({ limit: 64 * 1024 }).catch(() => {});
+    return { kind: "response", statusCode: response.statusCode };
+  } catch (error) {
+    if (signal.aborted) return { kind: "timeout", timeoutMs };
+    const chain = causeChain(error);
+    const refused = chain.find((e) => e instanceof AddressRefusedError);
+    if (refused) return { kind: "address_refused", reason: refused.message ?? "" };
+    const coded = chain.find((e) => e.code && e.code !== "UND_ERR") ?? chain[0];
+    if (coded?.code === "UND_ERR_HEADERS_TIMEOUT") return { kind: "timeout", timeoutMs };
+    return { kind: "network_error", code: coded?.code, message: coded?.message ?? String(error) };
+  }
+}

@@ -1,0 +1,337 @@
+import { randomBytes } from "node:crypto";
+import { isDeepStrictEqual } from "node:util";
+import type { Collection, Db } from "mongodb";
+import { isSubscribed } from "../events/model.js";
+import { newestFirst, type Page } from "../platform/database/lists.js";
+import { concurrentUpdate, DatabaseUnavailableError, notFound } from "../platform/errors.js";
+import { newId } from "../platform/ids.js";
+import { SecretBox } from "../platform/secret-box.js";
+import {
+  findInWorkspace,
+  insertNew,
+  type RecordDoc,
+  removeInWorkspace,
+  updateInWorkspace,
+} from "../records/record.js";
+import type { BodyOf, Schema } from "../spec/types.js";
+import { countFailure, disableForFailures, resetFailures } from "./disable-after-failures.js";
+
+/**
+ * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its
+ * events, which types, whether deliveries are on, and the signing secrets. Secrets never leave
+ * this module except as the one-time answer of create and rotate, and for signing deliveries.
+ * With SECRETS_ENCRYPTION_KEY they are stored sealed (platform/secret-box.ts) and opened only here.
+ */
+
+export type EndpointStatus = Schema<"WebhookEndpointStatus">;
+type Subscription = Schema<"EventSubscription">;
+
+/** A signing secret; `expires_at` null for the current one, set for one being rotated out. */
+export interface EndpointSecret {
+  /** `whsec_…`, or sealed (`enc1:…`) when a key is set: open it with `signingSecrets`. */
+  secret: string;
+  expires_at: Date | null;
+}
+
+/**
+ * A mutable record like the others (records/record.ts): looked up in its workspace, PATCHed by a
+ * version-checked update, deleted in its workspace. An endpoint stored before endpoints had a
+ * `version` has none; `updateInWorkspace` checks that it still has none, and its first update sets 1.
+ */
+export interface WebhookEndpointDoc extends RecordDoc {
+  url: string;
+  description: string | null;
+  /** Subscribed event types, or `["*"]` for all. */
+  events: Subscription[];
+  status: EndpointStatus;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  consecutive_failures: number;
+  /** Newest first: the first is the current secret, the others are in their grace period. */
+  secrets: EndpointSecret[];
+}
+
+export type WebhookEndpointInput = BodyOf<"createWebhookEndpoint">;
+export type WebhookEndpointPatch = BodyOf<"updateWebhookEndpoint">;
+
+export const OWNER_DISABLED_REASON = "disabled by the owner";
+
+/** The fields that put an endpoint back to work: by its owner's PATCH or the admin `enable`. */
+const ENABLED = {
+  status: "enabled",
+  disabled_at: null,
+  disabled_reason: null,
+  consecutive_failures: 0,
+} as const;
+
+/** The API shape; the secrets are never part of it. */
+export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpoint"> {
+  return {
+    id: doc._id,
+    object: "webhook_endpoint" as const,
+    url: doc.url,
+    description: doc.description,
+    events: doc.events,
+    status: doc.status,
+    disabled_at: doc.disabled_at?.toISOString() ?? null,
+    disabled_reason: doc.disabled_reason,
+    consecutive_failures: doc.consecutive_failures,
+    created_at: doc.created_at.toISOString(),
+    updated_at: doc.updated_at.toISOString(),
+  };
+}
+
+/** `whsec_` + 32 random bytes, base64 (docs/design.md, Webhook delivery). */
+export const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+
+/** What a sealed secret of an endpoint is bound to: it opens in this endpoint's document only. */
+export const secretContext = (endpointId: string) => `webhook_endpoint:${endpointId}`;
+
+/**
+ * The process's keys (SECRETS_ENCRYPTION_KEY and _OLD_KEYS), set once by `createStore`: one
+ * environment, one set of keys, so deliveries open secrets without being handed them.
+ */
+let processSecretBox = new SecretBox();
+export function useSecretBox(box: SecretBox): void {
+  processSecretBox = box;
+}
+
+/** Opened secrets per endpoint document read: a batch's document is opened once, not per attempt. */
+const opened = new WeakMap<object, EndpointSecret[]>();
+
+/**
+ * The plaintext secrets deliveries sign with at `now`: the current one and those still in their
+ * grace period. Opens sealed ones once per document object (deliveries read each endpoint once
+ * per batch). Throws SecretKeyError when a secret is sealed with a key this process lacks.
+ */
+export function signingSecrets(doc: Pick<WebhookEndpointDoc, "_id" | "secrets">, now = new Date()): string[] {
+  let secrets = opened.get(doc);
+  if (!secrets) {
+    const context = secretContext(doc._id);
+    secrets = doc.secrets.map((s) => ({ ...s, secret: processSecretBox.open(s.secret, context) }));
+    opened.set(doc, secrets);
+  }
+  return secrets
+    .filter((s) => s.expires_at === null || s.expires_at.getTime() > now.getTime())
+    .map((s) => s.secret);
+}
+
+/**
+ * The secrets after a rotation: the new one first, older ones valid for at most `expiresInMs` more
+ * (a second rotation shortens an earlier grace period, never lengthens it), expired ones dropped.
+ */
+export function rotateSecrets(
+  current: EndpointSecret[],
+  expiresInMs: number,
+  now: Date,
+  fresh: string = newSecret(),
+): EndpointSecret[] {
+  const graceEnd = now.getTime() + expiresInMs;
+  const kept = current
+    .map((s) => ({
+      secret: s.secret,
+      expires_at: new Date(Math.min(s.expires_at?.getTime() ?? graceEnd, graceEnd)),
+    }))
+    .filter((s) => s.expires_at.getTime() > now.getTime());
+  return [{ secret: fresh, expires_at: null }, ...kept];
+}
+
+// How long a create or rotation waits for the start-up check of the stored secrets before a 503.
+const SECRET_CHECK_WAIT_MS = 5_000;
+
+// A rotation races only with another rotation of the same endpoint; a few tries settle it.
+const ROTATION_TRIES = 5;
+
+export class WebhookEndpoints {
+  readonly collection: Collection<WebhookEndpointDoc>;
+  /** Pending while main.ts checks the stored secrets against the keys (`holdSecretWrites`). */
+  private secretWritesHeld: Promise<void> | undefined;
+
+  constructor(
+    db: Db,
+    /** Seals the secrets written (SECRETS_ENCRYPTION_KEY); without a key they stay plaintext. */
+    readonly secretBox: SecretBox = new SecretBox(),
+  ) {
+    this.collection = db.collection<WebhookEndpointDoc>("webhook_endpoints");
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
+  }
+
+  /**
+   * Until the returned function is called, creates and rotations wait (then answer 503, retry):
+   * a process whose key turns out not to open the stored secrets (it then stops) must not seal
+   * new ones with that key meanwhile. main.ts holds them until secrets-at-rest.ts has checked,
+   * which takes moments once the database answers.
+   */
+  holdSecretWrites(): () => void {
+    let release = () => {};
+    this.secretWritesHeld = new Promise<void>((done) => {
+      release = done;
+    });
+    return () => {
+      this.secretWritesHeld = undefined;
+      release();
+    };
+  }
+
+  private async secretWritesAllowed(): Promise<void> {
+    const held = this.secretWritesHeld;
+    if (!held) return;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((done) => {
+      timer = setTimeout(() => done("late"), SECRET_CHECK_WAIT_MS);
+    });
+    const outcome = await Promise.race([held, late]);
+    clearTimeout(timer);
+    if (outcome === "late") throw new DatabaseUnavailableError("stored signing secrets not checked yet");
+  }
+
+  /** Registers an endpoint; returns it with its first secret, which the caller shows once. */
+  async create(
+    workspaceId: string,
+    input: WebhookEndpointInput,
+  ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    await this.secretWritesAllowed();
+    const now = new Date();
+    const secret = newSecret();
+    const id = newId("we", now.getTime());
+    const doc: WebhookEndpointDoc = {
+      _id: id,
+      workspace_id: workspaceId,
+      url: input.url,
+      description: input.description ?? null,
+      events: input.events ?? ["*"],
+      status: "enabled",
+      disabled_at: null,
+      disabled_reason: null,
+      consecutive_failures: 0,
+      secrets: [{ secret: this.secretBox.seal(secret, secretContext(id)), expires_at: null }],
+      version: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    const stored = await insertNew(this.collection, doc);
+    // A retried creation answers the first run's endpoint, and so its secret.
+    if (stored === doc) return { doc, secret };
+    const first = stored.secrets[0]?.secret;
+    return { doc: stored, secret: first ? this.secretBox.open(first, secretContext(id)) : secret };
+  }
+
+  get(workspaceId: string, id: string): Promise<WebhookEndpointDoc> {
+    return findInWorkspace(this.collection, "webhook endpoint", workspaceId, id);
+  }
+
+  /** A page of the workspace's endpoints, newest first, one more than asked for `has_more`. */
+  list(workspaceId: string, page: Page): Promise<WebhookEndpointDoc[]> {
+    return newestFirst(this.collection, workspaceId, {}, page);
+  }
+
+  /**
+   * Applies a PATCH: only the fields sent and different from the stored ones are written (so a
+   * delivery's concurrent `$inc` of `consecutive_failures` is never overwritten, except by an
+   * enable, which resets it on purpose). Enabling clears the disabled stamps; disabling by the
+   * owner sets them.
+   */
+  update(workspaceId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointDoc> {
+    return updateInWorkspace(this.collection, "webhook endpoint", workspaceId, id, async (current) => {
+      const now = new Date();
+      const set: Partial<WebhookEndpointDoc> = {};
+      for (const field of ["url", "description", "events"] as const) {
+        if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[field])) {
+          (set as Record<string, unknown>)[field] = patch[field];
+        }
+      }
+      if (patch.status === "enabled" && current.status === "disabled") {
+        Object.assign(set, ENABLED);
+      } else if (patch.status === "disabled" && current.status === "enabled") {
+        Object.assign(set, { status: "disabled", disabled_at: now, disabled_reason: OWNER_DISABLED_REASON });
+      }
+      if (Object.keys(set).length === 0) return { result: current };
+      set.updated_at = now;
+      const version = (current.version ?? 0) + 1;
+      return { set, result: { ...current, ...set, version } };
+    });
+  }
+
+  /**
+   * Makes a new current secret; the previous ones stay valid for `expiresInMs`. The write only
+   * matches while the current secret is still the one this rotation read, so two racing
+   * rotations cannot both keep their own new secret.
+   */
+  async rotateSecret(
+    workspaceId: string,
+    id: string,
+    expiresInMs: number,
+  ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    await this.secretWritesAllowed();
+    for (let attempt = 0; attempt < ROTATION_TRIES; attempt++) {
+      const current = await this.get(workspaceId, id);
+      const now = new Date();
+      const secret = newSecret();
+      const sealed = this.secretBox.seal(secret, secretContext(id));
+      const secrets = rotateSecrets(current.secrets, expiresInMs, now, sealed);
+      const rotated = await this.collection.findOneAndUpdate(
+        { _id: id, workspace_id: workspaceId, "secrets.0.secret": current.secrets[0]?.secret },
+        { $set: { secrets, updated_at: now } },
+        { returnDocument: "after" },
+      );
+      if (rotated) return { doc: rotated, secret };
+    }
+    throw concurrentUpdate("webhook endpoint");
+  }
+
+  /** The enabled endpoints of a workspace that subscribe to `type` (directly or with `*`). */
+  async subscribedTo(workspaceId: string, type: string): Promise<WebhookEndpointDoc[]> {
+    const enabled = await this.enabledIn([workspaceId]);
+    return enabled.filter((endpoint) => isSubscribed(endpoint.events, type));
+  }
+
+  /** The enabled endpoints of these workspaces, whatever they subscribe to. */
+  enabledIn(workspaceIds: string[]): Promise<WebhookEndpointDoc[]> {
+    if (workspaceIds.length === 1) {
+      return this.collection.find({ workspace_id: workspaceIds[0] as string, status: "enabled" }).toArray();
+    }
+    return this.collection.find({ workspace_id: { $in: workspaceIds }, status: "enabled" }).toArray();
+  }
+
+  /** An endpoint of any workspace (deliveries and the admin API), or null. */
+  find(id: string): Promise<WebhookEndpointDoc | null> {
+    return this.collection.findOne({ _id: id });
+  }
+
+  /** The admin `enable`: as the owner's `{status: "enabled"}`, for an endpoint of any workspace. */
+  async enable(id: string): Promise<WebhookEndpointDoc> {
+    const enabled = await this.collection.findOneAndUpdate(
+      { _id: id, status: "disabled" },
+      { $set: { ...ENABLED, updated_at: new Date() }, $inc: { version: 1 } },
+      { returnDocument: "after" },
+    );
+    const doc = enabled ?? (await this.find(id));
+    if (!doc) throw notFound("webhook endpoint", id);
+    return doc;
+  }
+
+  /** A delivery succeeded: the consecutive failures start again from 0. */
+  async deliverySucceeded(id: string): Promise<void> {
+    const { filter, update } = resetFailures(id);
+    await this.collection.updateOne(filter, update);
+  }
+
+  /**
+   * A delivery failed (its last attempt did): one more consecutive failure, and at the limit the
+   * endpoint is disabled (the 15-failure rule, disable-after-failures.ts). Returns true when this
+   * failure disabled the endpoint.
+   */
+  async deliveryFailed(id: string, now = new Date()): Promise<boolean> {
+    const below = countFailure(id);
+    if ((await this.collection.updateOne(below.filter, below.update)).matchedCount === 1) return false;
+    const limit = disableForFailures(id, now);
+    return (await this.collection.updateOne(limit.filter, limit.update)).matchedCount === 1;
+  }
+
+  delete(workspaceId: string, id: string): Promise<void> {
+    return removeInWorkspace(this.collection, "webhook endpoint", workspaceId, id);
+  }
+}

@@ -1,0 +1,54 @@
+import { isSubscribed } from "../events/model.js";
+import { keptEvent } from "../events/routes.js";
+import { AppError } from "../platform/errors.js";
+import { parsePage, toPage } from "../platform/http/paging.js";
+import type { RouteKit } from "../platform/http/route-kit.js";
+import { toWebhookDelivery } from "./deliveries.js";
+import { endpointDisabled, resend } from "./recovery.js";
+import type { WebhookStores } from "./stores.js";
+
+/**
+ * The webhook side of one event (`/open/v1/events/{id}/…`): the deliveries it made, and a resend
+ * to its endpoints. They live with the webhooks, whose records they read and write; the event
+ * itself is looked up as the events API does, retention included.
+ */
+export function eventDeliveryRoutes({ op, store, config, metrics }: RouteKit<WebhookStores>): void {
+  op("listEventDeliveries", async ({ ctx, id, query }) => {
+    const page = parsePage(query);
+    const event = await keptEvent(store.events, config, ctx, id);
+    const docs = await store.webhookDeliveries.listForEvent(event, page);
+    return { status: 200, body: toPage(docs, page.limit, toWebhookDelivery) };
+  });
+
+  op("resendEvent", async ({ ctx, id, body }) => {
+    const event = await keptEvent(store.events, config, ctx, id);
+    const endpointId = body?.endpoint_id;
+    let endpoints = [];
+    if (endpointId === undefined) {
+      endpoints = await store.webhookEndpoints.subscribedTo(event.workspace_id, event.type);
+    } else {
+      const endpoint = await store.webhookEndpoints.find(endpointId);
+      if (!endpoint || endpoint.workspace_id !== event.workspace_id) {
+        throw new AppError(
+          404,
+          "resource_missing",
+          `No such webhook endpoint: '${endpointId}'.`,
+          "endpoint_id",
+        );
+      }
+      if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "endpoint_id");
+      if (!isSubscribed(endpoint.events, event.type)) {
+        throw new AppError(
+          400,
+          "parameter_invalid",
+          `Webhook endpoint ${endpoint._id} is not subscribed to ${event.type} events.`,
+          "endpoint_id",
+        );
+      }
+      endpoints = [endpoint];
+    }
+    const queued = await resend(store, event, endpoints);
+    metrics?.resend();
+    return { status: 202, body: { object: "list", data: queued.map(toWebhookDelivery), has_more: false } };
+  });
+}

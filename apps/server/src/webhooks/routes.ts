@@ -1,0 +1,156 @@
+import { AppError } from "../platform/errors.js";
+import { parseInstant, parsePage, toPage } from "../platform/http/paging.js";
+import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import type { Schema } from "../spec/types.js";
+import { refusedUrlHost } from "./address-policy.js";
+import { toDeliveryAttempt } from "./attempts.js";
+import { toWebhookDelivery } from "./deliveries.js";
+import { toWebhookEndpoint } from "./endpoints.js";
+import { endpointDisabled, type RecoveryWindow, recover } from "./recovery.js";
+import type { WebhookStores } from "./stores.js";
+
+// The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a day.
+const DEFAULT_GRACE_SECONDS = 86_400;
+
+/**
+ * The spec's webhook endpoint operations: what receivers expect from Stripe and Svix (get, PATCH, secret rotation). The
+ * secret appears only in the answers of create and rotate; every other answer omits it.
+ */
+export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit<WebhookStores>): void {
+  op("listWebhookEndpoints", async ({ ctx, query }) => {
+    const page = parsePage(query);
+    const docs = await store.webhookEndpoints.list(workspaceOf(ctx), page);
+    return { status: 200, body: toPage(docs, page.limit, toWebhookEndpoint) };
+  });
+
+  /**
+   * An IP-literal URL in a refused range is refused at once (docs/decisions.md "Webhook address
+   * policy"); a host name is checked when each attempt connects (webhooks/delivery/http-client.ts).
+   */
+  const checkUrl = (url: string | undefined) => {
+    if (url === undefined) return;
+    // RFC 3986 (the spec's `format: uri`) takes hosts such as 999.1.1.1 that no delivery can reach.
+    if (!URL.canParse(url)) {
+      throw new AppError(400, "parameter_invalid", "`url` is not a URL deliveries can be sent to.", "url");
+    }
+    if (config.webhookAllowPrivateNetworks) return;
+    const refused = refusedUrlHost(url);
+    if (refused) {
+      throw new AppError(
+        400,
+        "url_address_refused",
+        `Webhooks may not be sent to ${new URL(url).hostname} (${refused}); use a publicly reachable host.`,
+        "url",
+      );
+    }
+  };
+
+  op("createWebhookEndpoint", async ({ ctx, body }) => {
+    checkUrl(body.url);
+    const { doc, secret } = await store.webhookEndpoints.create(workspaceOf(ctx), body);
+    return { status: 201, body: withSecret(toWebhookEndpoint(doc), secret) };
+  });
+
+  op("getWebhookEndpoint", async ({ ctx, id }) => ({
+    status: 200,
+    body: toWebhookEndpoint(await store.webhookEndpoints.get(workspaceOf(ctx), id)),
+  }));
+
+  op("updateWebhookEndpoint", async ({ ctx, id, body }) => {
+    checkUrl(body.url);
+    return {
+      status: 200,
+      body: toWebhookEndpoint(await store.webhookEndpoints.update(workspaceOf(ctx), id, body)),
+    };
+  });
+
+  op("rotateWebhookEndpointSecret", async ({ ctx, id, body }) => {
+    const graceMs = (body.expires_in ?? DEFAULT_GRACE_SECONDS) * 1000;
+    const { doc, secret } = await store.webhookEndpoints.rotateSecret(workspaceOf(ctx), id, graceMs);
+    return { status: 200, body: withSecret(toWebhookEndpoint(doc), secret) };
+  });
+
+  op("listWebhookEndpointAttempts", async ({ ctx, id, query }) => {
+    const page = parsePage(query);
+    const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
+    const docs = await store.deliveryAttempts.list(endpoint, page);
+    return { status: 200, body: toPage(docs, page.limit, toDeliveryAttempt) };
+  });
+
+  op("listWebhookEndpointDeliveries", async ({ ctx, id, query }) => {
+    const page = parsePage(query);
+    const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
+    const filters = { status: query.status, eventType: query.event_type };
+    const docs = await store.webhookDeliveries.listForEndpoint(endpoint, filters, page);
+    return { status: 200, body: toPage(docs, page.limit, toWebhookDelivery) };
+  });
+
+  op("recoverWebhookEndpoint", async ({ ctx, id, body }) => {
+    const window = recoveryWindow(body, config.eventRetentionMs);
+    const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
+    if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "id");
+    const { id: recoveryId, queued } = await recover(store, endpoint, window);
+    metrics?.recovery();
+    const now = new Date().toISOString();
+    return {
+      status: 202,
+      body: {
+        id: recoveryId,
+        object: "webhook_recovery",
+        endpoint_id: endpoint._id,
+        since: window.since.toISOString(),
+        until: window.until.toISOString(),
+        queued,
+        created_at: now,
+        updated_at: now,
+      },
+    };
+  });
+
+  op("deleteWebhookEndpoint", async ({ ctx, id }) => {
+    await store.webhookEndpoints.delete(workspaceOf(ctx), id);
+    return { status: 200, body: { id, object: "webhook_endpoint", deleted: true } };
+  });
+}
+
+/** The one-time answer: the secret placed where the spec lists it, before the timestamps. */
+function withSecret(
+  endpoint: Schema<"WebhookEndpoint">,
+  secret: string,
+): Schema<"WebhookEndpointWithSecret"> {
+  const { created_at, updated_at, ...rest } = endpoint;
+  return { ...rest, secret, created_at, updated_at };
+}
+
+/**
+ * The window of a recovery: `until` defaults to now and is at most now; it may not end before it
+ * starts, and `since` may go back at most the event retention (older events are gone).
+ */
+function recoveryWindow(
+  body: { since: number | string; until?: number | string },
+  retentionMs: number,
+): RecoveryWindow {
+  const now = Date.now();
+  const since = parseInstant(body.since, "since");
+  const until = body.until === undefined ? new Date(now) : parseInstant(body.until, "until");
+  if (until.getTime() > now) until.setTime(now);
+  if (until.getTime() < since.getTime()) {
+    const param = body.until === undefined ? "since" : "until";
+    throw new AppError(
+      400,
+      "parameter_invalid",
+      "The window ends before it starts: `until` must not be before `since` (and `since` not in the future).",
+      param,
+    );
+  }
+  if (since.getTime() < now - retentionMs) {
+    const days = Math.round(retentionMs / 86_400_000);
+    throw new AppError(
+      400,
+      "parameter_invalid",
+      `\`since\` is older than the event retention (${days} days): events before it are gone.`,
+      "since",
+    );
+  }
+  return { since, until };
+}

@@ -1,0 +1,18 @@
+import type { Events } from "../events/store.js";
+import type { DeliveryAttempts } from "./attempts.js";
+import type { WebhookDeliveries } from "./deliveries.js";
+import type { DeliveryQueue } from "./delivery-queue.js";
+import type { WebhookEndpoints } from "./endpoints.js";
+
+/**
+ * The stores the webhook machinery reaches: its routes, recovery and the delivery worker. The
+ * composition root's `Store` (store.ts) holds them all; naming only these keeps the arrows
+ * pointing down, from webhooks to the events below them and never up to the root.
+ */
+export interface WebhookStores {
+  webhookEndpoints: WebhookEndpoints;
+  webhookDeliveries: WebhookDeliveries;
+  deliveryAttempts: DeliveryAttempts;
+  deliveryQueue: DeliveryQueue;
+  events: Events;
+}
