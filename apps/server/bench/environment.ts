@@ -142,5 +142,8 @@ export async function seedMany(
  * the API's writes leave them.
  */
 export function seedRelay(db: Db): EventRelay {
-  return new EventRelay(db, new Events(db), { immediate: true, logger: createLogger("warn") });
+  return new EventRelay(db, new Events(db, loadConfig({}).eventRetentionMs), {
+    immediate: true,
+    logger: createLogger("warn"),
+  });
 }

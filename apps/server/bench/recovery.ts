@@ -1,5 +1,6 @@
 import { loadavg } from "node:os";
 import { MongoClient } from "mongodb";
+import { loadConfig } from "../src/config.js";
 import { Events } from "../src/db/events.js";
 import { newEvent, type StoredEvent } from "../src/domain/events.js";
 import { newId } from "../src/domain/ids.js";
@@ -54,7 +55,7 @@ async function main() {
     // The missed events: recorded as a relay records them, while the endpoint was down (no
     // delivery made). Written straight into `events`, 1,000 per round trip: only the recovery is
     // measured here, not the writes that made the events.
-    const events = new Events(client.db(databaseName));
+    const events = new Events(client.db(databaseName), loadConfig({}).eventRetentionMs);
     const missed: StoredEvent[] = [];
     for (let i = 0; i < MISSED; i++) {
       const id = newId("con");

@@ -1,5 +1,6 @@
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { loadConfig } from "../src/config.js";
 import { Events } from "../src/db/events.js";
 import { EventRelay, pushEvent, type WithPendingEvents } from "../src/db/outbox.js";
 import { newEvent } from "../src/domain/events.js";
@@ -33,7 +34,7 @@ const logger = createLogger("silent");
 
 /** A relay over `collection` as one process builds it (sweeps only, unless `immediate`). */
 async function relayOn(db: Db, collection: string, immediate = false) {
-  const events = new Events(db);
+  const events = new Events(db, loadConfig({}).eventRetentionMs);
   const relay = new EventRelay(db, events, { immediate, logger });
   relay.track(collection);
   await relay.ensureIndexes();

@@ -68,7 +68,7 @@ export async function startDeployment(
   const db = client.db(databaseName);
   const logger = createLogger("silent");
   const config = { ...loadConfig({}), role: "api" as const };
-  const events = new Events(db);
+  const events = new Events(db, config.eventRetentionMs);
   const relay = new EventRelay(db, events, { immediate: true, logger });
   // The enqueuing half of delivery, exactly as an API process runs it.
   const delivery = new WebhookDelivery(db, createStore(db, config, logger), config, logger);
