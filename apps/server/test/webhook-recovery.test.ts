@@ -1,5 +1,6 @@
 import { constructEvent } from "@deskline/webhook-verifier";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import type { WebhookDeliveryDoc } from "../src/db/webhook-deliveries.js";
 import type { StoredEvent } from "../src/domain/events.js";
 import { derivedId } from "../src/domain/ids.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
@@ -263,8 +264,8 @@ describe("recovery after an outage", () => {
     // scheduling their endpoint's lane: the deliveries, due, and no lane.
     const past = new Date(Date.now() - 60_000);
     const id = derivedId("dlv", past.getTime(), `${event._id} crashed`);
-    await deployment.db.collection("webhook_deliveries").insertOne({
-      _id: id as never,
+    await deployment.db.collection<WebhookDeliveryDoc>("webhook_deliveries").insertOne({
+      _id: id,
       workspace_id: workspaceId,
       event_id: event._id,
       event_type: event.type,
