@@ -10,13 +10,8 @@ import { WebhookVerificationError } from "../errors.js";
 import type { DesklineEvent } from "../event.js";
 import { constructEvent } from "../verify.js";
 import { readBody } from "./node-body.js";
-import {
-  errorBody,
-  errorStatus,
-  maxBodyBytes,
-  SIGNATURE_HEADER,
-  type WebhookMiddlewareOptions,
-} from "./shared.js";
+import type { WebhookMiddlewareOptions } from "./shared.js";
+import { errorBody, errorStatus, maxBodyBytes, SIGNATURE_HEADER } from "./shared.js";
 
 declare module "fastify" {
   interface FastifyRequest {
