@@ -6,7 +6,7 @@ import { constructEvent } from "@deskline/webhook-verifier";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type SpecProxy, startSpecProxy } from "../../../test/helpers/spec-proxy.js";
 import { api, newWorkspace } from "../../server/test/helpers/api.js";
-import { startDeployment } from "../../server/test/helpers/delivery.js";
+import { startOneAtATime } from "../../server/test/helpers/delivery.js";
 import { type Receiver, startReceiver } from "../../server/test/helpers/https-receiver.js";
 import { eventually } from "../../server/test/helpers/main-process.js";
 import { cli, jsonLines } from "./helpers.js";
@@ -21,13 +21,7 @@ let key: string;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  // One lane and one attempt at a time (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1), on a shared machine.
-  const deployment = await startDeployment({
-    WEBHOOK_CONCURRENCY: "1",
-    WEBHOOK_ENDPOINT_CONCURRENCY: "1",
-    WEBHOOK_TIMEOUT_MS: "3000",
-  });
-  upstream = await (await deployment.start("all")).baseUrl;
+  upstream = await startOneAtATime();
   proxy = await startSpecProxy(upstream);
   ({ key } = await newWorkspace(undefined, upstream));
   receiver = await startReceiver();

@@ -41,6 +41,8 @@ beforeEach(async () => {
   ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
 });
 
+/** The admin API of this file's server. */
+const adminAt = (method: string, path: string) => admin(method, path, undefined, baseUrl);
 const endpointFor = (url: string, events?: string[]) => createEndpoint({ key, baseUrl }, url, events);
 
 const setStatus = async (endpointId: string, status: "enabled" | "disabled") => {
@@ -123,12 +125,7 @@ describe("recovery after an outage", () => {
     expect(refused.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "id" });
 
     receiver.answer = () => ({ status: 200 });
-    const enabled = await admin(
-      "POST",
-      `/admin/v1/webhook-endpoints/${endpoint.id}/enable`,
-      undefined,
-      baseUrl,
-    );
+    const enabled = await adminAt("POST", `/admin/v1/webhook-endpoints/${endpoint.id}/enable`);
     expect(enabled.status).toBe(200);
     const fixedAt = receiver.received.length;
     const recovery = await recover(endpoint.id, { since });

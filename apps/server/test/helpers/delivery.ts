@@ -109,6 +109,20 @@ export async function startDeployment(
   };
 }
 
+/**
+ * The base URL of a ROLE=all process that delivers one lane and one attempt at a time
+ * (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1, a 3 s timeout): what the client tests
+ * (the CLI's and the SDK's) drive on a shared machine.
+ */
+export async function startOneAtATime(): Promise<string> {
+  const deployment = await startDeployment({
+    WEBHOOK_CONCURRENCY: "1",
+    WEBHOOK_ENDPOINT_CONCURRENCY: "1",
+    WEBHOOK_TIMEOUT_MS: "3000",
+  });
+  return (await deployment.start("all")).baseUrl;
+}
+
 /** Registers an endpoint for `url` with the workspace's key on the server at `baseUrl`; 201 or the test fails. */
 export async function createEndpoint(
   { key, baseUrl }: { key: string; baseUrl: string },
