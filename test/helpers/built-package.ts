@@ -16,6 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -126,4 +127,21 @@ export function builtPackage(dir: string): BuiltPackage {
       }
     },
   };
+}
+
+/**
+ * The two linters every published package passes, as tests of the calling file: publint --strict
+ * on the manifest, and attw --pack (node16 CJS and ESM, bundlers) on the packed types.
+ */
+export function itPassesPackageLints(pkg: BuiltPackage): void {
+  it("passes publint --strict", () => {
+    const result = pkg.publint();
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  }, 120_000);
+
+  it("passes attw --pack for node16 (CJS and ESM) and bundlers", () => {
+    // node10 resolution ignores `exports`, so subpaths cannot resolve there: that is the profile's
+    // point, not a problem of a package.
+    expect(pkg.attwProblems()).toEqual([]);
+  }, 120_000);
 }

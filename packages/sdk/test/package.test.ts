@@ -3,7 +3,7 @@
 // project that has only the packed tarball installed.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtPackage } from "../../../test/helpers/built-package.js";
+import { builtPackage, itPassesPackageLints } from "../../../test/helpers/built-package.js";
 
 const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));
 const { manifest } = pkg;
@@ -15,14 +15,7 @@ describe("package", () => {
     expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(["openapi-fetch", "undici"]);
   });
 
-  it("passes publint --strict", () => {
-    const result = pkg.publint();
-    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-  }, 120_000);
-
-  it("passes attw --pack for node16 (CJS and ESM) and bundlers", () => {
-    expect(pkg.attwProblems()).toEqual([]);
-  }, 120_000);
+  itPassesPackageLints(pkg);
 
   it("its packed tarball typechecks alone: the spec's types are inlined in its declarations", () => {
     // Uses the types so that an unresolved import (an `any`) would fail: the @ts-expect-error

@@ -17,7 +17,7 @@ import {
   nodeNextServer,
   readAll,
 } from "./servers.js";
-import { eventError, NOW, optionsOf, payloadBytes, vectors } from "./vectors.js";
+import { eventError, eventText, NOW, optionsOf, payloadBytes, vectors } from "./vectors.js";
 
 const setupOf: SetupOf = (req) => {
   const v = vectors[Number(req.headers["x-vector"] ?? -1)];
@@ -244,14 +244,12 @@ describe("node middleware errors that are not verification failures", () => {
       ),
     );
     try {
-      const body = JSON.stringify({
-        id: "evt_1",
-        object: "event",
-        type: "contact.updated",
-        created: 1,
-        data: { id: "con_1", object: "contact" },
-        previous_attributes: { name: "A" },
-      });
+      const body = eventText(
+        "evt_1",
+        "contact.updated",
+        { id: "con_1", object: "contact" },
+        { previous_attributes: { name: "A" } },
+      );
       const res = await fetch(server.url, {
         method: "POST",
         headers: { "service-signature": signPayload(body, "whsec_x", { timestamp: NOW }) },
@@ -350,13 +348,7 @@ describe("fastify plugin registered on the root instance", () => {
     await app.listen({ port: 0, host: "127.0.0.1" });
     try {
       const { port } = app.server.address() as { port: number };
-      const body = JSON.stringify({
-        id: "evt_root",
-        object: "event",
-        type: "ticket.created",
-        created: NOW,
-        data: { id: "tkt_1", object: "ticket" },
-      });
+      const body = eventText("evt_root", "ticket.created", { id: "tkt_1", object: "ticket" });
       const post = (signature: string | undefined) =>
         fetch(`http://127.0.0.1:${port}/hook`, {
           method: "POST",

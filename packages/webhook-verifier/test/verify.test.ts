@@ -10,6 +10,7 @@ import {
 } from "../src/index.js";
 import {
   eventError,
+  eventText,
   NOW,
   optionsOf,
   payloadBytes,
@@ -88,13 +89,7 @@ describe("signPayload", () => {
   );
 
   it("round-trips through every verifier with the real clock", async () => {
-    const body = JSON.stringify({
-      id: "evt_1",
-      object: "event",
-      type: "ticket.created",
-      created: 1,
-      data: { id: "tkt_1", object: "ticket" },
-    });
+    const body = eventText("evt_1", "ticket.created", { id: "tkt_1", object: "ticket" });
     const header = signPayload(body, "whsec_round");
     const event = constructEvent(body, header, "whsec_round");
     expect(event.type).toBe("ticket.created");
