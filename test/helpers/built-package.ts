@@ -41,6 +41,12 @@ export interface BuiltPackage {
    * `@deskline/spec-types`). tsc's exit status and output.
    */
   typecheckPacked(files: Record<string, string>): SpawnSyncReturns<string>;
+  /**
+   * Runs `script(load)` in a node process of its own, as an ES module or as CommonJS (`load` is
+   * `await import` or `require`), where the package resolves by its name (self-reference) as it
+   * does for a user; what the script printed, parsed as JSON. Throws when the process fails.
+   */
+  loadAs(type: "module" | "commonjs", script: (load: string) => string): unknown;
 }
 
 export function builtPackage(dir: string): BuiltPackage {
@@ -58,6 +64,13 @@ export function builtPackage(dir: string): BuiltPackage {
       if (build.status !== 0) throw new Error(`tsup failed:\n${build.stdout}\n${build.stderr}`);
     },
     publint: () => run(bin("publint"), ["--strict"]),
+    loadAs(type, script) {
+      const body = script(type === "module" ? "await import" : "require");
+      const wrapped = type === "module" ? body : `(async () => { ${body} })()`;
+      const result = run(process.execPath, ["--input-type", type, "-e", wrapped]);
+      if (result.status !== 0) throw new Error(`node --input-type ${type} failed:\n${result.stderr}`);
+      return JSON.parse(result.stdout);
+    },
     attwProblems() {
       const result = run(bin("attw"), ["--pack", ".", "--format", "json", "--profile", "node16"]);
       const start = result.stdout.indexOf("{");

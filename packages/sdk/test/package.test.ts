@@ -55,11 +55,12 @@ describe("package", () => {
     }
   });
 
-  it.each(["module", "commonjs"])(
+  it.each(["module", "commonjs"] as const)(
     "loads through the exports map as %s, one error class across entries",
     (type) => {
-      const load = type === "module" ? "await import" : "require";
-      const script = `
+      const loaded = pkg.loadAs(
+        type,
+        (load) => `
       const main = ${load}("${manifest.name}");
       const web = ${load}("${manifest.name}/web");
       const deskline = new main.Deskline({ apiKey: "dk_x", baseUrl: "http://127.0.0.1:1" });
@@ -69,11 +70,9 @@ describe("package", () => {
         sameErrors: main.DesklineError === web.DesklineError && main.NotFoundError === web.NotFoundError,
         raw: typeof web.createDesklineClient({ apiKey: "dk_x", baseUrl: "http://127.0.0.1:1" }).GET,
       }));
-    `;
-      const wrapped = type === "module" ? script : `(async () => { ${script} })()`;
-      const result = pkg.run(process.execPath, ["--input-type", type, "-e", wrapped]);
-      expect(result.status, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({
+      `,
+      );
+      expect(loaded).toEqual({
         version: manifest.version,
         namespaces: ["contacts", "conversations", "events", "raw", "tickets", "webhookEndpoints"],
         sameErrors: true,

@@ -64,12 +64,13 @@ describe("package", () => {
   if (!valid || valid.header === null) throw new Error("no valid vector");
   const body = payloadText(valid.payload);
 
-  it.each(["module", "commonjs"])(
+  it.each(["module", "commonjs"] as const)(
     "loads through the exports map as %s, with one error class across subpaths",
     (type) => {
       // A separate node process resolves the package by name (self-reference), as a user would.
-      const load = type === "module" ? "await import" : "require";
-      const script = `
+      const loaded = pkg.loadAs(
+        type,
+        (load) => `
         const main = ${load}("${manifest.name}");
         const web = ${load}("${manifest.name}/web");
         const args = [${JSON.stringify(body)}, ${JSON.stringify(valid.header)}, ${JSON.stringify(valid.secret)}, { now: ${NOW} }];
@@ -78,11 +79,9 @@ describe("package", () => {
         out.subpaths = [];
         for (const sub of ["/koa", "/node", "/fetch", "/fastify"]) out.subpaths.push(Object.keys(${load}("${manifest.name}" + sub)));
         console.log(JSON.stringify(out));
-      `;
-      const wrapped = type === "module" ? script : `(async () => { ${script} })()`;
-      const result = pkg.run(process.execPath, ["--input-type", type, "-e", wrapped]);
-      expect(result.status, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({
+        `,
+      );
+      expect(loaded).toEqual({
         sync: NOW,
         async: NOW,
         sameClass: true,
