@@ -158,3 +158,15 @@ export function itPassesPackageLints(pkg: BuiltPackage): void {
     expect(pkg.attwProblems()).toEqual([]);
   }, 120_000);
 }
+
+/** One test per module system (`%s` in `title`): `script` run by `loadAs` prints `expected`. */
+export function itLoadsAs(
+  pkg: BuiltPackage,
+  title: string,
+  script: (load: string) => string,
+  expected: unknown,
+): void {
+  it.each(["module", "commonjs"] as const)(title, (type) => {
+    expect(pkg.loadAs(type, script)).toEqual(expected);
+  });
+}

@@ -3,7 +3,7 @@
 // project that has only the packed tarball installed.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtPackage, itPassesPackageLints } from "../../../test/helpers/built-package.js";
+import { builtPackage, itLoadsAs, itPassesPackageLints } from "../../../test/helpers/built-package.js";
 
 const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));
 const { manifest } = pkg;
@@ -55,12 +55,10 @@ describe("package", () => {
     }
   });
 
-  it.each(["module", "commonjs"] as const)(
+  itLoadsAs(
+    pkg,
     "loads through the exports map as %s, one error class across entries",
-    (type) => {
-      const loaded = pkg.loadAs(
-        type,
-        (load) => `
+    (load) => `
       const main = ${load}("${manifest.name}");
       const web = ${load}("${manifest.name}/web");
       const deskline = new main.Deskline({ apiKey: "dk_x", baseUrl: "http://127.0.0.1:1" });
@@ -70,14 +68,12 @@ describe("package", () => {
         sameErrors: main.DesklineError === web.DesklineError && main.NotFoundError === web.NotFoundError,
         raw: typeof web.createDesklineClient({ apiKey: "dk_x", baseUrl: "http://127.0.0.1:1" }).GET,
       }));
-      `,
-      );
-      expect(loaded).toEqual({
-        version: manifest.version,
-        namespaces: ["contacts", "conversations", "events", "raw", "tickets", "webhookEndpoints"],
-        sameErrors: true,
-        raw: "function",
-      });
+    `,
+    {
+      version: manifest.version,
+      namespaces: ["contacts", "conversations", "events", "raw", "tickets", "webhookEndpoints"],
+      sameErrors: true,
+      raw: "function",
     },
   );
 });

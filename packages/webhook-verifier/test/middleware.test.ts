@@ -167,14 +167,11 @@ describe.each(kinds)("$name", ({ make, stringRawBody }) => {
 });
 
 describe("fetch handler, called directly", () => {
-  const event = {
-    id: "evt_direct",
-    object: "event",
-    type: "conversation.assigned",
-    created: NOW,
-    data: { id: "conv_1", object: "conversation", assignees: [] },
-  };
-  const body = JSON.stringify(event);
+  const body = eventText("evt_direct", "conversation.assigned", {
+    id: "conv_1",
+    object: "conversation",
+    assignees: [],
+  });
 
   it("reads the header case-insensitively and passes extra arguments through", async () => {
     const handle = withWebhookVerification(
@@ -265,14 +262,7 @@ describe("node middleware errors that are not verification failures", () => {
 });
 
 describe("fastify plugin scope", () => {
-  const event = {
-    id: "evt_fastify",
-    object: "event",
-    type: "contact.created",
-    created: NOW,
-    data: { id: "con_1", object: "contact", name: "Ada" },
-  };
-  const body = JSON.stringify(event);
+  const body = eventText("evt_fastify", "contact.created", { id: "con_1", object: "contact", name: "Ada" });
   let server: Listening;
   beforeAll(async () => {
     const { default: Fastify } = await import("fastify");

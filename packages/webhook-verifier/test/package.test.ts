@@ -2,7 +2,7 @@
 // built files through the exports map, and typecheck a project that has only the packed tarball.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtPackage, itPassesPackageLints } from "../../../test/helpers/built-package.js";
+import { builtPackage, itLoadsAs, itPassesPackageLints } from "../../../test/helpers/built-package.js";
 import { NOW, payloadText, vectors } from "./vectors.js";
 
 const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));
@@ -64,34 +64,30 @@ describe("package", () => {
   if (!valid || valid.header === null) throw new Error("no valid vector");
   const body = payloadText(valid.payload);
 
-  it.each(["module", "commonjs"] as const)(
+  // A separate node process resolves the package by name (self-reference), as a user would.
+  itLoadsAs(
+    pkg,
     "loads through the exports map as %s, with one error class across subpaths",
-    (type) => {
-      // A separate node process resolves the package by name (self-reference), as a user would.
-      const loaded = pkg.loadAs(
-        type,
-        (load) => `
-        const main = ${load}("${manifest.name}");
-        const web = ${load}("${manifest.name}/web");
-        const args = [${JSON.stringify(body)}, ${JSON.stringify(valid.header)}, ${JSON.stringify(valid.secret)}, { now: ${NOW} }];
-        const out = { sync: main.verifySignature(...args), async: await web.verifySignatureAsync(...args) };
-        out.sameClass = web.WebhookVerificationError === main.WebhookVerificationError;
-        out.subpaths = [];
-        for (const sub of ["/koa", "/node", "/fetch", "/fastify"]) out.subpaths.push(Object.keys(${load}("${manifest.name}" + sub)));
-        console.log(JSON.stringify(out));
-        `,
-      );
-      expect(loaded).toEqual({
-        sync: NOW,
-        async: NOW,
-        sameClass: true,
-        subpaths: [
-          ["koaWebhookMiddleware"],
-          ["nodeWebhookMiddleware"],
-          ["withWebhookVerification"],
-          ["fastifyWebhookPlugin"],
-        ],
-      });
+    (load) => `
+      const main = ${load}("${manifest.name}");
+      const web = ${load}("${manifest.name}/web");
+      const args = [${JSON.stringify(body)}, ${JSON.stringify(valid.header)}, ${JSON.stringify(valid.secret)}, { now: ${NOW} }];
+      const out = { sync: main.verifySignature(...args), async: await web.verifySignatureAsync(...args) };
+      out.sameClass = web.WebhookVerificationError === main.WebhookVerificationError;
+      out.subpaths = [];
+      for (const sub of ["/koa", "/node", "/fetch", "/fastify"]) out.subpaths.push(Object.keys(${load}("${manifest.name}" + sub)));
+      console.log(JSON.stringify(out));
+    `,
+    {
+      sync: NOW,
+      async: NOW,
+      sameClass: true,
+      subpaths: [
+        ["koaWebhookMiddleware"],
+        ["nodeWebhookMiddleware"],
+        ["withWebhookVerification"],
+        ["fastifyWebhookPlugin"],
+      ],
     },
   );
 });
