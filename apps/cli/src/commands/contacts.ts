@@ -8,7 +8,6 @@ import { catalogOf } from "../fields.js";
 import { contactCreateSchema, listParameters } from "../generated/schemas.js";
 import { INPUT_FORMATS, type InputFormat } from "../import/read-rows.js";
 import type { Column } from "../output.js";
-import { printObject } from "../output.js";
 import * as kit from "./kit.js";
 
 const COLUMNS: Column<Contact>[] = [
@@ -22,6 +21,21 @@ const COLUMNS: Column<Contact>[] = [
 
 const catalog = () => catalogOf(contactCreateSchema);
 const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** What `create` and `update` write, and their help. */
+const TARGET: kit.BodyTarget = { noun: "contact", catalog: catalog };
+const HELP = {
+  create: [
+    'deskline contacts create --set name="Ada Lovelace" --set email=ada@example.com --set "tags=vip;beta" --set custom_fields.plan=pro',
+    'deskline contacts create --data \'{"name":"Ada","external_ids":{"crm":"4711"}}\'',
+  ],
+  update: {
+    description: "change the fields given (field= clears one)",
+    examples: [
+      "deskline contacts update con_0VbeYDSZ9Ll1A3gKu1ulxi --set lifecycle_stage=customer --set phone=",
+    ],
+  },
+};
 
 export function register(contacts: Command): void {
   kit.examples(contacts, "deskline contacts import customers.csv", "deskline contacts list --search ada");
@@ -104,32 +118,10 @@ export function register(contacts: Command): void {
     (d, id) => d.contacts.get(id),
   );
 
-  kit.examples(
-    kit
-      .addBodyOptions(contacts.command("create").description("create a contact"))
-      .action(async (options, command: Command) => {
-        const deskline = await clientFor(command);
-        const created = await deskline.contacts.create(kit.bodyOf<ContactCreate>(options, catalog()));
-        printObject(created, Boolean(globalsOf(command).json));
-      }),
-    'deskline contacts create --set name="Ada Lovelace" --set email=ada@example.com --set "tags=vip;beta" --set custom_fields.plan=pro',
-    'deskline contacts create --data \'{"name":"Ada","external_ids":{"crm":"4711"}}\'',
-  );
+  kit.createCommand<ContactCreate>(contacts, TARGET, HELP.create, (d, body) => d.contacts.create(body));
 
-  kit.examples(
-    kit
-      .addBodyOptions(
-        contacts
-          .command("update")
-          .description("change the fields given (field= clears one)")
-          .argument("<id>", "contact id"),
-      )
-      .action(async (id: string, options, command: Command) => {
-        const deskline = await clientFor(command);
-        const updated = await deskline.contacts.update(id, kit.bodyOf<ContactUpdate>(options, catalog()));
-        printObject(updated, Boolean(globalsOf(command).json));
-      }),
-    "deskline contacts update con_0VbeYDSZ9Ll1A3gKu1ulxi --set lifecycle_stage=customer --set phone=",
+  kit.updateCommand<ContactUpdate>(contacts, TARGET, HELP.update, (d, id, body) =>
+    d.contacts.update(id, body),
   );
 
   kit.deleteCommand(

@@ -8,7 +8,7 @@ import { PartialFailure, UsageError } from "../errors.js";
 import { ticketColumns } from "../export/columns.js";
 import { catalogOf } from "../fields.js";
 import { listParameters, ticketCreateSchema, ticketStatusSchema } from "../generated/schemas.js";
-import { type Column, formatRecord, formatTable, printObject, writeLine } from "../output.js";
+import { type Column, formatRecord, formatTable, writeLine } from "../output.js";
 import type { MoveReport, MoveTarget } from "../tickets/move-status.js";
 import * as kit from "./kit.js";
 
@@ -30,6 +30,20 @@ const MOVES: { verb: string; status: TicketStatus; summary: string }[] = [
   { verb: "close", status: "Closed", summary: "close tickets (open or Solved ones; stamps closed_at)" },
   { verb: "cancel", status: "Cancelled", summary: "cancel open tickets (stamps closed_at)" },
 ];
+
+/** What `create` and `update` write, and their help. */
+const TARGET: kit.BodyTarget = { noun: "ticket", catalog: () => catalogOf(ticketCreateSchema) };
+const HELP = {
+  create: [
+    'deskline tickets create --set subject="Printer on fire" --set priority=urgent --set contact_id=con_…',
+  ],
+  update: {
+    description: "change the fields given",
+    examples: [
+      "deskline tickets update tkt_0VbeYBCu9tPuFypVLWBsJN --set priority=high --set 'tags=billing;refund'",
+    ],
+  },
+};
 
 export function register(tickets: Command): void {
   kit.examples(
@@ -89,31 +103,8 @@ export function register(tickets: Command): void {
     (d, id) => d.tickets.get(id),
   );
 
-  const catalog = () => catalogOf(ticketCreateSchema);
-  kit.examples(
-    kit
-      .addBodyOptions(tickets.command("create").description("create a ticket"))
-      .action(async (options, command: Command) => {
-        const deskline = await clientFor(command);
-        printObject(
-          await deskline.tickets.create(kit.bodyOf<TicketCreate>(options, catalog())),
-          Boolean(globalsOf(command).json),
-        );
-      }),
-    'deskline tickets create --set subject="Printer on fire" --set priority=urgent --set contact_id=con_…',
-  );
-  kit.examples(
-    kit
-      .addBodyOptions(
-        tickets.command("update").description("change the fields given").argument("<id>", "ticket id"),
-      )
-      .action(async (id: string, options, command: Command) => {
-        const deskline = await clientFor(command);
-        const updated = await deskline.tickets.update(id, kit.bodyOf<TicketUpdate>(options, catalog()));
-        printObject(updated, Boolean(globalsOf(command).json));
-      }),
-    "deskline tickets update tkt_0VbeYBCu9tPuFypVLWBsJN --set priority=high --set 'tags=billing;refund'",
-  );
+  kit.createCommand<TicketCreate>(tickets, TARGET, HELP.create, (d, body) => d.tickets.create(body));
+  kit.updateCommand<TicketUpdate>(tickets, TARGET, HELP.update, (d, id, body) => d.tickets.update(id, body));
   kit.deleteCommand(
     tickets,
     { noun: "ticket", id: "tkt", example: "deskline tickets delete tkt_0VbeYBCu9tPuFypVLWBsJN" },

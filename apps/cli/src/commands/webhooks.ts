@@ -42,6 +42,17 @@ async function instantOf(deskline: Deskline, edge: { eventId: string } | { at: s
   return (await guided(deskline.events.get(edge.eventId), { eventId: edge.eventId })).created;
 }
 
+/** What `create` and `update` write, and their help. */
+const TARGET: kit.BodyTarget = { noun: "endpoint", catalog: () => catalogOf(webhookEndpointUpdateSchema) };
+const HELP = {
+  update: {
+    description: "change an endpoint (url, description, events…)",
+    examples: [
+      "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --set description='CRM sync' --set 'events=ticket.created;ticket.updated'",
+    ],
+  },
+};
+
 export function register(webhooks: Command): void {
   kit.examples(webhooks, "deskline webhooks endpoints list");
   const endpoints = webhooks
@@ -100,20 +111,8 @@ export function register(webhooks: Command): void {
     (d, id) => d.webhookEndpoints.get(id),
   );
 
-  kit.examples(
-    kit
-      .addBodyOptions(
-        endpoints
-          .command("update")
-          .description("change an endpoint (url, description, events…)")
-          .argument("<id>", "endpoint id"),
-      )
-      .action(async (id: string, options, command: Command) => {
-        const deskline = await clientFor(command);
-        const body = kit.bodyOf<WebhookEndpointUpdate>(options, catalogOf(webhookEndpointUpdateSchema));
-        printObject(await deskline.webhookEndpoints.update(id, body), Boolean(globalsOf(command).json));
-      }),
-    "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --set description='CRM sync' --set 'events=ticket.created;ticket.updated'",
+  kit.updateCommand<WebhookEndpointUpdate>(endpoints, TARGET, HELP.update, (d, id, body) =>
+    d.webhookEndpoints.update(id, body),
   );
 
   kit.examples(
