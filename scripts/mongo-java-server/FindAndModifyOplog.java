@@ -4,13 +4,12 @@
 // change-stream test of waking workers (apps/server/test/delivery-wake.test.ts) needs to hear of
 // that save; see "Waking workers" in docs/decisions.md. Without the oplog nothing here runs.
 //
-// The databases of both backends route their commands through handle(); during a findAndModify
+// Both backends route their commands through handle(); during a findAndModify
 // their collections report each document it changed (recorded per thread: a command runs on one
 // thread from start to end), and once it has succeeded the changes go to the oplog as the library
 // logs the other commands: an insert with the document, an update or a delete with the _id.
 
 import de.bwaldvogel.mongo.MongoCollection;
-import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.oplog.NoopOplog;
 import de.bwaldvogel.mongo.oplog.Oplog;
@@ -29,11 +28,11 @@ final class FindAndModifyOplog {
 
   private FindAndModifyOplog() {}
 
-  /** Runs a database's command (`command`), logging what a findAndModify changed when the oplog is on. */
-  static Document handle(MongoDatabase database, String command, Document query, Oplog oplog, Supplier<Document> run) {
+  /** Runs a command (`command`) of a database, logging what a findAndModify changed when the oplog is on. */
+  static Document handle(String databaseName, String command, Document query, Oplog oplog, Supplier<Document> run) {
     if (oplog instanceof NoopOplog || !command.equalsIgnoreCase("findAndModify")) return run.get();
     // Only the command's collection: creating it on the way also writes to system collections.
-    String namespace = database.getDatabaseName() + "." + query.get(command);
+    String namespace = databaseName + "." + query.get(command);
     List<Change> changes = new ArrayList<>();
     recording.set(changes);
     Document response;

@@ -2,6 +2,7 @@
 // can be had): H2's MVStore, one file, with the indexes of CollectionIndexes.java. Those live in
 // memory and are rebuilt from the documents on a collection's first query or write after the file
 // opens (one pass over that collection); the unique indexes are the library's own, kept in the file.
+// Its collection's hooks hand over to CollectionHooks.java, as the in-memory backend's do.
 //
 // MVStore commits in the background about once a second and on close (the launcher closes it on
 // stdin's end and on SIGTERM), so a clean stop keeps everything and a SIGKILL can lose the last
@@ -11,7 +12,6 @@ import de.bwaldvogel.mongo.MongoCollection;
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
-import de.bwaldvogel.mongo.backend.DatabaseResolver;
 import de.bwaldvogel.mongo.backend.EmptyIndex;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
@@ -20,9 +20,7 @@ import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.bson.Document;
-import de.bwaldvogel.mongo.oplog.Oplog;
 import io.netty.channel.Channel;
-import java.util.Comparator;
 import java.util.List;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
@@ -49,14 +47,6 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
   protected MongoDatabase openOrCreateDatabase(String databaseName) {
     MVStore store = getMvStore();
     return new H2Database(databaseName, store, getCursorRegistry()) {
-      // A findAndModify's changes go to the oplog too, when it is on (FindAndModifyOplog.java).
-      @Override
-      public Document handleCommand(
-          Channel channel, String command, Document query, DatabaseResolver resolver, Oplog oplog) {
-        return FindAndModifyOplog.handle(
-            this, command, query, oplog, () -> super.handleCommand(channel, command, query, resolver, oplog));
-      }
-
       // Runs within H2Database's constructor as well (it reopens its collections); `store` is a
       // captured local, set before that constructor runs.
       @Override
@@ -83,13 +73,20 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
     };
   }
 
+  // A findAndModify's changes go to the oplog too, when it is on (FindAndModifyOplog.java).
+  @Override
+  public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+    return FindAndModifyOplog.handle(
+        databaseName, command, query, oplog, () -> super.handleCommand(channel, databaseName, command, query));
+  }
+
   /** A collection's documents, stored as BSON (BsonDocumentType.java). */
   private static MVMap<Object, Document> documents(MVStore store, String name) {
     return store.openMap(name, new MVMap.Builder<Object, Document>().valueType(BsonDocumentType.INSTANCE));
   }
 
   static final class Collection extends H2Collection {
-    private CollectionIndexes<Object> indexes;
+    private CollectionHooks<Object> hooks;
 
     Collection(
         MongoDatabase database,
@@ -103,51 +100,44 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
 
     // Made on first use, like the indexes it builds from the file, so opening a large file does
     // not wait for them (and a hook H2Collection's constructor might call finds it all the same).
-    private CollectionIndexes<Object> indexes() {
-      if (indexes == null) indexes = new CollectionIndexes<>(this::streamAllDocumentsWithPosition, this::getDocument);
-      return indexes;
+    private CollectionHooks<Object> hooks() {
+      if (hooks == null) hooks = new CollectionHooks<>(this, this::streamAllDocumentsWithPosition, this::getDocument);
+      return hooks;
     }
 
     @Override
     protected Object addDocumentInternal(Document document) {
-      return indexes().add(document, () -> super.addDocumentInternal(document));
+      return hooks().insert(document, () -> super.addDocumentInternal(document));
     }
 
     @Override
     protected void removeDocument(Object position) {
-      indexes().remove(getDocument(position));
-      super.removeDocument(position);
+      hooks().remove(position, () -> super.removeDocument(position));
     }
 
     @Override
     protected void handleUpdate(Object position, Document oldDocument, Document newDocument) {
-      indexes().update(oldDocument, newDocument, position);
-      super.handleUpdate(position, oldDocument, newDocument);
-      FindAndModifyOplog.updated(this, newDocument.get("_id"));
+      hooks().update(position, oldDocument, newDocument, () -> super.handleUpdate(position, oldDocument, newDocument));
     }
 
-    // The public add and remove, called once a document is in (or out of) the collection and
-    // its indexes: what a findAndModify did, for the oplog (FindAndModifyOplog.java).
     @Override
     public void addDocument(Document document) {
       super.addDocument(document);
-      FindAndModifyOplog.inserted(this, document);
+      hooks().added(document);
     }
 
     @Override
     public void removeDocument(Document document) {
       super.removeDocument(document);
-      FindAndModifyOplog.deleted(this, document.get("_id"));
+      hooks().removed(document);
     }
 
     @Override
     protected QueryResult matchDocuments(
         Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
-      QueuePlans.Plan plan = indexes().plan(query, orderBy, getIndexes());
-      if (plan == null) return super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector);
-      // A plan in the order asked needs no comparator.
-      Comparator<Document> order = plan.ordered() ? null : deriveComparator(orderBy);
-      return matchDocumentsFromStream(query, plan.documents(), skip, limit, batchSize, order, fieldSelector);
+      return hooks().match(query, orderBy, getIndexes(), Collection::deriveComparator,
+          (documents, order) -> matchDocumentsFromStream(query, documents, skip, limit, batchSize, order, fieldSelector),
+          () -> super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector));
     }
   }
 }

@@ -5,6 +5,7 @@
 // the verifier's middleware), and the shared rate limit held across the two APIs.
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { sendJson } from "../../apps/server/test/helpers/bearer-json.js";
 import { specScopes } from "../../apps/server/test/helpers/contract.js";
 import { eventually } from "../../apps/server/test/helpers/main-process.js";
 import { startFleetDatabase } from "../helpers/fleet-database.js";
@@ -39,14 +40,7 @@ interface Api {
 }
 
 async function call(baseUrl: string, token: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(new URL(path, baseUrl), {
-    method,
-    headers: {
-      Authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const response = await sendJson(baseUrl, token, method, path, body);
   const text = await response.text();
   const retryAfter = Number(response.headers.get("retry-after") ?? 0);
   return { status: response.status, body: text ? JSON.parse(text) : undefined, retryAfter };

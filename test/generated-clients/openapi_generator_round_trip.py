@@ -25,6 +25,7 @@ sys.path.insert(0, folder)
 
 import openapi_client  # noqa: E402
 from openapi_client.exceptions import ApiException  # noqa: E402
+from unknown_summary import unknown_summary  # noqa: E402
 
 client = openapi_client.ApiClient(openapi_client.Configuration(host=base_url, access_token=api_key))
 contacts = openapi_client.ContactsApi(client)
@@ -45,6 +46,23 @@ def call(name, status, model, method, **arguments):
     assert isinstance(data, model), f"{name}: parsed as {type(data).__name__}, expected {model.__name__}"
     steps.append([name, code])
     return data
+
+
+def walk(api, resource, create, update, created_model=None, **list_arguments):
+    """One resource created, read, updated and listed through its generated API (`resource` in
+    snake case: its methods are `create_<resource>_with_http_info` and so on, its models and
+    operations the camel-case name); returns the four answers, each parsed by its model."""
+    name = "".join(part.title() for part in resource.split("_"))
+    model = getattr(openapi_client, name)
+
+    def method(verb, plural=""):
+        return getattr(api, f"{verb}_{resource}{plural}_with_http_info")
+
+    created = call(f"create{name}", 201, created_model or model, method("create"), **{f"{resource}_create": create})
+    fetched = call(f"get{name}", 200, model, method("get"), id=created.id)
+    updated = call(f"update{name}", 200, model, method("update"), id=created.id, **{f"{resource}_update": update})
+    listed = call(f"list{name}s", 200, getattr(openapi_client, f"{name}List"), method("list", "s"), **list_arguments)
+    return created, fetched, updated, listed
 
 
 def all_events(wanted):
@@ -69,16 +87,7 @@ def unknown_events():
         kinds.setdefault(event.actual_instance.type, set()).add(type(event.actual_instance).__name__)
     unknown = next(e.actual_instance for e in page.data if e.actual_instance.type == "conversation.assigned")
     alone = call("getEvent", 200, openapi_client.Event, events_api.get_event_with_http_info, id=unknown.id)
-    return {
-        "steps": steps,
-        "types": {kind: sorted(models) for kind, models in sorted(kinds.items())},
-        "unknown": {
-            "model": type(alone.actual_instance).__name__,
-            "type": alone.actual_instance.type,
-            "data_object": alone.actual_instance.data.object,
-            "same_id": alone.actual_instance.id == unknown.id and alone.actual_instance.data.id == unknown.data.id,
-        },
-    }
+    return {"steps": steps, **unknown_summary(kinds, alone.actual_instance, unknown, "type", "object")}
 
 
 def round_trip():
@@ -87,67 +96,33 @@ def round_trip():
     contact_pull = call("listContacts", 200, m.ContactList, contacts.list_contacts_with_http_info, updated_after="0")
     ticket_pull = call("listTickets", 200, m.TicketList, tickets.list_tickets_with_http_info, updated_after="0")
 
-    contact = call(
-        "createContact",
-        201,
-        m.Contact,
-        contacts.create_contact_with_http_info,
-        contact_create=m.ContactCreate(name="Ada Lovelace", email="ada@example.com", tags=["generated"]),
+    _, _, contact, listed = walk(
+        contacts,
+        "contact",
+        m.ContactCreate(name="Ada Lovelace", email="ada@example.com", tags=["generated"]),
+        m.ContactUpdate(name="Ada King"),
+        limit=100,
     )
-    call("getContact", 200, m.Contact, contacts.get_contact_with_http_info, id=contact.id)
-    contact = call(
-        "updateContact",
-        200,
-        m.Contact,
-        contacts.update_contact_with_http_info,
-        id=contact.id,
-        contact_update=m.ContactUpdate(name="Ada King"),
-    )
-    listed = call("listContacts", 200, m.ContactList, contacts.list_contacts_with_http_info, limit=100)
-
-    ticket = call(
-        "createTicket",
-        201,
-        m.Ticket,
-        tickets.create_ticket_with_http_info,
-        ticket_create=m.TicketCreate(
+    _, fetched, ticket, ticket_list = walk(
+        tickets,
+        "ticket",
+        m.TicketCreate(
             subject="Printer on fire",
             contact_id=contact.id,
             priority=m.TicketPriority.URGENT,
             sentiment=m.TicketSentiment.NEGATIVE,
         ),
+        m.TicketUpdate(status=m.TicketStatus.SOLVED, sentiment=m.TicketSentiment.POSITIVE),
+        limit=100,
     )
-    fetched = call("getTicket", 200, m.Ticket, tickets.get_ticket_with_http_info, id=ticket.id)
-    ticket = call(
-        "updateTicket",
-        200,
-        m.Ticket,
-        tickets.update_ticket_with_http_info,
-        id=ticket.id,
-        ticket_update=m.TicketUpdate(status=m.TicketStatus.SOLVED, sentiment=m.TicketSentiment.POSITIVE),
-    )
-    ticket_list = call("listTickets", 200, m.TicketList, tickets.list_tickets_with_http_info, limit=100)
-
-    endpoint = call(
-        "createWebhookEndpoint",
-        201,
-        m.WebhookEndpointWithSecret,
-        endpoints.create_webhook_endpoint_with_http_info,
-        webhook_endpoint_create=m.WebhookEndpointCreate(
+    endpoint, _, updated_endpoint, endpoint_list = walk(
+        endpoints,
+        "webhook_endpoint",
+        m.WebhookEndpointCreate(
             url="https://hooks.generated.invalid/deskline", events=[m.EventSubscription("ticket.created")]
         ),
-    )
-    call("getWebhookEndpoint", 200, m.WebhookEndpoint, endpoints.get_webhook_endpoint_with_http_info, id=endpoint.id)
-    updated_endpoint = call(
-        "updateWebhookEndpoint",
-        200,
-        m.WebhookEndpoint,
-        endpoints.update_webhook_endpoint_with_http_info,
-        id=endpoint.id,
-        webhook_endpoint_update=m.WebhookEndpointUpdate(description="generated client"),
-    )
-    endpoint_list = call(
-        "listWebhookEndpoints", 200, m.WebhookEndpointList, endpoints.list_webhook_endpoints_with_http_info
+        m.WebhookEndpointUpdate(description="generated client"),
+        created_model=m.WebhookEndpointWithSecret,
     )
     call(
         "deleteWebhookEndpoint",

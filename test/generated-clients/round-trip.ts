@@ -18,7 +18,18 @@ import {
   updateContact,
   updateTicket,
 } from "./sdk.gen.js";
-import type { ContactUpdatedEvent, TicketUpdatedEvent } from "./types.gen.js";
+import type {
+  Contact,
+  ContactCreate,
+  ContactList,
+  ContactUpdate,
+  ContactUpdatedEvent,
+  Ticket,
+  TicketCreate,
+  TicketList,
+  TicketUpdate,
+  TicketUpdatedEvent,
+} from "./types.gen.js";
 import { zErrorResponse } from "./zod.gen.js";
 
 export interface Summary {
@@ -47,31 +58,50 @@ export async function roundTrip(baseUrl: string, apiKey: string): Promise<Summar
     return data as T;
   };
 
-  let contact = await call(
-    "createContact",
-    201,
-    createContact({ client, body: { name: "Ada Lovelace", email: "ada@example.com", tags: ["generated"] } }),
-  );
-  await call("getContact", 200, getContact({ client, path: { id: contact.id } }));
-  contact = await call(
-    "updateContact",
-    200,
-    updateContact({ client, path: { id: contact.id }, body: { name: "Ada King" } }),
-  );
-  const contacts = await call("listContacts", 200, listContacts({ client }));
+  type Sent<T> = Promise<{ data?: T; response: Response }>;
+  type Client = typeof client;
+  /**
+   * One resource created, read, updated and listed through its generated functions (in that
+   * order), each answer checked by `call`; what the update and the list answered.
+   */
+  const walk = async <R extends { id: string }, L, B, U>(
+    name: string,
+    [create, get, update, list]: [
+      (options: { client: Client; body: B }) => Sent<R>,
+      (options: { client: Client; path: { id: string } }) => Sent<R>,
+      (options: { client: Client; path: { id: string }; body: U }) => Sent<R>,
+      (options: { client: Client }) => Sent<L>,
+    ],
+    body: B,
+    change: U,
+  ) => {
+    const created = await call(`create${name}`, 201, create({ client, body }));
+    await call(`get${name}`, 200, get({ client, path: { id: created.id } }));
+    const updated = await call(
+      `update${name}`,
+      200,
+      update({ client, path: { id: created.id }, body: change }),
+    );
+    return { updated, listed: await call(`list${name}s`, 200, list({ client })) };
+  };
 
-  let ticket = await call(
-    "createTicket",
-    201,
-    createTicket({ client, body: { subject: "Printer on fire", contact_id: contact.id, priority: "high" } }),
+  const { updated: contact, listed: contacts } = await walk<
+    Contact,
+    ContactList,
+    ContactCreate,
+    ContactUpdate
+  >(
+    "Contact",
+    [createContact, getContact, updateContact, listContacts],
+    { name: "Ada Lovelace", email: "ada@example.com", tags: ["generated"] },
+    { name: "Ada King" },
   );
-  await call("getTicket", 200, getTicket({ client, path: { id: ticket.id } }));
-  ticket = await call(
-    "updateTicket",
-    200,
-    updateTicket({ client, path: { id: ticket.id }, body: { status: "Solved" } }),
+  const { updated: ticket, listed: tickets } = await walk<Ticket, TicketList, TicketCreate, TicketUpdate>(
+    "Ticket",
+    [createTicket, getTicket, updateTicket, listTickets],
+    { subject: "Printer on fire", contact_id: contact.id, priority: "high" },
+    { status: "Solved" },
   );
-  const tickets = await call("listTickets", 200, listTickets({ client }));
 
   // Events reach the list through the server's relay: wait (60 s at most) for the two updates'.
   const deadline = Date.now() + 60_000;

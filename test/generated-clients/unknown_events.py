@@ -16,6 +16,7 @@ sys.path.insert(0, sys.argv[1])
 from deskline_client import AuthenticatedClient  # noqa: E402
 from deskline_client.api.events import get_event, list_events  # noqa: E402
 from deskline_client.models import EventList, UnknownEvent  # noqa: E402
+from unknown_summary import unknown_summary  # noqa: E402
 
 client = AuthenticatedClient(base_url=sys.argv[2], token=sys.argv[3], raise_on_unexpected_status=True)
 
@@ -37,16 +38,4 @@ alone = get_event.sync_detailed(client=client, id=unknown.id)
 assert alone.status_code == 200, alone.content
 assert isinstance(alone.parsed, UnknownEvent), type(alone.parsed).__name__
 
-print(
-    json.dumps(
-        {
-            "types": {kind: sorted(models) for kind, models in sorted(types.items())},
-            "unknown": {
-                "model": type(alone.parsed).__name__,
-                "type": alone.parsed.type_,
-                "data_object": alone.parsed.data.object_,
-                "same_id": alone.parsed.id == unknown.id and alone.parsed.data.id == unknown.data.id,
-            },
-        }
-    )
-)
+print(json.dumps(unknown_summary(types, alone.parsed, unknown, "type_", "object_")))

@@ -16,6 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -40,6 +41,12 @@ export interface BuiltPackage {
    * `@deskline/spec`). tsc's exit status and output.
    */
   typecheckPacked(files: Record<string, string>): SpawnSyncReturns<string>;
+  /**
+   * Runs `script(load)` in a node process of its own, as an ES module or as CommonJS (`load` is
+   * `await import` or `require`), where the package resolves by its name (self-reference) as it
+   * does for a user; what the script printed, parsed as JSON. Throws when the process fails.
+   */
+  loadAs(type: "module" | "commonjs", script: (load: string) => string): unknown;
 }
 
 export function builtPackage(dir: string): BuiltPackage {
@@ -57,6 +64,13 @@ export function builtPackage(dir: string): BuiltPackage {
       if (build.status !== 0) throw new Error(`tsup failed:\n${build.stdout}\n${build.stderr}`);
     },
     publint: () => run(bin("publint"), ["--strict"]),
+    loadAs(type, script) {
+      const body = script(type === "module" ? "await import" : "require");
+      const wrapped = type === "module" ? body : `(async () => { ${body} })()`;
+      const result = run(process.execPath, ["--input-type", type, "-e", wrapped]);
+      if (result.status !== 0) throw new Error(`node --input-type ${type} failed:\n${result.stderr}`);
+      return JSON.parse(result.stdout);
+    },
     attwProblems() {
       const result = run(bin("attw"), ["--pack", ".", "--format", "json", "--profile", "node16"]);
       const start = result.stdout.indexOf("{");
@@ -126,4 +140,33 @@ export function builtPackage(dir: string): BuiltPackage {
       }
     },
   };
+}
+
+/**
+ * The two linters every published package passes, as tests of the calling file: publint --strict
+ * on the manifest, and attw --pack (node16 CJS and ESM, bundlers) on the packed types.
+ */
+export function itPassesPackageLints(pkg: BuiltPackage): void {
+  it("passes publint --strict", () => {
+    const result = pkg.publint();
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  }, 120_000);
+
+  it("passes attw --pack for node16 (CJS and ESM) and bundlers", () => {
+    // node10 resolution ignores `exports`, so subpaths cannot resolve there: that is the profile's
+    // point, not a problem of a package.
+    expect(pkg.attwProblems()).toEqual([]);
+  }, 120_000);
+}
+
+/** One test per module system (`%s` in `title`): `script` run by `loadAs` prints `expected`. */
+export function itLoadsAs(
+  pkg: BuiltPackage,
+  title: string,
+  script: (load: string) => string,
+  expected: unknown,
+): void {
+  it.each(["module", "commonjs"] as const)(title, (type) => {
+    expect(pkg.loadAs(type, script)).toEqual(expected);
+  });
 }

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { api, newWorkspace } from "../../server/test/helpers/api.js";
 import { generatedFiles } from "../scripts/generate-schemas.js";
-import { cli, jsonLines, scratch } from "./helpers.js";
+import { cli, jsonLines, scratch, setting } from "./helpers.js";
 
 describe("configuration", () => {
   it("keeps keys in profiles in a 0600 file, never prints them whole, and picks flags over env over profile", async () => {
@@ -72,18 +72,14 @@ describe("contact commands", () => {
       [
         "contacts",
         "create",
-        "--set",
-        "name=Ada Lovelace",
-        "--set",
-        "email=ada@example.com",
-        "--set",
-        "phone=+44 1",
-        "--set",
-        "tags=vip|beta",
-        "--set",
-        "custom_fields.plan=pro",
-        "--set",
-        "lifecycle_stage=lead",
+        ...setting(
+          "name=Ada Lovelace",
+          "email=ada@example.com",
+          "phone=+44 1",
+          "tags=vip|beta",
+          "custom_fields.plan=pro",
+          "lifecycle_stage=lead",
+        ),
         "--json",
       ],
       { key },
@@ -125,19 +121,9 @@ describe("contact commands", () => {
 describe("webhook endpoints and events", () => {
   it("create (secret once), list, get, update, rotate-secret, delete; events list", async () => {
     const { key } = await newWorkspace();
-    const created = await cli(
-      [
-        "webhooks",
-        "endpoints",
-        "create",
-        "--url",
-        "https://hooks.deskline-test.invalid/x",
-        "--event",
-        "ticket.updated",
-        "--json",
-      ],
-      { key },
-    );
+    const url = "https://hooks.deskline-test.invalid/x";
+    const create = ["webhooks", "endpoints", "create", "--url", url, "--event", "ticket.updated", "--json"];
+    const created = await cli(create, { key });
     expect(created.code).toBe(0);
     const endpoint = JSON.parse(created.stdout);
     expect(endpoint.secret).toMatch(/^whsec_/);

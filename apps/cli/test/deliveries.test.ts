@@ -6,7 +6,7 @@ import { constructEvent } from "@deskline/webhook-verifier";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type SpecProxy, startSpecProxy } from "../../../test/helpers/spec-proxy.js";
 import { api, newWorkspace } from "../../server/test/helpers/api.js";
-import { startDeployment } from "../../server/test/helpers/delivery.js";
+import { startOneAtATime } from "../../server/test/helpers/delivery.js";
 import { type Receiver, startReceiver } from "../../server/test/helpers/https-receiver.js";
 import { eventually } from "../../server/test/helpers/main-process.js";
 import { cli, jsonLines } from "./helpers.js";
@@ -21,13 +21,7 @@ let key: string;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  // One lane and one attempt at a time (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1), on a shared machine.
-  const deployment = await startDeployment({
-    WEBHOOK_CONCURRENCY: "1",
-    WEBHOOK_ENDPOINT_CONCURRENCY: "1",
-    WEBHOOK_TIMEOUT_MS: "3000",
-  });
-  upstream = await (await deployment.start("all")).baseUrl;
+  upstream = await startOneAtATime();
   proxy = await startSpecProxy(upstream);
   ({ key } = await newWorkspace(undefined, upstream));
   receiver = await startReceiver();
@@ -39,6 +33,8 @@ afterEach(() => {
 
 /** `deskline <args>` with this file's key, through the spec-checking proxy. */
 const run = (args: string[]) => cli(args, { key, env: { DESKLINE_BASE_URL: proxy.url } });
+/** `deskline webhooks endpoints recover <args…>`, as `run` runs it. */
+const recover = (...args: string[]) => run(["webhooks", "endpoints", "recover", ...args]);
 const json = async (args: string[]) => {
   const result = await run([...args, "--json"]);
   expect(result.code, result.stderr).toBe(0);
@@ -91,20 +87,12 @@ describe("after an outage", () => {
     const [paused] = await json(["events", "list", "--type", "contact.created", "--limit", "1"]);
     expect(await json(["events", "deliveries", paused.id])).toEqual([]);
 
-    const refused = await run(["webhooks", "endpoints", "recover", endpoint.id, "--since", "1h"]);
+    const refused = await recover(endpoint.id, "--since", "1h");
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/status 409, code webhook_endpoint_disabled/);
     const enable = refused.stderr.match(/^ {2}enable it first: (deskline .*)$/m)?.[1];
     expect(enable).toBe(`deskline webhooks endpoints update ${endpoint.id} --set status=enabled`);
-    const refusedJson = await run([
-      "webhooks",
-      "endpoints",
-      "recover",
-      endpoint.id,
-      "--since",
-      "1h",
-      "--json",
-    ]);
+    const refusedJson = await recover(endpoint.id, "--since", "1h", "--json");
     expect(JSON.parse(refusedJson.stderr).error).toMatchObject({
       status: 409,
       code: "webhook_endpoint_disabled",
@@ -143,7 +131,7 @@ describe("after an outage", () => {
     );
     expect(succeeded.map((d) => d.event_id)).toEqual([paused.id, second, first]);
     // Safe to repeat, here with a duration: nothing is missing any more. A table for people.
-    const again = await run(["webhooks", "endpoints", "recover", endpoint.id, "--since", "2d"]);
+    const again = await recover(endpoint.id, "--since", "2d");
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^object\s+webhook_recovery$/m);
     expect(again.stdout).toMatch(/^queued\s+0$/m);
@@ -261,26 +249,17 @@ describe("errors say what to do next", () => {
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/status 404[\s\S]*events are kept 30 days/);
 
-    const badTime = await run(["webhooks", "endpoints", "recover", endpoint.id, "--since", "yesterday"]);
+    const badTime = await recover(endpoint.id, "--since", "yesterday");
     expect(badTime.code).toBe(2);
     expect(badTime.stderr).toContain(
       "--since 'yesterday': give an event id (evt_…: from that event on), a duration",
     );
-    expect((await run(["webhooks", "endpoints", "recover", endpoint.id])).code).toBe(2);
+    expect((await recover(endpoint.id)).code).toBe(2);
 
     expect(
       (await run(["webhooks", "endpoints", "update", endpoint.id, "--set", "status=enabled"])).code,
     ).toBe(0);
-    const backwards = await run([
-      "webhooks",
-      "endpoints",
-      "recover",
-      endpoint.id,
-      "--since",
-      "1h",
-      "--until",
-      "2h",
-    ]);
+    const backwards = await recover(endpoint.id, "--since", "1h", "--until", "2h");
     expect(backwards.code).toBe(1);
     expect(backwards.stderr).toMatch(/status 400, code parameter_invalid/);
 

@@ -73,6 +73,9 @@ export function cli(args: string[], options: CliOptions = {}): Promise<CliResult
 }
 
 /** stdout as JSON Lines. */
+/** `--set field=value` for each assignment, as a create or update command takes them. */
+export const setting = (...assignments: string[]): string[] => assignments.flatMap((a) => ["--set", a]);
+
 export const jsonLines = (stdout: string): any[] =>
   stdout
     .split("\n")

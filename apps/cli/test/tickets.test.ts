@@ -2,7 +2,7 @@
 // and the ticket resource commands, against the real server.
 import { beforeEach, describe, expect, it } from "vitest";
 import { api, newWorkspace } from "../../server/test/helpers/api.js";
-import { cli, jsonLines } from "./helpers.js";
+import { cli, jsonLines, setting } from "./helpers.js";
 
 let key: string;
 beforeEach(async () => {
@@ -87,12 +87,7 @@ describe("ticket resource commands", () => {
       [
         "tickets",
         "create",
-        "--set",
-        "subject=Printer on fire",
-        "--set",
-        "priority=urgent",
-        "--set",
-        "tags=hw;fire",
+        ...setting("subject=Printer on fire", "priority=urgent", "tags=hw;fire"),
         "--json",
       ],
       { key },

@@ -2,7 +2,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 
@@ -147,6 +147,12 @@ export function startServer(
  * CPU time (user + system) a process has used so far, in ms, from /proc (Linux; NaN elsewhere).
  * On a shared machine latency depends on the other processes; CPU per event does not.
  */
+/** The machine's load averages (1, 5, 15 min) as a report prints them: a benchmark shares its machine. */
+export const loadAverage = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
+
 export function cpuMs(pid: number | undefined): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];

@@ -7,6 +7,7 @@ import { createMongoClient } from "../src/platform/database/client.js";
 import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
 import { createLogger } from "../src/platform/logger.js";
 import { SCOPES } from "../src/workspaces/api-keys.js";
+import { okJson } from "../test/helpers/bearer-json.js";
 import { startTestServer } from "../test/helpers/server.js";
 
 /**
@@ -72,22 +73,13 @@ export async function startScenarioServer(
     }
   };
   try {
-    const call = (token: string) => async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(new URL(path, server.baseUrl), {
-        method,
-        headers: {
-          Authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
-      return JSON.parse(text);
-    };
+    const call =
+      (token: string) =>
+      <T = unknown>(method: string, path: string, body?: unknown) =>
+        okJson<T>(server.baseUrl, token, method, path, body);
     const admin = call(server.adminToken);
-    const workspace = await admin("POST", "/admin/v1/workspaces", { name: "Benchmark" });
-    const { key } = await admin("POST", `/admin/v1/workspaces/${workspace.id}/api-keys`, {
+    const workspace = await admin<{ id: string }>("POST", "/admin/v1/workspaces", { name: "Benchmark" });
+    const { key } = await admin<{ key: string }>("POST", `/admin/v1/workspaces/${workspace.id}/api-keys`, {
       name: "bench",
       scopes: [...SCOPES],
     });
@@ -142,5 +134,8 @@ export async function seedMany(
  * the API's writes leave them.
  */
 export function seedRelay(db: Db): EventRelay {
-  return new EventRelay(db, new Events(db), { immediate: true, logger: createLogger("warn") });
+  return new EventRelay(db, new Events(db, loadConfig({}).eventRetentionMs), {
+    immediate: true,
+    logger: createLogger("warn"),
+  });
 }

@@ -1,10 +1,18 @@
-import { loadavg } from "node:os";
 import { MongoClient } from "mongodb";
 import { newEvent, type StoredEvent } from "../src/events/model.js";
 import { Events } from "../src/events/store.js";
 import { AGAIN, retry } from "../src/platform/backoff.js";
+import { loadConfig } from "../src/platform/config.js";
 import { newId } from "../src/platform/ids.js";
-import { benchWorkspace, certificate, cpuMs, post, receiver, startServer } from "./delivery-kit.js";
+import {
+  benchWorkspace,
+  certificate,
+  cpuMs,
+  loadAverage,
+  post,
+  receiver,
+  startServer,
+} from "./delivery-kit.js";
 import { newRunId, startBenchDatabase } from "./environment.js";
 
 /**
@@ -33,9 +41,7 @@ const PLACES = 50;
 const log = (line: string) => process.stderr.write(`[recovery bench] ${line}\n`);
 
 async function main() {
-  const startLoad = loadavg()
-    .map((l) => l.toFixed(1))
-    .join(" ");
+  const startLoad = loadAverage();
   const database = await startBenchDatabase();
   const tls = certificate();
   const target = await receiver(tls);
@@ -55,7 +61,7 @@ async function main() {
     // The missed events: recorded as a relay records them, while the endpoint was down (no
     // delivery made). Written straight into `events`, 1,000 per round trip: only the recovery is
     // measured here, not the writes that made the events.
-    const events = new Events(client.db(databaseName));
+    const events = new Events(client.db(databaseName), loadConfig({}).eventRetentionMs);
     const missed: StoredEvent[] = [];
     for (let i = 0; i < MISSED; i++) {
       const id = newId("con");
@@ -154,9 +160,7 @@ async function main() {
         `| recovery drain | ${recoveryDrain.perSecond.toFixed(0)}/s | ${ratio.toFixed(2)}× the fresh drain (target ≥ 0.8×); worker CPU ${recoveryDrain.cpu.toFixed(2)} ms per delivery; arrival order strays ≤ ${maxStray} places from oldest first |\n` +
         `| fresh drain (${FRESH} API writes queued) | ${freshDrain.perSecond.toFixed(0)}/s | worker CPU ${freshDrain.cpu.toFixed(2)} ms per delivery |\n` +
         `| recovery order (${ORDERED} events missed while disabled, default WEBHOOK_ENDPOINT_CONCURRENCY) | ${(inOrder * 100).toFixed(1)} % | arrived within ${PLACES} places of their event order (target ≥ 95 %); at most ${Math.max(...lateStray)} places off; ${lateDrain.perSecond.toFixed(0)}/s |\n` +
-        `load average at the end ${loadavg()
-          .map((l) => l.toFixed(1))
-          .join(" ")} (${startLoad} at the start)\n`,
+        `load average at the end ${loadAverage()} (${startLoad} at the start)\n`,
     );
   } finally {
     for (const p of processes) p.child.kill("SIGTERM");

@@ -1,3 +1,4 @@
+import { okJson } from "../test/helpers/bearer-json.js";
 import type { ListedEvent, RecordedAttempt } from "./audit.js";
 
 /**
@@ -5,26 +6,8 @@ import type { ListedEvent, RecordedAttempt } from "./audit.js";
  * API), the webhook endpoint the receiver listens on, and every event the workspace has.
  */
 
-async function call<T>(
-  baseUrl: string,
-  token: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<T> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
-}
+const call = <T>(baseUrl: string, token: string, method: string, path: string, body?: unknown) =>
+  okJson<T>(baseUrl, token, method, path, body, AbortSignal.timeout(30_000));
 
 export interface SoakWorkspace {
   apiKey: string;

@@ -52,13 +52,14 @@ export function createStore(
     | "apiKeyCacheMs"
     | "secretsEncryptionKey"
     | "secretsEncryptionOldKeys"
+    | "eventRetentionMs"
   >,
   logger: Logger,
 ): Store {
   // One process, one environment, one set of keys: deliveries open secrets with it too.
   const secretBox = new SecretBox(config.secretsEncryptionKey, config.secretsEncryptionOldKeys);
   useSecretBox(secretBox);
-  const events = new Events(db);
+  const events = new Events(db, config.eventRetentionMs);
   const relay = new EventRelay(db, events, { immediate: config.eventRelayImmediate, logger });
   const tombstones = new Tombstones(db);
   const contacts = new Contacts(db, relay, tombstones);

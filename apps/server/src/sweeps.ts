@@ -52,7 +52,7 @@ export function startSweeps(store: Store, config: Config, logger: Logger): () =>
     every(HOURLY, () => store.idempotencyKeys.sweep(), "idempotency sweep", logger),
     // A full bucket is the same as none.
     every(HOURLY, () => store.rateLimits.sweep(), "rate limit sweep", logger),
-    every(HOURLY, () => store.events.sweep(config.eventRetentionMs), "event retention sweep", logger),
+    every(HOURLY, () => store.events.sweep(), "event retention sweep", logger),
     // Tombstones live as long as events: a pull learns of deletions within the same window.
     every(HOURLY, () => store.tombstones.sweep(config.eventRetentionMs), "tombstone sweep", logger),
     // Attempts are kept as long as the events they delivered.

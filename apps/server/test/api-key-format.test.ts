@@ -1,7 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
-import { API_KEY_PATTERN, isWellFormedApiKey, newApiKeyText } from "../src/workspaces/api-keys.js";
+import {
+  API_KEY_PATTERN,
+  type ApiKeyDoc,
+  isWellFormedApiKey,
+  newApiKeyText,
+} from "../src/workspaces/api-keys.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";
 import { startTestServer } from "./helpers/server.js";
@@ -61,8 +66,8 @@ describe("the key format", () => {
     const id = `key_legacy${randomBytes(6).toString("hex")}`;
     const now = new Date();
     // As the previous version stored it: the SHA-256 of the plaintext is the document's _id.
-    await (await database()).collection("api_keys").insertOne({
-      _id: createHash("sha256").update(legacy).digest("hex") as never,
+    await (await database()).collection<ApiKeyDoc>("api_keys").insertOne({
+      _id: createHash("sha256").update(legacy).digest("hex"),
       id,
       workspace_id: workspaceId,
       name: "issued before the checksum",

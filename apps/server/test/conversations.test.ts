@@ -272,21 +272,15 @@ describe("send a message", () => {
 
   it("rejects a body that is no JSON object, and one that is not sent as JSON", async () => {
     const { id } = await openConversation(workspaceId, key);
-    const broken = await api.post(messagesPath(id), {
-      key,
-      rawBody: '{"body": "Hi", ',
-      headers: { "Content-Type": "application/json" },
-    });
+    const sendRaw = (rawBody: string, contentType: string) =>
+      api.post(messagesPath(id), { key, rawBody, headers: { "Content-Type": contentType } });
+    const broken = await sendRaw('{"body": "Hi", ', "application/json");
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe("invalid_json");
     const array = await send(id, [{ body: "Hi", internal_note: false }]);
     expect(array.status).toBe(400);
     expect(array.body.error.code).toBe("parameter_invalid");
-    const text = await api.post(messagesPath(id), {
-      key,
-      rawBody: "body=Hi",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
-    });
+    const text = await sendRaw("body=Hi", "application/x-www-form-urlencoded");
     expect(text.status).toBe(415);
     expect(text.body.error.code).toBe("unsupported_media_type");
     expect(await messagesOf(id)).toHaveLength(1);

@@ -62,8 +62,8 @@ describe("an event is never lost", () => {
 
     // The changes are stored with their events; none has reached `events` yet.
     const pendingOn = async (collection: string, id: string) =>
-      ((await db.collection(collection).findOne({ _id: id as never }))?.pending_events ??
-        []) as StoredEvent[];
+      (await db.collection<{ _id: string; pending_events?: StoredEvent[] }>(collection).findOne({ _id: id }))
+        ?.pending_events ?? [];
     const pending = [
       ...(await pendingOn("contacts", contact.body.id)),
       ...(await pendingOn("tickets", ticket.body.id)),

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newEvent } from "../src/events/model.js";
 import { EventRelay, pushEvent, type WithPendingEvents } from "../src/events/outbox-relay.js";
 import { Events } from "../src/events/store.js";
+import { loadConfig } from "../src/platform/config.js";
 import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 
@@ -33,7 +34,7 @@ const logger = createLogger("silent");
 
 /** A relay over `collection` as one process builds it (sweeps only, unless `immediate`). */
 async function relayOn(db: Db, collection: string, immediate = false) {
-  const events = new Events(db);
+  const events = new Events(db, loadConfig({}).eventRetentionMs);
   const relay = new EventRelay(db, events, { immediate, logger });
   relay.track(collection);
   await relay.ensureIndexes();

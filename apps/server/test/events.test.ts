@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { newEvent, type StoredEvent } from "../src/events/model.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";
 import { allEvents, eventsAbout, theEvent } from "./helpers/events.js";
@@ -175,30 +176,44 @@ describe("the events API", () => {
     expect(response.body.error.code).toBe("resource_missing");
   });
 
-  it("an event past the retention period is 404 for get, deliveries and resend, before the sweep removes it", async () => {
-    const contact = (await createContact({ name: "Aged" })).body;
-    const event = await theEvent(key, "contact.created", contact.id);
+  it("an event past retention is missing from every read (get, list, deliveries, resend) before the sweep removes it", async () => {
+    const { workspaceId, key: own } = await newWorkspace();
     const db = await database();
-    // 31 days old: past the default EVENT_RETENTION_DAYS of 30; the hourly sweep has not run yet.
-    const aged = new Date(Date.now() - 31 * 86_400_000);
-    await db.collection("events").updateOne({ _id: event.id as never }, { $set: { created_at: aged } });
+    const events = db.collection<StoredEvent>("events");
+    // Written straight into the database as a relay records them: one a day past the default
+    // EVENT_RETENTION_DAYS of 30 (the hourly sweep has not run yet), one a day inside it.
+    // The contact the events carry is a real one, so the answers match the spec's event shape.
+    const contact = (await createContact({ name: "Aged" }, own)).body;
+    const day = 86_400_000;
+    const at = (daysAgo: number) =>
+      newEvent(workspaceId, "contact.created", contact, undefined, new Date(Date.now() - daysAgo * day));
+    const [aged, kept] = [at(31), at(29)];
+    await events.insertMany([aged, kept]);
+
     const answers = [
-      await api.get(`/open/v1/events/${event.id}`, { key }),
-      await api.get(`/open/v1/events/${event.id}/deliveries`, { key }),
-      await api.post(`/open/v1/events/${event.id}/resend`, { key, body: {} }),
+      await api.get(`/open/v1/events/${aged._id}`, { key: own }),
+      await api.get(`/open/v1/events/${aged._id}/deliveries`, { key: own }),
+      await api.post(`/open/v1/events/${aged._id}/resend`, { key: own, body: {} }),
     ];
     for (const answer of answers) {
       expect(answer.status).toBe(404);
       expect(answer.body.error.code).toBe("resource_missing");
     }
-    // A day inside the retention period, the same event reads again.
-    await db
-      .collection("events")
-      .updateOne(
-        { _id: event.id as never },
-        { $set: { created_at: new Date(Date.now() - 29 * 86_400_000) } },
-      );
-    expect((await api.get(`/open/v1/events/${event.id}`, { key })).status).toBe(200);
+    // Every way of listing shows the kept event and not the aged one: plain, by type, from the
+    // epoch, and from a cursor at the kept event (the aged one is the only older event).
+    const queries: Record<string, string>[] = [{}, { type: "contact.created" }, { created_after: "0" }];
+    for (const query of queries) {
+      const listed = (await allEvents(own, query)).map((event) => event.id);
+      expect(listed).toContain(kept._id);
+      expect(listed).not.toContain(aged._id);
+    }
+    const after = await api.get("/open/v1/events", { key: own, query: { starting_after: kept._id } });
+    expect(after.status).toBe(200);
+    expect(after.body.data).toEqual([]);
+
+    // The kept one reads through every route.
+    expect((await api.get(`/open/v1/events/${kept._id}`, { key: own })).status).toBe(200);
+    expect((await api.get(`/open/v1/events/${kept._id}/deliveries`, { key: own })).status).toBe(200);
   });
 
   it("events of one workspace are never visible to another", async () => {

@@ -7,6 +7,9 @@ beforeAll(async () => {
 });
 
 const unique = () => `idem-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+/** Creates a contact with `body`, sending `idem` as its Idempotency-Key. */
+const createWith = (idem: string, body: unknown) =>
+  api.post("/open/v1/contacts", { key, body, headers: { "Idempotency-Key": idem } });
 const countByName = async (name: string) =>
   (await api.get("/open/v1/contacts", { key, query: { search: name, limit: 100 } })).body.data.length;
 
@@ -14,18 +17,10 @@ describe("Idempotency-Key", () => {
   it("replays the first response with Idempotent-Replayed and creates once", async () => {
     const idem = unique();
     const name = unique();
-    const first = await api.post("/open/v1/contacts", {
-      key,
-      body: { name },
-      headers: { "Idempotency-Key": idem },
-    });
+    const first = await createWith(idem, { name });
     expect(first.status).toBe(201);
     expect(first.headers.get("idempotent-replayed")).toBeNull();
-    const second = await api.post("/open/v1/contacts", {
-      key,
-      body: { name },
-      headers: { "Idempotency-Key": idem },
-    });
+    const second = await createWith(idem, { name });
     expect(second.status).toBe(201);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(second.body).toEqual(first.body);
@@ -35,16 +30,8 @@ describe("Idempotency-Key", () => {
   it("the quoted form of a key is the same key", async () => {
     const idem = unique();
     const name = unique();
-    const first = await api.post("/open/v1/contacts", {
-      key,
-      body: { name },
-      headers: { "Idempotency-Key": idem },
-    });
-    const quoted = await api.post("/open/v1/contacts", {
-      key,
-      body: { name },
-      headers: { "Idempotency-Key": `"${idem}"` },
-    });
+    const first = await createWith(idem, { name });
+    const quoted = await createWith(`"${idem}"`, { name });
     expect(quoted.headers.get("idempotent-replayed")).toBe("true");
     expect(quoted.body.id).toBe(first.body.id);
   });
@@ -52,11 +39,7 @@ describe("Idempotency-Key", () => {
   it("key order in the body does not make another request", async () => {
     const idem = unique();
     const name = unique();
-    await api.post("/open/v1/contacts", {
-      key,
-      body: { name, source: "a" },
-      headers: { "Idempotency-Key": idem },
-    });
+    await createWith(idem, { name, source: "a" });
     const reordered = await api.post("/open/v1/contacts", {
       key,
       rawBody: JSON.stringify({ source: "a", name }),
@@ -67,12 +50,8 @@ describe("Idempotency-Key", () => {
 
   it("the same key with another body is 422 idempotency_key_reused", async () => {
     const idem = unique();
-    await api.post("/open/v1/contacts", { key, body: { name: "One" }, headers: { "Idempotency-Key": idem } });
-    const reused = await api.post("/open/v1/contacts", {
-      key,
-      body: { name: "Two" },
-      headers: { "Idempotency-Key": idem },
-    });
+    await createWith(idem, { name: "One" });
+    const reused = await createWith(idem, { name: "Two" });
     expect(reused.status).toBe(422);
     expect(reused.body.error).toMatchObject({ code: "idempotency_key_reused", param: "Idempotency-Key" });
   });
@@ -81,17 +60,9 @@ describe("Idempotency-Key", () => {
     const email = `${unique()}@example.com`;
     await api.post("/open/v1/contacts", { key, body: { name: "Owner", email } });
     const idem = unique();
-    const first = await api.post("/open/v1/contacts", {
-      key,
-      body: { name: "Clash", email },
-      headers: { "Idempotency-Key": idem },
-    });
+    const first = await createWith(idem, { name: "Clash", email });
     expect(first.status).toBe(409);
-    const second = await api.post("/open/v1/contacts", {
-      key,
-      body: { name: "Clash", email },
-      headers: { "Idempotency-Key": idem },
-    });
+    const second = await createWith(idem, { name: "Clash", email });
     expect(second.status).toBe(409);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(second.body).toEqual(first.body);
@@ -99,17 +70,9 @@ describe("Idempotency-Key", () => {
 
   it("a request rejected by validation keeps no key", async () => {
     const idem = unique();
-    const invalid = await api.post("/open/v1/contacts", {
-      key,
-      body: {},
-      headers: { "Idempotency-Key": idem },
-    });
+    const invalid = await createWith(idem, {});
     expect(invalid.status).toBe(400);
-    const valid = await api.post("/open/v1/contacts", {
-      key,
-      body: { name: unique() },
-      headers: { "Idempotency-Key": idem },
-    });
+    const valid = await createWith(idem, { name: unique() });
     expect(valid.status).toBe(201);
     expect(valid.headers.get("idempotent-replayed")).toBeNull();
   });
@@ -117,11 +80,7 @@ describe("Idempotency-Key", () => {
   it("8 concurrent requests with one key create exactly one contact", async () => {
     const idem = unique();
     const name = unique();
-    const results = await Promise.all(
-      Array.from({ length: 8 }, () =>
-        api.post("/open/v1/contacts", { key, body: { name }, headers: { "Idempotency-Key": idem } }),
-      ),
-    );
+    const results = await Promise.all(Array.from({ length: 8 }, () => createWith(idem, { name })));
     for (const result of results) expect([201, 409]).toContain(result.status);
     const created = results.filter((r) => r.status === 201);
     expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
@@ -134,8 +93,7 @@ describe("Idempotency-Key", () => {
   it("a key of non-ASCII characters is a key like any other (the spec allows them)", async () => {
     const idem = `clé-${unique()}`;
     const name = unique();
-    const send = () =>
-      api.post("/open/v1/contacts", { key, body: { name }, headers: { "Idempotency-Key": idem } });
+    const send = () => createWith(idem, { name });
     expect((await send()).status).toBe(201);
     expect((await send()).headers.get("idempotent-replayed")).toBe("true");
   });

@@ -12,12 +12,13 @@ beforeAll(() => {
 });
 afterAll(() => client.close());
 
-const keysCollection = () => client.db(inject("databaseName")).collection("idempotency_keys");
+const keysCollection = () =>
+  client.db(inject("databaseName")).collection<{ _id: string }>("idempotency_keys");
 
 /** The key as a run that died after writing leaves it: in flight, its lock long expired. */
 async function dieBeforeAnswering(workspaceId: string, idempotencyKey: string): Promise<void> {
   const { modifiedCount } = await keysCollection().updateOne(
-    { _id: `${workspaceId}:${idempotencyKey}` as never },
+    { _id: `${workspaceId}:${idempotencyKey}` },
     { $set: { state: "in_flight", response: null, lock_expires_at: new Date(Date.now() - 1000) } },
   );
   expect(modifiedCount).toBe(1);

@@ -1,6 +1,6 @@
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { newEvent } from "../src/events/model.js";
+import { newEvent, type StoredEvent } from "../src/events/model.js";
 import { createMetrics } from "../src/metrics-wire.js";
 import { loadConfig } from "../src/platform/config.js";
 import { createLogger } from "../src/platform/logger.js";
@@ -128,10 +128,10 @@ describe("GET /metrics", () => {
     // Deliveries as the queue keeps them: one waiting, one settled.
     await client
       .db(databaseName)
-      .collection("webhook_deliveries")
+      .collection<{ _id: string; status: string; due_at: Date | null }>("webhook_deliveries")
       .insertMany([
-        { _id: "dlv_waiting" as never, status: "pending", due_at: new Date(Date.now() + 3_600_000) },
-        { _id: "dlv_settled" as never, status: "succeeded", due_at: null },
+        { _id: "dlv_waiting", status: "pending", due_at: new Date(Date.now() + 3_600_000) },
+        { _id: "dlv_settled", status: "succeeded", due_at: null },
       ]);
 
     const after = await scrape();
@@ -151,7 +151,9 @@ describe("createMetrics", () => {
       newEvent("ws_metrics", "contact.created", { id: "con_1", object: "contact" }),
       newEvent("ws_metrics", "contact.updated", { id: "con_1", object: "contact" }),
     ];
-    await db.collection("contacts").insertOne({ _id: "con_metrics_1" as never, pending_events: events });
+    await db
+      .collection<{ _id: string; pending_events: StoredEvent[] }>("contacts")
+      .insertOne({ _id: "con_metrics_1", pending_events: events });
     await store.relay.drain("contacts", "con_metrics_1");
     await store.relay.drain("contacts", "con_metrics_1"); // nothing left: nothing counted twice
 

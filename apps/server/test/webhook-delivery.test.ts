@@ -38,6 +38,8 @@ beforeEach(async () => {
   ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
 });
 
+/** The admin API of this file's server. */
+const adminAt = (method: string, path: string) => admin(method, path, undefined, baseUrl);
 const endpointFor = (url: string, events?: string[]) => createEndpoint({ key, baseUrl }, url, events);
 
 const attemptsOf = async (endpointId: string) => {
@@ -215,12 +217,7 @@ describe("webhook delivery", () => {
       ).not.toThrow();
     }
     // Admin sees the same attempts.
-    const adminList = await admin(
-      "GET",
-      `/admin/v1/webhook-endpoints/${endpoint.id}/attempts`,
-      undefined,
-      baseUrl,
-    );
+    const adminList = await adminAt("GET", `/admin/v1/webhook-endpoints/${endpoint.id}/attempts`);
     expect(adminList.status).toBe(200);
     expect(adminList.body.data.map((a: { attempt: number }) => a.attempt)).toEqual([3, 2, 1]);
     expect((await getEndpoint(endpoint.id)).consecutive_failures).toBe(0);
@@ -333,12 +330,7 @@ describe("webhook delivery", () => {
     await new Promise((done) => setTimeout(done, 300));
     expect(receiver.deliveriesOf(later._id)).toHaveLength(0);
 
-    const enabled = await admin(
-      "POST",
-      `/admin/v1/webhook-endpoints/${endpoint.id}/enable`,
-      undefined,
-      baseUrl,
-    );
+    const enabled = await adminAt("POST", `/admin/v1/webhook-endpoints/${endpoint.id}/enable`);
     expect(enabled.status).toBe(200);
     expect(enabled.body).toMatchObject({ status: "enabled", consecutive_failures: 0, disabled_at: null });
     receiver.answer = () => ({ status: 200 });
@@ -428,12 +420,7 @@ describe("the attempts list", () => {
       baseUrl,
     });
     expect(foreign.status).toBe(404);
-    const missing = await admin(
-      "GET",
-      "/admin/v1/webhook-endpoints/we_0000000000000000000000/attempts",
-      undefined,
-      baseUrl,
-    );
+    const missing = await adminAt("GET", "/admin/v1/webhook-endpoints/we_0000000000000000000000/attempts");
     expect(missing.status).toBe(404);
   });
 });

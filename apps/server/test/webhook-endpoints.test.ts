@@ -23,6 +23,14 @@ async function storedEndpoint(id: string): Promise<WebhookEndpointDoc> {
   return doc;
 }
 
+/** Get, update (with `update`), rotate-secret and delete of the endpoint at `path`, in turn, with the file's key. */
+const everyOperationOn = async (path: string, update: Record<string, unknown>) => [
+  await api.get(path, { key }),
+  await api.patch(path, { key, body: update }),
+  await api.post(`${path}/rotate-secret`, { key, body: {} }),
+  await api.delete(path, { key }),
+];
+
 describe("creating a webhook endpoint", () => {
   it("answers 201 with the endpoint and a whsec_ secret of 32 random bytes; events omitted means all", async () => {
     const response = await create({ url: URL_ });
@@ -130,12 +138,7 @@ describe("reading, listing and deleting", () => {
     const deleted = await api.delete(path, { key });
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ id, object: "webhook_endpoint", deleted: true });
-    for (const response of [
-      await api.get(path, { key }),
-      await api.patch(path, { key, body: { description: "x" } }),
-      await api.post(`${path}/rotate-secret`, { key, body: {} }),
-      await api.delete(path, { key }),
-    ]) {
+    for (const response of await everyOperationOn(path, { description: "x" })) {
       expect(response.status).toBe(404);
       expect(response.body.error).toMatchObject({ code: "resource_missing", param: "id" });
     }
@@ -318,12 +321,7 @@ describe("scopes and isolation", () => {
     const { key: theirs } = await newWorkspace();
     const theirEndpoint = (await create({ url: URL_, description: "theirs" }, theirs)).body;
     const path = `/open/v1/webhook-endpoints/${theirEndpoint.id}`;
-    for (const response of [
-      await api.get(path, { key }),
-      await api.patch(path, { key, body: { status: "disabled" } }),
-      await api.post(`${path}/rotate-secret`, { key, body: {} }),
-      await api.delete(path, { key }),
-    ]) {
+    for (const response of await everyOperationOn(path, { status: "disabled" })) {
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe("resource_missing");
     }

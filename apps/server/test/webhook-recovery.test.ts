@@ -2,6 +2,7 @@ import { constructEvent } from "@deskline/webhook-verifier";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { StoredEvent } from "../src/events/model.js";
 import { derivedId } from "../src/platform/ids.js";
+import type { WebhookDeliveryDoc } from "../src/webhooks/deliveries.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
@@ -40,6 +41,8 @@ beforeEach(async () => {
   ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
 });
 
+/** The admin API of this file's server. */
+const adminAt = (method: string, path: string) => admin(method, path, undefined, baseUrl);
 const endpointFor = (url: string, events?: string[]) => createEndpoint({ key, baseUrl }, url, events);
 
 const setStatus = async (endpointId: string, status: "enabled" | "disabled") => {
@@ -122,12 +125,7 @@ describe("recovery after an outage", () => {
     expect(refused.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "id" });
 
     receiver.answer = () => ({ status: 200 });
-    const enabled = await admin(
-      "POST",
-      `/admin/v1/webhook-endpoints/${endpoint.id}/enable`,
-      undefined,
-      baseUrl,
-    );
+    const enabled = await adminAt("POST", `/admin/v1/webhook-endpoints/${endpoint.id}/enable`);
     expect(enabled.status).toBe(200);
     const fixedAt = receiver.received.length;
     const recovery = await recover(endpoint.id, { since });
@@ -263,8 +261,8 @@ describe("recovery after an outage", () => {
     // scheduling their endpoint's lane: the deliveries, due, and no lane.
     const past = new Date(Date.now() - 60_000);
     const id = derivedId("dlv", past.getTime(), `${event._id} crashed`);
-    await deployment.db.collection("webhook_deliveries").insertOne({
-      _id: id as never,
+    await deployment.db.collection<WebhookDeliveryDoc>("webhook_deliveries").insertOne({
+      _id: id,
       workspace_id: workspaceId,
       event_id: event._id,
       event_type: event.type,

@@ -3,7 +3,7 @@
 // every answer is checked against the spec.
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { newWorkspace } from "../../../apps/server/test/helpers/api.js";
-import { startDeployment } from "../../../apps/server/test/helpers/delivery.js";
+import { startOneAtATime } from "../../../apps/server/test/helpers/delivery.js";
 import { type Receiver, startReceiver } from "../../../apps/server/test/helpers/https-receiver.js";
 import { eventually } from "../../../apps/server/test/helpers/main-process.js";
 import {
@@ -23,13 +23,7 @@ let deskline: Deskline;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  // One lane and one attempt at a time (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1), on a shared machine.
-  const deployment = await startDeployment({
-    WEBHOOK_CONCURRENCY: "1",
-    WEBHOOK_ENDPOINT_CONCURRENCY: "1",
-    WEBHOOK_TIMEOUT_MS: "3000",
-  });
-  const baseUrl = await (await deployment.start("all")).baseUrl;
+  const baseUrl = await startOneAtATime();
   const { key } = await newWorkspace(undefined, baseUrl);
   deskline = checkedClient({ apiKey: key, baseUrl });
   receiver = await startReceiver();

@@ -3,7 +3,7 @@
 // project that has only the packed tarball installed.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtPackage } from "../../../test/helpers/built-package.js";
+import { builtPackage, itLoadsAs, itPassesPackageLints } from "../../../test/helpers/built-package.js";
 
 const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));
 const { manifest } = pkg;
@@ -15,14 +15,7 @@ describe("package", () => {
     expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(["openapi-fetch", "undici"]);
   });
 
-  it("passes publint --strict", () => {
-    const result = pkg.publint();
-    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-  }, 120_000);
-
-  it("passes attw --pack for node16 (CJS and ESM) and bundlers", () => {
-    expect(pkg.attwProblems()).toEqual([]);
-  }, 120_000);
+  itPassesPackageLints(pkg);
 
   it("its packed tarball typechecks alone: the spec's types are inlined in its declarations", () => {
     // Uses the types so that an unresolved import (an `any`) would fail: the @ts-expect-error
@@ -62,11 +55,10 @@ describe("package", () => {
     }
   });
 
-  it.each(["module", "commonjs"])(
+  itLoadsAs(
+    pkg,
     "loads through the exports map as %s, one error class across entries",
-    (type) => {
-      const load = type === "module" ? "await import" : "require";
-      const script = `
+    (load) => `
       const main = ${load}("${manifest.name}");
       const web = ${load}("${manifest.name}/web");
       const deskline = new main.Deskline({ apiKey: "dk_x", baseUrl: "http://127.0.0.1:1" });
@@ -76,16 +68,12 @@ describe("package", () => {
         sameErrors: main.DesklineError === web.DesklineError && main.NotFoundError === web.NotFoundError,
         raw: typeof web.createDesklineClient({ apiKey: "dk_x", baseUrl: "http://127.0.0.1:1" }).GET,
       }));
-    `;
-      const wrapped = type === "module" ? script : `(async () => { ${script} })()`;
-      const result = pkg.run(process.execPath, ["--input-type", type, "-e", wrapped]);
-      expect(result.status, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({
-        version: manifest.version,
-        namespaces: ["contacts", "conversations", "events", "raw", "tickets", "webhookEndpoints"],
-        sameErrors: true,
-        raw: "function",
-      });
+    `,
+    {
+      version: manifest.version,
+      namespaces: ["contacts", "conversations", "events", "raw", "tickets", "webhookEndpoints"],
+      sameErrors: true,
+      raw: "function",
     },
   );
 });

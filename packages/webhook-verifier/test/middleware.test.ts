@@ -17,7 +17,7 @@ import {
   nodeNextServer,
   readAll,
 } from "./servers.js";
-import { eventError, NOW, optionsOf, payloadBytes, vectors } from "./vectors.js";
+import { eventError, eventText, NOW, optionsOf, payloadBytes, vectors } from "./vectors.js";
 
 const setupOf: SetupOf = (req) => {
   const v = vectors[Number(req.headers["x-vector"] ?? -1)];
@@ -167,14 +167,11 @@ describe.each(kinds)("$name", ({ make, stringRawBody }) => {
 });
 
 describe("fetch handler, called directly", () => {
-  const event = {
-    id: "evt_direct",
-    object: "event",
-    type: "conversation.assigned",
-    created: NOW,
-    data: { id: "conv_1", object: "conversation", assignees: [] },
-  };
-  const body = JSON.stringify(event);
+  const body = eventText("evt_direct", "conversation.assigned", {
+    id: "conv_1",
+    object: "conversation",
+    assignees: [],
+  });
 
   it("reads the header case-insensitively and passes extra arguments through", async () => {
     const handle = withWebhookVerification(
@@ -244,14 +241,12 @@ describe("node middleware errors that are not verification failures", () => {
       ),
     );
     try {
-      const body = JSON.stringify({
-        id: "evt_1",
-        object: "event",
-        type: "contact.updated",
-        created: 1,
-        data: { id: "con_1", object: "contact" },
-        previous_attributes: { name: "A" },
-      });
+      const body = eventText(
+        "evt_1",
+        "contact.updated",
+        { id: "con_1", object: "contact" },
+        { previous_attributes: { name: "A" } },
+      );
       const res = await fetch(server.url, {
         method: "POST",
         headers: { "service-signature": signPayload(body, "whsec_x", { timestamp: NOW }) },
@@ -267,14 +262,7 @@ describe("node middleware errors that are not verification failures", () => {
 });
 
 describe("fastify plugin scope", () => {
-  const event = {
-    id: "evt_fastify",
-    object: "event",
-    type: "contact.created",
-    created: NOW,
-    data: { id: "con_1", object: "contact", name: "Ada" },
-  };
-  const body = JSON.stringify(event);
+  const body = eventText("evt_fastify", "contact.created", { id: "con_1", object: "contact", name: "Ada" });
   let server: Listening;
   beforeAll(async () => {
     const { default: Fastify } = await import("fastify");
@@ -299,28 +287,25 @@ describe("fastify plugin scope", () => {
     await server?.close();
   });
 
-  it("verifies routes in its scope on the raw bytes, with any of several secrets", async () => {
-    const res = await fetch(`${server.url}/webhooks`, {
+  /** The event posted to the plugin's scope as `contentType`, signed with `secret`. */
+  const deliver = (contentType: string, secret: string) =>
+    fetch(`${server.url}/webhooks`, {
       method: "POST",
       headers: {
-        "content-type": "application/json",
-        "service-signature": signPayload(body, "whsec_new", { timestamp: NOW }),
+        "content-type": contentType,
+        "service-signature": signPayload(body, secret, { timestamp: NOW }),
       },
       body,
     });
+
+  it("verifies routes in its scope on the raw bytes, with any of several secrets", async () => {
+    const res = await deliver("application/json", "whsec_new");
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ id: "evt_fastify", name: "Ada", rawBody: body });
   });
 
   it("answers a forged delivery as the other middlewares do, before the handler", async () => {
-    const res = await fetch(`${server.url}/webhooks`, {
-      method: "POST",
-      headers: {
-        "content-type": "text/plain",
-        "service-signature": signPayload(body, "whsec_other", { timestamp: NOW }),
-      },
-      body,
-    });
+    const res = await deliver("text/plain", "whsec_other");
     expect(res.status).toBe(400);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await res.json()).toMatchObject({
@@ -350,13 +335,7 @@ describe("fastify plugin registered on the root instance", () => {
     await app.listen({ port: 0, host: "127.0.0.1" });
     try {
       const { port } = app.server.address() as { port: number };
-      const body = JSON.stringify({
-        id: "evt_root",
-        object: "event",
-        type: "ticket.created",
-        created: NOW,
-        data: { id: "tkt_1", object: "ticket" },
-      });
+      const body = eventText("evt_root", "ticket.created", { id: "tkt_1", object: "ticket" });
       const post = (signature: string | undefined) =>
         fetch(`http://127.0.0.1:${port}/hook`, {
           method: "POST",

@@ -2,7 +2,7 @@
 // built files through the exports map, and typecheck a project that has only the packed tarball.
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { builtPackage } from "../../../test/helpers/built-package.js";
+import { builtPackage, itLoadsAs, itPassesPackageLints } from "../../../test/helpers/built-package.js";
 import { NOW, payloadText, vectors } from "./vectors.js";
 
 const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));
@@ -24,20 +24,13 @@ describe("package", () => {
     expect(external.filter((name: string) => name.startsWith("fastify"))).toEqual([]);
   });
 
-  it("passes publint --strict", () => {
-    const result = pkg.publint();
-    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-  }, 120_000);
+  itPassesPackageLints(pkg);
 
-  it("passes attw --pack for node16 (CJS and ESM) and bundlers", () => {
-    // node10 resolution ignores `exports`, so subpaths cannot resolve there: that is the profile's
-    // point, not a problem of this package.
-    expect(pkg.attwProblems()).toEqual([]);
-    // Every subpath was analysed, so an entry missing from `exports` cannot pass unnoticed.
+  it("exports every subpath, so attw analyses each and an entry missing from `exports` cannot pass unnoticed", () => {
     expect(Object.keys(manifest.exports).sort()).toEqual(
       [".", "./package.json", ...subpaths.slice(1).map((s) => `.${s}`)].sort(),
     );
-  }, 120_000);
+  });
 
   it("its packed tarball typechecks alone: the spec's types are inlined in its declarations", () => {
     // The @ts-expect-error lines hold only while the event shapes are really there (not `any`).
@@ -71,35 +64,30 @@ describe("package", () => {
   if (!valid || valid.header === null) throw new Error("no valid vector");
   const body = payloadText(valid.payload);
 
-  it.each(["module", "commonjs"])(
+  // A separate node process resolves the package by name (self-reference), as a user would.
+  itLoadsAs(
+    pkg,
     "loads through the exports map as %s, with one error class across subpaths",
-    (type) => {
-      // A separate node process resolves the package by name (self-reference), as a user would.
-      const load = type === "module" ? "await import" : "require";
-      const script = `
-        const main = ${load}("${manifest.name}");
-        const web = ${load}("${manifest.name}/web");
-        const args = [${JSON.stringify(body)}, ${JSON.stringify(valid.header)}, ${JSON.stringify(valid.secret)}, { now: ${NOW} }];
-        const out = { sync: main.verifySignature(...args), async: await web.verifySignatureAsync(...args) };
-        out.sameClass = web.WebhookVerificationError === main.WebhookVerificationError;
-        out.subpaths = [];
-        for (const sub of ["/koa", "/node", "/fetch", "/fastify"]) out.subpaths.push(Object.keys(${load}("${manifest.name}" + sub)));
-        console.log(JSON.stringify(out));
-      `;
-      const wrapped = type === "module" ? script : `(async () => { ${script} })()`;
-      const result = pkg.run(process.execPath, ["--input-type", type, "-e", wrapped]);
-      expect(result.status, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({
-        sync: NOW,
-        async: NOW,
-        sameClass: true,
-        subpaths: [
-          ["koaWebhookMiddleware"],
-          ["nodeWebhookMiddleware"],
-          ["withWebhookVerification"],
-          ["fastifyWebhookPlugin"],
-        ],
-      });
+    (load) => `
+      const main = ${load}("${manifest.name}");
+      const web = ${load}("${manifest.name}/web");
+      const args = [${JSON.stringify(body)}, ${JSON.stringify(valid.header)}, ${JSON.stringify(valid.secret)}, { now: ${NOW} }];
+      const out = { sync: main.verifySignature(...args), async: await web.verifySignatureAsync(...args) };
+      out.sameClass = web.WebhookVerificationError === main.WebhookVerificationError;
+      out.subpaths = [];
+      for (const sub of ["/koa", "/node", "/fetch", "/fastify"]) out.subpaths.push(Object.keys(${load}("${manifest.name}" + sub)));
+      console.log(JSON.stringify(out));
+    `,
+    {
+      sync: NOW,
+      async: NOW,
+      sameClass: true,
+      subpaths: [
+        ["koaWebhookMiddleware"],
+        ["nodeWebhookMiddleware"],
+        ["withWebhookVerification"],
+        ["fastifyWebhookPlugin"],
+      ],
     },
   );
 });

@@ -37,6 +37,11 @@ export const NOW: number = file.now;
 export const vectors: Vector[] = file.vectors;
 export const signCases: SignCase[] = file.sign;
 
+/** A delivery's body: an event of `type` about `data`, as the server writes it (JSON text). */
+export function eventText(id: string, type: string, data: object, extra: object = {}): string {
+  return JSON.stringify({ id, object: "event", type, created: NOW, data, ...extra });
+}
+
 export function payloadText(recipe: PayloadRecipe): string {
   if ("text" in recipe) return recipe.text;
   if ("hex" in recipe) throw new Error("a hex payload has no text form");

@@ -8,20 +8,7 @@ import { catalogOf } from "../fields.js";
 import { contactCreateSchema, listParameters } from "../generated/schemas.js";
 import { INPUT_FORMATS, type InputFormat } from "../import/read-rows.js";
 import type { Column } from "../output.js";
-import { printObject } from "../output.js";
-import {
-  addBodyOptions,
-  addListOptions,
-  bodyOf,
-  deleteCommand,
-  examples,
-  exportCommand,
-  getCommand,
-  listCommand,
-  pageSize,
-  positiveInteger,
-  queryOf,
-} from "./kit.js";
+import * as kit from "./kit.js";
 
 const COLUMNS: Column<Contact>[] = [
   { header: "ID", value: (c) => c.id },
@@ -35,10 +22,25 @@ const COLUMNS: Column<Contact>[] = [
 const catalog = () => catalogOf(contactCreateSchema);
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-export function register(contacts: Command): void {
-  examples(contacts, "deskline contacts import customers.csv", "deskline contacts list --search ada");
+/** What `create` and `update` write, and their help. */
+const TARGET: kit.BodyTarget = { noun: "contact", catalog: catalog };
+const HELP = {
+  create: [
+    'deskline contacts create --set name="Ada Lovelace" --set email=ada@example.com --set "tags=vip;beta" --set custom_fields.plan=pro',
+    'deskline contacts create --data \'{"name":"Ada","external_ids":{"crm":"4711"}}\'',
+  ],
+  update: {
+    description: "change the fields given (field= clears one)",
+    examples: [
+      "deskline contacts update con_0VbeYDSZ9Ll1A3gKu1ulxi --set lifecycle_stage=customer --set phone=",
+    ],
+  },
+};
 
-  examples(
+export function register(contacts: Command): void {
+  kit.examples(contacts, "deskline contacts import customers.csv", "deskline contacts list --search ada");
+
+  kit.examples(
     contacts
       .command("import")
       .description(
@@ -59,7 +61,7 @@ export function register(contacts: Command): void {
         [],
       )
       .option("--match <key>", "find existing contacts by 'email' or 'external_ids.<system>'", "email")
-      .option("--concurrency <n>", "requests in flight at once", positiveInteger, 8)
+      .option("--concurrency <n>", "requests in flight at once", kit.positiveInteger, 8)
       .option("--errors <file>", "write rejected rows here with their line number and reason")
       .option("--dry-run", "validate and report what would happen, writing nothing")
       .action(async (file: string, options, command: Command) => {
@@ -81,20 +83,22 @@ export function register(contacts: Command): void {
     "cat contacts.csv | deskline contacts import - --concurrency 16",
   );
 
-  examples(
-    addListOptions(
-      contacts.command("list").description("list contacts, newest first"),
-      listParameters.listContacts,
-    ).action(async (options, command: Command) => {
-      const deskline = await clientFor(command);
-      const query = { ...queryOf(options, "listContacts"), limit: pageSize(options.limit) };
-      await listCommand(command, deskline.contacts.list(query), COLUMNS, options.limit);
-    }),
+  kit.examples(
+    kit
+      .addListOptions(
+        contacts.command("list").description("list contacts, newest first"),
+        listParameters.listContacts,
+      )
+      .action(async (options, command: Command) => {
+        const deskline = await clientFor(command);
+        const query = { ...kit.queryOf(options, "listContacts"), limit: kit.pageSize(options.limit) };
+        await kit.listCommand(command, deskline.contacts.list(query), COLUMNS, options.limit);
+      }),
     "deskline contacts list --tag vip --lifecycle-stage customer --limit 50",
     "deskline contacts list --json | jq -r .email",
   );
 
-  exportCommand(contacts, {
+  kit.exportCommand(contacts, {
     noun: "contacts",
     operation: "listContacts",
     catalog: contactColumns,
@@ -108,39 +112,19 @@ export function register(contacts: Command): void {
     ],
   });
 
-  getCommand(
+  kit.getCommand(
     contacts,
     { noun: "contact", id: "con", example: "deskline contacts get con_0VbeYDSZ9Ll1A3gKu1ulxi --json" },
     (d, id) => d.contacts.get(id),
   );
 
-  examples(
-    addBodyOptions(contacts.command("create").description("create a contact")).action(
-      async (options, command: Command) => {
-        const deskline = await clientFor(command);
-        const created = await deskline.contacts.create(bodyOf<ContactCreate>(options, catalog()));
-        printObject(created, Boolean(globalsOf(command).json));
-      },
-    ),
-    'deskline contacts create --set name="Ada Lovelace" --set email=ada@example.com --set "tags=vip;beta" --set custom_fields.plan=pro',
-    'deskline contacts create --data \'{"name":"Ada","external_ids":{"crm":"4711"}}\'',
+  kit.createCommand<ContactCreate>(contacts, TARGET, HELP.create, (d, body) => d.contacts.create(body));
+
+  kit.updateCommand<ContactUpdate>(contacts, TARGET, HELP.update, (d, id, body) =>
+    d.contacts.update(id, body),
   );
 
-  examples(
-    addBodyOptions(
-      contacts
-        .command("update")
-        .description("change the fields given (field= clears one)")
-        .argument("<id>", "contact id"),
-    ).action(async (id: string, options, command: Command) => {
-      const deskline = await clientFor(command);
-      const updated = await deskline.contacts.update(id, bodyOf<ContactUpdate>(options, catalog()));
-      printObject(updated, Boolean(globalsOf(command).json));
-    }),
-    "deskline contacts update con_0VbeYDSZ9Ll1A3gKu1ulxi --set lifecycle_stage=customer --set phone=",
-  );
-
-  deleteCommand(
+  kit.deleteCommand(
     contacts,
     { noun: "contact", id: "con", example: "deskline contacts delete con_0VbeYDSZ9Ll1A3gKu1ulxi" },
     (d, id) => d.contacts.delete(id),

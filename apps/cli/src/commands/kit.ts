@@ -150,6 +150,42 @@ export function bodyOf<Body extends object>(
   return body as Body;
 }
 
+/** What create and update write: the resource's name and the fields `--set` may name. */
+export interface BodyTarget {
+  noun: string;
+  catalog: () => FieldCatalog;
+}
+
+/** `<group> create`: the body from `--data`/`--set` (the fields of `catalog`), the answer printed. */
+export function createCommand<Body extends object>(
+  parent: Command,
+  what: BodyTarget,
+  help: string[],
+  create: (deskline: Deskline, body: Body) => Promise<object>,
+): void {
+  const command = addBodyOptions(parent.command("create").description(`create a ${what.noun}`));
+  command.action(async (options, command: Command) => {
+    const created = await create(await clientFor(command), bodyOf<Body>(options, what.catalog()));
+    printObject(created as Record<string, unknown>, Boolean(globalsOf(command).json));
+  });
+  examples(command, ...help);
+}
+
+/** `<group> update <id>`: the fields given in `--data`/`--set` (`field=` clears one), the answer printed. */
+export function updateCommand<Body extends object>(
+  parent: Command,
+  what: BodyTarget,
+  help: { description: string; examples: string[] },
+  update: (deskline: Deskline, id: string, body: Body) => Promise<object>,
+): void {
+  const command = parent.command("update").description(help.description).argument("<id>", `${what.noun} id`);
+  addBodyOptions(command).action(async (id: string, options, command: Command) => {
+    const updated = await update(await clientFor(command), id, bodyOf<Body>(options, what.catalog()));
+    printObject(updated as Record<string, unknown>, Boolean(globalsOf(command).json));
+  });
+  examples(command, ...help.examples);
+}
+
 /** `<group> get <id>`: one object, as `key  value` lines or JSON. */
 export function getCommand(
   parent: Command,

@@ -8,21 +8,9 @@ import { PartialFailure, UsageError } from "../errors.js";
 import { ticketColumns } from "../export/columns.js";
 import { catalogOf } from "../fields.js";
 import { listParameters, ticketCreateSchema, ticketStatusSchema } from "../generated/schemas.js";
-import { type Column, formatRecord, formatTable, printObject, writeLine } from "../output.js";
+import { type Column, formatRecord, formatTable, writeLine } from "../output.js";
 import type { MoveReport, MoveTarget } from "../tickets/move-status.js";
-import {
-  addBodyOptions,
-  addListOptions,
-  bodyOf,
-  deleteCommand,
-  examples,
-  exportCommand,
-  getCommand,
-  listCommand,
-  pageSize,
-  positiveInteger,
-  queryOf,
-} from "./kit.js";
+import * as kit from "./kit.js";
 
 const COLUMNS: Column<Ticket>[] = [
   { header: "ID", value: (t) => t.id },
@@ -43,15 +31,29 @@ const MOVES: { verb: string; status: TicketStatus; summary: string }[] = [
   { verb: "cancel", status: "Cancelled", summary: "cancel open tickets (stamps closed_at)" },
 ];
 
+/** What `create` and `update` write, and their help. */
+const TARGET: kit.BodyTarget = { noun: "ticket", catalog: () => catalogOf(ticketCreateSchema) };
+const HELP = {
+  create: [
+    'deskline tickets create --set subject="Printer on fire" --set priority=urgent --set contact_id=con_…',
+  ],
+  update: {
+    description: "change the fields given",
+    examples: [
+      "deskline tickets update tkt_0VbeYBCu9tPuFypVLWBsJN --set priority=high --set 'tags=billing;refund'",
+    ],
+  },
+};
+
 export function register(tickets: Command): void {
-  examples(
+  kit.examples(
     tickets,
     'deskline tickets solve --status "On you" --tag billing',
     "deskline tickets list --status New",
   );
 
   for (const move of MOVES) {
-    examples(
+    kit.examples(
       moveCommand(tickets.command(move.verb), move.summary).action(
         async (ids: string[], options, command: Command) => runMove(command, ids, options, move.status),
       ),
@@ -59,7 +61,7 @@ export function register(tickets: Command): void {
       `deskline tickets ${move.verb} --status "On you" --tag billing --json`,
     );
   }
-  examples(
+  kit.examples(
     moveCommand(
       tickets.command("set-status").argument("<status>", `one of: ${STATUSES.join(", ")}`),
       "move tickets to any status the status machine allows",
@@ -72,18 +74,18 @@ export function register(tickets: Command): void {
     'deskline tickets set-status "On hold" --status New --priority low',
   );
 
-  examples(
-    addListOptions(tickets.command("list").description("list tickets, newest first"), FILTERS).action(
-      async (options, command: Command) => {
+  kit.examples(
+    kit
+      .addListOptions(tickets.command("list").description("list tickets, newest first"), FILTERS)
+      .action(async (options, command: Command) => {
         const deskline = await clientFor(command);
-        const query = { ...queryOf(options, "listTickets"), limit: pageSize(options.limit) };
-        await listCommand(command, deskline.tickets.list(query), COLUMNS, options.limit);
-      },
-    ),
+        const query = { ...kit.queryOf(options, "listTickets"), limit: kit.pageSize(options.limit) };
+        await kit.listCommand(command, deskline.tickets.list(query), COLUMNS, options.limit);
+      }),
     'deskline tickets list --status "On you" --priority urgent',
   );
 
-  exportCommand(tickets, {
+  kit.exportCommand(tickets, {
     noun: "tickets",
     operation: "listTickets",
     catalog: ticketColumns,
@@ -95,36 +97,15 @@ export function register(tickets: Command): void {
     ],
   });
 
-  getCommand(
+  kit.getCommand(
     tickets,
     { noun: "ticket", id: "tkt", example: "deskline tickets get tkt_0VbeYBCu9tPuFypVLWBsJN" },
     (d, id) => d.tickets.get(id),
   );
 
-  const catalog = () => catalogOf(ticketCreateSchema);
-  examples(
-    addBodyOptions(tickets.command("create").description("create a ticket")).action(
-      async (options, command: Command) => {
-        const deskline = await clientFor(command);
-        printObject(
-          await deskline.tickets.create(bodyOf<TicketCreate>(options, catalog())),
-          Boolean(globalsOf(command).json),
-        );
-      },
-    ),
-    'deskline tickets create --set subject="Printer on fire" --set priority=urgent --set contact_id=con_…',
-  );
-  examples(
-    addBodyOptions(
-      tickets.command("update").description("change the fields given").argument("<id>", "ticket id"),
-    ).action(async (id: string, options, command: Command) => {
-      const deskline = await clientFor(command);
-      const updated = await deskline.tickets.update(id, bodyOf<TicketUpdate>(options, catalog()));
-      printObject(updated, Boolean(globalsOf(command).json));
-    }),
-    "deskline tickets update tkt_0VbeYBCu9tPuFypVLWBsJN --set priority=high --set 'tags=billing;refund'",
-  );
-  deleteCommand(
+  kit.createCommand<TicketCreate>(tickets, TARGET, HELP.create, (d, body) => d.tickets.create(body));
+  kit.updateCommand<TicketUpdate>(tickets, TARGET, HELP.update, (d, id, body) => d.tickets.update(id, body));
+  kit.deleteCommand(
     tickets,
     { noun: "ticket", id: "tkt", example: "deskline tickets delete tkt_0VbeYBCu9tPuFypVLWBsJN" },
     (d, id) => d.tickets.delete(id),
@@ -133,12 +114,10 @@ export function register(tickets: Command): void {
 
 /** Ids, or the list filters (`--status "On you" --tag billing`) to move every match. */
 function moveCommand(command: Command, summary: string): Command {
-  return addListOptions(
-    command.description(`${summary}: by id, or every ticket matching the filters`),
-    FILTERS,
-  )
+  return kit
+    .addListOptions(command.description(`${summary}: by id, or every ticket matching the filters`), FILTERS)
     .argument("[ids...]", "ticket ids (tkt_…); or give filters instead")
-    .option("--concurrency <n>", "tickets moved at once", positiveInteger, 4);
+    .option("--concurrency <n>", "tickets moved at once", kit.positiveInteger, 4);
 }
 
 async function runMove(
@@ -147,7 +126,7 @@ async function runMove(
   options: Record<string, unknown>,
   status: TicketStatus,
 ): Promise<void> {
-  const filters = queryOf(options, "listTickets");
+  const filters = kit.queryOf(options, "listTickets");
   const hasFilters = Object.keys(filters).length > 0;
   if (ids.length > 0 && hasFilters) throw new UsageError("give ticket ids or filters, not both");
   if (ids.length === 0 && !hasFilters) {
@@ -159,7 +138,7 @@ async function runMove(
   async function* byFilter(): AsyncGenerator<MoveTarget> {
     let count = 0;
     if (limit === 0) return;
-    for await (const ticket of deskline.tickets.list({ ...filters, limit: pageSize(limit) })) {
+    for await (const ticket of deskline.tickets.list({ ...filters, limit: kit.pageSize(limit) })) {
       yield { id: ticket.id, ticket };
       if (limit !== undefined && ++count >= limit) return;
     }

@@ -9,18 +9,7 @@ import { listParameters, webhookEndpointUpdateSchema } from "../generated/schema
 import { type Column, printObject, writeLine } from "../output.js";
 import { deliveryColumns, guided } from "../webhooks/deliveries.js";
 import { pointInTime, rfc3339, WHEN_FORMATS } from "../when.js";
-import {
-  addBodyOptions,
-  addListOptions,
-  bodyOf,
-  deleteCommand,
-  examples,
-  getCommand,
-  listCommand,
-  pageSize,
-  positiveInteger,
-  queryOf,
-} from "./kit.js";
+import * as kit from "./kit.js";
 
 const COLUMNS: Column<WebhookEndpoint>[] = [
   { header: "ID", value: (e) => e.id },
@@ -53,28 +42,39 @@ async function instantOf(deskline: Deskline, edge: { eventId: string } | { at: s
   return (await guided(deskline.events.get(edge.eventId), { eventId: edge.eventId })).created;
 }
 
+/** What `create` and `update` write, and their help. */
+const TARGET: kit.BodyTarget = { noun: "endpoint", catalog: () => catalogOf(webhookEndpointUpdateSchema) };
+const HELP = {
+  update: {
+    description: "change an endpoint (url, description, events…)",
+    examples: [
+      "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --set description='CRM sync' --set 'events=ticket.created;ticket.updated'",
+    ],
+  },
+};
+
 export function register(webhooks: Command): void {
-  examples(webhooks, "deskline webhooks endpoints list");
+  kit.examples(webhooks, "deskline webhooks endpoints list");
   const endpoints = webhooks
     .command("endpoints")
     .description(
       "webhook endpoints: list, create, get, update, rotate-secret, delete; deliveries and recover",
     );
-  examples(
+  kit.examples(
     endpoints,
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event ticket.updated",
   );
 
-  examples(
+  kit.examples(
     endpoints
       .command("list")
       .description("list webhook endpoints (secrets are never listed)")
-      .option("--limit <n>", "at most this many in total", positiveInteger)
+      .option("--limit <n>", "at most this many in total", kit.positiveInteger)
       .action(async (options: { limit?: number }, command: Command) => {
         const deskline = await clientFor(command);
-        await listCommand(
+        await kit.listCommand(
           command,
-          deskline.webhookEndpoints.list({ limit: pageSize(options.limit) }),
+          deskline.webhookEndpoints.list({ limit: kit.pageSize(options.limit) }),
           COLUMNS,
           options.limit,
         );
@@ -82,7 +82,7 @@ export function register(webhooks: Command): void {
     "deskline webhooks endpoints list --json",
   );
 
-  examples(
+  kit.examples(
     endpoints
       .command("create")
       .description("register an endpoint; prints its signing secret, which is shown this once")
@@ -101,7 +101,7 @@ export function register(webhooks: Command): void {
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
   );
 
-  getCommand(
+  kit.getCommand(
     endpoints,
     {
       noun: "webhook endpoint",
@@ -111,21 +111,11 @@ export function register(webhooks: Command): void {
     (d, id) => d.webhookEndpoints.get(id),
   );
 
-  examples(
-    addBodyOptions(
-      endpoints
-        .command("update")
-        .description("change an endpoint (url, description, events…)")
-        .argument("<id>", "endpoint id"),
-    ).action(async (id: string, options, command: Command) => {
-      const deskline = await clientFor(command);
-      const body = bodyOf<WebhookEndpointUpdate>(options, catalogOf(webhookEndpointUpdateSchema));
-      printObject(await deskline.webhookEndpoints.update(id, body), Boolean(globalsOf(command).json));
-    }),
-    "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --set description='CRM sync' --set 'events=ticket.created;ticket.updated'",
+  kit.updateCommand<WebhookEndpointUpdate>(endpoints, TARGET, HELP.update, (d, id, body) =>
+    d.webhookEndpoints.update(id, body),
   );
 
-  examples(
+  kit.examples(
     endpoints
       .command("rotate-secret")
       .description(
@@ -135,7 +125,7 @@ export function register(webhooks: Command): void {
       .option(
         "--expires-in <seconds>",
         "grace period of the old secret (0: stop using it now)",
-        positiveInteger,
+        kit.positiveInteger,
       )
       .action(async (id: string, options: { expiresIn?: number }, command: Command) => {
         const deskline = await clientFor(command);
@@ -145,7 +135,7 @@ export function register(webhooks: Command): void {
     "deskline webhooks endpoints rotate-secret we_0VbeYBCu9tPuFypVLWBsJN --expires-in 3600",
   );
 
-  deleteCommand(
+  kit.deleteCommand(
     endpoints,
     {
       noun: "webhook endpoint",
@@ -155,7 +145,7 @@ export function register(webhooks: Command): void {
     (d, id) => d.webhookEndpoints.delete(id),
   );
 
-  examples(
+  kit.examples(
     endpoints
       .command("recover")
       .description(
@@ -196,31 +186,33 @@ export function register(webhooks: Command): void {
     "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2026-03-01T00:00:00Z --until 2026-03-02T00:00:00Z --json",
   );
 
-  examples(
-    addListOptions(
-      endpoints
-        .command("deliveries")
-        .description(
-          "list the endpoint's deliveries (one each time an event was queued to it), newest first: status (pending, succeeded, failed, dropped), attempts, last answer",
-        )
-        .argument("<id>", "endpoint id (we_…)"),
-      listParameters.listWebhookEndpointDeliveries,
-    ).action(async (id: string, options, command: Command) => {
-      const deskline = await clientFor(command);
-      const query = {
-        ...queryOf(options, "listWebhookEndpointDeliveries"),
-        limit: pageSize(options.limit),
-      };
-      await guided(
-        listCommand(
-          command,
-          deskline.webhookEndpoints.deliveries(id, query),
-          deliveryColumns("endpoint"),
-          options.limit,
-        ),
-        { endpointId: id },
-      );
-    }),
+  kit.examples(
+    kit
+      .addListOptions(
+        endpoints
+          .command("deliveries")
+          .description(
+            "list the endpoint's deliveries (one each time an event was queued to it), newest first: status (pending, succeeded, failed, dropped), attempts, last answer",
+          )
+          .argument("<id>", "endpoint id (we_…)"),
+        listParameters.listWebhookEndpointDeliveries,
+      )
+      .action(async (id: string, options, command: Command) => {
+        const deskline = await clientFor(command);
+        const query = {
+          ...kit.queryOf(options, "listWebhookEndpointDeliveries"),
+          limit: kit.pageSize(options.limit),
+        };
+        await guided(
+          kit.listCommand(
+            command,
+            deskline.webhookEndpoints.deliveries(id, query),
+            deliveryColumns("endpoint"),
+            options.limit,
+          ),
+          { endpointId: id },
+        );
+      }),
     "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --status failed",
     "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --event-type ticket.updated --created-after 6h --json",
   );

@@ -8,7 +8,10 @@ import type { EventType, StoredEvent } from "./model.js";
 /**
  * The `events` collection: every event of every workspace, moved here from the documents whose
  * change it reports (events/outbox-relay.ts), read by the events API and by webhook delivery, and kept for
- * the retention period (removed by a sweep; docs/design.md, Database: no TTL indexes).
+ * the retention period (removed by a sweep; docs/design.md, Database: no TTL indexes). The
+ * retention rule lives here alone: every read for a client (`get`, `list`, and the routes built on
+ * them) and the sweep ask `keptSince`, so an event past retention is gone for clients at once,
+ * not only once the hourly sweep has removed it.
  */
 
 export type EventDoc = StoredEvent;
@@ -25,8 +28,17 @@ export const toEvent = (doc: EventDoc) => JSON.parse(doc.payload) as Schema<"Eve
 export class Events {
   readonly collection: Collection<EventDoc>;
 
-  constructor(db: Db) {
+  /** `retentionMs`: how long an event is kept (`EVENT_RETENTION_DAYS`, config.eventRetentionMs). */
+  constructor(
+    db: Db,
+    readonly retentionMs: number,
+  ) {
     this.collection = db.collection<EventDoc>("events");
+  }
+
+  /** The oldest `created_at` an event may have and still be kept (clients see it, the sweep spares it). */
+  keptSince(now = new Date()): Date {
+    return new Date(now.getTime() - this.retentionMs);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -44,25 +56,43 @@ export class Events {
     return insertManyOnce(this.collection, events);
   }
 
+  /** An event of the workspace still kept; past retention it is missing, swept or not. */
   async get(workspaceId: string, id: string): Promise<EventDoc> {
-    const doc = await this.collection.findOne({ _id: id, workspace_id: workspaceId });
+    const doc = await this.collection.findOne({
+      _id: id,
+      workspace_id: workspaceId,
+      created_at: { $gte: this.keptSince() },
+    });
     if (!doc) throw notFound("event", id);
     return doc;
   }
 
-  /** A page of the workspace's events, newest first, one more than asked for `has_more`. */
+  /** The bytes webhook delivery sends of these events, those still kept (past retention: left out). */
+  payloadsOf(ids: string[]): Promise<Pick<EventDoc, "_id" | "payload" | "traceparent">[]> {
+    return this.collection
+      .find(
+        { _id: { $in: ids }, created_at: { $gte: this.keptSince() } },
+        { projection: { payload: 1, traceparent: 1 } },
+      )
+      .toArray();
+  }
+
+  /** A page of the workspace's kept events, newest first, one more than asked for `has_more`. */
   list(workspaceId: string, filters: EventFilters, page: Page): Promise<EventDoc[]> {
     // `created_at` is the event's `created` in whole seconds, so the bounds compare with what
     // clients see. One type is an equality the `workspace_type` index serves in id order.
     const filter: Record<string, unknown> = {};
     if (filters.types?.length) filter.type = { $in: filters.types };
-    return newestFirst(this.collection, workspaceId, filter, page);
+    // Retention is one more lower bound on `created_at`; the page's bound is exclusive, so the
+    // kept instant goes in one millisecond earlier (Dates count whole milliseconds).
+    const kept = new Date(this.keptSince().getTime() - 1);
+    const createdAfter = page.createdAfter && page.createdAfter > kept ? page.createdAfter : kept;
+    return newestFirst(this.collection, workspaceId, filter, { ...page, createdAfter });
   }
 
-  /** Removes events older than the retention period; returns how many went. */
-  async sweep(retentionMs: number, now = new Date()): Promise<number> {
-    const cutoff = new Date(now.getTime() - retentionMs);
-    const { deletedCount } = await this.collection.deleteMany({ created_at: { $lt: cutoff } });
+  /** Removes events past retention; returns how many went. */
+  async sweep(now = new Date()): Promise<number> {
+    const { deletedCount } = await this.collection.deleteMany({ created_at: { $lt: this.keptSince(now) } });
     return deletedCount;
   }
 }

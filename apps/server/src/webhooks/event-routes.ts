@@ -1,8 +1,7 @@
 import { isSubscribed } from "../events/model.js";
-import { keptEvent } from "../events/routes.js";
 import { AppError } from "../platform/errors.js";
 import { parsePage, toPage } from "../platform/http/paging.js";
-import type { RouteKit } from "../platform/http/route-kit.js";
+import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { toWebhookDelivery } from "./deliveries.js";
 import { endpointDisabled, resend } from "./recovery.js";
 import type { WebhookStores } from "./stores.js";
@@ -10,18 +9,18 @@ import type { WebhookStores } from "./stores.js";
 /**
  * The webhook side of one event (`/open/v1/events/{id}/…`): the deliveries it made, and a resend
  * to its endpoints. They live with the webhooks, whose records they read and write; the event
- * itself is looked up as the events API does, retention included.
+ * itself is looked up as the events API does, retention included (events/store.ts).
  */
-export function eventDeliveryRoutes({ op, store, config, metrics }: RouteKit<WebhookStores>): void {
+export function eventDeliveryRoutes({ op, store, metrics }: RouteKit<WebhookStores>): void {
   op("listEventDeliveries", async ({ ctx, id, query }) => {
     const page = parsePage(query);
-    const event = await keptEvent(store.events, config, ctx, id);
+    const event = await store.events.get(workspaceOf(ctx), id);
     const docs = await store.webhookDeliveries.listForEvent(event, page);
     return { status: 200, body: toPage(docs, page.limit, toWebhookDelivery) };
   });
 
   op("resendEvent", async ({ ctx, id, body }) => {
-    const event = await keptEvent(store.events, config, ctx, id);
+    const event = await store.events.get(workspaceOf(ctx), id);
     const endpointId = body?.endpoint_id;
     let endpoints = [];
     if (endpointId === undefined) {

@@ -1,3 +1,4 @@
+import type { Events } from "../events/store.js";
 import { AppError } from "../platform/errors.js";
 import { parseInstant, parsePage, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
@@ -86,7 +87,7 @@ export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit<W
   });
 
   op("recoverWebhookEndpoint", async ({ ctx, id, body }) => {
-    const window = recoveryWindow(body, config.eventRetentionMs);
+    const window = recoveryWindow(body, store.events);
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
     if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "id");
     const { id: recoveryId, queued } = await recover(store, endpoint, window);
@@ -124,11 +125,12 @@ function withSecret(
 
 /**
  * The window of a recovery: `until` defaults to now and is at most now; it may not end before it
- * starts, and `since` may go back at most the event retention (older events are gone).
+ * starts, and `since` may go back at most the event retention (older events are gone; the rule is
+ * the events store's).
  */
 function recoveryWindow(
   body: { since: number | string; until?: number | string },
-  retentionMs: number,
+  events: Pick<Events, "keptSince" | "retentionMs">,
 ): RecoveryWindow {
   const now = Date.now();
   const since = parseInstant(body.since, "since");
@@ -143,8 +145,8 @@ function recoveryWindow(
       param,
     );
   }
-  if (since.getTime() < now - retentionMs) {
-    const days = Math.round(retentionMs / 86_400_000);
+  if (since < events.keptSince(new Date(now))) {
+    const days = Math.round(events.retentionMs / 86_400_000);
     throw new AppError(
       400,
       "parameter_invalid",

@@ -68,7 +68,7 @@ export async function startDeployment(
   const db = client.db(databaseName);
   const logger = createLogger("silent");
   const config = { ...loadConfig({}), role: "api" as const };
-  const events = new Events(db);
+  const events = new Events(db, config.eventRetentionMs);
   const relay = new EventRelay(db, events, { immediate: true, logger });
   // The enqueuing half of delivery, exactly as an API process runs it.
   const delivery = new WebhookDelivery(db, createStore(db, config, logger), config, logger);
@@ -107,6 +107,20 @@ export async function startDeployment(
       await relay.drain("test_outbox", id);
     },
   };
+}
+
+/**
+ * The base URL of a ROLE=all process that delivers one lane and one attempt at a time
+ * (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1, a 3 s timeout): what the client tests
+ * (the CLI's and the SDK's) drive on a shared machine.
+ */
+export async function startOneAtATime(): Promise<string> {
+  const deployment = await startDeployment({
+    WEBHOOK_CONCURRENCY: "1",
+    WEBHOOK_ENDPOINT_CONCURRENCY: "1",
+    WEBHOOK_TIMEOUT_MS: "3000",
+  });
+  return (await deployment.start("all")).baseUrl;
 }
 
 /** Registers an endpoint for `url` with the workspace's key on the server at `baseUrl`; 201 or the test fails. */

@@ -10,13 +10,8 @@ import { WebhookVerificationError } from "../errors.js";
 import type { DesklineEvent } from "../event.js";
 import { constructEvent } from "../verify.js";
 import { readBody } from "./node-body.js";
-import {
-  errorBody,
-  errorStatus,
-  maxBodyBytes,
-  SIGNATURE_HEADER,
-  type WebhookMiddlewareOptions,
-} from "./shared.js";
+import type { WebhookMiddlewareOptions } from "./shared.js";
+import { errorBody, errorStatus, maxBodyBytes, SIGNATURE_HEADER } from "./shared.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -62,9 +57,9 @@ export async function fastifyWebhookPlugin(
 ): Promise<void> {
   const { secret } = options;
   const max = maxBodyBytes(options);
-  // Declared up front (null) so every request object keeps one shape. Fastify's decorator type
-  // distributes over the event union and accepts no single value, hence `never`.
-  if (!instance.hasRequestDecorator("webhookEvent")) instance.decorateRequest("webhookEvent", null as never);
+  // Declared up front (null) so every request object keeps one shape. Fastify types a placeholder
+  // decoration as `decorateRequest(name, null, dependencies)` (its value overload wants an event).
+  if (!instance.hasRequestDecorator("webhookEvent")) instance.decorateRequest("webhookEvent", null, []);
 
   // The body is read from the stream Fastify hands over (after any preParsing hook), with our
   // own cap, so an oversized delivery gets our 413 body rather than Fastify's.

@@ -5,13 +5,8 @@ import { WebhookVerificationError } from "../errors.js";
 import type { DesklineEvent } from "../event.js";
 import { constructEvent } from "../verify.js";
 import { payloadOf } from "./node-body.js";
-import {
-  errorBody,
-  errorStatus,
-  maxBodyBytes,
-  SIGNATURE_HEADER,
-  type WebhookMiddlewareOptions,
-} from "./shared.js";
+import type { WebhookMiddlewareOptions } from "./shared.js";
+import { errorBody, errorStatus, maxBodyBytes, SIGNATURE_HEADER } from "./shared.js";
 
 /** The part of a Koa context the middleware uses; a Koa 2 or 3 `ctx` satisfies it. */
 export interface KoaWebhookContext {

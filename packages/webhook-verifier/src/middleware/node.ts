@@ -5,13 +5,8 @@ import { WebhookVerificationError } from "../errors.js";
 import type { DesklineEvent } from "../event.js";
 import { constructEvent } from "../verify.js";
 import { payloadOf } from "./node-body.js";
-import {
-  errorBody,
-  errorStatus,
-  maxBodyBytes,
-  SIGNATURE_HEADER,
-  type WebhookMiddlewareOptions,
-} from "./shared.js";
+import type { WebhookMiddlewareOptions } from "./shared.js";
+import { errorBody, errorStatus, maxBodyBytes, SIGNATURE_HEADER } from "./shared.js";
 
 /** A node request as the middleware sees it: raw bodies kept by parsers, and the event it adds. */
 export interface NodeWebhookRequest extends IncomingMessage {

@@ -115,10 +115,7 @@ export class WebhookDelivery {
       readEvents: async (ids) => {
         const { found, missing } = this.recent.take(ids);
         if (missing.length === 0) return found;
-        const stored = await store.events.collection
-          .find({ _id: { $in: missing } }, { projection: { payload: 1, traceparent: 1 } })
-          .toArray();
-        return [...found, ...stored];
+        return [...found, ...(await store.events.payloadsOf(missing))];
       },
       keepAlive: () => job.touch(),
       // Only while a slot is free: a lane waiting for work must not keep another from running.
