@@ -22,10 +22,11 @@ RUN npm install --global --no-fund --no-audit \
 COPY pnpm-lock.yaml pnpm-workspace.yaml ./
 RUN pnpm fetch --frozen-lockfile
 # The sources of what the server is built from, nothing else: the server, the verifier it imports
-# and the spec package (.dockerignore leaves out their tests and benches, so editing those rebuilds
-# nothing).
+# (with the build config the published packages share) and the spec package (.dockerignore leaves
+# out their tests and benches, so editing those rebuilds nothing).
 COPY .npmrc tsconfig.json ./
 COPY spec spec
+COPY packages/tsup.base.ts packages/tsup.base.ts
 COPY packages/webhook-verifier packages/webhook-verifier
 COPY apps/server apps/server
 # Installed and built without lifecycle scripts (the root postinstall builds the SDK and CLI, which
