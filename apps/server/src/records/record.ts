@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import type { Collection, Filter, OptionalUnlessRequiredId } from "mongodb";
+import type { Collection, Filter, OptionalUnlessRequiredId, UpdateFilter } from "mongodb";
 import type { StoredEvent } from "../events/model.js";
 import { type EventRelay, pushEvent, type WithPendingEvents } from "../events/outbox-relay.js";
 import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../platform/backoff.js";
@@ -254,7 +254,7 @@ export async function updateInWorkspace<T extends RecordDoc, R>(
       // A record stored before its collection had versions has none: `null` matches only that
       // (a missing field), and the `$inc` starts it at 1.
       const filter = { _id: id, workspace_id: workspaceId, version: current.version ?? null } as Filter<T>;
-      const { matchedCount } = await collection.updateOne(filter, update as never);
+      const { matchedCount } = await collection.updateOne(filter, update as UpdateFilter<T>);
       // Someone else wrote first (or deleted it: the next read says 404).
       return matchedCount === 1 ? { result } : AGAIN;
     },

@@ -43,7 +43,7 @@ export interface KitStores {
 /** The workspace of the authenticated API key. */
 export const workspaceOf = (ctx: Context): string => apiKeyOf(ctx).workspace_id;
 
-/** 503 before touching a database that was never reached (see DatabaseConnection). */
+/** 503 before touching a database not yet reached (see DatabaseConnection). */
 function requireDatabase(database: RouteKit["database"]): Middleware {
   return async (_ctx, next) => {
     if (!database.isConnected()) throw new DatabaseUnavailableError("not connected yet");
