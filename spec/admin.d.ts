@@ -548,6 +548,8 @@ export type components = {
             disabled_reason: string | null;
             /** @description Failed deliveries in a row (a delivery fails when its last attempt fails); reset to 0 by a successful one. */
             consecutive_failures: number;
+            /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
+            rate_limit: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -1520,6 +1520,8 @@ export type components = {
             disabled_reason: string | null;
             /** @description Failed deliveries in a row (a delivery fails when its last attempt fails); reset to 0 by a successful one. */
             consecutive_failures: number;
+            /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
+            rate_limit: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1539,6 +1541,8 @@ export type components = {
             disabled_at: string | null;
             disabled_reason: string | null;
             consecutive_failures: number;
+            /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
+            rate_limit: number | null;
             /** @description Signing secret: `whsec_` + 32 random bytes (base64). Shown only by create and rotation. */
             secret: string;
             /** Format: date-time */
@@ -1556,6 +1560,11 @@ export type components = {
             description?: string | null;
             /** @description Event types to receive, or `["*"]` for all. Omitted means all. */
             events?: components["schemas"]["EventSubscription"][];
+            /**
+             * @description Deliveries per second at most, across every worker (held within 10 % over a minute); `null` or omitted for none.
+             * @example 50
+             */
+            rate_limit?: number | null;
         };
         /**
          * @description `pending` (queued or between attempts), `succeeded` (an attempt got a 2xx), `failed` (its
@@ -1702,6 +1711,11 @@ export type components = {
             description?: string | null;
             /** @description Event types to receive, or `["*"]` for all; replaces the list whole. */
             events?: components["schemas"]["EventSubscription"][];
+            /**
+             * @description Deliveries per second at most, across every worker (held within 10 % over a minute); `null` removes the limit.
+             * @example 50
+             */
+            rate_limit?: number | null;
             status?: components["schemas"]["WebhookEndpointStatus"];
         };
         /** @description Body of `rotateWebhookEndpointSecret` (optional). */

@@ -7,11 +7,12 @@
 //    `{_id: {$in}, due_at, $or}` or an outcome `{_id, status, attempts}`, scanned its whole
 //    collection. Here it reads those ids through the `_id` index and matches only them, as MongoDB
 //    does.
-//  - The queue's reads (a lane's due deliveries, earliest `due_at` first; the safety net's due
-//    deliveries of every endpoint) matched and sorted every delivery ever kept, settled ones
-//    included, so each claim cost as much as the collection was large. Here the documents with a
-//    `due_at` (pending ones: settled deliveries have none) are kept in that order, per endpoint
-//    and overall (DueOrder below), and the query walks them from the front, stopping at its limit.
+//  - The queue's reads (a lane's due deliveries, in the queue's order `{due_at, event_id, _id}`;
+//    the dispatcher's due deliveries of every endpoint) matched and sorted every delivery ever
+//    kept, settled ones included, so each claim cost as much as the collection was large. Here the
+//    documents with a `due_at` (pending ones: settled deliveries have none) are kept in that
+//    order, per endpoint and overall (DueOrder below), and the query walks them from the front,
+//    stopping at its limit.
 //
 // The matcher still checks every document it is given against the whole query, so a plan only
 // decides which documents are looked at and in what order; a query neither plan serves falls back.
@@ -58,15 +59,16 @@ final class QueuePlans {
   }
 
   /**
-   * The documents that have a `due_at` date, in the queue's order `{due_at: 1, _id: 1}`: overall,
+   * The documents that have a `due_at` date, in the queue's order `{due_at: 1, event_id: 1, _id: 1}`: overall,
    * and per `endpoint_id`. Built on the first query that asks for that order (so only the
    * deliveries collection has one) and kept from then on by the collection's add, remove and
    * update hooks, which the library calls with the collection's lock held.
    */
   static final class DueOrder<P> {
     private static final String DUE_FIELD = "due_at";
+    private static final String EVENT_FIELD = "event_id";
     private static final String ENDPOINT_FIELD = "endpoint_id";
-    private static final Document ORDER = new Document(DUE_FIELD, 1).append(ID_FIELD, 1);
+    private static final Document ORDER = new Document(DUE_FIELD, 1).append(EVENT_FIELD, 1).append(ID_FIELD, 1);
     private static final DocumentComparator COMPARATOR = new DocumentComparator(ORDER);
 
     private final TreeMap<Document, P> all = new TreeMap<>(COMPARATOR);
@@ -78,11 +80,11 @@ final class QueuePlans {
      * out changes nothing).
      */
     static boolean serves(Document query, Document orderBy) {
-      if (orderBy == null || orderBy.size() != 2) return false;
-      boolean sorted = orderBy.get(DUE_FIELD) instanceof Number due
-          && due.intValue() == 1
-          && orderBy.get(ID_FIELD) instanceof Number id
-          && id.intValue() == 1;
+      if (orderBy == null || orderBy.size() != ORDER.size()) return false;
+      boolean sorted = true;
+      for (String field : ORDER.keySet()) {
+        sorted &= orderBy.get(field) instanceof Number direction && direction.intValue() == 1;
+      }
       if (!sorted || !(query.get(DUE_FIELD) instanceof Document range)) return false;
       for (String operator : range.keySet()) {
         if (!List.of("$lt", "$lte", "$gt", "$gte").contains(operator)) return false;
@@ -94,7 +96,9 @@ final class QueuePlans {
     private static Document key(Document document) {
       Object due = document.get(DUE_FIELD);
       if (!(due instanceof java.time.Instant || due instanceof java.util.Date)) return null;
-      return new Document(DUE_FIELD, document.get(DUE_FIELD)).append(ID_FIELD, document.get(ID_FIELD));
+      return new Document(DUE_FIELD, document.get(DUE_FIELD))
+          .append(EVENT_FIELD, document.get(EVENT_FIELD))
+          .append(ID_FIELD, document.get(ID_FIELD));
     }
 
     void add(Document document, P position) {
@@ -121,18 +125,16 @@ final class QueuePlans {
 
     /**
      * The documents a query may match, lazily read through `documents`, in the order: those of
-     * its endpoint when it names one by equality, else all.
+     * its endpoint when it names one by equality, else all (the matcher applies any other
+     * condition on the endpoint, such as the dispatcher's `$nin`).
      */
     Stream<Document> walk(Document query, Function<P, Document> documents) {
-      Object endpoint = query.get(ENDPOINT_FIELD);
       Collection<P> positions;
-      if (endpoint instanceof String name) {
+      if (query.get(ENDPOINT_FIELD) instanceof String name) {
         TreeMap<Document, P> mine = byEndpoint.get(name);
         positions = mine == null ? List.of() : mine.values();
-      } else if (endpoint == null) {
-        positions = all.values();
       } else {
-        return null;
+        positions = all.values();
       }
       return positions.stream().map(documents);
     }

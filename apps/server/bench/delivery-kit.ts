@@ -40,11 +40,16 @@ export function certificate() {
 }
 
 /**
- * An HTTPS receiver that notes when each delivery arrived; with `answerAfterMs`, a slow one that
- * answers that long after the request came in (what a struggling customer's server does).
+ * An HTTPS receiver that notes when each delivery arrived (by its contact id; and how many came,
+ * and when the last did); with `answerAfterMs`, a slow one that answers that long after the
+ * request came in (what a struggling customer's server does), or slow on some paths only.
  */
-export async function receiver(tls: { cert: string; key: string }, options: { answerAfterMs?: number } = {}) {
+export async function receiver(
+  tls: { cert: string; key: string },
+  options: { answerAfterMs?: number | ((path: string) => number) } = {},
+) {
   const arrived = new Map<string, number>();
+  const count = { arrivals: 0, lastAt: 0 };
   const server = createServer(tls, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -54,7 +59,11 @@ export async function receiver(tls: { cert: string; key: string }, options: { an
       // Deliveries are keyed by the contact id of their event; the baseline's posts by nothing.
       const id = text.startsWith('{"id":"evt_') ? (JSON.parse(text) as { data: { id: string } }).data.id : "";
       arrived.set(id, at);
-      if (options.answerAfterMs) setTimeout(() => res.writeHead(204).end(), options.answerAfterMs);
+      count.arrivals++;
+      count.lastAt = at;
+      const { answerAfterMs } = options;
+      const wait = typeof answerAfterMs === "function" ? answerAfterMs(req.url ?? "") : answerAfterMs;
+      if (wait) setTimeout(() => res.writeHead(204).end(), wait);
       else res.writeHead(204).end();
     });
   });
@@ -67,7 +76,7 @@ export async function receiver(tls: { cert: string; key: string }, options: { an
       // A slow receiver may still hold requests it has not answered.
       server.closeAllConnections();
     });
-  return { url, arrived, close };
+  return { url, arrived, count, close };
 }
 
 /** A JSON request (POST unless `method` says otherwise); throws, naming the answer, unless 2xx. */

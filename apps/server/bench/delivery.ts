@@ -28,12 +28,19 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  *     endpoint's deliveries (a stream of writes in another workspace) should still arrive at
  *     once, since each endpoint has a lane of its own (docs/decisions.md, "One record per
  *     delivery");
- *  5. baselines from the same run: a bare undici POST to the same receiver (the floor of a
+ *  5. fan-out: 2,000 deliveries to 2,000 endpoints (100 workspaces × 20, one event each) against
+ *     the same 2,000 to 10 endpoints, each drained by one ROLE=worker that joins once they are
+ *     queued; and the 10-endpoint fan-out again beside the 2,000 endpoints that delivered
+ *     earlier (idle lanes must cost nothing);
+ *  6. same host: the fairness row with both endpoints on one receiver host (two paths of one
+ *     port), so only a pool per endpoint keeps the fast one's sockets free;
+ *  7. baselines from the same run: a bare undici POST to the same receiver (the floor of a
  *     delivery's latency) and the API's own create-contact rate (autocannon, 16 connections).
  *
  *   BENCH_SECONDS=5   seconds of the 100/s streams and of the API measurement
  *   BENCH_DRAIN_BACKLOG=10000  deliveries queued before the draining worker starts
  *   BENCH_FAIRNESS_SECONDS=30  seconds of writes to the fast endpoint beside the slow one
+ *   BENCH_FANOUT=2000  deliveries of each fan-out row
  *   BENCH_CPU_PROF=dir  write a V8 CPU profile of each server process there (node --cpu-prof)
  */
 
@@ -49,6 +56,10 @@ const SLOW_BACKLOG = 500;
 const SLOW_ANSWER_MS = 2_000;
 const FAIR_RATE = 20;
 const FAIR_SECONDS = Number(process.env.BENCH_FAIRNESS_SECONDS ?? 30);
+/** The fan-out rows: this many deliveries, to 10 endpoints or to as many endpoints (20 per workspace). */
+const FANOUT = Number(process.env.BENCH_FANOUT ?? 2_000);
+const FANOUT_PER_WORKSPACE = 20;
+const FEW_ENDPOINTS = 10;
 const log = (line: string) => process.stderr.write(`[delivery bench] ${line}\n`);
 
 const percentile = (values: number[], p: number) => {
@@ -307,6 +318,54 @@ async function main() {
     log(`separate worker at ${RATE}/s: ${JSON.stringify(results.worker)}`);
     await split.stop();
 
+    // 5. Fan-out: the same deliveries to few endpoints and to many, and to few beside many idle.
+    const fanOut = async (
+      databaseName: string,
+      workspaces: number,
+      endpointsEach: number,
+      contactsEach: number,
+    ) => {
+      const apiProcess = startServer(database.uri, databaseName, "api", tls.certFile);
+      const baseUrl = (await apiProcess.baseUrl) as string;
+      const writes: Array<() => Promise<unknown>> = [];
+      for (let w = 0; w < workspaces; w++) {
+        const { auth } = await benchWorkspace(baseUrl);
+        for (let e = 0; e < endpointsEach; e++) {
+          const url = `${target.url}/${w}/${e}`;
+          await post(`${baseUrl}/open/v1/webhook-endpoints`, { url, events: ["contact.created"] }, auth);
+        }
+        for (let c = 0; c < contactsEach; c++) {
+          writes.push(() => post(`${baseUrl}/open/v1/contacts`, { name: "Fan" }, auth));
+        }
+      }
+      for (let i = 0; i < writes.length; i += 16) await Promise.all(writes.slice(i, i + 16).map((w) => w()));
+      const expected = target.count.arrivals + workspaces * endpointsEach * contactsEach;
+      const worker = startServer(database.uri, databaseName, "worker", tls.certFile);
+      await worker.delivering;
+      const startedAt = performance.now();
+      await retry({ firstMs: 20, maxMs: 100 }, async () =>
+        target.count.arrivals >= expected ? true : AGAIN,
+      );
+      const took = (target.count.lastAt - startedAt) / 1000;
+      for (const p of [worker, apiProcess]) p.child.kill("SIGTERM");
+      await Promise.all([worker.exited, apiProcess.exited]);
+      return took;
+    };
+    const fanOutDb = (name: string) => `bench_fanout_${name}_${newRunId()}`;
+    results.fewEndpoints = await fanOut(fanOutDb("few"), 1, FEW_ENDPOINTS, FANOUT / FEW_ENDPOINTS);
+    log(
+      `fan-out: ${FANOUT} deliveries to ${FEW_ENDPOINTS} endpoints in ${(results.fewEndpoints as number).toFixed(2)} s`,
+    );
+    const manyDb = fanOutDb("many");
+    results.manyEndpoints = await fanOut(manyDb, FANOUT / FANOUT_PER_WORKSPACE, FANOUT_PER_WORKSPACE, 1);
+    log(
+      `fan-out: ${FANOUT} deliveries to ${FANOUT} endpoints in ${(results.manyEndpoints as number).toFixed(2)} s`,
+    );
+    results.besideIdle = await fanOut(manyDb, 1, FEW_ENDPOINTS, FANOUT / FEW_ENDPOINTS);
+    log(
+      `fan-out: ${FANOUT} deliveries to ${FEW_ENDPOINTS} endpoints beside ${FANOUT} idle ones in ${(results.besideIdle as number).toFixed(2)} s`,
+    );
+
     // 4. Fairness: a slow endpoint (answers after 2 s) with a backlog, a fast one beside it. The
     // timeout is above the slow receiver's delay, so its deliveries succeed, slowly.
     const slow = await receiver(tls, { answerAfterMs: SLOW_ANSWER_MS });
@@ -321,6 +380,22 @@ async function main() {
     );
     await fair.stop();
     await slow.close();
+
+    // 6. The same on one receiver host: the slow endpoint's path answers after 2 s.
+    const twoPaths = await receiver(tls, {
+      answerAfterMs: (path) => (path.startsWith("/slow") ? SLOW_ANSWER_MS : 0),
+    });
+    const host = await deployment(["all"], { WEBHOOK_TIMEOUT_MS: String(SLOW_ANSWER_MS + 3_000) });
+    await writeBacklog(await host.writer(`${twoPaths.url}/slow`), SLOW_BACKLOG);
+    const fastPath = await host.writer(`${twoPaths.url}/fast`);
+    results.sameHost = await stream(fastPath, host.cpu, {
+      duration: FAIR_SECONDS,
+      rate: FAIR_RATE,
+      to: twoPaths,
+    });
+    log(`fast endpoint beside a slow one on the same host: ${JSON.stringify(results.sameHost)}`);
+    await host.stop();
+    await twoPaths.close();
     await target.close();
   } finally {
     await database.stop();
@@ -342,6 +417,10 @@ async function main() {
     worker: Streamed;
     fair: Streamed;
     slowArrived: number;
+    sameHost: Streamed;
+    fewEndpoints: number;
+    manyEndpoints: number;
+    besideIdle: number;
   };
   const answerRatio = r.all.writeP50 / r.noEndpoint.writeP50;
   const rows = [
@@ -369,12 +448,22 @@ async function main() {
       ms(r.fair.p99),
       `target p50 < 100 ms; the slow endpoint answers after ${SLOW_ANSWER_MS / 1000} s, ${SLOW_BACKLOG} queued, ${r.slowArrived} reached it by the end; lost ${r.fair.lost}`,
     ],
+    [
+      `write → receiver, fast endpoint beside a slow one on the same host (two paths of one port)`,
+      ms(r.sameHost.p50),
+      ms(r.sameHost.p99),
+      `target p50 < 100 ms; the slow path answers after ${SLOW_ANSWER_MS / 1000} s with ${SLOW_BACKLOG} queued; lost ${r.sameHost.lost}`,
+    ],
   ];
+  const fanOutRows =
+    `| fan-out: ${FANOUT} deliveries to ${FANOUT} endpoints (${FANOUT / FANOUT_PER_WORKSPACE} workspaces × ${FANOUT_PER_WORKSPACE}), one worker | ${(FANOUT / r.manyEndpoints).toFixed(0)}/s | | ${(r.manyEndpoints / r.fewEndpoints).toFixed(2)}× the time to ${FEW_ENDPOINTS} endpoints (${r.fewEndpoints.toFixed(2)} s against ${r.manyEndpoints.toFixed(2)} s; target ≤ 1.5×, and ≥ 1,000/s) |\n` +
+    `| fan-out to ${FEW_ENDPOINTS} endpoints beside ${FANOUT} that delivered earlier | ${(FANOUT / r.besideIdle).toFixed(0)}/s | | ${(r.besideIdle / r.fewEndpoints).toFixed(2)}× the same on a fresh database (target ≤ 1.1×) |\n`;
   process.stdout.write(
     `\nWebhook delivery (${RATE} events/s for ${seconds} s; HTTPS receiver on 127.0.0.1)\n` +
       `| scenario | p50 | p99 | vs baseline |\n|---|--:|--:|---|\n${rows.map((row) => `| ${row.join(" | ")} |`).join("\n")}\n` +
       `| sustained deliveries/s (ROLE=all, ${BACKLOG} backlog) | ${r.deliveriesPerSecond.toFixed(0)}/s | | ${(r.deliveriesPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate (${r.apiWritesPerSecond.toFixed(0)}/s) |\n` +
       `| drain deliveries/s (one ROLE=worker, ${DRAIN_BACKLOG} queued) | ${r.drainPerSecond.toFixed(0)}/s | | ${(r.drainPerSecond / r.apiWritesPerSecond).toFixed(2)}× the API's create-contact rate; worker CPU ${r.drainCpuPerDelivery.toFixed(2)} ms per delivery (database ${r.drainDatabaseCpuPerDelivery.toFixed(2)} ms, receiver and bench ${r.drainReceiverCpuPerDelivery.toFixed(2)} ms) |\n` +
+      fanOutRows +
       `| drain with signing secrets encrypted at rest | ${r.sealedDrainPerSecond.toFixed(0)}/s | | ${(r.sealedDrainPerSecond / r.drainPerSecond).toFixed(2)}× the drain without a key (target within 5 %); worker CPU ${r.sealedDrainCpuPerDelivery.toFixed(2)} ms per delivery |\n` +
       `CPU per event at ${RATE}/s (server processes, embedded database): ROLE=all: ${r.all.cpuPerEvent}; ROLE=all, no endpoint: ${r.noEndpoint.cpuPerEvent}; separate: ${r.worker.cpuPerEvent}\n` +
       `lost: ROLE=all ${r.all.lost}, worker ${r.worker.lost}; load average at the end ${loadavg()

@@ -16,7 +16,7 @@ import { startTelemetry, stopTelemetry } from "./platform/telemetry/index.js";
 import { prepareSecretsAtRest, sealStoredSecrets } from "./secrets-at-rest.js";
 import { createStore, ensureIndexes } from "./store.js";
 import { startSweeps } from "./sweeps.js";
-import { WebhookDelivery } from "./webhooks/delivery/lanes.js";
+import { WebhookDelivery } from "./webhooks/delivery/worker.js";
 import { createWorkerApp } from "./worker-app.js";
 
 /** How long a shutdown may take beyond SHUTDOWN_TIMEOUT_MS (the running attempts' bound) before it gives up. */

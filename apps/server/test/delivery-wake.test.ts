@@ -6,18 +6,17 @@ import { createEndpoint, startDeployment } from "./helpers/delivery.js";
 import { startReceiver } from "./helpers/https-receiver.js";
 import { eventually, type MainProcess } from "./helpers/main-process.js";
 
-// Workers woken by the write: a lane an API process schedules reaches an idle worker in another
-// process through Agenda's notification channel, on either path a worker can hear it by: our
-// polling channel (the run's database, mongo-java-server without change streams) or the
-// change-stream channel of @agendajs/mongo-backend (a mongo-java-server started with its oplog).
-// Agenda's poll is set to a minute, so it cannot explain a delivery within the deadline; the
-// deadline is generous for a loaded machine.
+// Workers woken by the write: a delivery an API process queues reaches an idle worker in another
+// process on either path a worker can hear it by: its quick poll for due deliveries (the run's
+// database, mongo-java-server without change streams) or a change stream on the deliveries (a
+// mongo-java-server started with its oplog). The regular poll is set to a minute, so it cannot
+// explain a delivery within the deadline; the deadline is generous for a loaded machine.
 
 vi.setConfig({ testTimeout: 120_000 });
 
-/** Far shorter than Agenda's poll in these tests (a minute), far longer than a wake needs. */
+/** Far shorter than the regular poll in these tests (a minute), far longer than a wake needs. */
 const DEADLINE_MS = 15_000;
-const AGENDA_POLL_MS = "60000";
+const REGULAR_POLL_MS = "60000";
 
 const started: MainProcess[] = [];
 let withOplog: Promise<JavaMongoServer> | undefined;
@@ -39,7 +38,7 @@ afterAll(async () => {
  */
 async function contactReachesIdleWorker(env: Record<string, string>, mongodbUri?: string) {
   const deployment = await startDeployment(
-    { WEBHOOK_POLL_INTERVAL_MS: AGENDA_POLL_MS, ...env },
+    { WEBHOOK_POLL_INTERVAL_MS: REGULAR_POLL_MS, ...env },
     { mongodbUri },
   );
   const apiProcess = await deployment.start("api");
@@ -69,26 +68,30 @@ async function contactReachesIdleWorker(env: Record<string, string>, mongodbUri?
   return worker;
 }
 
-/** SIGTERM: the channel stops (stream closed, polls ended) before the database closes; exit 0. */
+/** SIGTERM: the wake source stops (stream closed, polls ended) before the database closes; exit 0. */
 async function stopsCleanly(worker: MainProcess): Promise<void> {
   worker.child.kill("SIGTERM");
   expect(await worker.exited).toBe(0);
-  expect(worker.output()).not.toMatch(/"level":(40|50|60)[^\n]*(wake channel|agenda error)/);
+  expect(worker.output()).not.toMatch(
+    /"level":(40|50|60)[^\n]*(wake change stream|agenda error|dispatch round)/,
+  );
 }
 
 describe("a worker in another process than the API", () => {
-  it("without change streams, polls for due lanes and delivers a write at once", async () => {
+  it("without change streams, polls for due deliveries and delivers a write at once", async () => {
     const worker = await contactReachesIdleWorker({});
-    expect(worker.output()).toMatch(/webhook wake: polling for due lanes every 20 ms \(no change streams: /);
+    expect(worker.output()).toMatch(
+      /webhook wake: looking for due deliveries every 20 ms \(no change streams: /,
+    );
     await stopsCleanly(worker);
   });
 
-  it("with change streams, hears of the lane through one and delivers a write at once", async () => {
+  it("with change streams, hears of the delivery through one and delivers a write at once", async () => {
     const server = await oplogServer();
     // A poll would come every 10 minutes: only the stream can explain the delivery.
     const worker = await contactReachesIdleWorker({ WEBHOOK_WAKE_INTERVAL_MS: "600000" }, server.uri);
-    expect(worker.output()).toContain("webhook wake: change stream on agenda_jobs");
-    expect(worker.output()).not.toContain("polling for due lanes");
+    expect(worker.output()).toContain("webhook wake: change stream on webhook_deliveries");
+    expect(worker.output()).not.toContain("looking for due deliveries every");
     await stopsCleanly(worker);
   });
 });

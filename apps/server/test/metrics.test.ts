@@ -128,10 +128,28 @@ describe("GET /metrics", () => {
     // Deliveries as the queue keeps them: one waiting, one settled.
     await client
       .db(databaseName)
-      .collection<{ _id: string; status: string; due_at: Date | null }>("webhook_deliveries")
+      .collection<{
+        _id: string;
+        workspace_id: string;
+        pending_key: string;
+        status: string;
+        due_at: Date | null;
+      }>("webhook_deliveries")
       .insertMany([
-        { _id: "dlv_waiting", status: "pending", due_at: new Date(Date.now() + 3_600_000) },
-        { _id: "dlv_settled", status: "succeeded", due_at: null },
+        {
+          _id: "dlv_waiting",
+          workspace_id: "ws_metrics",
+          pending_key: "we_metrics evt_metrics",
+          status: "pending",
+          due_at: new Date(Date.now() + 3_600_000),
+        },
+        {
+          _id: "dlv_settled",
+          workspace_id: "ws_metrics",
+          pending_key: "settled dlv_settled",
+          status: "succeeded",
+          due_at: null,
+        },
       ]);
 
     const after = await scrape();

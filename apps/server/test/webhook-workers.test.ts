@@ -101,35 +101,6 @@ describe("two workers on one database", () => {
   });
 });
 
-describe("deliveries queued by an earlier version", () => {
-  it("are adopted at start and sent: a pending delivery without a place in the queue", async () => {
-    const w = await world();
-    const receiver = await startReceiver();
-    const endpointId = await w.endpoint(receiver.url);
-    // No worker yet: the delivery waits. Then it loses its place in the queue, as a delivery
-    // recorded by the version that kept its queue in Agenda's jobs has none.
-    const event = await w.deployment.emit(w.workspaceId, "contact.updated");
-    const deliveries = w.deployment.db.collection("webhook_deliveries");
-    const stripped = await deliveries.updateOne(
-      { event_id: event._id, endpoint_id: endpointId },
-      { $unset: { due_at: "", lease_holder: "" } },
-    );
-    expect(stripped.modifiedCount).toBe(1);
-    const worker = await w.worker();
-    await eventually(
-      async () => receiver.deliveriesOf(event._id),
-      (list) => list.length === 1,
-      "the delivery",
-      SLOW,
-    );
-    const [delivery] = receiver.deliveriesOf(event._id);
-    expect(delivery?.body.toString("utf8")).toBe(event.payload);
-    // Every process adopts at start, once its database is ready: the API process may do it first.
-    const outputs = [w.apiProcess, worker].map((m) => m.output()).join("\n");
-    expect(outputs).toContain("queued deliveries recorded by an earlier version");
-  });
-});
-
 describe("a worker that dies", () => {
   it("SIGKILLed in the middle of an attempt: the delivery happens after a restart", async () => {
     // A 1 s timeout makes the lease 1 s + 30 s: the restarted worker takes the lane and the

@@ -21,6 +21,13 @@ const COLUMNS: Column<WebhookEndpoint>[] = [
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+interface CreateOptions {
+  url: string;
+  description?: string;
+  event?: string[];
+  rateLimit?: number;
+}
+
 /** What `--since`/`--until` of `recover` take. */
 const WINDOW_FORMATS = `an event id (evt_…: from that event on), ${WHEN_FORMATS}`;
 
@@ -49,6 +56,7 @@ const HELP = {
     description: "change an endpoint (url, description, events…)",
     examples: [
       "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --set description='CRM sync' --set 'events=ticket.created;ticket.updated'",
+      "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --set rate_limit=50",
     ],
   },
 };
@@ -89,16 +97,19 @@ export function register(webhooks: Command): void {
       .requiredOption("--url <url>", "HTTPS URL that receives the events")
       .option("--description <text>", "what the endpoint is for")
       .option("--event <type>", "an event type to receive (repeatable; default: all)", collect)
-      .action(async (options: { url: string; description?: string; event?: string[] }, command: Command) => {
+      .option("--rate-limit <n>", "deliveries per second at most (default: no limit)", kit.positiveInteger)
+      .action(async (options: CreateOptions, command: Command) => {
         const deskline = await clientFor(command);
         const created = await deskline.webhookEndpoints.create({
           url: options.url,
           ...(options.description ? { description: options.description } : {}),
           ...(options.event ? { events: options.event as EventType[] } : {}),
+          ...(options.rateLimit ? { rate_limit: options.rateLimit } : {}),
         });
         printObject(created, Boolean(globalsOf(command).json));
       }),
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --rate-limit 20",
   );
 
   kit.getCommand(

@@ -1695,6 +1695,18 @@ export const webhookEndpointUpdateSchema = {
         ]
       }
     },
+    "rate_limit": {
+      "type": [
+        "integer",
+        "null"
+      ],
+      "minimum": 1,
+      "maximum": 10000,
+      "description": "Deliveries per second at most, across every worker (held within 10 % over a minute); `null` removes the limit.",
+      "examples": [
+        50
+      ]
+    },
     "status": {
       "type": "string",
       "description": "`disabled` after 15 consecutive failed deliveries or by the owner (`updateWebhookEndpoint`); enabled again by the owner or the operator.",

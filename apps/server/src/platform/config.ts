@@ -123,23 +123,25 @@ export interface Config {
   webhookAllowPrivateNetworks: boolean;
   /**
    * WEBHOOK_POLL_INTERVAL_MS: how often a worker looks for due deliveries anyway: how retries
-   * are found once due, and the safety net behind the wake channel (webhooks/delivery/wake-channel.ts).
+   * another process scheduled are found once due, and lanes of a worker that died once their
+   * lease ends (webhooks/delivery/wake.ts).
    */
   webhookPollIntervalMs: number;
   /**
    * WEBHOOK_WAKE_INTERVAL_MS: on a deployment without change streams (a standalone mongod, the
-   * embedded database), how often a worker looks for lanes another process scheduled
-   * (webhooks/delivery/wake-channel.ts). One lock query on Agenda's small collection; a replica set needs none.
+   * embedded database), how often a worker looks for deliveries another process queued
+   * (webhooks/delivery/wake.ts). One indexed read; a replica set needs none.
    */
   webhookWakeIntervalMs: number;
   /**
    * WEBHOOK_CONCURRENCY: the most endpoints one process delivers to at once (lanes running, see
-   * webhooks/delivery/lanes.ts). 100 by default.
+   * webhooks/delivery/worker.ts). 100 by default.
    */
   webhookConcurrency: number;
   /**
-   * WEBHOOK_ENDPOINT_CONCURRENCY: the most attempts in flight to one endpoint from one process.
-   * 10 by default: a slow receiver holds one lane and at most this many connections.
+   * WEBHOOK_ENDPOINT_CONCURRENCY: the most attempts in flight to one endpoint across every
+   * process of the deployment (one lane runs at a time, webhooks/delivery/lane-leases.ts). 10 by
+   * default: a slow receiver holds one lane and at most this many connections.
    */
   webhookEndpointConcurrency: number;
   /** NODE_EXTRA_CA_CERTS: more CA certificates deliveries trust (how tests trust their receivers). */

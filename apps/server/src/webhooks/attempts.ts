@@ -14,8 +14,8 @@ import type { Schema } from "../spec/types.js";
 export interface DeliveryAttemptDoc {
   _id: string;
   workspace_id: string;
-  /** The delivery the attempt belongs to; absent on attempts recorded before deliveries were. */
-  delivery_id?: string;
+  /** The delivery the attempt belongs to. */
+  delivery_id: string;
   endpoint_id: string;
   event_id: string;
   event_type: EventType;
@@ -35,7 +35,7 @@ export function toDeliveryAttempt(doc: DeliveryAttemptDoc): Schema<"DeliveryAtte
   return {
     id: doc._id,
     object: "delivery_attempt",
-    delivery_id: doc.delivery_id ?? null,
+    delivery_id: doc.delivery_id,
     endpoint_id: doc.endpoint_id,
     event_id: doc.event_id,
     event_type: doc.event_type,
@@ -61,10 +61,13 @@ export class DeliveryAttempts {
       { name: "endpoint_newest" },
     );
     // One record per attempt number of a delivery: the database refuses a second one, whatever
-    // two workers believe (the lease of a claimed batch, webhooks/delivery/lane.ts, already keeps them apart).
+    // two workers believe (the lease of a claimed batch, webhooks/delivery/lane.ts, already keeps
+    // them apart). Per delivery, not per event and endpoint, so a resend's or a recovery's attempts
+    // are logged beside the first delivery's; the workspace first, so a sharded cluster can keep it.
+    await this.collection.dropIndex("one_per_attempt").catch(() => {});
     await this.collection.createIndex(
-      { event_id: 1, endpoint_id: 1, attempt: 1 },
-      { name: "one_per_attempt", unique: true },
+      { workspace_id: 1, delivery_id: 1, attempt: 1 },
+      { name: "one_per_delivery_attempt", unique: true },
     );
     await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
   }
@@ -77,15 +80,6 @@ export class DeliveryAttempts {
     const docs = inputs.map((input) => ({ _id: newId("att", input.created_at.getTime()), ...input }));
     const recordedBefore = await insertManyOnce(this.collection, docs);
     return recordedBefore.map((before) => !before);
-  }
-
-  /** Is that attempt of the delivery recorded? (A unique-index lookup.) */
-  async exists(eventId: string, endpointId: string, attempt: number): Promise<boolean> {
-    const found = await this.collection.findOne(
-      { event_id: eventId, endpoint_id: endpointId, attempt },
-      { projection: { _id: 1 } },
-    );
-    return found !== null;
   }
 
   /** A page of one endpoint's attempts, newest first, one more than asked for `has_more`. */

@@ -1,4 +1,4 @@
-import { type AnyBulkWriteOperation, type Collection, type Db, ObjectId } from "mongodb";
+import { type AnyBulkWriteOperation, type Collection, type Db, type Filter, ObjectId } from "mongodb";
 import type { EventType } from "../events/model.js";
 import { insertManyOnce } from "../platform/database/insert-once.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
@@ -11,14 +11,19 @@ import type { Schema } from "../spec/types.js";
  * status, the attempts made, when the next is due, who holds it (the lease) and the last outcome.
  * The deliveries API, recovery and the delivery worker (webhooks/delivery/lane.ts) all read it here.
  *
- * At most one delivery of an event to an endpoint is `pending`: `pending_key` is set only while
- * it is, and a sparse unique index on it (no partial indexes or transactions on the embedded
- * fallback) makes that a database fact, however many resends and recoveries race.
+ * At most one delivery of an event to an endpoint is `pending`: its `pending_key` is
+ * `<endpoint_id> <event_id>` while it is and its own id once it settles, and a unique index on
+ * `{workspace_id, pending_key}` (no partial indexes or transactions on the embedded fallback; the
+ * workspace first, so a sharded cluster can keep it) makes that a database fact, however many
+ * resends and recoveries race.
  *
- * The queue is two fields. `due_at` is when the delivery may next be claimed: its next attempt's
- * time while nobody holds it, the lease's expiry while a worker does (so a worker that died lets
- * go of it by itself), null once settled. `lease_holder` names the claim that holds it. A claim
- * and an outcome are each one fenced write for a whole batch.
+ * The records are the delivery schedule, the only one (docs/decisions.md, "One schedule: the
+ * delivery records"). `due_at` is when the delivery may next be claimed: its next attempt's time
+ * while nobody holds it, the lease's expiry while a worker does (so a worker that died lets go of
+ * it by itself), null once settled. `lease_holder` names the claim that holds it. Due deliveries
+ * go in QUEUE_ORDER: by due time, then by event (ids are time-ordered), so an endpoint's events
+ * go oldest first also within a burst queued together. A claim and an outcome are each one
+ * fenced write for a whole batch.
  */
 
 export type DeliveryStatus = Schema<"WebhookDeliveryStatus">;
@@ -43,8 +48,8 @@ export interface WebhookDeliveryDoc {
   origin: DeliveryOrigin;
   /** The recovery (`rcv_…`) that queued it. */
   recovery_id?: string;
-  /** `<endpoint_id> <event_id>` while pending, removed when it settles (see the module comment). */
-  pending_key?: string;
+  /** `<endpoint_id> <event_id>` while pending, `settled <_id>` once settled (see the module comment). */
+  pending_key: string;
   /** When it may next be claimed; null once settled (see the module comment). */
   due_at: Date | null;
   /** The claim holding it while an attempt is under way, else null. */
@@ -55,6 +60,7 @@ export interface WebhookDeliveryDoc {
 export interface ClaimedDelivery {
   _id: string;
   workspace_id: string;
+  endpoint_id: string;
   event_id: string;
   event_type: EventType;
   /** The number of the attempt this claim is for. */
@@ -75,6 +81,26 @@ export type DeliveryOutcome =
     };
 
 export const pendingKey = (endpointId: string, eventId: string): string => `${endpointId} ${eventId}`;
+/** A settled delivery's key: its own, so it never stands in the way of a new pending one. */
+const settledKey = (id: string): string => `settled ${id}`;
+
+/** The order due deliveries are taken in: due time, then event (oldest first), then delivery. */
+const QUEUE_ORDER = { due_at: 1, event_id: 1, _id: 1 } as const;
+
+/** A due delivery as the queue reads it: enough to claim it and to send it. */
+export type DueDelivery = Pick<
+  WebhookDeliveryDoc,
+  "_id" | "workspace_id" | "endpoint_id" | "event_id" | "event_type" | "attempts" | "lease_holder"
+>;
+const DUE_FIELDS = {
+  _id: 1,
+  workspace_id: 1,
+  endpoint_id: 1,
+  event_id: 1,
+  event_type: 1,
+  attempts: 1,
+  lease_holder: 1,
+} as const;
 
 export function toWebhookDelivery(doc: WebhookDeliveryDoc): Schema<"WebhookDelivery"> {
   return {
@@ -107,9 +133,14 @@ export class WebhookDeliveries {
   }
 
   async ensureIndexes(): Promise<void> {
+    await this.keySettledDeliveries();
+    // The queue's indexes before it ordered by event and the one-pending key led with the workspace.
+    for (const name of ["one_pending", "endpoint_due", "due"]) {
+      await this.collection.dropIndex(name).catch(() => {});
+    }
     await this.collection.createIndex(
-      { pending_key: 1 },
-      { name: "one_pending", unique: true, sparse: true },
+      { workspace_id: 1, pending_key: 1 },
+      { name: "one_pending_in_workspace", unique: true },
     );
     await this.collection.createIndex(
       { workspace_id: 1, endpoint_id: 1, _id: -1 },
@@ -122,10 +153,36 @@ export class WebhookDeliveries {
       { name: "endpoint_status_created" },
     );
     await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
-    // The queue: a lane claims its endpoint's due deliveries in this order, the safety net finds
-    // endpoints with due deliveries by the second.
-    await this.collection.createIndex({ endpoint_id: 1, due_at: 1, _id: 1 }, { name: "endpoint_due" });
-    await this.collection.createIndex({ due_at: 1, _id: 1 }, { name: "due" });
+    // The queue: a lane claims its endpoint's due deliveries in QUEUE_ORDER; the dispatcher finds
+    // due deliveries of every endpoint in that order (the endpoint id rides along in the key, so
+    // leaving out the endpoints it is not looking for reads no document).
+    await this.collection.createIndex(
+      { endpoint_id: 1, due_at: 1, event_id: 1, _id: 1 },
+      { name: "endpoint_queue" },
+    );
+    await this.collection.createIndex({ due_at: 1, event_id: 1, _id: 1, endpoint_id: 1 }, { name: "queue" });
+  }
+
+  /**
+   * Before the one-pending index covered the workspace, a settled delivery had no `pending_key`;
+   * now each has its own, which the unique index needs. A no-op once done (and on a new database).
+   */
+  private async keySettledDeliveries(): Promise<void> {
+    for (;;) {
+      const unkeyed = await this.collection
+        .find({ pending_key: { $exists: false } }, { projection: { _id: 1 }, limit: 1000 })
+        .toArray();
+      if (unkeyed.length === 0) return;
+      await this.collection.bulkWrite(
+        unkeyed.map(({ _id }) => ({
+          updateOne: {
+            filter: { _id, pending_key: { $exists: false } },
+            update: { $set: { pending_key: settledKey(_id) } },
+          },
+        })),
+        { ordered: false },
+      );
+    }
   }
 
   /**
@@ -140,10 +197,8 @@ export class WebhookDeliveries {
   }
 
   /**
-   * Claims up to `limit` of the endpoint's due deliveries, oldest due first, for one attempt each:
-   * a read in queue order, then one update fenced by each delivery's attempt count, so two
-   * workers never claim the same attempt. The claim holds each delivery for `leaseMs` (its
-   * `due_at` moves to the lease's expiry) and counts the attempt.
+   * Claims up to `limit` of the endpoint's due deliveries in queue order, for one attempt each
+   * (a read, then `claimFound`).
    */
   async claim(
     endpointId: string,
@@ -154,13 +209,30 @@ export class WebhookDeliveries {
     const found = await this.collection
       .find(
         { endpoint_id: endpointId, due_at: { $lte: now } },
-        {
-          projection: { _id: 1, workspace_id: 1, event_id: 1, event_type: 1, attempts: 1, lease_holder: 1 },
-          sort: { due_at: 1, _id: 1 },
-          limit,
-        },
+        { projection: DUE_FIELDS, sort: QUEUE_ORDER, limit },
       )
       .toArray();
+    return this.claimFound(found, leaseMs, now);
+  }
+
+  /**
+   * The deliveries due at `now`, of every endpoint but those in `except`, in queue order: what
+   * the dispatcher hands out to lanes. At most `limit`; an endpoint with a backlog that another
+   * lane is working through is left out by its id, so it hides no other endpoint.
+   */
+  due(limit: number, except: readonly string[], now = new Date()): Promise<DueDelivery[]> {
+    const filter: Filter<WebhookDeliveryDoc> = { due_at: { $lte: now } };
+    if (except.length > 0) filter.endpoint_id = { $nin: [...except] };
+    return this.collection.find(filter, { projection: DUE_FIELDS, sort: QUEUE_ORDER, limit }).toArray();
+  }
+
+  /**
+   * Claims deliveries read due (by `claim` or `due`, of one endpoint or many) for one attempt
+   * each: one update fenced by each delivery's attempt count, so two workers never claim the same
+   * attempt. The claim holds each delivery for `leaseMs` (its `due_at` moves to the lease's expiry)
+   * and counts the attempt. Returns those claimed, in the order given.
+   */
+  async claimFound(found: DueDelivery[], leaseMs: number, now = new Date()): Promise<ClaimedDelivery[]> {
     if (found.length === 0) return [];
     const holder = new ObjectId().toHexString();
     const { modifiedCount } = await this.collection.updateMany(
@@ -174,9 +246,10 @@ export class WebhookDeliveries {
         $inc: { attempts: 1 },
       },
     );
-    const claimed = (doc: (typeof found)[number], attempt: number): ClaimedDelivery => ({
+    const claimed = (doc: DueDelivery, attempt: number): ClaimedDelivery => ({
       _id: doc._id,
       workspace_id: doc.workspace_id,
+      endpoint_id: doc.endpoint_id,
       event_id: doc.event_id,
       event_type: doc.event_type,
       attempt,
@@ -200,7 +273,7 @@ export class WebhookDeliveries {
   /**
    * Records many attempts' outcomes in one round trip. Each write applies only while the delivery
    * is still at that attempt (a worker whose lease was taken over writes nothing); settling
-   * removes `pending_key`, so the event may be queued again. Returns how many writes applied.
+   * gives `pending_key` the delivery's own key, so the event may be queued again. Returns how many writes applied.
    */
   async recordOutcomes(outcomes: Array<{ id: string; outcome: DeliveryOutcome }>): Promise<number> {
     if (outcomes.length === 0) return 0;
@@ -216,8 +289,13 @@ export class WebhookDeliveries {
         Object.assign(set, { next_attempt_at: outcome.nextAttemptAt, due_at: outcome.nextAttemptAt });
         return { updateOne: { filter, update: { $set: set } } };
       }
-      Object.assign(set, { status: outcome.status, next_attempt_at: null, due_at: null });
-      return { updateOne: { filter, update: { $set: set, $unset: { pending_key: "" } } } };
+      Object.assign(set, {
+        status: outcome.status,
+        next_attempt_at: null,
+        due_at: null,
+        pending_key: settledKey(id),
+      });
+      return { updateOne: { filter, update: { $set: set } } };
     });
     const { matchedCount } = await this.collection.bulkWrite(operations, { ordered: false });
     return matchedCount;
@@ -229,59 +307,35 @@ export class WebhookDeliveries {
       .find(
         // The range on `due_at` leaves settled deliveries out (and lets the fallback's queue plan serve it).
         { endpoint_id: endpointId, due_at: { $gte: new Date(0) } },
-        { projection: { _id: 0, due_at: 1 }, sort: { due_at: 1, _id: 1 }, limit: 1 },
+        { projection: { _id: 0, due_at: 1 }, sort: QUEUE_ORDER, limit: 1 },
       )
       .toArray();
     return first?.due_at ?? null;
   }
 
-  /**
-   * The endpoints with deliveries due at `now`, oldest due first (the safety net schedules their
-   * lanes). Reads at most `limit` due deliveries: a backlog is found a batch of endpoints at a time.
-   */
-  async endpointsDue(now = new Date(), limit = 1000): Promise<Map<string, Date>> {
-    const due = await this.collection
-      .find(
-        { due_at: { $lte: now } },
-        { projection: { _id: 0, endpoint_id: 1, due_at: 1 }, sort: { due_at: 1, _id: 1 }, limit },
-      )
+  /** An endpoint was disabled, paused or deleted: its pending deliveries are dropped. */
+  async dropPending(endpointId: string, now = new Date()): Promise<number> {
+    const pending = await this.collection
+      .find({ endpoint_id: endpointId, status: "pending" }, { projection: { _id: 1 } })
       .toArray();
-    const endpoints = new Map<string, Date>();
-    for (const doc of due) {
-      if (!endpoints.has(doc.endpoint_id) && doc.due_at) endpoints.set(doc.endpoint_id, doc.due_at);
-    }
-    return endpoints;
-  }
-
-  /**
-   * Deliveries recorded by a version that kept the queue elsewhere have no `due_at`: they take
-   * their `next_attempt_at`, once, at start. A no-op afterwards.
-   */
-  async adoptUnqueued(): Promise<number> {
-    const waiting = await this.collection
-      .find({ status: "pending", due_at: { $exists: false } }, { projection: { _id: 1, next_attempt_at: 1 } })
-      .toArray();
-    if (waiting.length === 0) return 0;
-    await this.collection.bulkWrite(
-      waiting.map((doc) => ({
+    if (pending.length === 0) return 0;
+    const { modifiedCount } = await this.collection.bulkWrite(
+      pending.map(({ _id }) => ({
         updateOne: {
-          filter: { _id: doc._id, due_at: { $exists: false } },
-          update: { $set: { due_at: doc.next_attempt_at ?? new Date(), lease_holder: null } },
+          filter: { _id, status: "pending" as const },
+          update: {
+            $set: {
+              status: "dropped" as const,
+              next_attempt_at: null,
+              due_at: null,
+              lease_holder: null,
+              updated_at: now,
+              pending_key: settledKey(_id),
+            },
+          },
         },
       })),
       { ordered: false },
-    );
-    return waiting.length;
-  }
-
-  /** An endpoint was disabled, paused or deleted: its pending deliveries are dropped. */
-  async dropPending(endpointId: string, now = new Date()): Promise<number> {
-    const { modifiedCount } = await this.collection.updateMany(
-      { endpoint_id: endpointId, status: "pending" },
-      {
-        $set: { status: "dropped", next_attempt_at: null, due_at: null, lease_holder: null, updated_at: now },
-        $unset: { pending_key: "" },
-      },
     );
     return modifiedCount;
   }

@@ -9,13 +9,12 @@ import {
 
 /**
  * The one way a delivery is queued, whether the event just happened, is resent, or is recovered:
- * record the deliveries (one insert for the batch), then make sure each endpoint's lane is
- * scheduled no later than its first new delivery (webhooks/delivery/lanes.ts). The records are the queue;
- * a lane only says "this endpoint has work". A process that dies between the two leaves records
- * whose lane may be missing: the safety net (webhooks/delivery/lanes.ts) schedules it. See
- * docs/decisions.md, "One record per delivery". It stands beside the records it writes and is
- * handed the lanes' scheduler (`attachLanes`), so the store builds it without reaching up into the
- * delivery worker.
+ * record the deliveries (one insert for the batch); that insert is the schedule (docs/decisions.md,
+ * "One schedule: the delivery records"). Then the delivery worker of this process hears of them
+ * (webhooks/delivery/worker.ts: a lane running here takes them at once), which only makes them go
+ * sooner: a process that dies right after the insert leaves nothing behind that a worker's next
+ * round would not find. It stands beside the records it writes and is handed the worker's ear
+ * (`attachLanes`), so the store builds it without reaching up into the delivery worker.
  */
 
 /** One delivery to queue: an event to an endpoint. */
@@ -34,7 +33,7 @@ export interface QueueOptions {
   dueAt?: (request: DeliveryRequest) => Date;
 }
 
-/** Schedules endpoints' lanes: each no later than the time given. */
+/** Told of the endpoints that have new deliveries, each with the earliest one's due time. */
 export type LaneScheduler = (due: Map<string, Date>) => Promise<void>;
 
 /** Told of every batch of deliveries recorded (metrics). */
@@ -60,7 +59,7 @@ export class DeliveryQueue {
   }
 
   /**
-   * Gives the queue the lanes' scheduler once Agenda is ready (main.ts builds it after the
+   * Gives the queue the delivery worker's ear once it is built (main.ts builds it after the
    * database answers); queueing before then waits for it.
    */
   attachLanes(schedule: LaneScheduler): void {

@@ -49,6 +49,14 @@ export interface WebhookEndpointDoc extends RecordDoc {
   consecutive_failures: number;
   /** Newest first: the first is the current secret, the others are in their grace period. */
   secrets: EndpointSecret[];
+  /** Deliveries per second at most, or null for no limit (webhooks/delivery/pace.ts). */
+  rate_limit: number | null;
+  /**
+   * The endpoint's lane (webhooks/delivery/lane-leases.ts): the worker running it, and until when
+   * nobody else may: its lease while held, the earliest next start once let go. Never in the API.
+   */
+  lane_holder?: string | null;
+  lane_until?: Date | null;
 }
 
 export type WebhookEndpointInput = BodyOf<"createWebhookEndpoint">;
@@ -76,6 +84,7 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
     disabled_at: doc.disabled_at?.toISOString() ?? null,
     disabled_reason: doc.disabled_reason,
     consecutive_failures: doc.consecutive_failures,
+    rate_limit: doc.rate_limit ?? null,
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
@@ -208,6 +217,9 @@ export class WebhookEndpoints {
       disabled_reason: null,
       consecutive_failures: 0,
       secrets: [{ secret: this.secretBox.seal(secret, secretContext(id)), expires_at: null }],
+      rate_limit: input.rate_limit ?? null,
+      lane_holder: null,
+      lane_until: null,
       version: 0,
       created_at: now,
       updated_at: now,
@@ -238,7 +250,7 @@ export class WebhookEndpoints {
     return updateInWorkspace(this.collection, "webhook endpoint", workspaceId, id, async (current) => {
       const now = new Date();
       const set: Partial<WebhookEndpointDoc> = {};
-      for (const field of ["url", "description", "events"] as const) {
+      for (const field of ["url", "description", "events", "rate_limit"] as const) {
         if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[field])) {
           (set as Record<string, unknown>)[field] = patch[field];
         }

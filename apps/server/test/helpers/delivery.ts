@@ -7,7 +7,7 @@ import { loadConfig } from "../../src/platform/config.js";
 import { newId } from "../../src/platform/ids.js";
 import { createLogger } from "../../src/platform/logger.js";
 import { createStore } from "../../src/store.js";
-import { WebhookDelivery } from "../../src/webhooks/delivery/lanes.js";
+import { WebhookDelivery } from "../../src/webhooks/delivery/worker.js";
 import { api } from "./api.js";
 import { testCertificate } from "./https-receiver.js";
 import { type MainProcess, startMain } from "./main-process.js";

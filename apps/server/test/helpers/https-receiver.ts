@@ -14,6 +14,8 @@ export { type TestCertificate, testCertificate } from "./test-certificate.js";
  */
 
 export interface ReceivedDelivery {
+  /** The request's path (and query), as the request line had it. */
+  path: string;
   headers: IncomingHttpHeaders;
   /** The raw body, as bytes arrived. */
   body: Buffer;
@@ -65,7 +67,12 @@ export async function startReceiver(path = "/hooks"): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const delivery = { headers: req.headers, body: Buffer.concat(chunks), receivedAt: Date.now() };
+      const delivery = {
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        receivedAt: Date.now(),
+      };
       receiver.received.push(delivery);
       const answer = receiver.answer(delivery, receiver.received.length - 1);
       if (answer === "hang") {

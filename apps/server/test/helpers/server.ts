@@ -7,7 +7,7 @@ import { answerClientErrors } from "../../src/platform/http/client-errors.js";
 import { loadOpenApi } from "../../src/platform/http/openapi.js";
 import { createLogger } from "../../src/platform/logger.js";
 import { createStore, ensureIndexes } from "../../src/store.js";
-import { WebhookDelivery } from "../../src/webhooks/delivery/lanes.js";
+import { WebhookDelivery } from "../../src/webhooks/delivery/worker.js";
 
 export interface TestServer {
   baseUrl: string;

@@ -8,17 +8,21 @@ import type { ClaimedDelivery, DeliveryOutcome } from "../deliveries.js";
 import { signingSecrets, type WebhookEndpointDoc } from "../endpoints.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
+import type { LaneLeases } from "./lane-leases.js";
+import { Pace } from "./pace.js";
 import type { EventBytes } from "./recent-events.js";
 import { retryDelay } from "./retry-schedule.js";
 
 /**
- * One run of an endpoint's lane (webhooks/delivery/lanes.ts): while the endpoint has due deliveries, claim
- * a batch of them (one fenced update), send them at most `perEndpoint` at a time, and record the
- * outcomes (one bulk write, and the attempts log beside it); then say when the lane has work next.
- * A run yields after `sliceMs` so that one endpoint's backlog cannot keep a slot from the others.
- * Rules kept here: a delivery fails when its last attempt fails (1 + the retry delays), each
- * failed delivery counts toward the endpoint's 15 consecutive failures, a success resets them, and
- * an endpoint disabled, paused or deleted drops its pending deliveries.
+ * One run of an endpoint's lane (webhooks/delivery/dispatcher.ts starts it holding the endpoint's
+ * lease, webhooks/delivery/lane-leases.ts): send the batch claimed for it, at most `perEndpoint` at a
+ * time and at the endpoint's pace (its `rate_limit`, a receiver's `Retry-After`), record the
+ * outcomes (one bulk write, and the attempts log beside it), then renew the lease, claim the next
+ * batch and go on while deliveries are due; let the lane go at the end. A run yields after
+ * `sliceMs` when other endpoints wait for a slot, so one endpoint's backlog cannot keep a slot
+ * from the others. Rules kept here: a delivery fails when its last attempt fails (1 + the retry
+ * delays), each failed delivery counts toward the endpoint's 15 consecutive failures, a success
+ * resets them, and an endpoint disabled, paused or deleted drops its pending deliveries.
  */
 
 /** The part of the server's metrics that delivery feeds. */
@@ -26,68 +30,74 @@ export type DeliveryMetrics = Pick<Metrics, "deliveryAttempt" | "deliveryFinishe
 
 export interface LaneDeps {
   store: Store;
-  dispatcher: Dispatcher;
+  leases: LaneLeases;
+  /** This worker's name in the leases it holds. */
+  holder: string;
+  /** The endpoint's own connection pool (webhooks/delivery/http-client.ts). */
+  dispatcherFor: (endpointId: string) => Dispatcher;
   logger: Logger;
   timeoutMs: number;
   retryDelaysMs: readonly number[];
-  /** Attempts in flight at once for one endpoint (WEBHOOK_ENDPOINT_CONCURRENCY). */
+  /** Attempts in flight at once for one endpoint (WEBHOOK_ENDPOINT_CONCURRENCY), and a batch's size. */
   perEndpoint: number;
-  /** Deliveries claimed per batch. */
-  batchSize: number;
-  /** How long a claim holds its deliveries: past it, another worker may take them over. */
+  /** How long a lease holds the lane and a claim its deliveries: past it, another worker may take them. */
   leaseMs: number;
-  /** How long a run may go on before it yields its slot. */
+  /** How long a run may go on before it yields its slot to waiting endpoints. */
   sliceMs: number;
   /** The bytes of these events (those past retention are missing). */
   readEvents: (ids: string[]) => Promise<EventBytes[]>;
-  /** Keeps the run's Agenda lock fresh (Agenda's `touch`), called between batches. */
-  keepAlive: () => Promise<void>;
   /**
    * After a short batch: waits a moment (not past `until`, epoch ms) for more of the endpoint's
    * deliveries to come due; true when some may have (webhooks/delivery/running-lanes.ts).
    */
   linger: (until: number) => Promise<boolean>;
-  /** True once the process is stopping: the run ends after its batch and hands the lane on. */
+  /** True while other endpoints wait for one of this process's lane slots. */
+  crowded: () => boolean;
+  /** True once the process is stopping: the run ends after its batch and lets the lane go. */
   stopping: () => boolean;
+  /** A retry of this lane's was scheduled for `at` (the dispatcher looks again then). */
+  retryAt: (at: Date) => void;
   metrics?: DeliveryMetrics;
 }
 
 /** An interrupted attempt: its worker died (or lost its lease) before recording the outcome. */
 const INTERRUPTED = "interrupted: the worker stopped before the outcome was recorded";
 
-/** Runs the lane; returns when it has work next (now, after a yield), or null for none. */
-export async function runLane(deps: LaneDeps, endpointId: string): Promise<Date | null> {
-  const started = Date.now();
-  let touched = started;
-  for (;;) {
-    const endpoint = await deps.store.webhookEndpoints.find(endpointId);
-    if (endpoint?.status !== "enabled") {
-      await dropPending(deps, endpointId);
-      return null;
+/** A paced lane waits this long at most for its next send before it lets its slot go. */
+const MAX_REST_MS = 1_000;
+
+/** Runs the lane from its first claimed batch until it has nothing due, then lets it go. */
+export async function runLane(
+  deps: LaneDeps,
+  leased: WebhookEndpointDoc,
+  first: ClaimedDelivery[],
+): Promise<void> {
+  let endpoint = leased;
+  const pace = new Pace(endpoint.rate_limit ?? null, Date.now());
+  const yieldAt = Date.now() + deps.sliceMs;
+  let batch = first;
+  try {
+    for (;;) {
+      if (batch.length > 0) {
+        if (!(await sendBatch(deps, endpoint, batch, pace))) return;
+        if (deps.stopping() || (Date.now() >= yieldAt && deps.crowded())) return;
+        if (pace.nextAt - Date.now() > MAX_REST_MS) return;
+      }
+      const renewed = await deps.leases.renew(endpoint._id, deps.holder, deps.leaseMs);
+      if (renewed?.status !== "enabled") {
+        // Disabled, paused or deleted meanwhile (or the lease was lost: then nothing to drop).
+        if (renewed || !(await deps.store.webhookEndpoints.find(endpoint._id)))
+          await dropPending(deps, endpoint._id);
+        return;
+      }
+      endpoint = renewed;
+      pace.setRate(endpoint.rate_limit ?? null);
+      const limit = pace.fits(MAX_REST_MS, deps.perEndpoint);
+      batch = await deps.store.webhookDeliveries.claim(endpoint._id, limit, deps.leaseMs);
+      if (batch.length === 0 && (deps.stopping() || !(await deps.linger(yieldAt)))) return;
     }
-    // Once per endpoint and batch: the secrets valid now. Before the claim, so a secret this
-    // process cannot open (a key it lacks, SecretKeyError) fails the run without using an attempt.
-    const secrets = signingSecrets(endpoint);
-    const batch = await deps.store.webhookDeliveries.claim(endpointId, deps.batchSize, deps.leaseMs);
-    const yieldAt = started + deps.sliceMs;
-    if (batch.length === 0) {
-      if (!deps.stopping() && (await deps.linger(yieldAt))) continue;
-      return deps.store.webhookDeliveries.nextDue(endpointId);
-    }
-    const stillEnabled = await sendBatch(deps, endpoint, secrets, batch);
-    if (!stillEnabled) return null;
-    if (deps.stopping() || Date.now() >= yieldAt) return new Date();
-    if (batch.length < deps.batchSize) {
-      // A short batch took every delivery due at its claim: wait a moment for more, then ask
-      // when the next one is due rather than claim again for nothing.
-      if (await deps.linger(yieldAt)) continue;
-      const next = await deps.store.webhookDeliveries.nextDue(endpointId);
-      if (!next || next.getTime() > Date.now()) return next;
-    }
-    if (Date.now() - touched >= deps.leaseMs / 4) {
-      touched = Date.now();
-      await deps.keepAlive();
-    }
+  } finally {
+    await deps.leases.release(endpoint._id, deps.holder, new Date(Math.max(Date.now(), pace.nextAt)));
   }
 }
 
@@ -102,10 +112,13 @@ type Settled = { delivery: ClaimedDelivery; outcome: DeliveryOutcome; attempt?: 
 async function sendBatch(
   deps: LaneDeps,
   endpoint: WebhookEndpointDoc,
-  secrets: string[],
   batch: ClaimedDelivery[],
+  pace: Pace,
 ): Promise<boolean> {
   const { store } = deps;
+  // Once per batch: the secrets valid now. A secret this process cannot open (a key it lacks,
+  // SecretKeyError) fails the run; the claimed attempts come back when their lease ends.
+  const secrets = signingSecrets(endpoint);
   const events = await deps.readEvents([...new Set(batch.map((d) => d.event_id))]);
   const eventOf = new Map(events.map((event) => [event._id, event]));
   const lastAttempt = 1 + deps.retryDelaysMs.length;
@@ -144,6 +157,8 @@ async function sendBatch(
           });
           return;
         }
+        const wait = pace.book(Date.now()) - Date.now();
+        if (wait > 0) await sleep(wait);
         // A span of the write's trace when tracing is on (platform/telemetry/index.ts).
         const report = await withDeliveryAttemptSpan(
           {
@@ -155,7 +170,7 @@ async function sendBatch(
           },
           () =>
             attemptDelivery(
-              deps.dispatcher,
+              deps.dispatcherFor(endpoint._id),
               {
                 url: endpoint.url,
                 eventId: delivery.event_id,
@@ -166,9 +181,12 @@ async function sendBatch(
               deps.timeoutMs,
             ),
         );
+        const outcome = outcomeOf(deps, delivery.attempt, report);
+        if (report.retryAfterMs !== undefined) pace.hold(Date.now() + capped(deps, report.retryAfterMs));
+        if (outcome.kind === "retry") deps.retryAt(outcome.nextAttemptAt);
         settled.push({
           delivery,
-          outcome: outcomeOf(deps, delivery.attempt, report),
+          outcome,
           attempt: {
             ...attemptBase(delivery, endpoint),
             attempt: delivery.attempt,
@@ -207,14 +225,23 @@ function attemptBase(delivery: ClaimedDelivery, endpoint: WebhookEndpointDoc) {
   };
 }
 
-/** A success settles; a failure retries on schedule, and fails the delivery after the last attempt. */
+/**
+ * A success settles; a failure retries on schedule (no sooner than a `Retry-After` asked, within
+ * the schedule's longest wait), and fails the delivery after the last attempt.
+ */
 function outcomeOf(deps: LaneDeps, attempt: number, report: AttemptReport): DeliveryOutcome {
   const sent = { attempt, at: report.startedAt, statusCode: report.statusCode };
   if (report.succeeded) return { kind: "settled", status: "succeeded", ...sent };
-  const wait = retryDelay(deps.retryDelaysMs, attempt + 1);
-  if (wait === null) return { kind: "settled", status: "failed", ...sent };
+  const scheduled = retryDelay(deps.retryDelaysMs, attempt + 1);
+  if (scheduled === null) return { kind: "settled", status: "failed", ...sent };
+  const wait = Math.max(scheduled, capped(deps, report.retryAfterMs ?? 0));
   return { kind: "retry", ...sent, nextAttemptAt: new Date(Date.now() + wait) };
 }
+
+/** A receiver's `Retry-After`, within the retry schedule's longest wait. */
+const capped = (deps: LaneDeps, ms: number) => Math.min(ms, Math.max(0, ...deps.retryDelaysMs));
+
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /**
  * Counts finished deliveries (metrics) and the endpoint's consecutive failures, in the order

@@ -7,7 +7,8 @@
 
 /** How an attempt ended, as the HTTP client saw it. */
 export type AttemptResult =
-  | { kind: "response"; statusCode: number }
+  /** `retryAfterMs`: the wait a 429 or 503 asked for in `Retry-After`. */
+  | { kind: "response"; statusCode: number; retryAfterMs?: number }
   | { kind: "timeout"; timeoutMs: number }
   /** The SSRF guard would not connect to the address (`reason` names it and its range). */
   | { kind: "address_refused"; reason: string }
@@ -20,6 +21,8 @@ export interface AttemptOutcome {
   statusCode: number | null;
   /** Why it failed, or null on success. */
   error: string | null;
+  /** The receiver asked for this long before the next attempt (429 or 503 with `Retry-After`). */
+  retryAfterMs?: number;
 }
 
 const NETWORK_ERRORS: Record<string, string> = {
@@ -47,7 +50,12 @@ export function classifyAttempt(result: AttemptResult): AttemptOutcome {
         statusCode >= 300 && statusCode < 400
           ? `redirect not followed (HTTP ${statusCode})`
           : `HTTP ${statusCode}`;
-      return { succeeded: false, statusCode, error };
+      return {
+        succeeded: false,
+        statusCode,
+        error,
+        ...(result.retryAfterMs !== undefined && { retryAfterMs: result.retryAfterMs }),
+      };
     }
     case "timeout":
       return { succeeded: false, statusCode: null, error: `timeout after ${result.timeoutMs} ms` };

@@ -20,7 +20,10 @@ class RunningLane {
   private stopped = false;
   private wake: (() => void) | undefined;
 
-  constructor(readonly finished: Promise<void>) {}
+  constructor(
+    readonly endpointId: string,
+    readonly finished: Promise<void>,
+  ) {}
 
   /** A delivery was queued for this lane's endpoint. */
   notify(): void {
@@ -72,13 +75,20 @@ export class RunningLanes {
     return this.lanes.size;
   }
 
+  /** The endpoints whose lanes run here. */
+  ids(): IterableIterator<string> {
+    return this.lanes.keys();
+  }
+
   /**
    * Runs `run` as the endpoint's lane in this process: news of deliveries queued here reaches it
-   * until it ends. Agenda runs one lane per endpoint at a time, so there is at most one.
+   * until it ends. A lane runs only under its lease (webhooks/delivery/lane-leases.ts), so there is
+   * at most one.
    */
   async run<T>(endpointId: string, run: (lane: RunningLane) => Promise<T>): Promise<T> {
     let finish = () => {};
     const lane = new RunningLane(
+      endpointId,
       new Promise<void>((done) => {
         finish = done;
       }),
@@ -94,8 +104,8 @@ export class RunningLanes {
 
   /**
    * Tells the lanes running here of their new deliveries; returns the endpoints whose lane does
-   * not run here (they go through Agenda). A lane told after its last look at the queue has its
-   * work found by the look its end triggers (webhooks/delivery/lanes.ts, the `complete` listener).
+   * not run here (the dispatcher's to find). A lane told after its last look at the queue has its
+   * work found by the round its end asks for (webhooks/delivery/dispatcher.ts).
    */
   notify<T>(due: Map<string, T>): Map<string, T> {
     const elsewhere = new Map<string, T>();

@@ -1,0 +1,197 @@
+import type { Logger } from "../../platform/logger.js";
+import type { ClaimedDelivery, DueDelivery, WebhookDeliveries } from "../deliveries.js";
+import type { WebhookEndpointDoc } from "../endpoints.js";
+import type { LaneLeases } from "./lane-leases.js";
+import { type RunningLane, RunningLanes } from "./running-lanes.js";
+
+/**
+ * The one loop of a worker that takes due work (docs/decisions.md, "One schedule: the delivery
+ * records"). A round reads the due deliveries of every endpoint in queue order (one indexed read,
+ * leaving out the endpoints whose lanes run here or rest elsewhere), takes the lanes of their
+ * endpoints that nobody holds (one update and one read for them all), claims each lane's first
+ * batch from what it read (one fenced update for them all), and starts the lanes; each lane then
+ * goes on by itself (webhooks/delivery/lane.ts). So a fan-out to thousands of endpoints costs a
+ * few round trips per round, not per endpoint, and an idle endpoint costs nothing.
+ *
+ * Rounds run one at a time and are asked for by whatever may bring work: a delivery queued in
+ * this process, the wake source (a change stream or a poll), a lane ending (a slot is free, and
+ * what it missed at its end is found), and a timer for the earliest retry or resting lane known.
+ * Nothing here decides whether a delivery happens; a round only finds it sooner.
+ */
+
+/** Due deliveries read per round: many endpoints' first batches at once. */
+const ROUND_READ = 1_000;
+/** At most this many endpoints are left out of a round's read by id. */
+const MOST_LEFT_OUT = 2_000;
+/** A round asked for while lanes end is gathered with the others for this long. */
+const GATHER_MS = 2;
+
+export interface DispatcherDeps {
+  deliveries: WebhookDeliveries;
+  leases: LaneLeases;
+  holder: string;
+  /** Lanes run at once in this process (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  /** Deliveries in a lane's batch (WEBHOOK_ENDPOINT_CONCURRENCY). */
+  batchSize: number;
+  leaseMs: number;
+  runLane: (endpoint: WebhookEndpointDoc, first: ClaimedDelivery[], lane: RunningLane) => Promise<void>;
+  /** Drops the pending deliveries of an endpoint deleted, disabled or paused. */
+  dropPending: (endpointId: string) => Promise<void>;
+  logger: Logger;
+}
+
+export class Dispatcher {
+  readonly lanes = new RunningLanes();
+  /** Endpoints whose lane another worker holds, or that rest (paced), until a time (epoch ms). */
+  private readonly resting = new Map<string, number>();
+  private running = false;
+  private again = false;
+  private stopped = false;
+  private gatherTimer: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+  /** Set by a round that found work, for the wake source's poll (it relaxes when idle). */
+  foundWork = false;
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  /** Work may be due: a round runs now, or right after the one under way. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    void this.rounds();
+  }
+
+  /** A round runs at `at` (or sooner, if something else asks). */
+  wakeAt(at: number): void {
+    if (this.stopped || at >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timerAt = Number.POSITIVE_INFINITY;
+        this.wake();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    this.timer.unref();
+  }
+
+  /** Deliveries were queued in this process: lanes running here hear at once, the rest wake a round. */
+  queued(due: Map<string, Date>): void {
+    const elsewhere = this.lanes.notify(due);
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const at of elsewhere.values()) earliest = Math.min(earliest, at.getTime());
+    if (earliest <= Date.now()) this.wake();
+    else if (earliest < Number.POSITIVE_INFINITY) this.wakeAt(earliest);
+  }
+
+  /** Stops asking for rounds; returns once every lane running here has ended. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.gatherTimer);
+    await this.lanes.drain();
+  }
+
+  private async rounds(): Promise<void> {
+    this.running = true;
+    try {
+      do {
+        this.again = false;
+        if (await this.round()) this.again = true;
+      } while (this.again && !this.stopped);
+    } catch (err) {
+      // The database is away: the next wake or poll tries again.
+      this.deps.logger.warn({ err }, "webhook dispatch round failed; trying again");
+      this.wakeAt(Date.now() + 1_000);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** One round; true when more may be due at once (it read a full page and has slots left). */
+  private async round(): Promise<boolean> {
+    const { deps } = this;
+    const free = deps.concurrency - this.lanes.size;
+    if (free <= 0) return false;
+    const found = await deps.deliveries.due(ROUND_READ, this.leftOut());
+    this.foundWork = found.length > 0;
+    if (found.length === 0) return false;
+    const firsts = firstBatches(found, deps.batchSize, free);
+    const { taken, busy, gone } = await deps.leases.take([...firsts.keys()], deps.holder, deps.leaseMs);
+    for (const [id, until] of busy) this.rest(id, until.getTime());
+    await Promise.all(gone.map((id) => deps.dropPending(id)));
+    const claimed = await deps.deliveries.claimFound(
+      // A rate-limited lane claims no more than it sends within a moment.
+      taken.flatMap((endpoint) =>
+        (firsts.get(endpoint._id) ?? []).slice(0, firstClaim(endpoint, deps.batchSize)),
+      ),
+      deps.leaseMs,
+    );
+    for (const endpoint of taken)
+      this.start(
+        endpoint,
+        claimed.filter((d) => d.endpoint_id === endpoint._id),
+      );
+    return found.length === ROUND_READ && this.lanes.size < deps.concurrency;
+  }
+
+  /** The endpoints a round leaves out: lanes running here, and those resting elsewhere. */
+  private leftOut(): string[] {
+    const now = Date.now();
+    for (const [id, until] of this.resting) if (until <= now) this.resting.delete(id);
+    return [...this.lanes.ids(), ...this.resting.keys()].slice(0, MOST_LEFT_OUT);
+  }
+
+  private rest(endpointId: string, until: number): void {
+    this.resting.set(endpointId, until);
+    this.wakeAt(until);
+  }
+
+  private start(endpoint: WebhookEndpointDoc, first: ClaimedDelivery[]): void {
+    void this.lanes
+      .run(endpoint._id, (lane) => this.deps.runLane(endpoint, first, lane))
+      .catch((err) =>
+        // Its claimed deliveries come back when their lease ends, its lane when the lease does.
+        this.deps.logger.warn({ err, endpointId: endpoint._id }, "webhook lane run failed"),
+      )
+      .finally(() => this.laneEnded());
+  }
+
+  /** A slot is free, and the lane may have missed news at its end: a round, gathered with others. */
+  private laneEnded(): void {
+    if (this.stopped || this.gatherTimer) return;
+    this.gatherTimer = setTimeout(() => {
+      this.gatherTimer = undefined;
+      this.wake();
+    }, GATHER_MS);
+  }
+
+  /** Whether endpoints wait for a slot here (a lane past its slice then yields). */
+  crowded(): boolean {
+    return this.lanes.size >= this.deps.concurrency && this.foundWork;
+  }
+}
+
+/** How many of its due deliveries a lane's first batch claims: a rate-limited one, a second's worth. */
+const firstClaim = (endpoint: WebhookEndpointDoc, batchSize: number) =>
+  endpoint.rate_limit ? Math.max(1, Math.min(batchSize, Math.floor(endpoint.rate_limit))) : batchSize;
+
+/** Up to `lanes` endpoints' first batches, in the order their first due delivery was read. */
+function firstBatches(found: DueDelivery[], batchSize: number, lanes: number): Map<string, DueDelivery[]> {
+  const batches = new Map<string, DueDelivery[]>();
+  for (const delivery of found) {
+    const batch = batches.get(delivery.endpoint_id);
+    if (batch) {
+      if (batch.length < batchSize) batch.push(delivery);
+    } else if (batches.size < lanes) {
+      batches.set(delivery.endpoint_id, [delivery]);
+    }
+  }
+  return batches;
+}

@@ -1,0 +1,87 @@
+import type { AnyBulkWriteOperation, Collection } from "mongodb";
+import { gathered } from "../../platform/database/gather.js";
+import type { WebhookEndpointDoc } from "../endpoints.js";
+
+/**
+ * Who runs an endpoint's lane, fleet-wide (docs/decisions.md, "One schedule: the delivery
+ * records"): a lease kept on the endpoint's own document, `lane_holder` and `lane_until`. A worker
+ * takes the lanes of many endpoints in one update, and only those nobody holds; so one lane runs
+ * at a time across every process, and `WEBHOOK_ENDPOINT_CONCURRENCY` (what one run has in flight)
+ * bounds the whole deployment's attempts to the endpoint. A worker that dies lets go when its
+ * lease runs out. Letting go sets `lane_until` to the earliest next start, which is how a rate
+ * limit or a receiver's `Retry-After` holds across workers.
+ *
+ * The lease is state of the endpoint: it goes when the endpoint is deleted, and an endpoint that
+ * has no due deliveries is never read. The lease is never in the API.
+ */
+
+export interface TakenLanes {
+  /** The endpoints whose lanes this worker now holds, as read with the lease. */
+  taken: WebhookEndpointDoc[];
+  /** Held by another worker (or resting), and until when. */
+  busy: Map<string, Date>;
+  /** Deleted, disabled or paused: their due deliveries are to be dropped. */
+  gone: string[];
+}
+
+export class LaneLeases {
+  /** Lanes let go at about the same time go to the database in one bulk write. */
+  private readonly releaseGathered: (release: { id: string; holder: string; until: Date }) => Promise<void>;
+
+  constructor(private readonly endpoints: Collection<WebhookEndpointDoc>) {
+    this.releaseGathered = gathered(async (releases) => {
+      const operations: AnyBulkWriteOperation<WebhookEndpointDoc>[] = releases.map(
+        ({ id, holder, until }) => ({
+          updateOne: {
+            filter: { _id: id, lane_holder: holder },
+            update: { $set: { lane_holder: null, lane_until: until } },
+          },
+        }),
+      );
+      await this.endpoints.bulkWrite(operations, { ordered: false });
+      return releases.map(() => undefined);
+    });
+  }
+
+  /**
+   * Takes the lanes of `ids` that nobody holds and that may start at `now`, for `leaseMs`: one
+   * update for them all, then one read that says which are ours and returns them.
+   */
+  async take(ids: string[], holder: string, leaseMs: number, now = new Date()): Promise<TakenLanes> {
+    if (ids.length === 0) return { taken: [], busy: new Map(), gone: [] };
+    await this.endpoints.updateMany(
+      // `$not: {$gt}` also takes an endpoint whose lane never ran (no `lane_until` yet).
+      { _id: { $in: ids }, status: "enabled", lane_until: { $not: { $gt: now } } },
+      { $set: { lane_holder: holder, lane_until: new Date(now.getTime() + leaseMs) } },
+    );
+    const read = await this.endpoints.find({ _id: { $in: ids } }).toArray();
+    const lanes: TakenLanes = { taken: [], busy: new Map(), gone: [] };
+    const found = new Set<string>();
+    for (const endpoint of read) {
+      found.add(endpoint._id);
+      if (endpoint.status !== "enabled") lanes.gone.push(endpoint._id);
+      else if (endpoint.lane_holder === holder) lanes.taken.push(endpoint);
+      else lanes.busy.set(endpoint._id, endpoint.lane_until ?? now);
+    }
+    for (const id of ids) if (!found.has(id)) lanes.gone.push(id);
+    return lanes;
+  }
+
+  /**
+   * Extends a held lease and reads the endpoint as it is now (a disable, an edit or a rotation
+   * applies to the next batch); null when the lease is no longer this worker's, or the endpoint
+   * is gone.
+   */
+  renew(id: string, holder: string, leaseMs: number, now = new Date()): Promise<WebhookEndpointDoc | null> {
+    return this.endpoints.findOneAndUpdate(
+      { _id: id, lane_holder: holder },
+      { $set: { lane_until: new Date(now.getTime() + leaseMs) } },
+      { returnDocument: "after" },
+    );
+  }
+
+  /** Lets the lane go; no lane of the endpoint starts before `until`. */
+  release(id: string, holder: string, until: Date): Promise<void> {
+    return this.releaseGathered({ id, holder, until });
+  }
+}

@@ -1,0 +1,214 @@
+import { randomUUID } from "node:crypto";
+import { MongoBackend } from "@agendajs/mongo-backend";
+import { Agenda } from "agenda";
+import type { Db } from "mongodb";
+import { isSubscribed, type StoredEvent } from "../../events/model.js";
+import type { Config } from "../../platform/config.js";
+import type { Logger } from "../../platform/logger.js";
+import type { WebhookStores as Store } from "../stores.js";
+import { Dispatcher } from "./dispatcher.js";
+import { EndpointAgents, trustedCertificates } from "./http-client.js";
+import { type DeliveryMetrics, type LaneDeps, runLane } from "./lane.js";
+import { LaneLeases } from "./lane-leases.js";
+import { RecentEvents } from "./recent-events.js";
+import type { RunningLane } from "./running-lanes.js";
+import { startWake, type WakeSource } from "./wake.js";
+
+/**
+ * Webhook delivery (docs/decisions.md, "One schedule: the delivery records"). The delivery
+ * records (webhooks/deliveries.ts) are the one schedule: when an endpoint has work is their
+ * `due_at`, written by the same operation that queues a delivery or records an outcome. In each
+ * worker process one loop, the dispatcher (webhooks/delivery/dispatcher.ts), takes due work: it
+ * takes the lanes of endpoints with due deliveries, fleet-wide one at a time (a lease on the
+ * endpoint, webhooks/delivery/lane-leases.ts), and runs them (webhooks/delivery/lane.ts): each
+ * sends its endpoint's deliveries oldest event first, at most WEBHOOK_ENDPOINT_CONCURRENCY at
+ * once, through the endpoint's own connection pool. A process runs up to WEBHOOK_CONCURRENCY lanes
+ * at once, so a slow receiver holds one lane, never all of them. Workers hear of deliveries other
+ * processes queue through the wake source (webhooks/delivery/wake.ts).
+ *
+ * Agenda runs the jobs that are jobs, not a schedule kept beside the records: `jobs` is its
+ * instance, started on workers. Lane jobs of an earlier version are cancelled at start.
+ */
+
+/** The Agenda jobs an earlier version kept per endpoint and for their safety net. */
+const RETIRED_JOBS = ["webhook-endpoint-lane", "webhook-lanes-safety-net", "webhook-delivery"];
+export const JOBS_COLLECTION = "agenda_jobs";
+/** A lane's run yields its slot after this long when other endpoints wait for one. */
+const SLICE_MS = 1_000;
+/**
+ * How long a lane whose batch came up short waits for more, and how often it reads the queue
+ * meanwhile (webhooks/delivery/running-lanes.ts; ROLE=all only).
+ */
+const LINGER_MS = 200;
+const LINGER_CHECK_MS = 50;
+
+export type DeliveryConfig = Pick<
+  Config,
+  | "role"
+  | "webhookTimeoutMs"
+  | "webhookRetryDelaysMs"
+  | "webhookAllowPrivateNetworks"
+  | "webhookPollIntervalMs"
+  | "webhookWakeIntervalMs"
+  | "webhookConcurrency"
+  | "webhookEndpointConcurrency"
+  | "extraCaCertsFile"
+>;
+
+export class WebhookDelivery {
+  /** Agenda, for the jobs that are jobs; started on workers (ROLE worker or all). */
+  readonly jobs: Agenda;
+  private readonly dispatcher: Dispatcher | undefined;
+  private readonly agents: EndpointAgents | undefined;
+  /** The events this process just queued deliveries of: their lanes need not read them back. */
+  private readonly recent = new RecentEvents();
+  private wake: WakeSource | undefined;
+  private stopping = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: Store,
+    private readonly config: DeliveryConfig,
+    private readonly logger: Logger,
+    options: { ca?: string[]; metrics?: DeliveryMetrics } = {},
+  ) {
+    this.jobs = new Agenda({
+      backend: new MongoBackend({ mongo: db, collection: JOBS_COLLECTION }),
+      name: `${config.role}-${process.pid}`,
+      processEvery: config.webhookPollIntervalMs,
+    });
+    this.jobs.on("error", (err) => {
+      // A lock query still in flight when the database closes at shutdown fails: no news.
+      if (!this.stopping) this.logger.warn({ err }, "agenda error");
+    });
+    store.deliveryQueue.attachLanes(async (due) => this.dispatcher?.queued(due));
+    if (config.role === "api") return;
+    const perEndpoint = config.webhookEndpointConcurrency;
+    this.agents = new EndpointAgents({
+      allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+      ca: options.ca ?? trustedCertificates(config.extraCaCertsFile),
+      connections: perEndpoint,
+    });
+    // Names this process in the leases it holds (a log line can tell whose a lane was).
+    const holder = `${config.role}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    const leases = new LaneLeases(store.webhookEndpoints.collection);
+    // Longer than an attempt can take (the timeout), plus the database work around it on a
+    // loaded machine: a lease expires only when its worker died.
+    const leaseMs = config.webhookTimeoutMs + 30_000;
+    const lane = this.laneDeps({ leases, holder, leaseMs, metrics: options.metrics });
+    this.dispatcher = new Dispatcher({
+      deliveries: store.webhookDeliveries,
+      leases,
+      holder,
+      concurrency: config.webhookConcurrency,
+      batchSize: perEndpoint,
+      leaseMs,
+      runLane: (endpoint, first, running) => runLane(lane(running), endpoint, first),
+      dropPending: async (endpointId) => {
+        const dropped = await store.webhookDeliveries.dropPending(endpointId);
+        for (let i = 0; i < dropped; i++) options.metrics?.deliveryFinished("dropped");
+      },
+      logger,
+    });
+  }
+
+  /** What every lane run of this process is given; `running` is the run's own handle. */
+  private laneDeps(shared: Pick<LaneDeps, "leases" | "holder" | "leaseMs" | "metrics">) {
+    const { store, config } = this;
+    return (running: RunningLane): LaneDeps => ({
+      ...shared,
+      store,
+      dispatcherFor: (endpointId) => (this.agents as EndpointAgents).for(endpointId),
+      logger: this.logger,
+      timeoutMs: config.webhookTimeoutMs,
+      retryDelaysMs: config.webhookRetryDelaysMs,
+      perEndpoint: config.webhookEndpointConcurrency,
+      sliceMs: SLICE_MS,
+      readEvents: async (ids) => {
+        const { found, missing } = this.recent.take(ids);
+        if (missing.length === 0) return found;
+        return [...found, ...(await store.events.payloadsOf(missing))];
+      },
+      // Only where the API runs beside the lanes (its writes bring news in memory; a worker would
+      // only poll the queue, which slowed its deliveries from 24 to 90 ms), and only while a slot
+      // is free: a lane waiting for work must not keep another from running.
+      linger: (until) =>
+        config.role === "all" && (this.dispatcher?.lanes.size ?? 0) < config.webhookConcurrency
+          ? running.linger(until, {
+              maxMs: LINGER_MS,
+              checkEveryMs: LINGER_CHECK_MS,
+              due: async () => {
+                const due = await store.webhookDeliveries.nextDue(running.endpointId);
+                return due !== null && due.getTime() <= Date.now();
+              },
+            })
+          : Promise.resolve(false),
+      crowded: () => this.dispatcher?.crowded() ?? false,
+      stopping: () => this.stopping,
+      retryAt: (at) => this.dispatcher?.wakeAt(at.getTime()),
+    });
+  }
+
+  /** Resolves once Agenda's backend is connected (it creates its indexes). */
+  async ready(): Promise<void> {
+    await this.jobs.ready;
+    await this.jobs.cancel({ names: RETIRED_JOBS });
+  }
+
+  /** Starts delivering (ROLE worker or all): the wake source, the first round, Agenda's jobs. */
+  async start(): Promise<void> {
+    const dispatcher = this.dispatcher;
+    if (!dispatcher) return;
+    this.wake = await startWake(this.db, dispatcher, {
+      wakeIntervalMs: this.config.webhookWakeIntervalMs,
+      pollIntervalMs: this.config.webhookPollIntervalMs,
+      logger: this.logger,
+    });
+    this.logger.info(this.wake.description);
+    await this.jobs.start();
+    dispatcher.wake();
+  }
+
+  /**
+   * The relay hook (events/outbox-relay.ts): one delivery of each event to every enabled endpoint of its
+   * workspace subscribed to its type, due now; one read of the endpoints for the whole batch.
+   * Idempotent: an event's delivery to an endpoint has one id, recorded once.
+   */
+  async enqueue(events: StoredEvent[]): Promise<void> {
+    const endpoints = await this.store.webhookEndpoints.enabledIn([
+      ...new Set(events.map((e) => e.workspace_id)),
+    ]);
+    const requests = events.flatMap((event) =>
+      endpoints
+        .filter(
+          (endpoint) =>
+            endpoint.workspace_id === event.workspace_id && isSubscribed(endpoint.events, event.type),
+        )
+        .map((endpoint) => ({ event, endpointId: endpoint._id })),
+    );
+    if (this.dispatcher && requests.length > 0) this.recent.remember(requests.map((r) => r.event));
+    await this.store.deliveryQueue.queue(requests, { origin: "event" });
+  }
+
+  /**
+   * Graceful stop (SIGTERM): start no new lanes, let the runs under way finish their batch (at
+   * most `timeoutMs`) and let their lanes go, close connections.
+   */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    await this.wake?.stop();
+    await this.jobs.stop(false);
+    if (this.dispatcher && this.dispatcher.lanes.size > 0) {
+      this.logger.info({ running: this.dispatcher.lanes.size }, "letting running webhook attempts finish");
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.dispatcher?.stop(),
+      new Promise((done) => {
+        timer = setTimeout(done, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    await this.agents?.close();
+  }
+}
