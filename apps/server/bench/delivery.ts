@@ -12,10 +12,10 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  * processes (src/main.ts) with a ROLE each; the bench POSTs contacts to the API and an HTTPS
  * receiver on 127.0.0.1 notes when each `contact.created` arrives.
  *
- *  1. latency write → receiver at 100 writes/s, with ROLE=all (the endpoint's lane, scheduled
- *     by the write's relay, runs in the process that wrote it) and with ROLE=api + a separate
- *     ROLE=worker process (woken through Agenda's notification channel, webhooks/delivery/wake-channel.ts:
- *     on the embedded database it polls for due lanes every 20 ms);
+ *  1. latency write → receiver at 100 writes/s, with ROLE=all (the endpoint's lane runs in the
+ *     process that wrote it, which hears of the delivery in memory) and with ROLE=api + a separate
+ *     ROLE=worker process (woken as webhooks/delivery/wake.ts says: on the embedded database it
+ *     looks for due deliveries every 20 ms);
  *  2. the write's own answer, ROLE=all at 100 writes/s, in a workspace with one subscribed
  *     endpoint against one with none, in the same process one after the other (none, one, one,
  *     none; half of BENCH_SECONDS each): a write answers once its event is stored, so queueing
@@ -26,14 +26,16 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  *     to last arrival: the deliveries alone);
  *  4. fairness: one endpoint's receiver answers after 2 s and has 500 deliveries waiting; another
  *     endpoint's deliveries (a stream of writes in another workspace) should still arrive at
- *     once, since each endpoint has a lane of its own (docs/decisions.md, "One record per
- *     delivery");
+ *     once, since each endpoint has a lane of its own (docs/decisions.md, "One schedule: the
+ *     delivery records");
  *  5. fan-out: 2,000 deliveries to 2,000 endpoints (100 workspaces × 20, one event each) against
  *     the same 2,000 to 10 endpoints, each drained by one ROLE=worker that joins once they are
  *     queued; and the 10-endpoint fan-out again beside the 2,000 endpoints that delivered
  *     earlier (idle lanes must cost nothing);
  *  6. same host: the fairness row with both endpoints on one receiver host (two paths of one
  *     port), so only a pool per endpoint keeps the fast one's sockets free;
+ *  6b. a rate limit across a fleet: an endpoint with `rate_limit` and a backlog, drained by two
+ *     ROLE=worker processes: the rate its receiver sees against the limit (target within 10 %);
  *  7. baselines from the same run: a bare undici POST to the same receiver (the floor of a
  *     delivery's latency) and the API's own create-contact rate (autocannon, 16 connections).
  *
@@ -41,6 +43,7 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  *   BENCH_DRAIN_BACKLOG=10000  deliveries queued before the draining worker starts
  *   BENCH_FAIRNESS_SECONDS=30  seconds of writes to the fast endpoint beside the slow one
  *   BENCH_FANOUT=2000  deliveries of each fan-out row
+ *   BENCH_RATE_LIMIT_SECONDS=60  how long the rate-limited endpoint's backlog lasts at its limit
  *   BENCH_CPU_PROF=dir  write a V8 CPU profile of each server process there (node --cpu-prof)
  */
 
@@ -60,6 +63,9 @@ const FAIR_SECONDS = Number(process.env.BENCH_FAIRNESS_SECONDS ?? 30);
 const FANOUT = Number(process.env.BENCH_FANOUT ?? 2_000);
 const FANOUT_PER_WORKSPACE = 20;
 const FEW_ENDPOINTS = 10;
+/** The rate-limit row: the endpoint's limit, and how many seconds of backlog it is given. */
+const RATE_LIMIT = 20;
+const RATE_LIMIT_SECONDS = Number(process.env.BENCH_RATE_LIMIT_SECONDS ?? 60);
 const log = (line: string) => process.stderr.write(`[delivery bench] ${line}\n`);
 
 const percentile = (values: number[], p: number) => {
@@ -162,7 +168,7 @@ async function main() {
         ...processes.map((p) => ({ role: p.role, ms: cpuMs(p.child.pid) })),
         ...(databasePid ? [{ role: "database", ms: cpuMs(databasePid) }] : []),
       ];
-      return { write, writer, join, stop, cpu };
+      return { baseUrl: baseUrl as string, write, writer, join, stop, cpu };
     };
 
     /** BACKLOG writes, 16 at a time; the contact ids. */
@@ -366,6 +372,29 @@ async function main() {
       `fan-out: ${FANOUT} deliveries to ${FEW_ENDPOINTS} endpoints beside ${FANOUT} idle ones in ${(results.besideIdle as number).toFixed(2)} s`,
     );
 
+    // 6b. A rate limit held by two workers: the backlog written first, then the workers join.
+    const limited = await receiver(tls);
+    const fleet = await deployment(["api"]);
+    const { auth: limitedAuth } = await benchWorkspace(await fleet.baseUrl);
+    await post(
+      `${await fleet.baseUrl}/open/v1/webhook-endpoints`,
+      { url: limited.url, events: ["contact.created"], rate_limit: RATE_LIMIT },
+      limitedAuth,
+    );
+    const limitedWrite = async () => ({
+      contactId: (await post(`${await fleet.baseUrl}/open/v1/contacts`, { name: "Paced" }, limitedAuth)).id,
+    });
+    const paced = await writeBacklog(limitedWrite, RATE_LIMIT * RATE_LIMIT_SECONDS);
+    await Promise.all([fleet.join("worker"), fleet.join("worker")]);
+    await retry({ firstMs: 200, maxMs: 1_000 }, async () =>
+      paced.every((id) => limited.arrived.has(id)) ? true : AGAIN,
+    );
+    const pacedTimes = paced.map((id) => limited.arrived.get(id) as number);
+    results.pacedRate = (paced.length - 1) / ((Math.max(...pacedTimes) - Math.min(...pacedTimes)) / 1000);
+    log(`rate limit ${RATE_LIMIT}/s across two workers: ${(results.pacedRate as number).toFixed(2)}/s`);
+    await fleet.stop();
+    await limited.close();
+
     // 4. Fairness: a slow endpoint (answers after 2 s) with a backlog, a fast one beside it. The
     // timeout is above the slow receiver's delay, so its deliveries succeed, slowly.
     const slow = await receiver(tls, { answerAfterMs: SLOW_ANSWER_MS });
@@ -421,6 +450,7 @@ async function main() {
     fewEndpoints: number;
     manyEndpoints: number;
     besideIdle: number;
+    pacedRate: number;
   };
   const answerRatio = r.all.writeP50 / r.noEndpoint.writeP50;
   const rows = [
@@ -457,7 +487,8 @@ async function main() {
   ];
   const fanOutRows =
     `| fan-out: ${FANOUT} deliveries to ${FANOUT} endpoints (${FANOUT / FANOUT_PER_WORKSPACE} workspaces × ${FANOUT_PER_WORKSPACE}), one worker | ${(FANOUT / r.manyEndpoints).toFixed(0)}/s | | ${(r.manyEndpoints / r.fewEndpoints).toFixed(2)}× the time to ${FEW_ENDPOINTS} endpoints (${r.fewEndpoints.toFixed(2)} s against ${r.manyEndpoints.toFixed(2)} s; target ≤ 1.5×, and ≥ 1,000/s) |\n` +
-    `| fan-out to ${FEW_ENDPOINTS} endpoints beside ${FANOUT} that delivered earlier | ${(FANOUT / r.besideIdle).toFixed(0)}/s | | ${(r.besideIdle / r.fewEndpoints).toFixed(2)}× the same on a fresh database (target ≤ 1.1×) |\n`;
+    `| fan-out to ${FEW_ENDPOINTS} endpoints beside ${FANOUT} that delivered earlier | ${(FANOUT / r.besideIdle).toFixed(0)}/s | | ${(r.besideIdle / r.fewEndpoints).toFixed(2)}× the same on a fresh database (target ≤ 1.1×) |\n` +
+    `| an endpoint's rate_limit ${RATE_LIMIT}/s, ${RATE_LIMIT * RATE_LIMIT_SECONDS} queued, two workers | ${r.pacedRate.toFixed(2)}/s | | ${(r.pacedRate / RATE_LIMIT).toFixed(3)}× the limit (target within 10 %) |\n`;
   process.stdout.write(
     `\nWebhook delivery (${RATE} events/s for ${seconds} s; HTTPS receiver on 127.0.0.1)\n` +
       `| scenario | p50 | p99 | vs baseline |\n|---|--:|--:|---|\n${rows.map((row) => `| ${row.join(" | ")} |`).join("\n")}\n` +

@@ -35,7 +35,13 @@ export interface DispatcherDeps {
   /** Deliveries in a lane's batch (WEBHOOK_ENDPOINT_CONCURRENCY). */
   batchSize: number;
   leaseMs: number;
-  runLane: (endpoint: WebhookEndpointDoc, first: ClaimedDelivery[], lane: RunningLane) => Promise<void>;
+  /** Runs a lane from its first batch; `more`: whether more than that batch may be due. */
+  runLane: (
+    endpoint: WebhookEndpointDoc,
+    first: ClaimedDelivery[],
+    more: boolean,
+    lane: RunningLane,
+  ) => Promise<void>;
   /** Drops the pending deliveries of an endpoint deleted, disabled or paused. */
   dropPending: (endpointId: string) => Promise<void>;
   logger: Logger;
@@ -133,12 +139,15 @@ export class Dispatcher {
       ),
       deps.leaseMs,
     );
-    for (const endpoint of taken)
-      this.start(
-        endpoint,
-        claimed.filter((d) => d.endpoint_id === endpoint._id),
-      );
-    return found.length === ROUND_READ && this.lanes.size < deps.concurrency;
+    // A read that came back short saw every due delivery: an endpoint with less than a batch in
+    // it has nothing more due.
+    const complete = found.length < ROUND_READ;
+    for (const endpoint of taken) {
+      const first = claimed.filter((d) => d.endpoint_id === endpoint._id);
+      const seen = firsts.get(endpoint._id)?.length ?? 0;
+      this.start(endpoint, first, !complete || seen >= deps.batchSize || first.length < seen);
+    }
+    return !complete && this.lanes.size < deps.concurrency;
   }
 
   /** The endpoints a round leaves out: lanes running here, and those resting elsewhere. */
@@ -153,9 +162,9 @@ export class Dispatcher {
     this.wakeAt(until);
   }
 
-  private start(endpoint: WebhookEndpointDoc, first: ClaimedDelivery[]): void {
+  private start(endpoint: WebhookEndpointDoc, first: ClaimedDelivery[], more: boolean): void {
     void this.lanes
-      .run(endpoint._id, (lane) => this.deps.runLane(endpoint, first, lane))
+      .run(endpoint._id, (lane) => this.deps.runLane(endpoint, first, more, lane))
       .catch((err) =>
         // Its claimed deliveries come back when their lease ends, its lane when the lease does.
         this.deps.logger.warn({ err, endpointId: endpoint._id }, "webhook lane run failed"),

@@ -11,6 +11,7 @@ import { type AttemptReport, attemptDelivery } from "./attempt.js";
 import type { LaneLeases } from "./lane-leases.js";
 import { Pace } from "./pace.js";
 import type { EventBytes } from "./recent-events.js";
+import type { Recorder } from "./recorder.js";
 import { retryDelay } from "./retry-schedule.js";
 
 /**
@@ -44,6 +45,8 @@ export interface LaneDeps {
   leaseMs: number;
   /** How long a run may go on before it yields its slot to waiting endpoints. */
   sliceMs: number;
+  /** Records a batch's outcomes and attempts, gathered with other lanes' (webhooks/delivery/recorder.ts). */
+  record: Recorder;
   /** The bytes of these events (those past retention are missing). */
   readEvents: (ids: string[]) => Promise<EventBytes[]>;
   /**
@@ -66,11 +69,17 @@ const INTERRUPTED = "interrupted: the worker stopped before the outcome was reco
 /** A paced lane waits this long at most for its next send before it lets its slot go. */
 const MAX_REST_MS = 1_000;
 
-/** Runs the lane from its first claimed batch until it has nothing due, then lets it go. */
+/**
+ * Runs the lane from its first claimed batch until it has nothing due, then lets it go. `more`:
+ * whether more may be due than the first batch (the dispatcher's read saw all of the endpoint's
+ * due deliveries when not: then the lane ends after it, and what was queued meanwhile is found by
+ * the round its end asks for).
+ */
 export async function runLane(
   deps: LaneDeps,
   leased: WebhookEndpointDoc,
   first: ClaimedDelivery[],
+  more = true,
 ): Promise<void> {
   let endpoint = leased;
   const pace = new Pace(endpoint.rate_limit ?? null, Date.now());
@@ -82,6 +91,7 @@ export async function runLane(
         if (!(await sendBatch(deps, endpoint, batch, pace))) return;
         if (deps.stopping() || (Date.now() >= yieldAt && deps.crowded())) return;
         if (pace.nextAt - Date.now() > MAX_REST_MS) return;
+        if (!more && batch === first && !(await deps.linger(yieldAt))) return;
       }
       const renewed = await deps.leases.renew(endpoint._id, deps.holder, deps.leaseMs);
       if (renewed?.status !== "enabled") {
@@ -108,6 +118,15 @@ async function dropPending(deps: LaneDeps, endpointId: string): Promise<void> {
 
 type Settled = { delivery: ClaimedDelivery; outcome: DeliveryOutcome; attempt?: DeliveryAttemptInput };
 
+/** What every delivery of one batch is sent with. */
+interface BatchContext {
+  deps: LaneDeps;
+  endpoint: WebhookEndpointDoc;
+  secrets: string[];
+  pace: Pace;
+  eventOf: Map<string, EventBytes>;
+}
+
 /** Sends one claimed batch and records it; false when a failure disabled the endpoint. */
 async function sendBatch(
   deps: LaneDeps,
@@ -115,14 +134,41 @@ async function sendBatch(
   batch: ClaimedDelivery[],
   pace: Pace,
 ): Promise<boolean> {
-  const { store } = deps;
   // Once per batch: the secrets valid now. A secret this process cannot open (a key it lacks,
   // SecretKeyError) fails the run; the claimed attempts come back when their lease ends.
   const secrets = signingSecrets(endpoint);
   const events = await deps.readEvents([...new Set(batch.map((d) => d.event_id))]);
-  const eventOf = new Map(events.map((event) => [event._id, event]));
-  const lastAttempt = 1 + deps.retryDelaysMs.length;
-  const interrupted: DeliveryAttemptInput[] = batch
+  const context: BatchContext = {
+    deps,
+    endpoint,
+    secrets,
+    pace,
+    eventOf: new Map(events.map((e) => [e._id, e])),
+  };
+  const limit = pLimit(deps.perEndpoint);
+  // In the order they finish: the endpoint's failure count follows the outcomes as they happened.
+  const settled: Settled[] = [];
+  await Promise.all(
+    batch.map((delivery) => limit(async () => void settled.push(await sendOne(context, delivery)))),
+  );
+  const attempts = [
+    ...interruptedAttempts(batch, endpoint),
+    ...settled.flatMap((s) => (s.attempt ? [s.attempt] : [])),
+  ];
+  const outcomes = settled.map((s) => ({ id: s.delivery._id, outcome: s.outcome }));
+  const applied = await deps.record({ outcomes, attempts });
+  if (applied !== outcomes.length) {
+    deps.logger.warn(
+      { endpointId: endpoint._id, outcomes: outcomes.length, applied },
+      "deliveries taken over by another worker while this one sent them; their outcomes are not recorded",
+    );
+  }
+  return countOutcomes(deps, endpoint, settled);
+}
+
+/** The attempts of the batch whose previous worker died before recording them. */
+function interruptedAttempts(batch: ClaimedDelivery[], endpoint: WebhookEndpointDoc): DeliveryAttemptInput[] {
+  return batch
     .filter((d) => d.interrupted)
     .map((d) => ({
       ...attemptBase(d, endpoint),
@@ -133,86 +179,70 @@ async function sendBatch(
       succeeded: false,
       created_at: new Date(),
     }));
-  const limit = pLimit(deps.perEndpoint);
-  // In the order they finish: the endpoint's failure count follows the outcomes as they happened.
-  const settled: Settled[] = [];
-  await Promise.all(
-    batch.map((delivery) =>
-      limit(async () => {
-        const event = eventOf.get(delivery.event_id);
-        const at = new Date();
-        if (event === undefined) {
-          // Its event is past retention: nothing left to send.
-          settled.push({
-            delivery,
-            outcome: { kind: "settled", status: "dropped", attempt: delivery.attempt, at, statusCode: null },
-          });
-          return;
-        }
-        if (delivery.attempt > lastAttempt) {
-          // Crashes used up the attempts.
-          settled.push({
-            delivery,
-            outcome: { kind: "settled", status: "failed", attempt: delivery.attempt, at, statusCode: null },
-          });
-          return;
-        }
-        const wait = pace.book(Date.now()) - Date.now();
-        if (wait > 0) await sleep(wait);
-        // A span of the write's trace when tracing is on (platform/telemetry/index.ts).
-        const report = await withDeliveryAttemptSpan(
-          {
-            endpointId: endpoint._id,
-            eventId: delivery.event_id,
-            eventType: delivery.event_type,
-            attempt: delivery.attempt,
-            traceparent: event.traceparent,
-          },
-          () =>
-            attemptDelivery(
-              deps.dispatcherFor(endpoint._id),
-              {
-                url: endpoint.url,
-                eventId: delivery.event_id,
-                eventType: delivery.event_type,
-                payload: event.payload,
-                secrets,
-              },
-              deps.timeoutMs,
-            ),
-        );
-        const outcome = outcomeOf(deps, delivery.attempt, report);
-        if (report.retryAfterMs !== undefined) pace.hold(Date.now() + capped(deps, report.retryAfterMs));
-        if (outcome.kind === "retry") deps.retryAt(outcome.nextAttemptAt);
-        settled.push({
-          delivery,
-          outcome,
-          attempt: {
-            ...attemptBase(delivery, endpoint),
-            attempt: delivery.attempt,
-            status_code: report.statusCode,
-            duration_ms: report.durationMs,
-            error: report.error,
-            succeeded: report.succeeded,
-            created_at: report.startedAt,
-          },
-        });
-        deps.metrics?.deliveryAttempt(report.succeeded ? "succeeded" : "failed", report.durationMs);
-      }),
-    ),
-  );
-  const attempts = [...interrupted, ...settled.flatMap((s) => (s.attempt ? [s.attempt] : []))];
-  const [, applied] = await Promise.all([
-    attempts.length > 0 ? store.deliveryAttempts.recordMany(attempts) : undefined,
-    store.webhookDeliveries.recordOutcomes(settled.map((s) => ({ id: s.delivery._id, outcome: s.outcome }))),
-  ]);
-  if (applied < settled.length) {
-    deps.logger.warn(
-      { endpointId: endpoint._id, taken: settled.length - applied },
-      "deliveries taken over by another worker while this one sent them; their outcomes are not recorded",
-    );
+}
+
+/** One delivery of the batch: settled without a send when nothing can be sent, else one attempt at its pace. */
+async function sendOne(context: BatchContext, delivery: ClaimedDelivery): Promise<Settled> {
+  const { deps, endpoint, pace } = context;
+  const event = context.eventOf.get(delivery.event_id);
+  const unsent = { attempt: delivery.attempt, at: new Date(), statusCode: null };
+  // Its event is past retention: nothing left to send.
+  if (event === undefined) return { delivery, outcome: { kind: "settled", status: "dropped", ...unsent } };
+  // Crashes used up the attempts.
+  if (delivery.attempt > 1 + deps.retryDelaysMs.length) {
+    return { delivery, outcome: { kind: "settled", status: "failed", ...unsent } };
   }
-  return countOutcomes(deps, endpoint, settled);
+  const wait = pace.book(Date.now()) - Date.now();
+  if (wait > 0) await sleep(wait);
+  pace.started(Date.now());
+  const report = await attempt(context, delivery, event);
+  const outcome = outcomeOf(deps, delivery.attempt, report);
+  if (report.retryAfterMs !== undefined) pace.hold(Date.now() + capped(deps, report.retryAfterMs));
+  if (outcome.kind === "retry") deps.retryAt(outcome.nextAttemptAt);
+  deps.metrics?.deliveryAttempt(report.succeeded ? "succeeded" : "failed", report.durationMs);
+  return {
+    delivery,
+    outcome,
+    attempt: {
+      ...attemptBase(delivery, endpoint),
+      attempt: delivery.attempt,
+      status_code: report.statusCode,
+      duration_ms: report.durationMs,
+      error: report.error,
+      succeeded: report.succeeded,
+      created_at: report.startedAt,
+    },
+  };
+}
+
+/** The HTTP attempt, in a span of the write's trace when tracing is on (platform/telemetry/index.ts). */
+function attempt(
+  context: BatchContext,
+  delivery: ClaimedDelivery,
+  event: EventBytes,
+): Promise<AttemptReport> {
+  const { deps, endpoint } = context;
+  return withDeliveryAttemptSpan(
+    {
+      endpointId: endpoint._id,
+      eventId: delivery.event_id,
+      eventType: delivery.event_type,
+      attempt: delivery.attempt,
+      traceparent: event.traceparent,
+    },
+    () =>
+      attemptDelivery(
+        deps.dispatcherFor(endpoint._id),
+        {
+          url: endpoint.url,
+          eventId: delivery.event_id,
+          eventType: delivery.event_type,
+          payload: event.payload,
+          secrets: context.secrets,
+        },
+        deps.timeoutMs,
+      ),
+  );
 }
 
 function attemptBase(delivery: ClaimedDelivery, endpoint: WebhookEndpointDoc) {

@@ -36,6 +36,14 @@ export class Pace {
     return at;
   }
 
+  /**
+   * A send started at `atMs`, maybe later than booked (a busy process's timers run late): the
+   * next starts a whole interval after it, so no two sends are ever closer than the limit allows.
+   */
+  started(atMs: number): void {
+    this.nextMs = Math.max(this.nextMs, atMs + this.intervalMs);
+  }
+
   /** No send before `untilMs` (a receiver's Retry-After). */
   hold(untilMs: number): void {
     this.nextMs = Math.max(this.nextMs, untilMs);

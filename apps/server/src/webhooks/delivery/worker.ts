@@ -11,6 +11,7 @@ import { EndpointAgents, trustedCertificates } from "./http-client.js";
 import { type DeliveryMetrics, type LaneDeps, runLane } from "./lane.js";
 import { LaneLeases } from "./lane-leases.js";
 import { RecentEvents } from "./recent-events.js";
+import { gatheredRecorder } from "./recorder.js";
 import type { RunningLane } from "./running-lanes.js";
 import { startWake, type WakeSource } from "./wake.js";
 
@@ -103,7 +104,7 @@ export class WebhookDelivery {
       concurrency: config.webhookConcurrency,
       batchSize: perEndpoint,
       leaseMs,
-      runLane: (endpoint, first, running) => runLane(lane(running), endpoint, first),
+      runLane: (endpoint, first, more, running) => runLane(lane(running), endpoint, first, more),
       dropPending: async (endpointId) => {
         const dropped = await store.webhookDeliveries.dropPending(endpointId);
         for (let i = 0; i < dropped; i++) options.metrics?.deliveryFinished("dropped");
@@ -115,9 +116,11 @@ export class WebhookDelivery {
   /** What every lane run of this process is given; `running` is the run's own handle. */
   private laneDeps(shared: Pick<LaneDeps, "leases" | "holder" | "leaseMs" | "metrics">) {
     const { store, config } = this;
+    const record = gatheredRecorder(store);
     return (running: RunningLane): LaneDeps => ({
       ...shared,
       store,
+      record,
       dispatcherFor: (endpointId) => (this.agents as EndpointAgents).for(endpointId),
       logger: this.logger,
       timeoutMs: config.webhookTimeoutMs,
