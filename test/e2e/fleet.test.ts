@@ -20,10 +20,10 @@ const BURST = 4;
 const WRITE_MS = 10_000;
 const MAX_REQUESTS = 2_500;
 const WRITERS = 8;
-/** A 1 s attempt timeout makes a killed worker's locks expire after 2 × 1 s + 30 s. */
+/** A 1 s attempt timeout makes a killed worker's leases expire after 1 s + 30 s. */
 const WEBHOOK_TIMEOUT_MS = 1_000;
 const DELIVERED_WITHIN_MS = 150_000;
-/** The whole test: start-up, writing, the killed worker's locks expiring, the checks. */
+/** The whole test: start-up, writing, the killed worker's leases expiring, the checks. */
 const TEST_TIMEOUT_MS = 300_000;
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -59,7 +59,10 @@ describe("a fleet: two APIs and two workers on one database", () => {
         ADMIN_TOKEN: adminToken,
         NODE_EXTRA_CA_CERTS: inject("certFile"),
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-        WEBHOOK_RETRY_DELAYS: "50ms,50ms,50ms,50ms",
+        // Worker 1's attempts time out while the receiver holds them, until worker 2 has started
+        // and worker 1 is killed: retries 2 s apart keep them from running out meanwhile (with
+        // 50 ms apart, a start of more than 4 s on a busy machine used up all five).
+        WEBHOOK_RETRY_DELAYS: "2s,2s,2s,2s",
         WEBHOOK_POLL_INTERVAL_MS: "50",
         WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
         EVENT_RELAY_INTERVAL_MS: "100",
@@ -196,7 +199,7 @@ describe("a fleet: two APIs and two workers on one database", () => {
       expect(written.filter((w) => !events.has(w.id))).toEqual([]);
 
       // Every event delivered, verified, each with the payload the events API holds; the killed
-      // worker's deliveries were taken over once its locks expired.
+      // worker's deliveries were taken over once its leases expired.
       await eventually(
         async () => {
           const got = byEventId(receiver.verified);

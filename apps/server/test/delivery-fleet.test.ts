@@ -44,7 +44,12 @@ function countInFlight(receiver: Receiver, seen: Map<string, Seen>): void {
 
 describe("a fleet of workers", () => {
   it("keeps one attempt in flight per endpoint and every endpoint's events in order, none twice, none lost", async () => {
-    const deployment = await startDeployment({ WEBHOOK_ENDPOINT_CONCURRENCY: "1" });
+    // A timeout long past the receivers' 30 ms, so that on a busy machine no attempt times out
+    // after its request arrived and goes again (a retry of that kind is not what is measured).
+    const deployment = await startDeployment({
+      WEBHOOK_ENDPOINT_CONCURRENCY: "1",
+      WEBHOOK_TIMEOUT_MS: "20000",
+    });
     const apiProcess = await deployment.start("api");
     started.push(apiProcess, await deployment.start("worker"), await deployment.start("worker"));
     const baseUrl = await apiProcess.baseUrl;

@@ -7,12 +7,15 @@ import { refusedRange } from "../address-policy.js";
 import type { AttemptResult } from "./outcome.js";
 
 /**
- * The outgoing HTTP of webhook deliveries, on undici: a keep-alive Agent per endpoint (its own
- * socket budget, so endpoints that share a host never wait for each other's sockets), all built
- * on one connector that refuses private addresses (the SSRF guard) on the address it actually
- * connects to, after DNS resolution, so neither a DNS name pointing inside nor a rebinding
- * between check and connect gets through. Redirects are never followed (undici's `request` does
- * not follow them). TLS trusts the system store plus NODE_EXTRA_CA_CERTS.
+ * The outgoing HTTP of webhook deliveries, on undici: one keep-alive Agent per process whose
+ * pools never make an attempt wait for a socket (no cap per origin: an idle socket is reused, else
+ * one is opened), so endpoints that share a host never wait for each other's sockets and an
+ * attempt's timeout measures the attempt, not a queue; each endpoint's budget is its lane's
+ * WEBHOOK_ENDPOINT_CONCURRENCY (docs/decisions.md, "One schedule: the delivery records"). Its
+ * connector refuses private addresses (the SSRF guard) on the address it actually connects to,
+ * after DNS resolution, so neither a DNS name pointing inside nor a rebinding between check and
+ * connect gets through. Redirects are never followed (undici's `request` does not follow them).
+ * TLS trusts the system store plus NODE_EXTRA_CA_CERTS.
  */
 
 /** The connector would not connect: the address is in a refused range. */
@@ -86,29 +89,24 @@ export interface DeliveryAgentOptions {
   allowPrivateNetworks: boolean;
   /** The CA certificates to trust (default: trustedCertificates of NODE_EXTRA_CA_CERTS). */
   ca: string[];
-  /** Connections kept per endpoint (WEBHOOK_ENDPOINT_CONCURRENCY: one per attempt in flight). */
-  connections: number;
+  /** Connections kept per origin; null (deliveries) for no cap, so no attempt queues for one. */
+  connections: number | null;
   /** Resolves host names (default `dns.lookup`); tests map names to addresses with their own. */
   resolve?: Resolver;
-  /** How many endpoints' pools are kept open at once (the least recently used close first). */
-  maxPools?: number;
 }
 
-/** Pools kept open by default: more than a worker's lanes run at once, bounded all the same. */
-const MAX_POOLS = 1_000;
-
-/**
- * The guarded connector every pool connects through. One for the process: one secure context
- * (given `ca` alone, each TLS connect would parse the whole CA list again, ~150 roots; it was a
- * tenth of a busy worker's CPU in the delivery bench) and one TLS session cache, so a new pool to
- * a host that another endpoint's pool reached already resumes the session instead of a full
- * handshake.
- */
-function guardedConnector({ allowPrivateNetworks, ca, resolve = systemResolver }: DeliveryAgentOptions) {
+/** The undici Agent deliveries go through. */
+export function createDeliveryAgent({
+  allowPrivateNetworks,
+  ca,
+  connections,
+  resolve = systemResolver,
+}: DeliveryAgentOptions): Agent {
+  // One secure context for every connection: given `ca` alone, each TLS connect would parse the
+  // whole CA list again (~150 roots; it was a tenth of a busy worker's CPU in the delivery bench).
   const secureContext = tls.createSecureContext({ ca });
   const base = buildConnector({
     secureContext,
-    maxCachedSessions: 1_000,
     ...(allowPrivateNetworks ? {} : { lookup: guardedLookup(resolve) }),
   });
   const connect: buildConnector.connector = (options, callback) => {
@@ -130,64 +128,7 @@ function guardedConnector({ allowPrivateNetworks, ca, resolve = systemResolver }
       callback(null, socket);
     });
   };
-  return connect;
-}
-
-/** One undici Agent (a keep-alive pool per origin) with the guarded connector. */
-export function createDeliveryAgent(options: DeliveryAgentOptions): Agent {
-  return new Agent({
-    connect: guardedConnector(options),
-    connections: options.connections,
-    keepAliveTimeout: 30_000,
-  });
-}
-
-/**
- * An Agent per endpoint, kept in a bounded cache (least recently used first out; a pool closed
- * that way lets its requests in flight finish). An attempt therefore waits for no socket another
- * endpoint holds, and its timeout measures the attempt, not a queue.
- */
-export class EndpointAgents {
-  private readonly agents = new Map<string, Agent>();
-  private readonly connect: buildConnector.connector;
-  private readonly maxPools: number;
-
-  constructor(private readonly options: DeliveryAgentOptions) {
-    this.connect = guardedConnector(options);
-    this.maxPools = options.maxPools ?? MAX_POOLS;
-  }
-
-  /** The endpoint's pool (made on first use). */
-  for(endpointId: string): Agent {
-    let agent = this.agents.get(endpointId);
-    if (agent) {
-      // Most recently used last: a Map keeps insertion order.
-      this.agents.delete(endpointId);
-    } else {
-      agent = new Agent({
-        connect: this.connect,
-        connections: this.options.connections,
-        keepAliveTimeout: 30_000,
-      });
-    }
-    this.agents.set(endpointId, agent);
-    for (const [id, oldest] of this.agents) {
-      if (this.agents.size <= this.maxPools) break;
-      this.agents.delete(id);
-      void oldest.close().catch(() => {});
-    }
-    return agent;
-  }
-
-  get size(): number {
-    return this.agents.size;
-  }
-
-  async close(): Promise<void> {
-    const agents = [...this.agents.values()];
-    this.agents.clear();
-    await Promise.all(agents.map((agent) => agent.close().catch(() => {})));
-  }
+  return new Agent({ connect, connections, keepAliveTimeout: 30_000 });
 }
 
 function causeChain(error: unknown): Array<{ code?: string; message?: string; name?: string }> {

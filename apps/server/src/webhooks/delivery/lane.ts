@@ -34,8 +34,8 @@ export interface LaneDeps {
   leases: LaneLeases;
   /** This worker's name in the leases it holds. */
   holder: string;
-  /** The endpoint's own connection pool (webhooks/delivery/http-client.ts). */
-  dispatcherFor: (endpointId: string) => Dispatcher;
+  /** Where attempts go out: no attempt waits for a socket (webhooks/delivery/http-client.ts). */
+  dispatcher: Dispatcher;
   logger: Logger;
   timeoutMs: number;
   retryDelaysMs: readonly number[];
@@ -232,7 +232,7 @@ function attempt(
     },
     () =>
       attemptDelivery(
-        deps.dispatcherFor(endpoint._id),
+        deps.dispatcher,
         {
           url: endpoint.url,
           eventId: delivery.event_id,

@@ -2,12 +2,15 @@ import { randomUUID } from "node:crypto";
 import { MongoBackend } from "@agendajs/mongo-backend";
 import { Agenda } from "agenda";
 import type { Db } from "mongodb";
+import type { Agent } from "undici";
 import { isSubscribed, type StoredEvent } from "../../events/model.js";
 import type { Config } from "../../platform/config.js";
+import { gathered } from "../../platform/database/gather.js";
+import { idTime } from "../../platform/ids.js";
 import type { Logger } from "../../platform/logger.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { Dispatcher } from "./dispatcher.js";
-import { EndpointAgents, trustedCertificates } from "./http-client.js";
+import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
 import { type DeliveryMetrics, type LaneDeps, runLane } from "./lane.js";
 import { LaneLeases } from "./lane-leases.js";
 import { RecentEvents } from "./recent-events.js";
@@ -23,7 +26,7 @@ import { startWake, type WakeSource } from "./wake.js";
  * takes the lanes of endpoints with due deliveries, fleet-wide one at a time (a lease on the
  * endpoint, webhooks/delivery/lane-leases.ts), and runs them (webhooks/delivery/lane.ts): each
  * sends its endpoint's deliveries oldest event first, at most WEBHOOK_ENDPOINT_CONCURRENCY at
- * once, through the endpoint's own connection pool. A process runs up to WEBHOOK_CONCURRENCY lanes
+ * once, never waiting for a socket another endpoint holds. A process runs up to WEBHOOK_CONCURRENCY lanes
  * at once, so a slow receiver holds one lane, never all of them. Workers hear of deliveries other
  * processes queue through the wake source (webhooks/delivery/wake.ts).
  *
@@ -60,7 +63,7 @@ export class WebhookDelivery {
   /** Agenda, for the jobs that are jobs; started on workers (ROLE worker or all). */
   readonly jobs: Agenda;
   private readonly dispatcher: Dispatcher | undefined;
-  private readonly agents: EndpointAgents | undefined;
+  private readonly agent: Agent | undefined;
   /** The events this process just queued deliveries of: their lanes need not read them back. */
   private readonly recent = new RecentEvents();
   private wake: WakeSource | undefined;
@@ -85,10 +88,11 @@ export class WebhookDelivery {
     store.deliveryQueue.attachLanes(async (due) => this.dispatcher?.queued(due));
     if (config.role === "api") return;
     const perEndpoint = config.webhookEndpointConcurrency;
-    this.agents = new EndpointAgents({
+    this.agent = createDeliveryAgent({
       allowPrivateNetworks: config.webhookAllowPrivateNetworks,
       ca: options.ca ?? trustedCertificates(config.extraCaCertsFile),
-      connections: perEndpoint,
+      // No cap per origin: an endpoint's budget is its lane's, and no attempt waits for a socket.
+      connections: null,
     });
     // Names this process in the leases it holds (a log line can tell whose a lane was).
     const holder = `${config.role}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -117,11 +121,18 @@ export class WebhookDelivery {
   private laneDeps(shared: Pick<LaneDeps, "leases" | "holder" | "leaseMs" | "metrics">) {
     const { store, config } = this;
     const record = gatheredRecorder(store);
+    // Lanes that start together (a fan-out) read their events in one query.
+    const readStored = gathered(async (lists: string[][]) => {
+      const byId = new Map(
+        (await store.events.payloadsOf([...new Set(lists.flat())])).map((e) => [e._id, e]),
+      );
+      return lists.map((ids) => ids.flatMap((id) => byId.get(id) ?? []));
+    });
     return (running: RunningLane): LaneDeps => ({
       ...shared,
       store,
       record,
-      dispatcherFor: (endpointId) => (this.agents as EndpointAgents).for(endpointId),
+      dispatcher: this.agent as Agent,
       logger: this.logger,
       timeoutMs: config.webhookTimeoutMs,
       retryDelaysMs: config.webhookRetryDelaysMs,
@@ -130,7 +141,7 @@ export class WebhookDelivery {
       readEvents: async (ids) => {
         const { found, missing } = this.recent.take(ids);
         if (missing.length === 0) return found;
-        return [...found, ...(await store.events.payloadsOf(missing))];
+        return [...found, ...(await readStored(missing))];
       },
       // Only where the API runs beside the lanes (its writes bring news in memory; a worker would
       // only poll the queue, which slowed its deliveries from 24 to 90 ms), and only while a slot
@@ -190,7 +201,13 @@ export class WebhookDelivery {
         .map((endpoint) => ({ event, endpointId: endpoint._id })),
     );
     if (this.dispatcher && requests.length > 0) this.recent.remember(requests.map((r) => r.event));
-    await this.store.deliveryQueue.queue(requests, { origin: "event" });
+    // Due at their event's time (its id's milliseconds): an event relayed late (a sweep racing
+    // the writer's relay, or after a crash) still goes before the later events of its endpoint
+    // that are waiting, rather than behind them.
+    await this.store.deliveryQueue.queue(requests, {
+      origin: "event",
+      dueAt: ({ event }) => new Date(idTime(event._id)),
+    });
   }
 
   /**
@@ -212,6 +229,6 @@ export class WebhookDelivery {
       }),
     ]);
     clearTimeout(timer);
-    await this.agents?.close();
+    await this.agent?.close();
   }
 }
