@@ -283,6 +283,20 @@ export declare const schemaProperties: {
     "description",
     "events"
   ];
+  readonly "DeliveryCounts": readonly [
+    "succeeded",
+    "failed",
+    "pending",
+    "dropped"
+  ];
+  readonly "WebhookEndpointStats": readonly [
+    "object",
+    "endpoint_id",
+    "since",
+    "until",
+    "totals",
+    "hourly"
+  ];
   readonly "WebhookDelivery": readonly [
     "id",
     "object",
@@ -418,6 +432,16 @@ export declare const schemaProperties: {
     "object",
     "name",
     "created_at"
+  ];
+  readonly "ConsoleSessionCreate": readonly [
+    "expires_in"
+  ];
+  readonly "ConsoleSession": readonly [
+    "object",
+    "workspace_id",
+    "url",
+    "link_expires_at",
+    "expires_at"
   ];
   readonly "ApiKeyCreate": readonly [
     "name",
