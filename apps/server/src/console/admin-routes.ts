@@ -22,7 +22,7 @@ export function adminConsoleRoutes({
       body: {
         object: "console_session",
         workspace_id: id,
-        url: consoleLink(ctx.origin, minted.linkToken),
+        url: consoleLink(`${ctx.protocol}://${ctx.host}`, minted.linkToken),
         link_expires_at: minted.linkExpiresAt.toISOString(),
         expires_at: minted.expiresAt.toISOString(),
       },

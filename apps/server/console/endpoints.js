@@ -1,0 +1,115 @@
+// The list of webhook endpoints: each one's URL (a link to its page), status and success rate
+// of the last 24 hours; and "Add endpoint".
+
+import { api, get } from "./api.js";
+import { successRate } from "./chart.js";
+import { announce, fill, h, problem, statusBadge } from "./dom.js";
+import { endpointForm } from "./form.js";
+import { secretNotice } from "./secret.js";
+
+const PAGE = 50;
+
+function rateCell(endpoint) {
+  const cell = h("td", {}, "…");
+  get(`webhook-endpoints/${endpoint.id}/stats`).then(
+    (stats) => fill(cell, successRate(stats.totals)),
+    () => fill(cell, "unknown"),
+  );
+  return cell;
+}
+
+function row(endpoint) {
+  return h(
+    "tr",
+    {},
+    h("th", { scope: "row" }, h("a", { href: `#/endpoints/${endpoint.id}` }, endpoint.url)),
+    h("td", {}, statusBadge(endpoint.status)),
+    rateCell(endpoint),
+    h("td", {}, endpoint.events.join(", ")),
+    h("td", {}, endpoint.description ?? ""),
+  );
+}
+
+function table(endpoints) {
+  return h(
+    "table",
+    {},
+    h("caption", { class: "visually-hidden" }, "Webhook endpoints of this workspace"),
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["URL", "Status", "Success rate (24 h)", "Events", "Description"].map((name) =>
+          h("th", { scope: "col" }, name),
+        ),
+      ),
+    ),
+    h("tbody", {}, endpoints.map(row)),
+  );
+}
+
+/** Loads the endpoints page by page into `into`. */
+async function listInto(into, after) {
+  const page = await get("webhook-endpoints", { limit: PAGE, starting_after: after });
+  if (!after && page.data.length === 0) {
+    fill(into, h("p", {}, "No webhook endpoints yet. Add one to start receiving events."));
+    return;
+  }
+  const tbody = into.querySelector("tbody");
+  if (tbody) tbody.append(...page.data.map(row));
+  else fill(into, table(page.data));
+  into.querySelector(".more")?.remove();
+  if (page.has_more) {
+    const more = h("button", { type: "button", class: "more" }, "Show more endpoints");
+    more.addEventListener("click", () => listInto(into, page.data.at(-1).id));
+    into.append(more);
+  }
+}
+
+export async function endpointsView(main) {
+  document.title = "Webhook endpoints · Deskline";
+  const list = h("div", { class: "list" }, h("p", {}, "Loading endpoints…"));
+  const notices = h("div", {});
+  const formSlot = h("div", {});
+  const add = h("button", { type: "button", class: "primary", "aria-expanded": "false" }, "Add endpoint");
+  const closeForm = () => {
+    fill(formSlot);
+    add.setAttribute("aria-expanded", "false");
+    add.focus();
+  };
+  add.addEventListener("click", async () => {
+    if (formSlot.firstChild) return closeForm();
+    const { form, focus } = await endpointForm({
+      legend: "New endpoint",
+      cancel: closeForm,
+      save: async (body) => {
+        const created = await api("POST", "webhook-endpoints", { body });
+        fill(formSlot);
+        add.setAttribute("aria-expanded", "false");
+        const notice = secretNotice(created, `Endpoint ${created.url} added.`);
+        fill(
+          notices,
+          notice,
+          h("p", {}, h("a", { href: `#/endpoints/${created.id}` }, `Open ${created.url}`)),
+        );
+        notice.focus();
+        announce(`Endpoint ${created.url} added.`);
+        await listInto(list);
+      },
+    });
+    fill(formSlot, form);
+    add.setAttribute("aria-expanded", "true");
+    focus();
+  });
+  fill(
+    main,
+    h("h1", { tabindex: "-1" }, "Webhook endpoints"),
+    h("div", { class: "actions" }, add),
+    formSlot,
+    notices,
+    list,
+  );
+  await listInto(list).catch((error) => fill(list, problem(error)));
+}
