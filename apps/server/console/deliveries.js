@@ -125,7 +125,7 @@ function rows(delivery, columns, reload) {
 const HEAD = ["Event", "Status", "Attempts", "Last status code", "Queued", "Actions"];
 
 /** The section: filters, the table, "Show more" and "Refresh". */
-export async function deliveriesSection(endpoint) {
+export async function deliveriesSection(endpoint, onReload = async () => {}) {
   const types = await knownEventTypes();
   const status = h(
     "select",
@@ -167,7 +167,7 @@ export async function deliveriesSection(endpoint) {
     }
     body
       .querySelector("tbody")
-      ?.append(...page.data.flatMap((delivery) => rows(delivery, HEAD.length, () => load())));
+      ?.append(...page.data.flatMap((delivery) => rows(delivery, HEAD.length, reload)));
     if (page.has_more) {
       const more = h("button", { type: "button", class: "more" }, "Show more deliveries");
       more.addEventListener("click", () =>
@@ -176,6 +176,8 @@ export async function deliveriesSection(endpoint) {
       body.append(more);
     }
   };
+  /** The list from its first page, and whatever follows it (the chart's counts). */
+  const reload = () => Promise.all([load(), onReload()]);
   const filters = h(
     "form",
     { class: "filters", "aria-label": "Filter deliveries" },
@@ -184,13 +186,13 @@ export async function deliveriesSection(endpoint) {
     h("button", { type: "submit" }, "Filter"),
     h(
       "button",
-      { type: "button", onclick: () => load().then(() => announce("Deliveries refreshed.")) },
+      { type: "button", onclick: () => reload().then(() => announce("Deliveries refreshed.")) },
       "Refresh",
     ),
   );
   filters.addEventListener("submit", (submitted) => {
     submitted.preventDefault();
-    load().then(
+    reload().then(
       () => announce("Deliveries filtered."),
       (error) => fill(body, problem(error)),
     );
@@ -202,5 +204,5 @@ export async function deliveriesSection(endpoint) {
     filters,
     body,
   );
-  return { section, load };
+  return { section, load, reload };
 }

@@ -21,7 +21,7 @@ function facts(endpoint, stats) {
     endpoint.disabled_reason ? item("Disabled because", endpoint.disabled_reason) : null,
     item("Events", endpoint.events.join(", ")),
     item("Description", endpoint.description ?? "—"),
-    item("Success rate (24 h)", successRate(stats.totals)),
+    item("Success rate (24 h)", h("span", { "data-rate": "" }, successRate(stats.totals))),
     item("Consecutive failures", String(endpoint.consecutive_failures)),
     item("Created", when(endpoint.created_at)),
     item("ID", h("code", {}, endpoint.id)),
@@ -78,7 +78,15 @@ export async function endpointView(main, id) {
   document.title = `${endpoint.url} · Webhook endpoints · Deskline`;
   const notices = h("div", {});
   const formSlot = h("div", {});
-  const { section: deliveries, load } = await deliveriesSection(endpoint);
+  const chart = h("div", {}, deliveryChart(stats));
+  // The counts and the chart follow the deliveries: each reload of the list reads them again.
+  const restat = async () => {
+    const fresh = await get(`webhook-endpoints/${id}/stats`);
+    fill(chart, deliveryChart(fresh));
+    const rate = main.querySelector("[data-rate]");
+    if (rate) fill(rate, successRate(fresh.totals));
+  };
+  const { section: deliveries, load, reload } = await deliveriesSection(endpoint, restat);
   const refresh = () => endpointView(main, id).then(() => main.querySelector("h1")?.focus());
   const edit = async () => {
     if (formSlot.firstChild) return void fill(formSlot);
@@ -107,9 +115,9 @@ export async function endpointView(main, id) {
       "section",
       { "aria-labelledby": "chart-heading" },
       h("h2", { id: "chart-heading" }, "Deliveries per hour"),
-      deliveryChart(stats),
+      chart,
     ),
-    recoverSection(endpoint, () => load()),
+    recoverSection(endpoint, reload),
     deliveries,
   );
   await load().catch((error) => deliveries.append(problem(error)));
