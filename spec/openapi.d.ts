@@ -523,9 +523,10 @@ export type paths = {
         /**
          * Count an endpoint's recent deliveries
          * @description How the endpoint's deliveries of the last 24 hours went, by status, in total and per hour:
-         *     24 buckets, oldest first, each counting the deliveries queued in that hour (the last one
-         *     ends now). The success rate of the window is `succeeded / (succeeded + failed)`. What the
-         *     webhook console charts; the deliveries themselves are in `listWebhookEndpointDeliveries`.
+         *     24 clock hours (UTC), oldest first, each counting the deliveries queued in that hour; the
+         *     last is the current hour, so `until` is when it ends. The success rate of the window is
+         *     `succeeded / (succeeded + failed)`. What the webhook console charts; the deliveries
+         *     themselves are in `listWebhookEndpointDeliveries`.
          */
         get: operations["getWebhookEndpointStats"];
         put?: never;

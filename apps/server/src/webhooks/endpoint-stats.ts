@@ -5,10 +5,11 @@ import type { DeliveryStatus, WebhookDeliveryDoc } from "./deliveries.js";
 import type { WebhookEndpoints } from "./endpoints.js";
 
 /**
- * `getWebhookEndpointStats`: an endpoint's deliveries of the last 24 hours counted by status, in
- * total and per hour (what the webhook console charts). A read of `webhook_deliveries` by endpoint and time (its
- * `endpoint_status_created` index, webhooks/deliveries.ts), two small fields per delivery,
- * counted here: a `$group` by hour would need date operators the embedded fallback lacks, and
+ * `getWebhookEndpointStats`: an endpoint's deliveries of the last 24 clock hours counted by
+ * status, in total and per hour (what the webhook console charts). Whole hours, so the answer
+ * changes only with the deliveries and once an hour, not with every call. A read of
+ * `webhook_deliveries` by endpoint and time (its `endpoint_status_created` index,
+ * webhooks/deliveries.ts), two small fields per delivery, counted here: a `$group` by hour would need date operators the embedded fallback lacks, and
  * 10,000 deliveries a day read this way take milliseconds.
  */
 
@@ -19,18 +20,22 @@ export type EndpointStats = Schema<"WebhookEndpointStats">;
 
 const zero = (): Counts => ({ succeeded: 0, failed: 0, pending: 0, dropped: 0 });
 
-/** Pure: buckets of the window ending at `until`, the last hour ending at `until` itself. */
+/** The window that holds `now`: 24 clock hours (UTC), the last one the hour `now` is in. */
+export function windowOf(now: Date): { since: Date; until: Date } {
+  const until = new Date(Math.floor(now.getTime() / HOUR_MS) * HOUR_MS + HOUR_MS);
+  return { since: new Date(until.getTime() - WINDOW_HOURS * HOUR_MS), until };
+}
+
+/** Pure: the deliveries of the window starting at `since`, counted in total and per hour. */
 export function countByHour(
   deliveries: Iterable<{ status: DeliveryStatus; created_at: Date }>,
-  until: Date,
-): { since: Date; totals: Counts; hourly: (Counts & { start: string })[] } {
-  const since = new Date(until.getTime() - WINDOW_HOURS * HOUR_MS);
+  since: Date,
+): { totals: Counts; hourly: (Counts & { start: string })[] } {
   const buckets = Array.from({ length: WINDOW_HOURS }, zero);
   const totals = zero();
   for (const { status, created_at } of deliveries) {
-    const index = Math.floor((created_at.getTime() - since.getTime()) / HOUR_MS);
-    const bucket = buckets[Math.min(index, WINDOW_HOURS - 1)];
-    if (index < 0 || !bucket) continue;
+    const bucket = buckets[Math.floor((created_at.getTime() - since.getTime()) / HOUR_MS)];
+    if (!bucket) continue;
     bucket[status] += 1;
     totals[status] += 1;
   }
@@ -38,26 +43,26 @@ export function countByHour(
     start: new Date(since.getTime() + index * HOUR_MS).toISOString(),
     ...counts,
   }));
-  return { since, totals, hourly };
+  return { totals, hourly };
 }
 
 export async function endpointStats(
   db: Db,
   endpoint: { _id: string; workspace_id: string },
-  until = new Date(),
+  now = new Date(),
 ): Promise<EndpointStats> {
-  const since = new Date(until.getTime() - WINDOW_HOURS * HOUR_MS);
+  const { since, until } = windowOf(now);
   const deliveries = db
     .collection<WebhookDeliveryDoc>("webhook_deliveries")
     .find(
-      { endpoint_id: endpoint._id, created_at: { $gte: since, $lte: until } },
+      { endpoint_id: endpoint._id, created_at: { $gte: since, $lt: until } },
       { projection: { _id: 0, status: 1, created_at: 1 } },
     );
-  const counted = countByHour(await deliveries.toArray(), until);
+  const counted = countByHour(await deliveries.toArray(), since);
   return {
     object: "webhook_endpoint_stats",
     endpoint_id: endpoint._id,
-    since: counted.since.toISOString(),
+    since: since.toISOString(),
     until: until.toISOString(),
     totals: counted.totals,
     hourly: counted.hourly,
