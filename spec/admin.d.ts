@@ -79,7 +79,7 @@ export type paths = {
          *     fragment (which never reaches a server log) for an HttpOnly cookie scoped to `/console/`;
          *     the link works once, and only until `link_expires_at` (10 minutes, or the session's end if
          *     sooner). The session then lasts until `expires_at`: `expires_in` seconds from now, by
-         *     default the deployment's `CONSOLE_SESSION_TTL` (1 hour). It can do what an API key with the
+         *     default the deployment's `CONSOLE_SESSION_TTL_MINUTES` (1 hour). It can do what an API key with the
          *     `webhooks:manage` scope and the read scopes can, in this workspace only. `url` is built from
          *     the request's `Host`, as the operator reaches this server.
          */
@@ -377,7 +377,7 @@ export type components = {
             created_at: string;
         };
         ConsoleSessionCreate: {
-            /** @description How long the session lasts, in seconds (default `CONSOLE_SESSION_TTL`, 1 hour). */
+            /** @description How long the session lasts, in seconds (default `CONSOLE_SESSION_TTL_MINUTES`, 1 hour). */
             expires_in?: number;
         };
         ConsoleSession: {

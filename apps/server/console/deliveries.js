@@ -125,7 +125,11 @@ function rows(delivery, columns, reload) {
 const HEAD = ["Event", "Status", "Attempts", "Last status code", "Queued", "Actions"];
 
 /** The section: filters, the table, "Show more" and "Refresh". */
-export async function deliveriesSection(endpoint, onReload = async () => {}) {
+/** The first page unfiltered, as `deliveriesSection` lists it: the endpoint's page asks for it at once. */
+export const firstDeliveries = (endpointId) =>
+  get(`webhook-endpoints/${endpointId}/deliveries`, { limit: PAGE });
+
+export async function deliveriesSection(endpoint, onReload = async () => {}, firstPage = undefined) {
   const types = await knownEventTypes();
   const status = h(
     "select",
@@ -140,9 +144,11 @@ export async function deliveriesSection(endpoint, onReload = async () => {}) {
     types.map((t) => h("option", { value: t }, t)),
   );
   const body = h("div", { class: "list" });
+  let prefetched = firstPage;
   const load = async (after) => {
     const query = { limit: PAGE, status: status.value, event_type: eventType.value, starting_after: after };
-    const page = await get(`webhook-endpoints/${endpoint.id}/deliveries`, query);
+    const page = await (prefetched ?? get(`webhook-endpoints/${endpoint.id}/deliveries`, query));
+    prefetched = undefined;
     body.querySelector(".more")?.remove();
     if (!after) {
       if (!page.data.length) return fill(body, h("p", {}, "No deliveries match."));

@@ -1,9 +1,9 @@
 // One endpoint's page: what it is, what can be done to it (edit, pause or resume, enable,
 // rotate the secret, delete), its deliveries per hour, recovery, and its deliveries.
 
-import { api, get } from "./api.js";
+import { api, get, knownEventTypes } from "./api.js";
 import { deliveryChart, successRate } from "./chart.js";
-import { deliveriesSection } from "./deliveries.js";
+import { deliveriesSection, firstDeliveries } from "./deliveries.js";
 import { announce, fill, h, problem, statusBadge, when } from "./dom.js";
 import { endpointForm } from "./form.js";
 import { recoverSection } from "./recover.js";
@@ -71,9 +71,13 @@ function actions(endpoint, { edit, refresh, notices }) {
 }
 
 export async function endpointView(main, id) {
+  // Everything the first screen shows, asked for at once.
+  const firstPage = firstDeliveries(id);
+  firstPage.catch(() => {}); // its failure is shown where the list goes
   const [endpoint, stats] = await Promise.all([
     get(`webhook-endpoints/${id}`),
     get(`webhook-endpoints/${id}/stats`),
+    knownEventTypes(),
   ]);
   document.title = `${endpoint.url} · Webhook endpoints · Deskline`;
   const notices = h("div", {});
@@ -86,7 +90,7 @@ export async function endpointView(main, id) {
     const rate = main.querySelector("[data-rate]");
     if (rate) fill(rate, successRate(fresh.totals));
   };
-  const { section: deliveries, load, reload } = await deliveriesSection(endpoint, restat);
+  const { section: deliveries, load, reload } = await deliveriesSection(endpoint, restat, firstPage);
   const refresh = () => endpointView(main, id).then(() => main.querySelector("h1")?.focus());
   const edit = async () => {
     if (formSlot.firstChild) return void fill(formSlot);
