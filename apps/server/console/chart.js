@@ -2,7 +2,7 @@
 // failed above. The picture is one image with a summary for screen readers; the same numbers
 // are a table under it, for anyone who wants them exactly.
 
-import { h } from "./dom.js";
+import { dataTable, h } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const WIDTH = 720;
@@ -82,22 +82,7 @@ export function deliveryChart(stats) {
     "details",
     {},
     h("summary", {}, "Deliveries per hour as a table"),
-    h(
-      "table",
-      {},
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          h("th", { scope: "col" }, "Hour"),
-          h("th", { scope: "col" }, "Succeeded"),
-          h("th", { scope: "col" }, "Failed"),
-        ),
-      ),
-      h("tbody", {}, rows),
-    ),
+    dataTable({ caption: "Deliveries per hour", columns: ["Hour", "Succeeded", "Failed"], rows }),
   );
   return h("div", { class: "chart-block" }, picture, legend, table);
 }

@@ -2,7 +2,18 @@
 // text, its attempts, its own "Resend", and "Details" (the attempts and the event's payload).
 
 import { api, get, knownEventTypes } from "./api.js";
-import { announce, field, fill, h, problem, statusBadge, when } from "./dom.js";
+import {
+  announce,
+  choice,
+  dataTable,
+  field,
+  fill,
+  h,
+  moreButton,
+  problem,
+  statusBadge,
+  when,
+} from "./dom.js";
 
 const PAGE = 25;
 const STATUSES = ["succeeded", "failed", "pending", "dropped"];
@@ -28,30 +39,19 @@ async function attemptsOf(delivery) {
 
 function attemptsTable(attempts) {
   if (!attempts.length) return h("p", {}, "No attempts yet.");
-  const head = ["Attempt", "Status code", "Duration", "Error", "At"].map((name) =>
-    h("th", { scope: "col" }, name),
-  );
-  return h(
-    "table",
-    { class: "attempts" },
-    h("caption", {}, "Attempts"),
-    h("thead", {}, h("tr", {}, head)),
+  const rows = attempts.map((attempt) =>
     h(
-      "tbody",
+      "tr",
       {},
-      attempts.map((attempt) =>
-        h(
-          "tr",
-          {},
-          h("th", { scope: "row" }, String(attempt.attempt)),
-          h("td", {}, attempt.status_code === null ? "none" : String(attempt.status_code)),
-          h("td", {}, `${attempt.duration_ms} ms`),
-          h("td", {}, attempt.error ?? "—"),
-          h("td", {}, when(attempt.created_at)),
-        ),
-      ),
+      h("th", { scope: "row" }, String(attempt.attempt)),
+      h("td", {}, attempt.status_code === null ? "none" : String(attempt.status_code)),
+      h("td", {}, `${attempt.duration_ms} ms`),
+      h("td", {}, attempt.error ?? "—"),
+      h("td", {}, when(attempt.created_at)),
     ),
   );
+  const columns = ["Attempt", "Status code", "Duration", "Error", "At"];
+  return dataTable({ caption: "Attempts", columns, rows, className: "attempts", showCaption: true });
 }
 
 async function details(delivery, cell) {
@@ -124,67 +124,13 @@ function rows(delivery, columns, reload) {
 
 const HEAD = ["Event", "Status", "Attempts", "Last status code", "Queued", "Actions"];
 
-/** The section: filters, the table, "Show more" and "Refresh". */
 /** The first page unfiltered, as `deliveriesSection` lists it: the endpoint's page asks for it at once. */
 export const firstDeliveries = (endpointId) =>
   get(`webhook-endpoints/${endpointId}/deliveries`, { limit: PAGE });
 
-export async function deliveriesSection(endpoint, onReload = async () => {}, firstPage = undefined) {
-  const types = await knownEventTypes();
-  const status = h(
-    "select",
-    { name: "status" },
-    h("option", { value: "" }, "Any status"),
-    STATUSES.map((s) => h("option", { value: s }, s)),
-  );
-  const eventType = h(
-    "select",
-    { name: "event_type" },
-    h("option", { value: "" }, "Any event type"),
-    types.map((t) => h("option", { value: t }, t)),
-  );
-  const body = h("div", { class: "list" });
-  let prefetched = firstPage;
-  const load = async (after) => {
-    const query = { limit: PAGE, status: status.value, event_type: eventType.value, starting_after: after };
-    const page = await (prefetched ?? get(`webhook-endpoints/${endpoint.id}/deliveries`, query));
-    prefetched = undefined;
-    body.querySelector(".more")?.remove();
-    if (!after) {
-      if (!page.data.length) return fill(body, h("p", {}, "No deliveries match."));
-      fill(
-        body,
-        h(
-          "table",
-          { class: "deliveries" },
-          h("caption", { class: "visually-hidden" }, "Deliveries to this endpoint, newest first"),
-          h(
-            "thead",
-            {},
-            h(
-              "tr",
-              {},
-              HEAD.map((name) => h("th", { scope: "col" }, name)),
-            ),
-          ),
-          h("tbody", {}),
-        ),
-      );
-    }
-    body
-      .querySelector("tbody")
-      ?.append(...page.data.flatMap((delivery) => rows(delivery, HEAD.length, reload)));
-    if (page.has_more) {
-      const more = h("button", { type: "button", class: "more" }, "Show more deliveries");
-      more.addEventListener("click", () =>
-        load(page.data.at(-1).id).catch((error) => body.append(problem(error))),
-      );
-      body.append(more);
-    }
-  };
-  /** The list from its first page, and whatever follows it (the chart's counts). */
-  const reload = () => Promise.all([load(), onReload()]);
-  const filters = h(
+/** The filters' form: Status, Event type, Filter and Refresh (both run `reload`). */
+function filterForm(status, eventType, reload, shown) {
+  const form = h(
     "form",
     { class: "filters", "aria-label": "Filter deliveries" },
     field("Status", status),
@@ -196,18 +142,44 @@ export async function deliveriesSection(endpoint, onReload = async () => {}, fir
       "Refresh",
     ),
   );
-  filters.addEventListener("submit", (submitted) => {
+  form.addEventListener("submit", (submitted) => {
     submitted.preventDefault();
     reload().then(
       () => announce("Deliveries filtered."),
-      (error) => fill(body, problem(error)),
+      (error) => fill(shown, problem(error)),
     );
   });
+  return form;
+}
+
+/** The section: filters, the table, "Show more" and "Refresh". */
+export async function deliveriesSection(endpoint, onReload = async () => {}, firstPage = undefined) {
+  const status = choice("status", "Any status", STATUSES);
+  const eventType = choice("event_type", "Any event type", await knownEventTypes());
+  const body = h("div", { class: "list" });
+  let prefetched = firstPage;
+  const load = async (after) => {
+    const query = { limit: PAGE, status: status.value, event_type: eventType.value, starting_after: after };
+    const page = await (prefetched ?? get(`webhook-endpoints/${endpoint.id}/deliveries`, query));
+    prefetched = undefined;
+    body.querySelector(".more")?.remove();
+    if (!after && !page.data.length) return fill(body, h("p", {}, "No deliveries match."));
+    if (!after) {
+      const caption = "Deliveries to this endpoint, newest first";
+      fill(body, dataTable({ caption, columns: HEAD, className: "deliveries" }));
+    }
+    body
+      .querySelector("tbody")
+      ?.append(...page.data.flatMap((delivery) => rows(delivery, HEAD.length, reload)));
+    if (page.has_more) moreButton(body, "Show more deliveries", () => load(page.data.at(-1).id));
+  };
+  /** The list from its first page, and whatever follows it (the chart's counts). */
+  const reload = () => Promise.all([load(), onReload()]);
   const section = h(
     "section",
     { "aria-labelledby": "deliveries-heading" },
     h("h2", { id: "deliveries-heading" }, "Deliveries"),
-    filters,
+    filterForm(status, eventType, reload, body),
     body,
   );
   return { section, load, reload };

@@ -80,3 +80,40 @@ export function field(label, control, hint) {
     control,
   );
 }
+
+/** A select of `values` whose first option, "", means any of them. */
+export function choice(name, anyLabel, values) {
+  return h(
+    "select",
+    { name },
+    h("option", { value: "" }, anyLabel),
+    values.map((value) => h("option", { value }, value)),
+  );
+}
+
+/** A table with a caption (hidden unless `showCaption`), column headers and `rows`. */
+export function dataTable({ caption, columns, rows = [], className, showCaption = false }) {
+  return h(
+    "table",
+    { class: className },
+    caption ? h("caption", { class: showCaption ? undefined : "visually-hidden" }, caption) : null,
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        columns.map((name) => h("th", { scope: "col" }, name)),
+      ),
+    ),
+    h("tbody", {}, rows),
+  );
+}
+
+/** "Show more …": a button at the end of `into` that loads the next page, once. */
+export function moreButton(into, label, next) {
+  into.querySelector(".more")?.remove();
+  const more = h("button", { type: "button", class: "more" }, label);
+  more.addEventListener("click", () => next().catch((error) => into.append(problem(error))));
+  into.append(more);
+}

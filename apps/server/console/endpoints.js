@@ -3,7 +3,7 @@
 
 import { api, get } from "./api.js";
 import { successRate } from "./chart.js";
-import { announce, fill, h, problem, statusBadge } from "./dom.js";
+import { announce, dataTable, fill, h, moreButton, problem, statusBadge } from "./dom.js";
 import { endpointForm } from "./form.js";
 import { secretNotice } from "./secret.js";
 
@@ -31,41 +31,21 @@ function row(endpoint) {
 }
 
 function table(endpoints) {
-  return h(
-    "table",
-    {},
-    h("caption", { class: "visually-hidden" }, "Webhook endpoints of this workspace"),
-    h(
-      "thead",
-      {},
-      h(
-        "tr",
-        {},
-        ["URL", "Status", "Success rate (24 h)", "Events", "Description"].map((name) =>
-          h("th", { scope: "col" }, name),
-        ),
-      ),
-    ),
-    h("tbody", {}, endpoints.map(row)),
-  );
+  const columns = ["URL", "Status", "Success rate (24 h)", "Events", "Description"];
+  return dataTable({ caption: "Webhook endpoints of this workspace", columns, rows: endpoints.map(row) });
 }
 
-/** Loads the endpoints page by page into `into`. */
+/** Loads the endpoints into `into`: the first page anew, or the page after `after` appended. */
 async function listInto(into, after) {
   const page = await get("webhook-endpoints", { limit: PAGE, starting_after: after });
+  into.querySelector(".more")?.remove();
   if (!after && page.data.length === 0) {
     fill(into, h("p", {}, "No webhook endpoints yet. Add one to start receiving events."));
     return;
   }
-  const tbody = into.querySelector("tbody");
-  if (tbody) tbody.append(...page.data.map(row));
+  if (after) into.querySelector("tbody")?.append(...page.data.map(row));
   else fill(into, table(page.data));
-  into.querySelector(".more")?.remove();
-  if (page.has_more) {
-    const more = h("button", { type: "button", class: "more" }, "Show more endpoints");
-    more.addEventListener("click", () => listInto(into, page.data.at(-1).id));
-    into.append(more);
-  }
+  if (page.has_more) moreButton(into, "Show more endpoints", () => listInto(into, page.data.at(-1).id));
 }
 
 export async function endpointsView(main) {

@@ -3,7 +3,18 @@
 
 import { endpointNames, get, knownEventTypes } from "./api.js";
 import { resend } from "./deliveries.js";
-import { announce, field, fill, h, problem, statusBadge, when } from "./dom.js";
+import {
+  announce,
+  choice,
+  dataTable,
+  field,
+  fill,
+  h,
+  moreButton,
+  problem,
+  statusBadge,
+  when,
+} from "./dom.js";
 
 const PAGE = 25;
 
@@ -60,40 +71,18 @@ async function search(results, { type, id }, after) {
   results.querySelector(".more")?.remove();
   if (!after) fill(results, page.data.length ? eventTable(page.data) : h("p", {}, "No events match."));
   else results.querySelector("tbody")?.append(...page.data.map(eventRow));
-  if (page.has_more) {
-    const more = h("button", { type: "button", class: "more" }, "Show more events");
-    more.addEventListener("click", () => search(results, { type }, page.data.at(-1).id));
-    results.append(more);
-  }
+  if (page.has_more)
+    moreButton(results, "Show more events", () => search(results, { type }, page.data.at(-1).id));
 }
 
 function eventTable(events) {
-  return h(
-    "table",
-    {},
-    h("caption", { class: "visually-hidden" }, "Events, newest first"),
-    h(
-      "thead",
-      {},
-      h(
-        "tr",
-        {},
-        ["Event", "Type", "Created", "Delivered to"].map((name) => h("th", { scope: "col" }, name)),
-      ),
-    ),
-    h("tbody", {}, events.map(eventRow)),
-  );
+  const columns = ["Event", "Type", "Created", "Delivered to"];
+  return dataTable({ caption: "Events, newest first", columns, rows: events.map(eventRow) });
 }
 
 export async function eventsView(main) {
   document.title = "Events · Deskline";
-  const types = await knownEventTypes();
-  const type = h(
-    "select",
-    { name: "type" },
-    h("option", { value: "" }, "Any event type"),
-    types.map((t) => h("option", { value: t }, t)),
-  );
+  const type = choice("type", "Any event type", await knownEventTypes());
   const id = h("input", { type: "search", name: "id", placeholder: "evt_…", spellcheck: "false" });
   const results = h("div", { class: "list" }, h("p", {}, "Loading events…"));
   const form = h(
@@ -115,6 +104,22 @@ export async function eventsView(main) {
   await search(results, {}).catch((error) => fill(results, problem(error)));
 }
 
+/** One row of an event's deliveries: the endpoint (by URL), how it went, and "Resend". */
+function deliveryRow(delivery, names, after) {
+  const again = h("button", { type: "button" }, "Resend");
+  again.addEventListener("click", () => resend(delivery, after).catch(() => {}));
+  const endpoint = names.get(delivery.endpoint_id) ?? delivery.endpoint_id;
+  return h(
+    "tr",
+    {},
+    h("th", { scope: "row" }, h("a", { href: `#/endpoints/${delivery.endpoint_id}` }, endpoint)),
+    h("td", {}, statusBadge(delivery.status)),
+    h("td", {}, String(delivery.attempts)),
+    h("td", {}, when(delivery.created_at)),
+    h("td", {}, again),
+  );
+}
+
 export async function eventView(main, eventId) {
   const [event, deliveries, names] = await Promise.all([
     get(`events/${eventId}`),
@@ -122,27 +127,10 @@ export async function eventView(main, eventId) {
     endpointNames(true),
   ]);
   document.title = `${event.id} · Events · Deskline`;
-  const rows = deliveries.data.map((delivery) => {
-    const again = h("button", { type: "button" }, "Resend");
-    again.addEventListener("click", () => resend(delivery, () => eventView(main, eventId)).catch(() => {}));
-    return h(
-      "tr",
-      {},
-      h(
-        "th",
-        { scope: "row" },
-        h(
-          "a",
-          { href: `#/endpoints/${delivery.endpoint_id}` },
-          names.get(delivery.endpoint_id) ?? delivery.endpoint_id,
-        ),
-      ),
-      h("td", {}, statusBadge(delivery.status)),
-      h("td", {}, String(delivery.attempts)),
-      h("td", {}, when(delivery.created_at)),
-      h("td", {}, again),
-    );
-  });
+  const rows = deliveries.data.map((delivery) =>
+    deliveryRow(delivery, names, () => eventView(main, eventId)),
+  );
+  const columns = ["Endpoint", "Status", "Attempts", "Queued", "Actions"];
   fill(
     main,
     h("p", { class: "crumbs" }, h("a", { href: "#/events" }, "Events")),
@@ -155,22 +143,7 @@ export async function eventView(main, eventId) {
     ),
     h("h2", {}, "Deliveries"),
     rows.length
-      ? h(
-          "table",
-          {},
-          h(
-            "thead",
-            {},
-            h(
-              "tr",
-              {},
-              ["Endpoint", "Status", "Attempts", "Queued", "Actions"].map((name) =>
-                h("th", { scope: "col" }, name),
-              ),
-            ),
-          ),
-          h("tbody", {}, rows),
-        )
+      ? dataTable({ caption: "Deliveries of this event", columns, rows })
       : h("p", {}, "No endpoint received this event."),
   );
 }

@@ -42,7 +42,7 @@ export function apiKeyOf(ctx: Context): AuthenticatedKey {
 export function requireApiKey(apiKeys: KeyAuthenticator, scope: string | undefined) {
   return async (ctx: Context, next: Next) => {
     // A webhook console request arrives already authenticated by its session cookie, as a key
-    // of the session's workspace and scopes (console/api-gateway.ts); the scope check still applies.
+    // of the session's workspace and scopes (console/gateway.ts); the scope check still applies.
     const key =
       (ctx.state.consoleKey as AuthenticatedKey | undefined) ??
       (await apiKeys.authenticate(bearerToken(ctx)));
