@@ -158,6 +158,60 @@ describe("the webhook console in Chromium", () => {
     await countOf(page.getByRole("button", { name: "Resend" })).toBe(1);
   });
 
+  it("edits an endpoint, rotates its secret, enables one that failures disabled, and deletes it", async () => {
+    const { page } = await openConsole();
+    page.on("dialog", (dialog) => void dialog.accept()); // "Rotate the signing secret?", "Delete …?"
+    const created = await api.post("/open/v1/webhook-endpoints", {
+      key,
+      baseUrl,
+      body: { url: "https://edit-me.invalid/hooks" },
+    });
+    await page.goto(`${baseUrl}/console/#/endpoints/${created.body.id}`);
+    await shown(page.getByRole("heading", { level: 1, name: "https://edit-me.invalid/hooks" }));
+
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("URL").fill("https://edited.invalid/hooks");
+    await page.getByLabel("Description").fill("edited in the console");
+    await page.getByRole("button", { name: "Save" }).click();
+    await shown(page.getByRole("heading", { level: 1, name: "https://edited.invalid/hooks" }));
+    const saved = await api.get(`/open/v1/webhook-endpoints/${created.body.id}`, { key, baseUrl });
+    expect(saved.body).toMatchObject({
+      url: "https://edited.invalid/hooks",
+      description: "edited in the console",
+    });
+
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    await textOf(page.locator(".secret")).toMatch(/^whsec_/);
+    expect(await page.locator(".secret").textContent()).not.toBe(created.body.secret);
+
+    // As deliveries leave an endpoint after 15 failures (webhooks/disable-after-failures.ts).
+    await deployment.db
+      .collection<{ _id: string }>("webhook_endpoints")
+      .updateOne(
+        { _id: created.body.id },
+        {
+          $set: {
+            status: "disabled",
+            disabled_at: new Date(),
+            disabled_reason: "15 consecutive failed deliveries",
+          },
+        },
+      );
+    await page.reload();
+    await page.getByRole("button", { name: "Enable" }).click();
+    await shown(page.getByRole("button", { name: "Pause" }));
+    expect(
+      (await api.get(`/open/v1/webhook-endpoints/${created.body.id}`, { key, baseUrl })).body.status,
+    ).toBe("enabled");
+
+    await page.getByRole("button", { name: "Delete" }).click();
+    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    await countOf(page.getByRole("link", { name: "https://edited.invalid/hooks" })).toBe(0);
+    expect((await api.get(`/open/v1/webhook-endpoints/${created.body.id}`, { key, baseUrl })).status).toBe(
+      404,
+    );
+  });
+
   it("refuses a link used twice, an expired session and another workspace's ids", async () => {
     const { page, url } = await openConsole();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
