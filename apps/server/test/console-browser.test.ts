@@ -185,18 +185,16 @@ describe("the webhook console in Chromium", () => {
     expect(await page.locator(".secret").textContent()).not.toBe(created.body.secret);
 
     // As deliveries leave an endpoint after 15 failures (webhooks/disable-after-failures.ts).
-    await deployment.db
-      .collection<{ _id: string }>("webhook_endpoints")
-      .updateOne(
-        { _id: created.body.id },
-        {
-          $set: {
-            status: "disabled",
-            disabled_at: new Date(),
-            disabled_reason: "15 consecutive failed deliveries",
-          },
+    await deployment.db.collection<{ _id: string }>("webhook_endpoints").updateOne(
+      { _id: created.body.id },
+      {
+        $set: {
+          status: "disabled",
+          disabled_at: new Date(),
+          disabled_reason: "15 consecutive failed deliveries",
         },
-      );
+      },
+    );
     await page.reload();
     await page.getByRole("button", { name: "Enable" }).click();
     await shown(page.getByRole("button", { name: "Pause" }));
