@@ -1,7 +1,9 @@
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/platform/config.js";
 import { admin, api, newWorkspace, request } from "./helpers/api.js";
 import { type Browserless, exchange, mintSession, viaConsole } from "./helpers/console.js";
 import { runDatabase } from "./helpers/database.js";
+import { startTestServer, type TestServer } from "./helpers/server.js";
 
 // The webhook console's sessions and its gateway into the public API, over real HTTP: the
 // admin API mints a one-time link, the link becomes an HttpOnly cookie, and the cookie acts as
@@ -231,5 +233,56 @@ describe("the console's page", () => {
     const missing = await request("GET", "/console/assets/nothing.js");
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe("route_not_found");
+  });
+});
+
+describe("settings", () => {
+  it.each([
+    [{}, 60 * 60_000, []],
+    [{ CONSOLE_SESSION_TTL_MINUTES: "15" }, 15 * 60_000, []],
+    [
+      { CONSOLE_FRAME_ANCESTORS: "https://app.example.com, http://localhost:8080 https://b.example/" },
+      60 * 60_000,
+      ["https://app.example.com", "http://localhost:8080", "https://b.example"],
+    ],
+  ])("%j", (env, ttl, ancestors) => {
+    const config = loadConfig(env);
+    expect(config.consoleSessionTtlMs).toBe(ttl);
+    expect(config.consoleFrameAncestors).toEqual(ancestors);
+  });
+
+  it.each([
+    { CONSOLE_SESSION_TTL_MINUTES: "0" },
+    { CONSOLE_FRAME_ANCESTORS: "https://app.example.com/console" },
+    { CONSOLE_FRAME_ANCESTORS: "*" },
+    { CONSOLE_FRAME_ANCESTORS: "ftp://files.example.com" },
+  ])("refuses %j", (env) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+  });
+});
+
+describe("embedding, with CONSOLE_FRAME_ANCESTORS", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      mongodbUri: inject("mongodbUri"),
+      databaseName: inject("databaseName"),
+      config: { consoleFrameAncestors: ["https://app.example.com"] },
+    });
+  });
+  afterAll(() => server.stop());
+
+  it("lets those origins frame the page, and makes the cookie one a framed page gets", async () => {
+    const page = await fetch(new URL("/console/", server.baseUrl));
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors https://app.example.com");
+    expect(page.headers.get("x-frame-options")).toBeNull();
+    const { linkToken } = await mintSession(workspaceId, {}, server.baseUrl);
+    const exchanged = await exchange(linkToken, server.baseUrl);
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.session.setCookie).toContain("SameSite=None; Secure; Partitioned");
+    const listed = await viaConsole(exchanged.session, "GET", "webhook-endpoints", {
+      baseUrl: server.baseUrl,
+    });
+    expect(listed.status).toBe(200);
   });
 });
