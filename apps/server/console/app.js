@@ -62,16 +62,20 @@ async function start() {
       history.replaceState(null, "", "/console/#/endpoints");
       session = await openSession(token);
     } else {
+      // The view's reads need no CSRF token: they start alongside the session's own read.
+      const view = show(false);
       session = await currentSession();
+      await view;
     }
   } catch (error) {
+    shown += 1; // a view still loading must not replace this
     signedOut(error);
     return;
   }
   const expires = new Date(session.expires_at).toLocaleTimeString();
   fill(document.getElementById("workspace"), `Workspace ${session.workspace_id} · session until ${expires}`);
   window.addEventListener("hashchange", () => show(true));
-  await show(false);
+  if (token) await show(false);
 }
 
 start();

@@ -30,14 +30,22 @@ export function consoleHeaders(frameAncestors: readonly string[]): Record<string
   };
 }
 
-export const CONSOLE_PAGE = `<!doctype html>
+/**
+ * The page, naming every module up front (`modulepreload`): the browser fetches them all at once
+ * instead of discovering them import by import, three round trips deep.
+ */
+export function consolePage(modules: readonly string[]): string {
+  const preloads = modules
+    .map((name) => `\n    <link rel="modulepreload" href="/console/assets/${name}">`)
+    .join("");
+  return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>Webhook console · Deskline</title>
     <link rel="icon" href="/console/assets/icon.svg">
-    <link rel="stylesheet" href="/console/assets/console.css">
+    <link rel="stylesheet" href="/console/assets/console.css">${preloads}
     <script type="module" src="/console/assets/app.js"></script>
   </head>
   <body>
@@ -57,3 +65,4 @@ export const CONSOLE_PAGE = `<!doctype html>
   </body>
 </html>
 `;
+}

@@ -7,7 +7,7 @@ import type { Before } from "../platform/http/serve.js";
 import { once, sendAsset } from "../platform/http/static-asset.js";
 import { loadConsoleAssets } from "./assets.js";
 import { consoleApiGateway, requireSession } from "./gateway.js";
-import { CONSOLE_PAGE, consoleHeaders } from "./page.js";
+import { consoleHeaders, consolePage } from "./page.js";
 import { clearSessionCookie, sessionCookie, setSessionCookie } from "./session-cookie.js";
 import type { ConsoleSessions, LiveSession } from "./sessions.js";
 
@@ -33,11 +33,14 @@ export function consoleMiddleware(
   const assets = once(() => loadConsoleAssets());
   const router = new Router({ prefix: "/console" });
 
-  router.get("/", (ctx) => {
+  const page = once(async () =>
+    consolePage([...(await assets()).keys()].filter((name) => name.endsWith(".js") && name !== "app.js")),
+  );
+  router.get("/", async (ctx) => {
     if (!ctx.path.endsWith("/")) return ctx.redirect("/console/");
     ctx.set({ ...headers, "Cache-Control": "no-cache" });
     ctx.type = "text/html";
-    ctx.body = CONSOLE_PAGE;
+    ctx.body = await page();
   });
 
   router.get("/assets/:name", async (ctx, next) => {
