@@ -126,6 +126,8 @@ async function firstScreens(consoleUrl: string, endpointUrl: string): Promise<nu
     );
     log(`last load's requests (ms): ${requests.join(", ")}`);
     if (process.env.CONSOLE_SCREENSHOT) {
+      // Tall enough for the chart, the recovery and the first deliveries.
+      await page.setViewportSize({ width: 1280, height: 1400 });
       await page.screenshot({ path: process.env.CONSOLE_SCREENSHOT });
       log(`screenshot: ${process.env.CONSOLE_SCREENSHOT}`);
     }
