@@ -72,3 +72,8 @@ export function endpointNames(fresh = false) {
   }
   return endpointUrls;
 }
+
+/** Ends the session (its cookie is cleared by the answer). */
+export async function endSession() {
+  await send("/console/session", "DELETE");
+}

@@ -2,7 +2,7 @@
 // this browser already holds), then shows the view the location's hash names. Hash routes keep
 // the console one page the server serves as is.
 
-import { currentSession, openSession } from "./api.js";
+import { currentSession, endSession, openSession } from "./api.js";
 import { fill, h, problem } from "./dom.js";
 import { endpointView } from "./endpoint.js";
 import { endpointsView } from "./endpoints.js";
@@ -73,7 +73,15 @@ async function start() {
     return;
   }
   const expires = new Date(session.expires_at).toLocaleTimeString();
+  const signOut = h("button", { type: "button", class: "sign-out" }, "Sign out");
+  signOut.addEventListener("click", async () => {
+    await endSession().catch(() => {});
+    shown += 1;
+    signOut.remove();
+    signedOut(new Error("You signed out."));
+  });
   fill(document.getElementById("workspace"), `Workspace ${session.workspace_id} · session until ${expires}`);
+  document.querySelector(".bar")?.append(signOut);
   window.addEventListener("hashchange", () => show(true));
   if (token) await show(false);
 }

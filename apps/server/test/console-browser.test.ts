@@ -238,6 +238,15 @@ describe("the webhook console in Chromium", () => {
     await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
   });
 
+  it("signs out", async () => {
+    const { page } = await openConsole();
+    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
+    await page.reload();
+    await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
+  });
+
   it("has no serious or critical axe-core violation on any page", async () => {
     const { page } = await openConsole();
     const scans: Record<string, unknown> = {};
