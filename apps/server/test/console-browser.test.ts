@@ -238,6 +238,36 @@ describe("the webhook console in Chromium", () => {
     await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
   });
 
+  it("adds an endpoint with the keyboard alone", async () => {
+    const { page } = await openConsole();
+    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    // What has the keyboard's focus: its text, or a field's name.
+    type Focusable = { textContent?: string; name?: string };
+    const focused = () =>
+      page.evaluate(() => {
+        const active = (globalThis as { document?: { activeElement?: Focusable } }).document?.activeElement;
+        return active?.name || active?.textContent || "";
+      });
+    for (let tab = 0; tab < 10 && (await focused()) !== "Add endpoint"; tab += 1)
+      await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Add endpoint");
+    await page.keyboard.press("Enter");
+    await expect.poll(focused, { timeout: 10_000 }).toBe("url"); // the form opens with the URL field focused
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("https://keyboard.invalid/hooks");
+    await page.keyboard.press("Tab"); // Events: "All events" stays selected
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("added without a mouse");
+    await page.keyboard.press("Enter");
+    await textOf(page.locator(".secret")).toMatch(/^whsec_/);
+    await shown(page.getByRole("link", { name: "https://keyboard.invalid/hooks", exact: true }));
+    const listed = await api.get("/open/v1/webhook-endpoints", { key, baseUrl, query: { limit: 100 } });
+    const added = listed.body.data.find(
+      (endpoint: { url: string }) => endpoint.url === "https://keyboard.invalid/hooks",
+    );
+    expect(added).toMatchObject({ events: ["*"], description: "added without a mouse" });
+  });
+
   it("signs out", async () => {
     const { page } = await openConsole();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
