@@ -53,6 +53,8 @@ RUN groupadd --system --gid 10001 deskline \
 # in node_modules, not by a path into a checkout).
 COPY --from=build /deploy/server/package.json ./
 COPY --from=build /deploy/server/dist dist
+# The webhook console's browser files, served as they are (apps/server/console).
+COPY --from=build /deploy/server/console console
 COPY --from=build /deploy/server/node_modules node_modules
 USER 10001:10001
 EXPOSE 3000

@@ -57,6 +57,39 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/workspaces/{id}/console-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The workspace's id (`ws_…`).
+                 * @example ws_2bXk8fPq1LmN4sTw
+                 */
+                id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a webhook console session
+         * @description Makes a one-time link to the webhook console (`/console/`) for one workspace, for a person
+         *     who owns it: no API key reaches their browser. Opening `url` exchanges the token in its
+         *     fragment (which never reaches a server log) for an HttpOnly cookie scoped to `/console/`;
+         *     the link works once, and only until `link_expires_at` (10 minutes, or the session's end if
+         *     sooner). The session then lasts until `expires_at`: `expires_in` seconds from now, by
+         *     default the deployment's `CONSOLE_SESSION_TTL_MINUTES` (1 hour). It can do what an API key with the
+         *     `webhooks:manage` scope and the read scopes can, in this workspace only. `url` is built from
+         *     the request's `Host`, as the operator reaches this server.
+         */
+        post: operations["createConsoleSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/api-keys/introspect": {
         parameters: {
             query?: never;
@@ -342,6 +375,30 @@ export type components = {
             name: string;
             /** Format: date-time */
             created_at: string;
+        };
+        ConsoleSessionCreate: {
+            /** @description How long the session lasts, in seconds (default `CONSOLE_SESSION_TTL_MINUTES`, 1 hour). */
+            expires_in?: number;
+        };
+        ConsoleSession: {
+            /** @constant */
+            object: "console_session";
+            workspace_id: string;
+            /**
+             * Format: uri
+             * @description The one-time link to the console; the token is in its fragment.
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description The link works once, until then.
+             */
+            link_expires_at: string;
+            /**
+             * Format: date-time
+             * @description When the session opened by the link ends.
+             */
+            expires_at: string;
         };
         ApiKeyCreate: {
             /** @description A label for people, e.g. the integration that uses the key. */
@@ -881,6 +938,63 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The workspace's id (`ws_…`).
+                 * @example ws_2bXk8fPq1LmN4sTw
+                 */
+                id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConsoleSessionCreate"];
+            };
+        };
+        responses: {
+            /** @description The one-time link (shown once; only its SHA-256 hash is stored). */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSession"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (`expires_in` out of range), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such workspace. Codes: `resource_missing`; `param` is `id`. */
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];

@@ -507,6 +507,36 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/webhook-endpoints/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Count an endpoint's recent deliveries
+         * @description How the endpoint's deliveries of the last 24 hours went, by status, in total and per hour:
+         *     24 clock hours (UTC), oldest first, each counting the deliveries queued in that hour; the
+         *     last is the current hour, so `until` is when it ends. The success rate of the window is
+         *     `succeeded / (succeeded + failed)`. What the webhook console charts; the deliveries
+         *     themselves are in `listWebhookEndpointDeliveries`.
+         */
+        get: operations["getWebhookEndpointStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/webhook-endpoints/{id}/recover": {
         parameters: {
             query?: never;
@@ -1573,6 +1603,33 @@ export type components = {
          * @enum {string}
          */
         WebhookDeliveryStatus: "pending" | "succeeded" | "failed" | "dropped";
+        /** @description Deliveries by status. */
+        DeliveryCounts: {
+            succeeded: number;
+            failed: number;
+            pending: number;
+            dropped: number;
+        };
+        /** @description An endpoint's deliveries of the last 24 hours, counted by status, in total and per hour. */
+        WebhookEndpointStats: {
+            /** @constant */
+            object: "webhook_endpoint_stats";
+            endpoint_id: string;
+            /** Format: date-time */
+            since: string;
+            /** Format: date-time */
+            until: string;
+            totals: components["schemas"]["DeliveryCounts"];
+            /** @description One bucket per hour of the window, oldest first; `start` is when the hour began. */
+            hourly: {
+                /** Format: date-time */
+                start: string;
+                succeeded: number;
+                failed: number;
+                pending: number;
+                dropped: number;
+            }[];
+        };
         /**
          * @description One event queued to one endpoint, with all its attempts: made when the event happens (for
          *     every enabled endpoint subscribed to its type), by `resendEvent` and by
@@ -3497,6 +3554,44 @@ export interface operations {
                 };
             };
             /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getWebhookEndpointStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint's delivery counts. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointStats"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -286,6 +286,20 @@ export declare const schemaProperties: {
     "events",
     "rate_limit"
   ];
+  readonly "DeliveryCounts": readonly [
+    "succeeded",
+    "failed",
+    "pending",
+    "dropped"
+  ];
+  readonly "WebhookEndpointStats": readonly [
+    "object",
+    "endpoint_id",
+    "since",
+    "until",
+    "totals",
+    "hourly"
+  ];
   readonly "WebhookDelivery": readonly [
     "id",
     "object",
@@ -422,6 +436,16 @@ export declare const schemaProperties: {
     "object",
     "name",
     "created_at"
+  ];
+  readonly "ConsoleSessionCreate": readonly [
+    "expires_in"
+  ];
+  readonly "ConsoleSession": readonly [
+    "object",
+    "workspace_id",
+    "url",
+    "link_expires_at",
+    "expires_at"
   ];
   readonly "ApiKeyCreate": readonly [
     "name",

@@ -286,6 +286,20 @@ export const schemaProperties = {
     "events",
     "rate_limit"
   ],
+  "DeliveryCounts": [
+    "succeeded",
+    "failed",
+    "pending",
+    "dropped"
+  ],
+  "WebhookEndpointStats": [
+    "object",
+    "endpoint_id",
+    "since",
+    "until",
+    "totals",
+    "hourly"
+  ],
   "WebhookDelivery": [
     "id",
     "object",
@@ -422,6 +436,16 @@ export const schemaProperties = {
     "object",
     "name",
     "created_at"
+  ],
+  "ConsoleSessionCreate": [
+    "expires_in"
+  ],
+  "ConsoleSession": [
+    "object",
+    "workspace_id",
+    "url",
+    "link_expires_at",
+    "expires_at"
   ],
   "ApiKeyCreate": [
     "name",

@@ -119,7 +119,7 @@ describe("contact commands", () => {
 });
 
 describe("webhook endpoints and events", () => {
-  it("create (secret once), list, get, update, rotate-secret, delete; events list", async () => {
+  it("create (secret once), list, get, update, rotate-secret, stats, delete; events list", async () => {
     const { key } = await newWorkspace();
     const url = "https://hooks.deskline-test.invalid/x";
     const create = ["webhooks", "endpoints", "create", "--url", url, "--event", "ticket.updated", "--json"];
@@ -148,6 +148,11 @@ describe("webhook endpoints and events", () => {
       { key },
     );
     expect(JSON.parse(rotated.stdout).secret).not.toBe(endpoint.secret);
+    const stats = await cli(["webhooks", "endpoints", "stats", endpoint.id, "--json"], { key });
+    expect(JSON.parse(stats.stdout)).toMatchObject({
+      object: "webhook_endpoint_stats",
+      totals: { succeeded: 0, failed: 0, pending: 0, dropped: 0 },
+    });
     const shown = await cli(["webhooks", "endpoints", "get", endpoint.id], { key });
     expect(shown.stdout).toMatch(/^url\s+https:\/\/hooks\.deskline-test\.invalid\/x$/m);
     expect((await cli(["webhooks", "endpoints", "delete", endpoint.id], { key })).code).toBe(0);

@@ -1,5 +1,7 @@
 import { Router } from "@koa/router";
 import type Koa from "koa";
+import { adminConsoleRoutes } from "./console/admin-routes.js";
+import { consoleMiddleware } from "./console/routes.js";
 import { contactRoutes } from "./contacts/routes.js";
 import { adminConversationRoutes } from "./conversations/admin-routes.js";
 import { conversationRoutes } from "./conversations/routes.js";
@@ -18,6 +20,7 @@ import type { Metrics } from "./platform/metrics/metrics.js";
 import type { Store } from "./store.js";
 import { ticketRoutes } from "./tickets/routes.js";
 import { adminWebhookRoutes } from "./webhooks/admin-routes.js";
+import { endpointStatsRoutes } from "./webhooks/endpoint-stats.js";
 import { eventDeliveryRoutes } from "./webhooks/event-routes.js";
 import { webhookEndpointRoutes } from "./webhooks/routes.js";
 import { adminRoutes } from "./workspaces/admin-routes.js";
@@ -50,12 +53,16 @@ export function createApp({ config, store, database, openapi, logger, clock, met
   adminRoutes(kit);
   adminConversationRoutes(kit);
   adminWebhookRoutes(kit);
+  adminConsoleRoutes(kit);
   contactRoutes(kit);
   ticketRoutes(kit);
   webhookEndpointRoutes(kit);
+  endpointStatsRoutes(kit);
   eventRoutes(kit);
   eventDeliveryRoutes(kit);
   conversationRoutes(kit);
 
-  return serveRouter(router, { logger, metrics: appMetrics });
+  // The webhook console: its page, session and gateway into the routes above (console/routes.ts).
+  const before = consoleMiddleware(store.consoleSessions, config);
+  return serveRouter(router, { logger, metrics: appMetrics, before });
 }

@@ -2,6 +2,7 @@
 import type { Server } from "node:http";
 import type Koa from "koa";
 import { createApp } from "./app.js";
+import { demoConsoleLink } from "./console/demo-link.js";
 import { type DemoWorkspace, openDemoWorkspace } from "./demo.js";
 import { createMetrics } from "./metrics-wire.js";
 import { type Config, ConfigError, loadConfig } from "./platform/config.js";
@@ -107,7 +108,8 @@ async function main(): Promise<void> {
   if (config.role !== "worker" && process.argv.includes("--demo")) {
     await indexesReady;
     const demo = await openDemoWorkspace(store, embedded?.dataDir);
-    printDemo(server.baseUrl, demo, dataLine(config, embedded?.dataDir), config.adminToken);
+    const consoleUrl = await demoConsoleLink(store, demo.workspaceId, server.baseUrl, config);
+    printDemo(server.baseUrl, demo, dataLine(config, embedded?.dataDir), config.adminToken, consoleUrl);
   }
 
   let shuttingDown = false;
@@ -174,7 +176,13 @@ function dataLine(config: Config, dataDir: string | undefined): string {
   return "in memory (--ephemeral): gone when the server stops";
 }
 
-function printDemo(baseUrl: string, demo: DemoWorkspace, data: string, adminToken: string | undefined): void {
+function printDemo(
+  baseUrl: string,
+  demo: DemoWorkspace,
+  data: string,
+  adminToken: string | undefined,
+  consoleUrl: string,
+): void {
   const lines = [
     "",
     "Deskline is running.",
@@ -186,6 +194,7 @@ function printDemo(baseUrl: string, demo: DemoWorkspace, data: string, adminToke
     adminToken
       ? `  Admin API:  ${baseUrl}/admin/v1 (Bearer $ADMIN_TOKEN)`
       : "  Admin API:  off (set ADMIN_TOKEN to turn it on)",
+    `  Console:    ${consoleUrl}   (webhooks; one-time link, 10 minutes)`,
     "",
     `  Try: curl -s ${baseUrl}/open/v1/contacts -H "Authorization: Bearer ${demo.key}"`,
     "",

@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import { ConsoleSessions } from "./console/sessions.js";
 import { Contacts } from "./contacts/store.js";
 import { Messages } from "./conversations/messages.js";
 import { Conversations } from "./conversations/store.js";
@@ -41,6 +42,8 @@ export interface Store {
   deliveryQueue: DeliveryQueue;
   /** Moves events from the documents that record them into `events` (events/outbox-relay.ts). */
   relay: EventRelay;
+  /** The webhook console's sessions (console/sessions.ts). */
+  consoleSessions: ConsoleSessions;
 }
 
 export function createStore(
@@ -84,6 +87,7 @@ export function createStore(
     webhookDeliveries,
     deliveryQueue,
     relay,
+    consoleSessions: new ConsoleSessions(db),
   };
 }
 
@@ -101,4 +105,5 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.relay.ensureIndexes();
   await store.deliveryAttempts.ensureIndexes();
   await store.webhookDeliveries.ensureIndexes();
+  await store.consoleSessions.ensureIndexes();
 }

@@ -82,6 +82,7 @@ describe("the built server", () => {
       });
       // The deploy's own lockfile (what was installed) beside the package.
       expect(readdirSync(deployed).sort()).toEqual([
+        "console",
         "dist",
         "node_modules",
         "package.json",
@@ -115,6 +116,8 @@ describe("the built server", () => {
       const page = await request("GET", "/open/v1/docs", { baseUrl });
       const script = /<script src="([^"]+)"/.exec(page.body as string)?.[1] as string;
       expect((await fetch(new URL(script, baseUrl))).status).toBe(200);
+      // So do the webhook console's files (the package's `files` ships them beside dist/).
+      expect((await fetch(new URL("/console/assets/app.js", baseUrl))).status).toBe(200);
 
       main.child.kill("SIGTERM");
       const code = await main.exited;

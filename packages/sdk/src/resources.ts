@@ -223,6 +223,8 @@ export class WebhookEndpoints extends Resource {
    * `event_type`, `created_after`/`created_before`. Iterate to walk every page.
    */
   deliveries = this.nestedLister("/open/v1/webhook-endpoints/{id}/deliveries");
+  /** The endpoint's deliveries of the last 24 hours counted by status, in total and per hour. */
+  stats = this.byId("get", "/open/v1/webhook-endpoints/{id}/stats");
   /**
    * Queues, oldest first, one delivery of every event from `since` to `until` (default now) that
    * the endpoint subscribes to and never received: failed, dropped, or never sent while it was

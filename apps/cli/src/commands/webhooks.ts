@@ -146,6 +146,20 @@ export function register(webhooks: Command): void {
     "deskline webhooks endpoints rotate-secret we_0VbeYBCu9tPuFypVLWBsJN --expires-in 3600",
   );
 
+  kit.examples(
+    endpoints
+      .command("stats")
+      .description(
+        "count the endpoint's deliveries of the last 24 hours by status, in total and per hour (what the webhook console charts)",
+      )
+      .argument("<id>", "endpoint id (we_…)")
+      .action(async (id: string, _options: unknown, command: Command) => {
+        const deskline = await clientFor(command);
+        printObject(await deskline.webhookEndpoints.stats(id), Boolean(globalsOf(command).json));
+      }),
+    "deskline webhooks endpoints stats we_0VbeYBCu9tPuFypVLWBsJN --json | jq .totals",
+  );
+
   kit.deleteCommand(
     endpoints,
     {

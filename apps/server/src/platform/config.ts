@@ -153,6 +153,16 @@ export interface Config {
   secretsEncryptionKey: Buffer | undefined;
   /** SECRETS_ENCRYPTION_OLD_KEYS: earlier keys (comma-separated), which still open what they sealed. */
   secretsEncryptionOldKeys: Buffer[];
+  /**
+   * CONSOLE_SESSION_TTL_MINUTES: how long a webhook console session lasts when its minting names
+   * no `expires_in` (docs/console.md). 60 by default.
+   */
+  consoleSessionTtlMs: number;
+  /**
+   * CONSOLE_FRAME_ANCESTORS: the origins (`https://app.example.com`, space- or comma-separated)
+   * whose pages may embed the console in an iframe; none by default (docs/console.md).
+   */
+  consoleFrameAncestors: string[];
 }
 
 export class ConfigError extends Error {}
@@ -253,6 +263,20 @@ function secretsKeys(env: NodeJS.ProcessEnv): { current: Buffer | undefined; old
     );
   }
   return { current, old };
+}
+
+/** CONSOLE_FRAME_ANCESTORS: origins only (scheme, host, port), as CSP's frame-ancestors takes them. */
+function frameAncestors(env: NodeJS.ProcessEnv): string[] {
+  const items = (text(env, "CONSOLE_FRAME_ANCESTORS") ?? "").split(/[\s,]+/).filter(Boolean);
+  return items.map((item) => {
+    const origin = URL.canParse(item) ? new URL(item).origin : "null";
+    if (origin === "null" || origin !== item.replace(/\/$/, "") || !/^https?:/.test(origin)) {
+      throw new ConfigError(
+        `CONSOLE_FRAME_ANCESTORS takes origins like https://app.example.com, got ${JSON.stringify(item)}`,
+      );
+    }
+    return origin;
+  });
 }
 
 /** MONGODB_URI, required where DESKLINE_EMBEDDED_DB=off, with what to do about it. */
@@ -371,5 +395,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     extraCaCertsFile: text(env, "NODE_EXTRA_CA_CERTS"),
     secretsEncryptionKey: secrets.current,
     secretsEncryptionOldKeys: secrets.old,
+    consoleSessionTtlMs: integer(env, "CONSOLE_SESSION_TTL_MINUTES", 60, 1) * 60_000,
+    consoleFrameAncestors: frameAncestors(env),
   };
 }

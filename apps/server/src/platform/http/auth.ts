@@ -41,8 +41,11 @@ export function apiKeyOf(ctx: Context): AuthenticatedKey {
 /** Authenticates the bearer key and checks the operation's scope (from the spec's `security`). */
 export function requireApiKey(apiKeys: KeyAuthenticator, scope: string | undefined) {
   return async (ctx: Context, next: Next) => {
-    const token = bearerToken(ctx);
-    const key = await apiKeys.authenticate(token);
+    // A webhook console request arrives already authenticated by its session cookie, as a key
+    // of the session's workspace and scopes (console/gateway.ts); the scope check still applies.
+    const key =
+      (ctx.state.consoleKey as AuthenticatedKey | undefined) ??
+      (await apiKeys.authenticate(bearerToken(ctx)));
     if (!key) {
       throw new AppError(401, "invalid_api_key", "The API key is unknown or has been revoked.", undefined, {
         "WWW-Authenticate": 'Bearer realm="deskline", error="invalid_token"',

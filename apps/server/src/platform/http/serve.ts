@@ -14,7 +14,22 @@ import { requestId } from "./request-id.js";
  * `Allow`) in the API's error body for anything else. The API (app.ts) and a worker's probes (worker-app.ts)
  * differ only in their routes. With tracing on, a span around all of it (platform/telemetry/index.ts).
  */
-export function serveRouter(router: Router, { logger, metrics }: { logger: Logger; metrics: Metrics }): Koa {
+/** What may run ahead of the routes: plain middleware, or another router's routes. */
+export type Before = Koa.Middleware | ReturnType<Router["routes"]>;
+
+export function serveRouter(
+  router: Router,
+  {
+    logger,
+    metrics,
+    before = [],
+  }: {
+    logger: Logger;
+    metrics: Metrics;
+    /** Middleware run ahead of the routes, inside the error middleware (the webhook console's, console/routes.ts). */
+    before?: Before[];
+  },
+): Koa {
   const app = new Koa({ proxy: false });
   // Outermost, so the access log line and the error middleware run inside the request's span.
   const spans = requestSpanMiddleware();
@@ -23,6 +38,7 @@ export function serveRouter(router: Router, { logger, metrics }: { logger: Logge
   app.use(accessLog(logger));
   app.use(requestMetrics(metrics));
   app.use(errorMiddleware(logger));
+  for (const middleware of before) app.use(middleware);
   app.use(router.routes());
   app.use(allowedMethods(router));
   // Errors are answered by errorMiddleware; Koa's own handler would only log them twice.

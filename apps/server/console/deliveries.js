@@ -1,0 +1,186 @@
+// An endpoint's deliveries: filterable by status and event type, each row with its status as
+// text, its attempts, its own "Resend", and "Details" (the attempts and the event's payload).
+
+import { api, get, knownEventTypes } from "./api.js";
+import {
+  announce,
+  choice,
+  dataTable,
+  field,
+  fill,
+  h,
+  moreButton,
+  problem,
+  statusBadge,
+  when,
+} from "./dom.js";
+
+const PAGE = 25;
+const STATUSES = ["succeeded", "failed", "pending", "dropped"];
+/** How many pages of attempts a delivery's details may read (newest first) to find its own. */
+const ATTEMPT_PAGES = 10;
+
+/** The attempts of one delivery: read from the endpoint's attempts, newest first, down to the delivery's creation. */
+async function attemptsOf(delivery) {
+  const found = [];
+  let after;
+  for (let page = 0; page < ATTEMPT_PAGES; page += 1) {
+    const attempts = await get(`webhook-endpoints/${delivery.endpoint_id}/attempts`, {
+      limit: 100,
+      starting_after: after,
+    });
+    found.push(...attempts.data.filter((attempt) => attempt.delivery_id === delivery.id));
+    const last = attempts.data.at(-1);
+    if (!attempts.has_more || !last || last.created_at < delivery.created_at) break;
+    after = last.id;
+  }
+  return found.sort((a, b) => a.attempt - b.attempt);
+}
+
+function attemptsTable(attempts) {
+  if (!attempts.length) return h("p", {}, "No attempts yet.");
+  const rows = attempts.map((attempt) =>
+    h(
+      "tr",
+      {},
+      h("th", { scope: "row" }, String(attempt.attempt)),
+      h("td", {}, attempt.status_code === null ? "none" : String(attempt.status_code)),
+      h("td", {}, `${attempt.duration_ms} ms`),
+      h("td", {}, attempt.error ?? "—"),
+      h("td", {}, when(attempt.created_at)),
+    ),
+  );
+  const columns = ["Attempt", "Status code", "Duration", "Error", "At"];
+  return dataTable({ caption: "Attempts", columns, rows, className: "attempts", showCaption: true });
+}
+
+async function details(delivery, cell) {
+  fill(cell, h("p", {}, "Loading…"));
+  const [attempts, event] = await Promise.all([
+    attemptsOf(delivery),
+    get(`events/${delivery.event_id}`).catch(() => null),
+  ]);
+  fill(
+    cell,
+    attemptsTable(attempts),
+    h("h3", {}, "Payload"),
+    event
+      ? h(
+          "pre",
+          { class: "payload", tabindex: "0", "aria-label": `Payload of ${delivery.event_id}` },
+          JSON.stringify(event, null, 2),
+        )
+      : h("p", {}, "The event is past its retention."),
+  );
+}
+
+/** "Resend": queues a new delivery of the event to this endpoint. */
+export async function resend(delivery, after) {
+  try {
+    await api("POST", `events/${delivery.event_id}/resend`, { body: { endpoint_id: delivery.endpoint_id } });
+    announce(`Resent ${delivery.event_id}: a new delivery is pending.`);
+    await after();
+  } catch (error) {
+    announce(`Resend failed: ${error.message}`);
+    throw error;
+  }
+}
+
+function rows(delivery, columns, reload) {
+  const detailCell = h("td", { colspan: columns });
+  const detailRow = h("tr", { class: "detail", hidden: true }, detailCell);
+  const toggle = h(
+    "button",
+    { type: "button", "aria-expanded": "false", "aria-controls": `detail-${delivery.id}` },
+    "Details",
+  );
+  detailCell.id = `detail-${delivery.id}`;
+  toggle.addEventListener("click", async () => {
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    detailRow.hidden = !open;
+    if (open) await details(delivery, detailCell).catch((error) => fill(detailCell, problem(error)));
+  });
+  const again = h("button", { type: "button" }, "Resend");
+  again.addEventListener("click", () => resend(delivery, reload).catch(() => {}));
+  const main = h(
+    "tr",
+    { "data-delivery": delivery.id },
+    h(
+      "th",
+      { scope: "row" },
+      h("span", { class: "event-type" }, delivery.event_type),
+      h("br"),
+      h("a", { href: `#/events/${delivery.event_id}`, class: "id" }, delivery.event_id),
+    ),
+    h("td", {}, statusBadge(delivery.status)),
+    h("td", {}, String(delivery.attempts)),
+    h("td", {}, delivery.last_status_code === null ? "—" : String(delivery.last_status_code)),
+    h("td", {}, when(delivery.created_at)),
+    h("td", { class: "row-actions" }, toggle, " ", again),
+  );
+  return [main, detailRow];
+}
+
+const HEAD = ["Event", "Status", "Attempts", "Last status code", "Queued", "Actions"];
+
+/** The first page unfiltered, as `deliveriesSection` lists it: the endpoint's page asks for it at once. */
+export const firstDeliveries = (endpointId) =>
+  get(`webhook-endpoints/${endpointId}/deliveries`, { limit: PAGE });
+
+/** The filters' form: Status, Event type, Filter and Refresh (both run `reload`). */
+function filterForm(status, eventType, reload, shown) {
+  const form = h(
+    "form",
+    { class: "filters", "aria-label": "Filter deliveries" },
+    field("Status", status),
+    field("Event type", eventType),
+    h("button", { type: "submit" }, "Filter"),
+    h(
+      "button",
+      { type: "button", onclick: () => reload().then(() => announce("Deliveries refreshed.")) },
+      "Refresh",
+    ),
+  );
+  form.addEventListener("submit", (submitted) => {
+    submitted.preventDefault();
+    reload().then(
+      () => announce("Deliveries filtered."),
+      (error) => fill(shown, problem(error)),
+    );
+  });
+  return form;
+}
+
+/** The section: filters, the table, "Show more" and "Refresh". */
+export async function deliveriesSection(endpoint, onReload = async () => {}, firstPage = undefined) {
+  const status = choice("status", "Any status", STATUSES);
+  const eventType = choice("event_type", "Any event type", await knownEventTypes());
+  const body = h("div", { class: "list" });
+  let prefetched = firstPage;
+  const load = async (after) => {
+    const query = { limit: PAGE, status: status.value, event_type: eventType.value, starting_after: after };
+    const page = await (prefetched ?? get(`webhook-endpoints/${endpoint.id}/deliveries`, query));
+    prefetched = undefined;
+    body.querySelector(".more")?.remove();
+    if (!after && !page.data.length) return fill(body, h("p", {}, "No deliveries match."));
+    if (!after) {
+      const caption = "Deliveries to this endpoint, newest first";
+      fill(body, dataTable({ caption, columns: HEAD, className: "deliveries" }));
+    }
+    body
+      .querySelector("tbody")
+      ?.append(...page.data.flatMap((delivery) => rows(delivery, HEAD.length, reload)));
+    if (page.has_more) moreButton(body, "Show more deliveries", () => load(page.data.at(-1).id));
+  };
+  /** The list from its first page, and whatever follows it (the chart's counts). */
+  const reload = () => Promise.all([load(), onReload()]);
+  const section = h(
+    "section",
+    { "aria-labelledby": "deliveries-heading" },
+    h("h2", { id: "deliveries-heading" }, "Deliveries"),
+    filterForm(status, eventType, reload, body),
+    body,
+  );
+  return { section, load, reload };
+}

@@ -1,0 +1,119 @@
+// The console's DOM helpers: elements built by code (no HTML strings, so no markup injection
+// from an endpoint's description or an event's payload), and one live region for announcements.
+
+/**
+ * An element with attributes, listeners (`onclick`…) and children (nodes or text).
+ * @param {string} tag
+ * @param {Record<string, unknown>} [props]
+ * @param {...unknown} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, props = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") element.addEventListener(name.slice(2), value);
+    else if (name === "class") element.className = String(value);
+    else if (value === true) element.setAttribute(name, "");
+    else element.setAttribute(name, String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+/** Appends children, skipping null, undefined and false; arrays are flattened. */
+export function append(parent, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.append(child instanceof Node ? child : String(child));
+  }
+  return parent;
+}
+
+/** Replaces an element's children. */
+export function fill(parent, ...children) {
+  parent.replaceChildren();
+  return append(parent, children);
+}
+
+/** Says something to screen reader users without moving their focus. */
+export function announce(text) {
+  const region = document.getElementById("status");
+  if (!region) return;
+  region.textContent = "";
+  // A change the assistive technology notices even when the same text is said twice.
+  setTimeout(() => {
+    region.textContent = text;
+  }, 50);
+}
+
+/** A time as people read it, with the exact instant in a <time> element. */
+export function when(iso) {
+  if (!iso) return "—";
+  return h("time", { datetime: iso }, new Date(iso).toLocaleString());
+}
+
+/** A visible message of what went wrong, announced too. */
+export function problem(error) {
+  const text = error?.message ?? String(error);
+  return h("p", { class: "problem", role: "alert" }, text);
+}
+
+/** A delivery or endpoint status as text, with a class the stylesheet colours (never colour alone). */
+export function statusBadge(status) {
+  return h("span", { class: `badge badge-${status}` }, status);
+}
+
+/** A form field: a label bound to its control. */
+let fieldCount = 0;
+export function field(label, control, hint) {
+  fieldCount += 1;
+  const id = control.id || `field-${fieldCount}`;
+  control.id = id;
+  const hintId = hint ? `${id}-hint` : undefined;
+  if (hintId) control.setAttribute("aria-describedby", hintId);
+  return h(
+    "div",
+    { class: "field" },
+    h("label", { for: id }, label),
+    hint ? h("p", { class: "hint", id: hintId }, hint) : null,
+    control,
+  );
+}
+
+/** A select of `values` whose first option, "", means any of them. */
+export function choice(name, anyLabel, values) {
+  return h(
+    "select",
+    { name },
+    h("option", { value: "" }, anyLabel),
+    values.map((value) => h("option", { value }, value)),
+  );
+}
+
+/** A table with a caption (hidden unless `showCaption`), column headers and `rows`. */
+export function dataTable({ caption, columns, rows = [], className, showCaption = false }) {
+  return h(
+    "table",
+    { class: className },
+    caption ? h("caption", { class: showCaption ? undefined : "visually-hidden" }, caption) : null,
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        columns.map((name) => h("th", { scope: "col" }, name)),
+      ),
+    ),
+    h("tbody", {}, rows),
+  );
+}
+
+/** "Show more …": a button at the end of `into` that loads the next page, once. */
+export function moreButton(into, label, next) {
+  into.querySelector(".more")?.remove();
+  const more = h("button", { type: "button", class: "more" }, label);
+  more.addEventListener("click", () => next().catch((error) => into.append(problem(error))));
+  into.append(more);
+}

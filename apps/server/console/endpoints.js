@@ -1,0 +1,95 @@
+// The list of webhook endpoints: each one's URL (a link to its page), status and success rate
+// of the last 24 hours; and "Add endpoint".
+
+import { api, get } from "./api.js";
+import { successRate } from "./chart.js";
+import { announce, dataTable, fill, h, moreButton, problem, statusBadge } from "./dom.js";
+import { endpointForm } from "./form.js";
+import { secretNotice } from "./secret.js";
+
+const PAGE = 50;
+
+function rateCell(endpoint) {
+  const cell = h("td", {}, "…");
+  get(`webhook-endpoints/${endpoint.id}/stats`).then(
+    (stats) => fill(cell, successRate(stats.totals)),
+    () => fill(cell, "unknown"),
+  );
+  return cell;
+}
+
+function row(endpoint) {
+  return h(
+    "tr",
+    {},
+    h("th", { scope: "row" }, h("a", { href: `#/endpoints/${endpoint.id}` }, endpoint.url)),
+    h("td", {}, statusBadge(endpoint.status)),
+    rateCell(endpoint),
+    h("td", {}, endpoint.events.join(", ")),
+    h("td", {}, endpoint.description ?? ""),
+  );
+}
+
+function table(endpoints) {
+  const columns = ["URL", "Status", "Success rate (24 h)", "Events", "Description"];
+  return dataTable({ caption: "Webhook endpoints of this workspace", columns, rows: endpoints.map(row) });
+}
+
+/** Loads the endpoints into `into`: the first page anew, or the page after `after` appended. */
+async function listInto(into, after) {
+  const page = await get("webhook-endpoints", { limit: PAGE, starting_after: after });
+  into.querySelector(".more")?.remove();
+  if (!after && page.data.length === 0) {
+    fill(into, h("p", {}, "No webhook endpoints yet. Add one to start receiving events."));
+    return;
+  }
+  if (after) into.querySelector("tbody")?.append(...page.data.map(row));
+  else fill(into, table(page.data));
+  if (page.has_more) moreButton(into, "Show more endpoints", () => listInto(into, page.data.at(-1).id));
+}
+
+export async function endpointsView(main) {
+  document.title = "Webhook endpoints · Deskline";
+  const list = h("div", { class: "list" }, h("p", {}, "Loading endpoints…"));
+  const notices = h("div", {});
+  const formSlot = h("div", {});
+  const add = h("button", { type: "button", class: "primary", "aria-expanded": "false" }, "Add endpoint");
+  const closeForm = () => {
+    fill(formSlot);
+    add.setAttribute("aria-expanded", "false");
+    add.focus();
+  };
+  add.addEventListener("click", async () => {
+    if (formSlot.firstChild) return closeForm();
+    const { form, focus } = await endpointForm({
+      legend: "New endpoint",
+      cancel: closeForm,
+      save: async (body) => {
+        const created = await api("POST", "webhook-endpoints", { body });
+        fill(formSlot);
+        add.setAttribute("aria-expanded", "false");
+        const notice = secretNotice(created, `Endpoint ${created.url} added.`);
+        fill(
+          notices,
+          notice,
+          h("p", {}, h("a", { href: `#/endpoints/${created.id}` }, `Open ${created.url}`)),
+        );
+        notice.focus();
+        announce(`Endpoint ${created.url} added.`);
+        await listInto(list);
+      },
+    });
+    fill(formSlot, form);
+    add.setAttribute("aria-expanded", "true");
+    focus();
+  });
+  fill(
+    main,
+    h("h1", { tabindex: "-1" }, "Webhook endpoints"),
+    h("div", { class: "actions" }, add),
+    formSlot,
+    notices,
+    list,
+  );
+  await listInto(list).catch((error) => fill(list, problem(error)));
+}

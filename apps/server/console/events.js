@@ -1,0 +1,149 @@
+// Events: the workspace's events, searchable by type and by id, each with where it went (its
+// deliveries); and one event's page, its payload and its deliveries, each with "Resend".
+
+import { endpointNames, get, knownEventTypes } from "./api.js";
+import { resend } from "./deliveries.js";
+import {
+  announce,
+  choice,
+  dataTable,
+  field,
+  fill,
+  h,
+  moreButton,
+  problem,
+  statusBadge,
+  when,
+} from "./dom.js";
+
+const PAGE = 25;
+
+/** Where one event went: each delivery's endpoint and status, read as the row appears. */
+function wentCell(event) {
+  const cell = h("td", {}, "…");
+  Promise.all([get(`events/${event.id}/deliveries`, { limit: 10 }), endpointNames()]).then(
+    ([deliveries, names]) => {
+      if (!deliveries.data.length) return fill(cell, "no endpoint");
+      fill(
+        cell,
+        h(
+          "ul",
+          { class: "went" },
+          deliveries.data.map((delivery) =>
+            h(
+              "li",
+              {},
+              h(
+                "a",
+                { href: `#/endpoints/${delivery.endpoint_id}` },
+                names.get(delivery.endpoint_id) ?? delivery.endpoint_id,
+              ),
+              " ",
+              statusBadge(delivery.status),
+            ),
+          ),
+        ),
+      );
+    },
+    () => fill(cell, "unknown"),
+  );
+  return cell;
+}
+
+const eventRow = (event) =>
+  h(
+    "tr",
+    {},
+    h("th", { scope: "row" }, h("a", { href: `#/events/${event.id}`, class: "id" }, event.id)),
+    h("td", {}, event.type),
+    h("td", {}, when(new Date(event.created * 1000).toISOString())),
+    wentCell(event),
+  );
+
+async function search(results, { type, id }, after) {
+  if (id) {
+    const event = await get(`events/${id}`).catch((error) =>
+      error.status === 404 ? null : Promise.reject(error),
+    );
+    return fill(results, event ? eventTable([event]) : h("p", {}, `No event ${id} in this workspace.`));
+  }
+  const page = await get("events", { limit: PAGE, type, starting_after: after });
+  results.querySelector(".more")?.remove();
+  if (!after) fill(results, page.data.length ? eventTable(page.data) : h("p", {}, "No events match."));
+  else results.querySelector("tbody")?.append(...page.data.map(eventRow));
+  if (page.has_more)
+    moreButton(results, "Show more events", () => search(results, { type }, page.data.at(-1).id));
+}
+
+function eventTable(events) {
+  const columns = ["Event", "Type", "Created", "Delivered to"];
+  return dataTable({ caption: "Events, newest first", columns, rows: events.map(eventRow) });
+}
+
+export async function eventsView(main) {
+  document.title = "Events · Deskline";
+  const type = choice("type", "Any event type", await knownEventTypes());
+  const id = h("input", { type: "search", name: "id", placeholder: "evt_…", spellcheck: "false" });
+  const results = h("div", { class: "list" }, h("p", {}, "Loading events…"));
+  const form = h(
+    "form",
+    { class: "filters", role: "search", "aria-label": "Search events" },
+    field("Event type", type),
+    field("Event ID", id),
+    h("button", { type: "submit" }, "Search"),
+  );
+  form.addEventListener("submit", (submitted) => {
+    submitted.preventDefault();
+    search(results, { type: type.value, id: id.value.trim() }).then(
+      () => announce("Events searched."),
+      (error) => fill(results, problem(error)),
+    );
+  });
+  fill(main, h("h1", { tabindex: "-1" }, "Events"), form, results);
+  endpointNames(true);
+  await search(results, {}).catch((error) => fill(results, problem(error)));
+}
+
+/** One row of an event's deliveries: the endpoint (by URL), how it went, and "Resend". */
+function deliveryRow(delivery, names, after) {
+  const again = h("button", { type: "button" }, "Resend");
+  again.addEventListener("click", () => resend(delivery, after).catch(() => {}));
+  const endpoint = names.get(delivery.endpoint_id) ?? delivery.endpoint_id;
+  return h(
+    "tr",
+    {},
+    h("th", { scope: "row" }, h("a", { href: `#/endpoints/${delivery.endpoint_id}` }, endpoint)),
+    h("td", {}, statusBadge(delivery.status)),
+    h("td", {}, String(delivery.attempts)),
+    h("td", {}, when(delivery.created_at)),
+    h("td", {}, again),
+  );
+}
+
+export async function eventView(main, eventId) {
+  const [event, deliveries, names] = await Promise.all([
+    get(`events/${eventId}`),
+    get(`events/${eventId}/deliveries`, { limit: 100 }),
+    endpointNames(true),
+  ]);
+  document.title = `${event.id} · Events · Deskline`;
+  const rows = deliveries.data.map((delivery) =>
+    deliveryRow(delivery, names, () => eventView(main, eventId)),
+  );
+  const columns = ["Endpoint", "Status", "Attempts", "Queued", "Actions"];
+  fill(
+    main,
+    h("p", { class: "crumbs" }, h("a", { href: "#/events" }, "Events")),
+    h("h1", { tabindex: "-1" }, `${event.type} ${event.id}`),
+    h("h2", {}, "Payload"),
+    h(
+      "pre",
+      { class: "payload", tabindex: "0", "aria-label": "Event payload" },
+      JSON.stringify(event, null, 2),
+    ),
+    h("h2", {}, "Deliveries"),
+    rows.length
+      ? dataTable({ caption: "Deliveries of this event", columns, rows })
+      : h("p", {}, "No endpoint received this event."),
+  );
+}

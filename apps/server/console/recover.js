@@ -1,0 +1,95 @@
+// "Recover": queues every delivery the endpoint missed since a time, then shows how the queued
+// deliveries are going until none is pending.
+
+import { api, get } from "./api.js";
+import { announce, field, fill, h, problem } from "./dom.js";
+
+const POLL_MS = 1000;
+const POLL_LIMIT = 120;
+const PROGRESS_PAGES = 10;
+
+/** A datetime-local value (the browser's time zone) for `date`. */
+function localInput(date) {
+  const shifted = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
+  return shifted.toISOString().slice(0, 16);
+}
+
+/** The deliveries newer than `markId` (the newest before the recovery), counted by status. */
+async function progressSince(endpointId, markId) {
+  const counts = { succeeded: 0, failed: 0, pending: 0, dropped: 0 };
+  let after;
+  for (let page = 0; page < PROGRESS_PAGES; page += 1) {
+    const deliveries = await get(`webhook-endpoints/${endpointId}/deliveries`, {
+      limit: 100,
+      starting_after: after,
+    });
+    for (const delivery of deliveries.data) {
+      if (markId && delivery.id <= markId) return counts;
+      counts[delivery.status] += 1;
+    }
+    if (!deliveries.has_more) break;
+    after = deliveries.data.at(-1).id;
+  }
+  return counts;
+}
+
+async function follow(endpointId, markId, queued, output, done) {
+  for (let poll = 0; poll < POLL_LIMIT; poll += 1) {
+    if (!output.isConnected) return;
+    const counts = await progressSince(endpointId, markId);
+    const settled = counts.succeeded + counts.failed + counts.dropped;
+    fill(
+      output,
+      `Recovery: ${queued} queued · ${counts.succeeded} succeeded · ${counts.failed} failed · ${counts.pending} pending`,
+    );
+    if (counts.pending === 0 || settled >= queued) {
+      announce(`Recovery finished: ${counts.succeeded} succeeded, ${counts.failed} failed.`);
+      await done();
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+export function recoverSection(endpoint, done) {
+  const since = h("input", {
+    type: "datetime-local",
+    name: "since",
+    required: true,
+    value: localInput(new Date(Date.now() - 3_600_000)),
+  });
+  const progress = h("p", { class: "progress", role: "status" });
+  const errors = h("div", {});
+  const form = h(
+    "form",
+    { class: "filters" },
+    field(
+      "Since",
+      since,
+      "Queues every event since then that the endpoint did not receive: failed, dropped, or missed while paused.",
+    ),
+    h("button", { type: "submit" }, "Recover"),
+  );
+  form.addEventListener("submit", async (submitted) => {
+    submitted.preventDefault();
+    errors.replaceChildren();
+    try {
+      const newest = await get(`webhook-endpoints/${endpoint.id}/deliveries`, { limit: 1 });
+      const body = { since: new Date(since.value).toISOString() };
+      const recovery = await api("POST", `webhook-endpoints/${endpoint.id}/recover`, { body });
+      fill(progress, `Recovery: ${recovery.queued} queued.`);
+      announce(`Recovery started: ${recovery.queued} deliveries queued.`);
+      if (recovery.queued > 0) await follow(endpoint.id, newest.data[0]?.id, recovery.queued, progress, done);
+    } catch (error) {
+      errors.append(problem(error));
+    }
+  });
+  return h(
+    "section",
+    { "aria-labelledby": "recover-heading" },
+    h("h2", { id: "recover-heading" }, "Recover missed deliveries"),
+    form,
+    progress,
+    errors,
+  );
+}

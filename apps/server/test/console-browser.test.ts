@@ -1,0 +1,314 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { api, newWorkspace } from "./helpers/api.js";
+import { launchChromium, seriousViolations, watchProblems } from "./helpers/browser.js";
+import { mintSession } from "./helpers/console.js";
+import { type Deployment, startDeployment } from "./helpers/delivery.js";
+import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
+
+// The webhook console in Chromium, against a real server process that delivers webhooks (50 ms
+// retries) to an HTTPS receiver this file starts: a person's session from minting the link to
+// fixing a failing endpoint, a recovery after a pause, the refusals, and an axe-core scan of
+// every page. The controls are found as a person finds them: by role and accessible name.
+
+vi.setConfig({ testTimeout: 120_000 });
+
+const SCREENSHOT = process.env.CONSOLE_SCREENSHOT ?? join(tmpdir(), "deskline-console.png");
+
+let deployment: Deployment;
+let baseUrl: string;
+let browser: Browser;
+let workspaceId: string;
+let key: string;
+let receiver: Receiver;
+const contexts: BrowserContext[] = [];
+/** Every page's troubles (console errors, requests leaving the server), checked at the end. */
+const problems: string[] = [];
+
+beforeAll(async () => {
+  deployment = await startDeployment();
+  baseUrl = await (await deployment.start("all")).baseUrl;
+  ({ workspaceId, key } = await newWorkspace(undefined, baseUrl));
+  receiver = await startReceiver();
+  browser = await launchChromium();
+}, 180_000);
+afterAll(async () => {
+  for (const context of contexts) await context.close();
+  await browser?.close();
+});
+
+/** A fresh browser (its own cookies) that opened a new console link of `workspace`. */
+async function openConsole(workspace = workspaceId): Promise<{ page: Page; url: string }> {
+  const { url } = await mintSession(workspace, {}, baseUrl);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  contexts.push(context);
+  const page = await context.newPage();
+  problems.push(...watchProblems(page, baseUrl));
+  await page.goto(url);
+  return { page, url };
+}
+
+const newContact = async (name: string) => {
+  const created = await api.post("/open/v1/contacts", { key, baseUrl, body: { name } });
+  expect(created.status).toBe(201);
+  return created.body.id as string;
+};
+
+/** Waits for a control or text to be on screen. */
+const shown = (locator: Locator) => locator.first().waitFor({ state: "visible", timeout: 30_000 });
+/** Polls a locator's text (`textContent`, of the first match) until the assertion holds. */
+const textOf = (locator: Locator, timeout = 30_000) =>
+  expect.poll(async () => ((await locator.count()) ? await locator.first().textContent() : ""), { timeout });
+const countOf = (locator: Locator) => expect.poll(() => locator.count(), { timeout: 30_000 });
+
+/** Clicks "Refresh" until a delivery row shows `status` (deliveries settle in the background). */
+async function refreshUntil(page: Page, status: string) {
+  const row = page.locator("tr[data-delivery]").filter({ hasText: status });
+  await expect
+    .poll(
+      async () => {
+        await page.getByRole("button", { name: "Refresh" }).click();
+        await page.waitForLoadState("networkidle");
+        return row.count();
+      },
+      { timeout: 30_000, interval: 300 },
+    )
+    .toBeGreaterThan(0);
+  return row.first();
+}
+
+describe("the webhook console in Chromium", () => {
+  let endpointPage: Page;
+
+  it("adds a failing endpoint, shows the failed delivery and its attempts, and resends it once fixed", async () => {
+    receiver.answer = () => ({ status: 503 });
+    const { page } = await openConsole();
+    endpointPage = page;
+    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    expect(page.url()).toMatch(/\/console\/#\/endpoints$/); // the token left the address bar
+
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.getByLabel("URL").fill(receiver.url);
+    await page.getByLabel("Events").selectOption(["contact.created"]);
+    await page.getByLabel("Description").fill("CRM sync");
+    await page.getByRole("button", { name: "Save" }).click();
+    await textOf(page.locator(".secret")).toMatch(/^whsec_/);
+
+    await page.getByRole("link", { name: receiver.url, exact: true }).click();
+    await shown(page.getByRole("heading", { level: 1, name: receiver.url }));
+    await shown(page.getByRole("heading", { name: "Deliveries", exact: true }));
+
+    await newContact("Ada");
+    const failed = await refreshUntil(page, "failed");
+    await textOf(failed.getByRole("cell").nth(1)).toBe("5"); // attempts: the first and 4 retries
+    await failed.getByRole("button", { name: "Details" }).click();
+    const attempts = page.locator("table.attempts tbody tr");
+    await countOf(attempts).toBe(5);
+    await textOf(attempts.first()).toContain("503");
+    await textOf(attempts.first()).toContain("HTTP 503");
+    await textOf(page.locator("pre.payload")).toContain('"type": "contact.created"');
+
+    receiver.answer = () => ({ status: 200 });
+    await failed.getByRole("button", { name: "Resend" }).click();
+    const succeeded = await refreshUntil(page, "succeeded");
+    await textOf(succeeded.getByRole("cell").nth(0)).toBe("succeeded");
+    // The chart and the success rate count both deliveries of the event.
+    await textOf(page.locator(".legend")).toContain("1 succeeded 1 failed");
+    await textOf(page.locator("[data-rate]")).toBe("50 %");
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  });
+
+  it("recovers what the endpoint missed while paused", async () => {
+    const page = endpointPage;
+    await page.getByRole("button", { name: "Pause" }).click();
+    await shown(page.getByRole("button", { name: "Resume" }));
+    await textOf(page.locator(".facts")).toContain("disabled by the owner");
+    const missed = await newContact("Grace");
+    await page.getByRole("button", { name: "Resume" }).click();
+    await shown(page.getByRole("button", { name: "Pause" }));
+
+    await page.getByRole("button", { name: "Recover" }).click();
+    await textOf(page.locator(".progress"), 10_000).toContain("1 queued");
+    await textOf(page.locator(".progress"), 30_000).toContain("1 succeeded");
+    const event = await api.get("/open/v1/events", {
+      key,
+      baseUrl,
+      query: { type: "contact.created", limit: 1 },
+    });
+    expect(event.body.data[0].data.id).toBe(missed);
+    expect(receiver.deliveriesOf(event.body.data[0].id)).toHaveLength(1);
+  });
+
+  it("finds events by type and id, each with where it went, and opens one", async () => {
+    const page = endpointPage;
+    await page.getByRole("link", { name: "Events", exact: true }).click();
+    await shown(page.getByRole("heading", { level: 1, name: "Events" }));
+    const rows = page.locator("tbody tr");
+    await textOf(rows.first()).toContain(receiver.url);
+    await textOf(rows.first()).toContain("succeeded");
+    const eventId = (await rows.first().getByRole("link").first().textContent()) as string;
+    await page.getByLabel("Event ID").fill(eventId);
+    await page.getByRole("button", { name: "Search" }).click();
+    await countOf(rows).toBe(1);
+    await rows.first().getByRole("link", { name: eventId }).click();
+    await textOf(page.getByRole("heading", { level: 1 })).toContain(eventId);
+    await textOf(page.locator("pre.payload")).toContain(eventId);
+    await countOf(page.getByRole("button", { name: "Resend" })).toBe(1);
+  });
+
+  it("edits an endpoint, rotates its secret, enables one that failures disabled, and deletes it", async () => {
+    const { page } = await openConsole();
+    page.on("dialog", (dialog) => void dialog.accept()); // "Rotate the signing secret?", "Delete …?"
+    const created = await api.post("/open/v1/webhook-endpoints", {
+      key,
+      baseUrl,
+      body: { url: "https://edit-me.invalid/hooks" },
+    });
+    await page.goto(`${baseUrl}/console/#/endpoints/${created.body.id}`);
+    await shown(page.getByRole("heading", { level: 1, name: "https://edit-me.invalid/hooks" }));
+
+    await page.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("URL").fill("https://edited.invalid/hooks");
+    await page.getByLabel("Description").fill("edited in the console");
+    await page.getByRole("button", { name: "Save" }).click();
+    await shown(page.getByRole("heading", { level: 1, name: "https://edited.invalid/hooks" }));
+    const saved = await api.get(`/open/v1/webhook-endpoints/${created.body.id}`, { key, baseUrl });
+    expect(saved.body).toMatchObject({
+      url: "https://edited.invalid/hooks",
+      description: "edited in the console",
+    });
+
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    await textOf(page.locator(".secret")).toMatch(/^whsec_/);
+    expect(await page.locator(".secret").textContent()).not.toBe(created.body.secret);
+
+    // As deliveries leave an endpoint after 15 failures (webhooks/disable-after-failures.ts).
+    await deployment.db.collection<{ _id: string }>("webhook_endpoints").updateOne(
+      { _id: created.body.id },
+      {
+        $set: {
+          status: "disabled",
+          disabled_at: new Date(),
+          disabled_reason: "15 consecutive failed deliveries",
+        },
+      },
+    );
+    await page.reload();
+    await page.getByRole("button", { name: "Enable" }).click();
+    await shown(page.getByRole("button", { name: "Pause" }));
+    expect(
+      (await api.get(`/open/v1/webhook-endpoints/${created.body.id}`, { key, baseUrl })).body.status,
+    ).toBe("enabled");
+
+    await page.getByRole("button", { name: "Delete" }).click();
+    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    await countOf(page.getByRole("link", { name: "https://edited.invalid/hooks" })).toBe(0);
+    expect((await api.get(`/open/v1/webhook-endpoints/${created.body.id}`, { key, baseUrl })).status).toBe(
+      404,
+    );
+  });
+
+  it("refuses a link used twice, an expired session and another workspace's ids", async () => {
+    const { page, url } = await openConsole();
+    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+
+    const again = await (await browser.newContext()).newPage();
+    contexts.push(again.context());
+    await again.goto(url);
+    await shown(again.getByRole("heading", { level: 1, name: "No console session" }));
+    await textOf(again.getByRole("alert")).toContain("already used or has expired");
+
+    const other = await newWorkspace(undefined, baseUrl);
+    const theirs = await api.post("/open/v1/webhook-endpoints", {
+      key: other.key,
+      baseUrl,
+      body: { url: "https://theirs.invalid/hooks" },
+    });
+    await page.goto(`${baseUrl}/console/#/endpoints/${theirs.body.id}`);
+    await textOf(page.getByRole("alert")).toContain(`No such webhook endpoint: '${theirs.body.id}'`);
+    await countOf(page.getByText("theirs.invalid")).toBe(0);
+
+    await deployment.db
+      .collection("console_sessions")
+      .updateMany({ workspace_id: workspaceId }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+    await page.goto(`${baseUrl}/console/#/endpoints`);
+    await page.reload();
+    await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
+  });
+
+  it("adds an endpoint with the keyboard alone", async () => {
+    const { page } = await openConsole();
+    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    // What has the keyboard's focus: its text, or a field's name.
+    type Focusable = { textContent?: string; name?: string };
+    const focused = () =>
+      page.evaluate(() => {
+        const active = (globalThis as { document?: { activeElement?: Focusable } }).document?.activeElement;
+        return active?.name || active?.textContent || "";
+      });
+    for (let tab = 0; tab < 10 && (await focused()) !== "Add endpoint"; tab += 1)
+      await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Add endpoint");
+    await page.keyboard.press("Enter");
+    await expect.poll(focused, { timeout: 10_000 }).toBe("url"); // the form opens with the URL field focused
+    await page.keyboard.press("Control+A");
+    await page.keyboard.type("https://keyboard.invalid/hooks");
+    await page.keyboard.press("Tab"); // Events: "All events" stays selected
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("added without a mouse");
+    await page.keyboard.press("Enter");
+    await textOf(page.locator(".secret")).toMatch(/^whsec_/);
+    await shown(page.getByRole("link", { name: "https://keyboard.invalid/hooks", exact: true }));
+    const listed = await api.get("/open/v1/webhook-endpoints", { key, baseUrl, query: { limit: 100 } });
+    const added = listed.body.data.find(
+      (endpoint: { url: string }) => endpoint.url === "https://keyboard.invalid/hooks",
+    );
+    expect(added).toMatchObject({ events: ["*"], description: "added without a mouse" });
+  });
+
+  it("signs out", async () => {
+    const { page } = await openConsole();
+    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
+    await page.reload();
+    await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
+  });
+
+  it("has no serious or critical axe-core violation on any page", async () => {
+    const { page } = await openConsole();
+    const scans: Record<string, unknown> = {};
+    await shown(page.getByRole("link", { name: receiver.url, exact: true }));
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    scans.endpoints = await seriousViolations(page);
+
+    await page.getByRole("link", { name: receiver.url, exact: true }).click();
+    await page.locator("tr[data-delivery]").first().getByRole("button", { name: "Details" }).click();
+    await shown(page.locator("table.attempts"));
+    await page.getByRole("button", { name: "Edit" }).click();
+    scans.endpoint = await seriousViolations(page);
+
+    await page.getByRole("link", { name: "Events", exact: true }).click();
+    await shown(page.locator("ul.went").first());
+    scans.events = await seriousViolations(page);
+
+    await page.locator("tbody tr").first().getByRole("link").first().click();
+    await shown(page.locator("pre.payload"));
+    scans.event = await seriousViolations(page);
+
+    const signedOut = await (await browser.newContext()).newPage();
+    contexts.push(signedOut.context());
+    await signedOut.goto(`${baseUrl}/console/`);
+    await shown(signedOut.getByRole("heading", { name: "No console session" }));
+    scans.signedOut = await seriousViolations(signedOut);
+
+    expect(scans).toEqual({ endpoints: [], endpoint: [], events: [], event: [], signedOut: [] });
+  });
+
+  it("logged no error and fetched nothing from elsewhere", () => {
+    // The refusals above answer 401 and 404 on purpose; the browser logs those responses.
+    expect(problems.filter((problem) => !/status of (401|404)/.test(problem))).toEqual([]);
+  });
+});

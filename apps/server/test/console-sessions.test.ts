@@ -1,0 +1,288 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/platform/config.js";
+import { admin, api, newWorkspace, request } from "./helpers/api.js";
+import { type Browserless, exchange, mintSession, viaConsole } from "./helpers/console.js";
+import { runDatabase } from "./helpers/database.js";
+import { startTestServer, type TestServer } from "./helpers/server.js";
+
+// The webhook console's sessions and its gateway into the public API, over real HTTP: the
+// admin API mints a one-time link, the link becomes an HttpOnly cookie, and the cookie acts as
+// an API key of one workspace with the console's scopes, CSRF header required to change things.
+
+const database = runDatabase();
+let workspaceId: string;
+let key: string;
+
+beforeAll(async () => {
+  ({ workspaceId, key } = await newWorkspace());
+});
+
+async function signedIn(): Promise<Browserless> {
+  const { linkToken } = await mintSession(workspaceId);
+  const exchanged = await exchange(linkToken);
+  expect(exchanged.status).toBe(200);
+  return exchanged.session;
+}
+
+describe("minting a console session (admin API)", () => {
+  it("answers a one-time link to /console/ on this server, and when it and the session end", async () => {
+    const before = Date.now();
+    const minted = await admin("POST", `/admin/v1/workspaces/${workspaceId}/console-sessions`, {});
+    expect(minted.status).toBe(201);
+    expect(minted.body.workspace_id).toBe(workspaceId);
+    const url = new URL(minted.body.url);
+    expect(url.origin).toBe(inject("baseUrl"));
+    expect(url.pathname).toBe("/console/");
+    expect(url.hash).toMatch(/^#token=cst_[A-Za-z0-9_-]{43}$/);
+    const expires = Date.parse(minted.body.expires_at) - before;
+    expect(expires).toBeGreaterThan(3_590_000);
+    expect(expires).toBeLessThan(3_660_000);
+    expect(Date.parse(minted.body.link_expires_at) - before).toBeLessThanOrEqual(10 * 60_000 + 5_000);
+  });
+
+  it("takes a shorter session, refuses a length out of range and an unknown workspace", async () => {
+    const short = await admin("POST", `/admin/v1/workspaces/${workspaceId}/console-sessions`, {
+      expires_in: 120,
+    });
+    expect(Date.parse(short.body.expires_at) - Date.now()).toBeLessThan(125_000);
+    const tooLong = await admin("POST", `/admin/v1/workspaces/${workspaceId}/console-sessions`, {
+      expires_in: 10 ** 6,
+    });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error).toMatchObject({ code: "parameter_invalid", param: "expires_in" });
+    const missing = await admin(
+      "POST",
+      "/admin/v1/workspaces/ws_0000000000000000000000/console-sessions",
+      {},
+    );
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toMatchObject({ code: "resource_missing", param: "id" });
+  });
+
+  it("needs the admin token", async () => {
+    const response = await request("POST", `/admin/v1/workspaces/${workspaceId}/console-sessions`, {
+      body: {},
+    });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe("exchanging the link", () => {
+  it("sets an HttpOnly, SameSite=Strict cookie scoped to /console/, and works once", async () => {
+    const { linkToken, expiresAt } = await mintSession(workspaceId);
+    const first = await exchange(linkToken);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      object: "console_session",
+      workspace_id: workspaceId,
+      expires_at: expiresAt,
+    });
+    expect(first.session.setCookie).toMatch(/^deskline_console=css_[A-Za-z0-9_-]{43}; /);
+    expect(first.session.setCookie).toContain("Path=/console/");
+    expect(first.session.setCookie).toContain("HttpOnly");
+    expect(first.session.setCookie).toContain("SameSite=Strict");
+    expect(first.session.setCookie).toMatch(/Max-Age=3[56]\d\d/);
+
+    const again = await exchange(linkToken);
+    expect(again.status).toBe(401);
+    expect(again.body.error.code).toBe("invalid_api_key");
+    expect(again.session.setCookie).toBe("");
+  });
+
+  it("refuses a link past its ten minutes, and a token that is no link", async () => {
+    const { linkToken } = await mintSession(workspaceId);
+    const db = await database();
+    const past = new Date(Date.now() - 1000);
+    await db
+      .collection("console_sessions")
+      .updateMany({ workspace_id: workspaceId, exchanged_at: null }, { $set: { link_expires_at: past } });
+    expect((await exchange(linkToken)).status).toBe(401);
+    expect((await exchange("css_not-a-link")).status).toBe(401);
+    const noToken = await fetch(new URL("/console/session", inject("baseUrl")), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{}",
+    });
+    expect(noToken.status).toBe(400);
+  });
+
+  it("takes the token as JSON only (a cross-site form cannot send it)", async () => {
+    const { linkToken } = await mintSession(workspaceId);
+    const form = await fetch(new URL("/console/session", inject("baseUrl")), {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: `token=${linkToken}`,
+    });
+    expect(form.status).toBe(415);
+  });
+});
+
+describe("the session as an API key of its workspace", () => {
+  it("reads and manages webhook endpoints through /console/api/v1, as the public API answers", async () => {
+    const session = await signedIn();
+    const created = await viaConsole(session, "POST", "webhook-endpoints", {
+      body: { url: "https://console-test.invalid/hooks", description: "from the console" },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toMatch(/^whsec_/);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+    // The same endpoint through the API key: one contract, one workspace.
+    const viaKey = await api.get(`/open/v1/webhook-endpoints/${created.body.id}`, { key });
+    expect(viaKey.status).toBe(200);
+    const listed = await viaConsole(session, "GET", "webhook-endpoints");
+    expect(listed.body.data.map((endpoint: { id: string }) => endpoint.id)).toContain(created.body.id);
+    const stats = await viaConsole(session, "GET", `webhook-endpoints/${created.body.id}/stats`);
+    expect(stats.status).toBe(200);
+    expect(stats.body.hourly).toHaveLength(24);
+  });
+
+  it("has the console's scopes only: no writes of contacts", async () => {
+    const session = await signedIn();
+    const contacts = await viaConsole(session, "GET", "contacts");
+    expect(contacts.status).toBe(200);
+    const write = await viaConsole(session, "POST", "contacts", { body: { name: "Ada" } });
+    expect(write.status).toBe(403);
+    expect(write.body.error.code).toBe("insufficient_scope");
+  });
+
+  it("refuses a state-changing request without the session's CSRF header", async () => {
+    const session = await signedIn();
+    const body = { url: "https://csrf.invalid/hooks" };
+    for (const csrf of [null, "forged", `${session.csrf}x`]) {
+      const forged = await viaConsole(session, "POST", "webhook-endpoints", { body, csrf });
+      expect(forged.status).toBe(401);
+      expect(forged.body.error.code).toBe("invalid_api_key");
+    }
+    const listed = await api.get("/open/v1/webhook-endpoints", { key, query: { limit: 100 } });
+    expect(listed.body.data.map((endpoint: { url: string }) => endpoint.url)).not.toContain(body.url);
+  });
+
+  it("refuses requests without a session, with an unknown one, and after it expired", async () => {
+    expect((await viaConsole({}, "GET", "webhook-endpoints")).body.error.code).toBe("missing_api_key");
+    const unknown = await viaConsole({ cookie: "deskline_console=css_unknown" }, "GET", "webhook-endpoints");
+    expect(unknown.status).toBe(401);
+    const session = await signedIn();
+    expect((await viaConsole(session, "GET", "webhook-endpoints")).status).toBe(200);
+    const db = await database();
+    await db
+      .collection("console_sessions")
+      .updateMany({ workspace_id: workspaceId }, { $set: { expires_at: new Date(Date.now() - 1000) } });
+    const expired = await viaConsole(session, "GET", "webhook-endpoints");
+    expect(expired.status).toBe(401);
+    expect(expired.body.error.code).toBe("invalid_api_key");
+  });
+
+  it("sees another workspace's ids as missing, exactly as an API key does", async () => {
+    const other = await newWorkspace();
+    const theirs = await api.post("/open/v1/webhook-endpoints", {
+      key: other.key,
+      body: { url: "https://theirs.invalid/h" },
+    });
+    const session = await signedIn();
+    for (const path of [
+      `webhook-endpoints/${theirs.body.id}`,
+      `webhook-endpoints/${theirs.body.id}/deliveries`,
+      `webhook-endpoints/${theirs.body.id}/stats`,
+    ]) {
+      const answer = await viaConsole(session, "GET", path);
+      expect(answer.status).toBe(404);
+      expect(answer.body.error.code).toBe("resource_missing");
+    }
+    const pause = await viaConsole(session, "PATCH", `webhook-endpoints/${theirs.body.id}`, {
+      body: { status: "disabled" },
+    });
+    expect(pause.status).toBe(404);
+    const still = await api.get(`/open/v1/webhook-endpoints/${theirs.body.id}`, { key: other.key });
+    expect(still.body.status).toBe("enabled");
+  });
+
+  it("ends with sign-out", async () => {
+    const session = await signedIn();
+    const out = await fetch(new URL("/console/session", inject("baseUrl")), {
+      method: "DELETE",
+      headers: { Cookie: session.cookie },
+    });
+    expect(out.status).toBe(200);
+    expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
+    expect((await viaConsole(session, "GET", "webhook-endpoints")).status).toBe(401);
+  });
+});
+
+describe("the console's page", () => {
+  it("is served with a strict Content-Security-Policy, no framing, and its files from this server", async () => {
+    const page = await fetch(new URL("/console/", inject("baseUrl")));
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    const csp = page.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain("unsafe-inline");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    const html = await page.text();
+    expect(html).not.toMatch(/<script>|<style|style=|\son\w+=/);
+    for (const [, src] of html.matchAll(/(?:src|href)="([^"#]+)"/g)) {
+      expect(src, "a file from elsewhere").toMatch(/^\/console\//);
+      expect((await fetch(new URL(src as string, inject("baseUrl")))).status).toBe(200);
+    }
+    const redirect = await fetch(new URL("/console", inject("baseUrl")), { redirect: "manual" });
+    expect(redirect.headers.get("location")).toBe("/console/");
+  });
+
+  it("answers an unknown file as the API answers an unknown route", async () => {
+    const missing = await request("GET", "/console/assets/nothing.js");
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe("route_not_found");
+  });
+});
+
+describe("settings", () => {
+  it.each([
+    [{}, 60 * 60_000, []],
+    [{ CONSOLE_SESSION_TTL_MINUTES: "15" }, 15 * 60_000, []],
+    [
+      { CONSOLE_FRAME_ANCESTORS: "https://app.example.com, http://localhost:8080 https://b.example/" },
+      60 * 60_000,
+      ["https://app.example.com", "http://localhost:8080", "https://b.example"],
+    ],
+  ])("%j", (env, ttl, ancestors) => {
+    const config = loadConfig(env);
+    expect(config.consoleSessionTtlMs).toBe(ttl);
+    expect(config.consoleFrameAncestors).toEqual(ancestors);
+  });
+
+  it.each([
+    { CONSOLE_SESSION_TTL_MINUTES: "0" },
+    { CONSOLE_FRAME_ANCESTORS: "https://app.example.com/console" },
+    { CONSOLE_FRAME_ANCESTORS: "*" },
+    { CONSOLE_FRAME_ANCESTORS: "ftp://files.example.com" },
+  ])("refuses %j", (env) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+  });
+});
+
+describe("embedding, with CONSOLE_FRAME_ANCESTORS", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      mongodbUri: inject("mongodbUri"),
+      databaseName: inject("databaseName"),
+      config: { consoleFrameAncestors: ["https://app.example.com"] },
+    });
+  });
+  afterAll(() => server.stop());
+
+  it("lets those origins frame the page, and makes the cookie one a framed page gets", async () => {
+    const page = await fetch(new URL("/console/", server.baseUrl));
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors https://app.example.com");
+    expect(page.headers.get("x-frame-options")).toBeNull();
+    const { linkToken } = await mintSession(workspaceId, {}, server.baseUrl);
+    const exchanged = await exchange(linkToken, server.baseUrl);
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.session.setCookie).toContain("SameSite=None; Secure; Partitioned");
+    const listed = await viaConsole(exchanged.session, "GET", "webhook-endpoints", {
+      baseUrl: server.baseUrl,
+    });
+    expect(listed.status).toBe(200);
+  });
+});
