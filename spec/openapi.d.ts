@@ -573,6 +573,30 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List event types
+         * @description The catalog of every event type a webhook endpoint can subscribe to: what each means, the
+         *     JSON Schema (2020-12) of the body its deliveries carry, and whether it is *operational*
+         *     (about the webhooks themselves, such as `webhook_endpoint.disabled`) rather than about a
+         *     resource. Taken from this document's `webhooks` section, so it never disagrees with it.
+         *     One page holds them all (`has_more` is `false`).
+         */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/events/{id}": {
         parameters: {
             query?: never;
@@ -1712,6 +1736,34 @@ export type components = {
              * @example 3600
              */
             expires_in?: number;
+        };
+        /** @description One entry of the event-type catalog (`listEventTypes`). */
+        EventTypeDescription: {
+            /** @constant */
+            object: "event_type";
+            type: components["schemas"]["EventType"];
+            /** @description When it is sent, in a line (the `summary` of its entry under `webhooks`). */
+            description: string;
+            /**
+             * @description `true` for the types about the webhooks themselves (an endpoint failing, disabled or
+             *     recovered, a delivery that gave up), `false` for those about a resource.
+             */
+            operational: boolean;
+            /**
+             * @description The JSON Schema (draft 2020-12, every `$ref` resolved) of the event body its deliveries
+             *     carry and the events API returns.
+             */
+            schema: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The whole event-type catalog, in the order of `EventType`. */
+        EventTypeList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["EventTypeDescription"][];
+            /** @constant */
+            has_more: false;
         };
         /** @description A page of events, newest first. */
         EventList: {
@@ -3606,6 +3658,37 @@ export interface operations {
                 };
             };
             /** @description Invalid query. Codes: `parameter_invalid` (e.g. an unknown event `type`), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every event type, in the order of `EventType`. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypeList"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -352,6 +352,18 @@ export declare const schemaProperties: {
   readonly "WebhookEndpointSecretRotation": readonly [
     "expires_in"
   ];
+  readonly "EventTypeDescription": readonly [
+    "object",
+    "type",
+    "description",
+    "operational",
+    "schema"
+  ];
+  readonly "EventTypeList": readonly [
+    "object",
+    "data",
+    "has_more"
+  ];
   readonly "EventList": readonly [
     "object",
     "data",

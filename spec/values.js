@@ -352,6 +352,18 @@ export const schemaProperties = {
   "WebhookEndpointSecretRotation": [
     "expires_in"
   ],
+  "EventTypeDescription": [
+    "object",
+    "type",
+    "description",
+    "operational",
+    "schema"
+  ],
+  "EventTypeList": [
+    "object",
+    "data",
+    "has_more"
+  ],
   "EventList": [
     "object",
     "data",

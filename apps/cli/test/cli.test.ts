@@ -156,6 +156,16 @@ describe("webhook endpoints and events", () => {
     expect(events.code).toBe(0);
     for (const event of jsonLines(events.stdout)) expect(event.type).toBe("ticket.created");
   });
+
+  it("events types: a table of every type, and with --json each with the schema of its body", async () => {
+    const { key } = await newWorkspace();
+    const table = await cli(["events", "types"], { key });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^TYPE\s+KIND\s+DESCRIPTION$/m);
+    expect(table.stdout).toMatch(/^contact\.created\s+resource\s+A contact was created$/m);
+    const json = jsonLines((await cli(["events", "types", "--json"], { key })).stdout);
+    expect(json.find((t) => t.type === "ticket.updated")?.schema).toMatchObject({ type: "object" });
+  });
 });
 
 /** Every command path of the CLI, read from its own completion script. */

@@ -1914,5 +1914,6 @@ export const listParameters = {
       "description": "Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive."
     }
   ],
+  "listEventTypes": [],
   "listEventDeliveries": []
 } as const;
