@@ -531,6 +531,13 @@ export type components = {
          * @enum {string}
          */
         WebhookEndpointStatus: "enabled" | "disabled";
+        /**
+         * @description The names of the endpoint's custom headers, as given, sorted regardless of case; their values are never shown.
+         * @example [
+         *       "X-Api-Key"
+         *     ]
+         */
+        WebhookEndpointHeaderNames: string[];
         /** @description A registered webhook endpoint, without its secret. */
         WebhookEndpoint: {
             /** @example we_2bXks1AbC3dEf5Gh */
@@ -548,6 +555,7 @@ export type components = {
             disabled_reason: string | null;
             /** @description Failed deliveries in a row (a delivery fails when its last attempt fails); reset to 0 by a successful one. */
             consecutive_failures: number;
+            header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -362,7 +362,9 @@ export type paths = {
          *     range (loopback, private, shared, link-local and cloud metadata, documentation,
          *     benchmarking, multicast, reserved, unique-local, and IPv6 forms of such IPv4 addresses) is
          *     `400 url_address_refused` with `param` `url` (unless the deployment allows private
-         *     networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`.
+         *     networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`;
+         *     a custom header a delivery sets itself (`headers.Host`), or two whose names differ only in
+         *     case, are `400 parameter_invalid` with `param` naming the header.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -401,7 +403,8 @@ export type paths = {
         /**
          * Update a webhook endpoint
          * @description Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
-         *     (replaced whole) and `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
+         *     (replaced whole), `headers` (merged by name: a value sets a header, `null` removes it) and
+         *     `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
          *     says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
          *     to 0, also for an endpoint that deliveries disabled. Deliveries that were due while it was
          *     disabled are `dropped`, and events of that time make none: enabling does not resend them,
@@ -410,7 +413,8 @@ export type paths = {
          *
          *     **Checked beyond the schema:** `url` as on create: an IP-address host in a refused range is
          *     `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses is
-         *     `400 parameter_invalid`.
+         *     `400 parameter_invalid`; `headers` as on create, and more than 20 once merged is
+         *     `400 parameter_invalid` (`param` `headers`).
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -1544,6 +1548,7 @@ export type components = {
             disabled_reason: string | null;
             /** @description Failed deliveries in a row (a delivery fails when its last attempt fails); reset to 0 by a successful one. */
             consecutive_failures: number;
+            header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1563,6 +1568,7 @@ export type components = {
             disabled_at: string | null;
             disabled_reason: string | null;
             consecutive_failures: number;
+            header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             /** @description Signing secret: `whsec_` + 32 random bytes (base64). Shown only by create and rotation. */
             secret: string;
             /** Format: date-time */
@@ -1580,7 +1586,41 @@ export type components = {
             description?: string | null;
             /** @description Event types to receive, or `["*"]` for all. Omitted means all. */
             events?: components["schemas"]["EventSubscription"][];
+            headers?: components["schemas"]["WebhookEndpointHeaders"];
         };
+        /**
+         * @description Custom HTTP headers sent with every delivery to the endpoint, name → value (at most 20): an
+         *     API key or a basic-auth pair the receiver's gateway checks beside the signature. Names are
+         *     HTTP tokens, case-insensitive (two names differing only in case are refused). The headers
+         *     a delivery sets itself are refused, `400 parameter_invalid` with `param` naming the header
+         *     (`headers.Host`): `Host`, `Content-*`, `Service-*`, `webhook-*`, `User-Agent`, and the
+         *     hop-by-hop ones (`Connection`, `Keep-Alive`, `Proxy-Authenticate`, `Proxy-Authorization`,
+         *     `Proxy-Connection`, `TE`, `Trailer`, `Transfer-Encoding`, `Upgrade`, `Expect`). Values are
+         *     write-only: an endpoint shows the names (`header_names`), never the values, and the server
+         *     stores them encrypted, with the signing secrets, when it has a key.
+         * @example {
+         *       "X-Api-Key": "gw_4f9c2a7e"
+         *     }
+         */
+        WebhookEndpointHeaders: {
+            [key: string]: components["schemas"]["WebhookEndpointHeaderValue"];
+        };
+        /**
+         * @description Changes to the custom headers (see `WebhookEndpointHeaders`), merged by name (RFC 7396): a
+         *     value sets or replaces that header, `null` removes it; headers not named stay as they are.
+         */
+        WebhookEndpointHeadersPatch: {
+            [key: string]: components["schemas"]["WebhookEndpointHeaderValue"] | null;
+        };
+        /** @description A header value; no control characters (tab aside). */
+        WebhookEndpointHeaderValue: string;
+        /**
+         * @description The names of the endpoint's custom headers, as given, sorted regardless of case; their values are never shown.
+         * @example [
+         *       "X-Api-Key"
+         *     ]
+         */
+        WebhookEndpointHeaderNames: string[];
         /**
          * @description `pending` (queued or between attempts), `succeeded` (an attempt got a 2xx), `failed` (its
          *     last attempt failed: the retries ran out), `dropped` (the endpoint was disabled, by 15 failed
@@ -1726,6 +1766,7 @@ export type components = {
             description?: string | null;
             /** @description Event types to receive, or `["*"]` for all; replaces the list whole. */
             events?: components["schemas"]["EventSubscription"][];
+            headers?: components["schemas"]["WebhookEndpointHeadersPatch"];
             status?: components["schemas"]["WebhookEndpointStatus"];
         };
         /** @description Body of `rotateWebhookEndpointSecret` (optional). */

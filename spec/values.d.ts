@@ -261,6 +261,7 @@ export declare const schemaProperties: {
     "disabled_at",
     "disabled_reason",
     "consecutive_failures",
+    "header_names",
     "created_at",
     "updated_at"
   ];
@@ -274,6 +275,7 @@ export declare const schemaProperties: {
     "disabled_at",
     "disabled_reason",
     "consecutive_failures",
+    "header_names",
     "secret",
     "created_at",
     "updated_at"
@@ -281,7 +283,8 @@ export declare const schemaProperties: {
   readonly "WebhookEndpointCreate": readonly [
     "url",
     "description",
-    "events"
+    "events",
+    "headers"
   ];
   readonly "WebhookDelivery": readonly [
     "id",
@@ -347,6 +350,7 @@ export declare const schemaProperties: {
     "url",
     "description",
     "events",
+    "headers",
     "status"
   ];
   readonly "WebhookEndpointSecretRotation": readonly [

@@ -261,6 +261,7 @@ export const schemaProperties = {
     "disabled_at",
     "disabled_reason",
     "consecutive_failures",
+    "header_names",
     "created_at",
     "updated_at"
   ],
@@ -274,6 +275,7 @@ export const schemaProperties = {
     "disabled_at",
     "disabled_reason",
     "consecutive_failures",
+    "header_names",
     "secret",
     "created_at",
     "updated_at"
@@ -281,7 +283,8 @@ export const schemaProperties = {
   "WebhookEndpointCreate": [
     "url",
     "description",
-    "events"
+    "events",
+    "headers"
   ],
   "WebhookDelivery": [
     "id",
@@ -347,6 +350,7 @@ export const schemaProperties = {
     "url",
     "description",
     "events",
+    "headers",
     "status"
   ],
   "WebhookEndpointSecretRotation": [

@@ -1695,6 +1695,29 @@ export const webhookEndpointUpdateSchema = {
         ]
       }
     },
+    "headers": {
+      "type": "object",
+      "description": "Changes to the custom headers (see `WebhookEndpointHeaders`), merged by name (RFC 7396): a\nvalue sets or replaces that header, `null` removes it; headers not named stay as they are.\n",
+      "maxProperties": 20,
+      "propertyNames": {
+        "maxLength": 100,
+        "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+      },
+      "additionalProperties": {
+        "oneOf": [
+          {
+            "type": "string",
+            "description": "A header value; no control characters (tab aside).",
+            "minLength": 1,
+            "maxLength": 4096,
+            "pattern": "^[^\\u0000-\\u0008\\u000a-\\u001f\\u007f]+$"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      }
+    },
     "status": {
       "type": "string",
       "description": "`disabled` after 15 consecutive failed deliveries or by the owner (`updateWebhookEndpoint`); enabled again by the owner or the operator.",

@@ -14,13 +14,15 @@ import {
   updateInWorkspace,
 } from "../records/record.js";
 import type { BodyOf, Schema } from "../spec/types.js";
+import { type CustomHeader, checkHeaderNames, mergeHeaders } from "./custom-headers.js";
 import { countFailure, disableForFailures, resetFailures } from "./disable-after-failures.js";
 
 /**
  * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its
- * events, which types, whether deliveries are on, and the signing secrets. Secrets never leave
- * this module except as the one-time answer of create and rotate, and for signing deliveries.
- * With SECRETS_ENCRYPTION_KEY they are stored sealed (platform/secret-box.ts) and opened only here.
+ * events, which types, whether deliveries are on, the signing secrets and the custom headers.
+ * Secrets never leave this module except as the one-time answer of create and rotate, and for
+ * signing deliveries; header values only for deliveries. With SECRETS_ENCRYPTION_KEY both are
+ * stored sealed (platform/secret-box.ts) and opened only here.
  */
 
 export type EndpointStatus = Schema<"WebhookEndpointStatus">;
@@ -49,6 +51,11 @@ export interface WebhookEndpointDoc extends RecordDoc {
   consecutive_failures: number;
   /** Newest first: the first is the current secret, the others are in their grace period. */
   secrets: EndpointSecret[];
+  /**
+   * Sent with every delivery (webhooks/custom-headers.ts), sorted by name; each value sealed like
+   * the secrets (same context). Missing on endpoints stored before endpoints had headers.
+   */
+  custom_headers?: CustomHeader[];
 }
 
 export type WebhookEndpointInput = BodyOf<"createWebhookEndpoint">;
@@ -76,6 +83,7 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
     disabled_at: doc.disabled_at?.toISOString() ?? null,
     disabled_reason: doc.disabled_reason,
     consecutive_failures: doc.consecutive_failures,
+    header_names: (doc.custom_headers ?? []).map((header) => header.name),
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
@@ -114,6 +122,24 @@ export function signingSecrets(doc: Pick<WebhookEndpointDoc, "_id" | "secrets">,
   return secrets
     .filter((s) => s.expires_at === null || s.expires_at.getTime() > now.getTime())
     .map((s) => s.secret);
+}
+
+/** Opened custom headers per endpoint document read, as for the secrets. */
+const openedHeaders = new WeakMap<object, Record<string, string>>();
+
+/** The custom headers deliveries send, name → plaintext value (opened once per document read). */
+export function customHeaders(
+  doc: Pick<WebhookEndpointDoc, "_id" | "custom_headers">,
+): Record<string, string> {
+  let headers = openedHeaders.get(doc);
+  if (!headers) {
+    const context = secretContext(doc._id);
+    headers = Object.fromEntries(
+      (doc.custom_headers ?? []).map((h) => [h.name, processSecretBox.open(h.value, context)]),
+    );
+    openedHeaders.set(doc, headers);
+  }
+  return headers;
 }
 
 /**
@@ -193,10 +219,12 @@ export class WebhookEndpoints {
     workspaceId: string,
     input: WebhookEndpointInput,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    checkHeaderNames(input.headers ?? {});
     await this.secretWritesAllowed();
     const now = new Date();
     const secret = newSecret();
     const id = newId("we", now.getTime());
+    const seal = (value: string) => this.secretBox.seal(value, secretContext(id));
     const doc: WebhookEndpointDoc = {
       _id: id,
       workspace_id: workspaceId,
@@ -207,7 +235,8 @@ export class WebhookEndpoints {
       disabled_at: null,
       disabled_reason: null,
       consecutive_failures: 0,
-      secrets: [{ secret: this.secretBox.seal(secret, secretContext(id)), expires_at: null }],
+      secrets: [{ secret: seal(secret), expires_at: null }],
+      custom_headers: mergeHeaders([], input.headers ?? {}, seal),
       version: 0,
       created_at: now,
       updated_at: now,
@@ -234,7 +263,11 @@ export class WebhookEndpoints {
    * enable, which resets it on purpose). Enabling clears the disabled stamps; disabling by the
    * owner sets them.
    */
-  update(workspaceId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointDoc> {
+  async update(workspaceId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointDoc> {
+    if (patch.headers !== undefined) {
+      checkHeaderNames(patch.headers);
+      await this.secretWritesAllowed();
+    }
     return updateInWorkspace(this.collection, "webhook endpoint", workspaceId, id, async (current) => {
       const now = new Date();
       const set: Partial<WebhookEndpointDoc> = {};
@@ -243,6 +276,8 @@ export class WebhookEndpoints {
           (set as Record<string, unknown>)[field] = patch[field];
         }
       }
+      const headers = patch.headers && this.mergedHeaders(current, patch.headers);
+      if (headers) set.custom_headers = headers;
       if (patch.status === "enabled" && current.status === "disabled") {
         Object.assign(set, ENABLED);
       } else if (patch.status === "disabled" && current.status === "enabled") {
@@ -253,6 +288,24 @@ export class WebhookEndpoints {
       const version = (current.version ?? 0) + 1;
       return { set, result: { ...current, ...set, version } };
     });
+  }
+
+  /**
+   * The stored headers after a PATCH's `headers`, or undefined when they would not change (the
+   * values compared opened: sealing the same value twice gives different bytes).
+   */
+  private mergedHeaders(
+    current: WebhookEndpointDoc,
+    patch: Record<string, string | null>,
+  ): CustomHeader[] | undefined {
+    const context = secretContext(current._id);
+    const opened = (current.custom_headers ?? []).map((h) => ({
+      name: h.name,
+      value: this.secretBox.open(h.value, context),
+    }));
+    const next = mergeHeaders(opened, patch, (value) => value);
+    if (isDeepStrictEqual(next, opened)) return undefined;
+    return next.map((h) => ({ name: h.name, value: this.secretBox.seal(h.value, context) }));
   }
 
   /**

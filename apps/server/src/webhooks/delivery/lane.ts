@@ -5,7 +5,7 @@ import type { Metrics } from "../../platform/metrics/metrics.js";
 import { withDeliveryAttemptSpan } from "../../platform/telemetry/index.js";
 import type { DeliveryAttemptInput } from "../attempts.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "../deliveries.js";
-import { signingSecrets, type WebhookEndpointDoc } from "../endpoints.js";
+import { customHeaders, signingSecrets, type WebhookEndpointDoc } from "../endpoints.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
 import type { EventBytes } from "./recent-events.js";
@@ -162,6 +162,7 @@ async function sendBatch(
                 eventType: delivery.event_type,
                 payload: event.payload,
                 secrets,
+                headers: customHeaders(endpoint),
               },
               deps.timeoutMs,
             ),
