@@ -520,10 +520,14 @@ export type components = {
          * @description `contact.created` (a contact is created), `contact.updated` (a contact is updated),
          *     `ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),
          *     `message.received` (a customer message arrives), `conversation.assigned` (the assignees
-         *     of a conversation change). More may be added within v1.
+         *     of a conversation change); and the operational types, about the webhooks themselves:
+         *     `webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),
+         *     `webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a
+         *     delivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used
+         *     its last attempt). More may be added within v1.
          * @enum {string}
          */
-        EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned";
+        EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned" | "webhook_endpoint.failing" | "webhook_endpoint.disabled" | "webhook_endpoint.recovered" | "webhook_delivery.failed";
         /** @description An event type a webhook endpoint subscribes to, or `*` for every type (also those added later). */
         EventSubscription: components["schemas"]["EventType"] | "*";
         /**

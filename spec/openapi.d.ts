@@ -938,6 +938,123 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "webhook_endpoint.failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An endpoint's deliveries are failing
+         * @description Sent when an endpoint's deliveries have failed 5 times in a row (the deployment's
+         *     `WEBHOOK_FAILING_AFTER`), once per streak: a warning before the 15th failure disables it.
+         *     `data` is the endpoint, without its secret, with `consecutive_failures` and
+         *     `disable_after`, the count that disables it.
+         *
+         *     Operational: about the webhooks themselves. Delivered like every event, as an HTTP POST to
+         *     every enabled endpoint of the workspace subscribed to `webhook_endpoint.failing` (or `*`), except the
+         *     endpoint it is about, signed as described under *Webhooks* above; listed by `listEvents`,
+         *     resent by `resendEvent`, recovered by `recoverWebhookEndpoint`. Answer 2xx within 10
+         *     seconds; anything else fails the attempt and it is retried (up to 4 times: after about 1
+         *     min, 5 min, 30 min, 2 h).
+         */
+        post: operations["onWebhookEndpointFailing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An endpoint was disabled
+         * @description Sent when an endpoint is disabled: by its 15th failed delivery in a row (`reason`
+         *     `consecutive_failures`) or by its owner's `updateWebhookEndpoint` (`reason` `owner`).
+         *     `data` is the endpoint, without its secret, as disabling left it.
+         *
+         *     Operational: about the webhooks themselves. Delivered like every event, as an HTTP POST to
+         *     every enabled endpoint of the workspace subscribed to `webhook_endpoint.disabled` (or `*`), except the
+         *     endpoint it is about, signed as described under *Webhooks* above; listed by `listEvents`,
+         *     resent by `resendEvent`, recovered by `recoverWebhookEndpoint`. Answer 2xx within 10
+         *     seconds; anything else fails the attempt and it is retried (up to 4 times: after about 1
+         *     min, 5 min, 30 min, 2 h).
+         */
+        post: operations["onWebhookEndpointDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.recovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An endpoint recovered
+         * @description Sent when a delivery to an endpoint succeeds after a failing streak (one that sent
+         *     `webhook_endpoint.failing`). `data` is the endpoint, without its secret, its
+         *     `consecutive_failures` back to 0.
+         *
+         *     Operational: about the webhooks themselves. Delivered like every event, as an HTTP POST to
+         *     every enabled endpoint of the workspace subscribed to `webhook_endpoint.recovered` (or `*`), except the
+         *     endpoint it is about, signed as described under *Webhooks* above; listed by `listEvents`,
+         *     resent by `resendEvent`, recovered by `recoverWebhookEndpoint`. Answer 2xx within 10
+         *     seconds; anything else fails the attempt and it is retried (up to 4 times: after about 1
+         *     min, 5 min, 30 min, 2 h).
+         */
+        post: operations["onWebhookEndpointRecovered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_delivery.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delivery gave up
+         * @description Sent when a delivery used its last attempt without success (`status` `failed`). `data`
+         *     is the delivery, as `listWebhookEndpointDeliveries` returns it; its `endpoint_id` is the
+         *     endpoint it is about. Its event can be sent again with `resendEvent`.
+         *
+         *     Operational: about the webhooks themselves. Delivered like every event, as an HTTP POST to
+         *     every enabled endpoint of the workspace subscribed to `webhook_delivery.failed` (or `*`), except the
+         *     endpoint it is about, signed as described under *Webhooks* above; listed by `listEvents`,
+         *     resent by `resendEvent`, recovered by `recoverWebhookEndpoint`. Answer 2xx within 10
+         *     seconds; anything else fails the attempt and it is retried (up to 4 times: after about 1
+         *     min, 5 min, 30 min, 2 h).
+         */
+        post: operations["onWebhookDeliveryFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
@@ -1520,10 +1637,14 @@ export type components = {
          * @description `contact.created` (a contact is created), `contact.updated` (a contact is updated),
          *     `ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),
          *     `message.received` (a customer message arrives), `conversation.assigned` (the assignees
-         *     of a conversation change). More may be added within v1.
+         *     of a conversation change); and the operational types, about the webhooks themselves:
+         *     `webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),
+         *     `webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a
+         *     delivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used
+         *     its last attempt). More may be added within v1.
          * @enum {string}
          */
-        EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned";
+        EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned" | "webhook_endpoint.failing" | "webhook_endpoint.disabled" | "webhook_endpoint.recovered" | "webhook_delivery.failed";
         /** @description An event type a webhook endpoint subscribes to, or `*` for every type (also those added later). */
         EventSubscription: components["schemas"]["EventType"] | "*";
         /**
@@ -1927,6 +2048,102 @@ export type components = {
             };
         };
         /**
+         * @description The endpoint of a `webhook_endpoint.failing` event, without its secret, as the failure
+         *     that made the event left it: `consecutive_failures` is the count reached, `disable_after`
+         *     the count at which deliveries will disable it.
+         */
+        WebhookEndpointFailing: {
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            /** Format: uri */
+            url: string;
+            description: string | null;
+            events: components["schemas"]["EventSubscription"][];
+            status: components["schemas"]["WebhookEndpointStatus"];
+            /** Format: date-time */
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            consecutive_failures: number;
+            header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            /** @description Consecutive failed deliveries that disable the endpoint (15). */
+            disable_after: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @description The endpoint of a `webhook_endpoint.disabled` event, without its secret, as disabling
+         *     left it, with `reason`: `consecutive_failures` when its deliveries failed too many times
+         *     in a row, `owner` when `updateWebhookEndpoint` disabled it.
+         */
+        WebhookEndpointDisabled: {
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            /** Format: uri */
+            url: string;
+            description: string | null;
+            events: components["schemas"]["EventSubscription"][];
+            status: components["schemas"]["WebhookEndpointStatus"];
+            /** Format: date-time */
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            consecutive_failures: number;
+            header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            /** @enum {string} */
+            reason: "consecutive_failures" | "owner";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description `webhook_endpoint.failing`: an endpoint's deliveries failed several times in a row. */
+        WebhookEndpointFailingEvent: {
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "webhook_endpoint.failing";
+            /** @description Unix time in seconds. */
+            created: number;
+            data: components["schemas"]["WebhookEndpointFailing"];
+        };
+        /** @description `webhook_endpoint.disabled`: an endpoint was disabled. */
+        WebhookEndpointDisabledEvent: {
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "webhook_endpoint.disabled";
+            /** @description Unix time in seconds. */
+            created: number;
+            data: components["schemas"]["WebhookEndpointDisabled"];
+        };
+        /** @description `webhook_endpoint.recovered`: a delivery succeeded after a failing streak. */
+        WebhookEndpointRecoveredEvent: {
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "webhook_endpoint.recovered";
+            /** @description Unix time in seconds. */
+            created: number;
+            data: components["schemas"]["WebhookEndpoint"];
+        };
+        /** @description `webhook_delivery.failed`: a delivery used its last attempt. */
+        WebhookDeliveryFailedEvent: {
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "webhook_delivery.failed";
+            /** @description Unix time in seconds. */
+            created: number;
+            data: components["schemas"]["WebhookDelivery"];
+        };
+        /**
          * @description An event of a type added to v1 after a client was generated: only the envelope is typed.
          *     Generated clients parse it into this schema instead of failing (acknowledge it, or log it);
          *     its `type` is none of the types in `EventType`, which each have their own schema.
@@ -1938,7 +2155,7 @@ export type components = {
          *     `previous_attributes`. More types may be added within v1: receivers must accept (2xx) types
          *     they do not know, which `UnknownEvent` describes.
          */
-        Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"] | components["schemas"]["UnknownEvent"];
+        Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"] | components["schemas"]["WebhookEndpointFailingEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointRecoveredEvent"] | components["schemas"]["WebhookDeliveryFailedEvent"] | components["schemas"]["UnknownEvent"];
     };
     responses: {
         /** @description Invalid request. Codes: `invalid_json`, `invalid_body` (the body could not be read completely), `parameter_missing`, `parameter_invalid`, `parameter_unknown`; `param` names the field or query parameter. */
@@ -4370,6 +4587,242 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ConversationAssignedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. Redirects (3xx) are not followed and also fail. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. So does a timeout after 10 seconds. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookEndpointFailing: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
+                 *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /**
+                 * @description The event type, equal to the body's `type`.
+                 * @example contact.created
+                 */
+                "Service-Event": components["parameters"]["ServiceEvent"];
+                /**
+                 * @description The event id (`evt_…`), equal to the body's `id`. Retries of one event carry the same value; use it to drop duplicates.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                "Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /**
+                 * @description `Deskline-Webhooks/<version>`.
+                 * @example Deskline-Webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointFailingEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. Redirects (3xx) are not followed and also fail. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. So does a timeout after 10 seconds. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookEndpointDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
+                 *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /**
+                 * @description The event type, equal to the body's `type`.
+                 * @example contact.created
+                 */
+                "Service-Event": components["parameters"]["ServiceEvent"];
+                /**
+                 * @description The event id (`evt_…`), equal to the body's `id`. Retries of one event carry the same value; use it to drop duplicates.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                "Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /**
+                 * @description `Deskline-Webhooks/<version>`.
+                 * @example Deskline-Webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. Redirects (3xx) are not followed and also fail. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. So does a timeout after 10 seconds. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookEndpointRecovered: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
+                 *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /**
+                 * @description The event type, equal to the body's `type`.
+                 * @example contact.created
+                 */
+                "Service-Event": components["parameters"]["ServiceEvent"];
+                /**
+                 * @description The event id (`evt_…`), equal to the body's `id`. Retries of one event carry the same value; use it to drop duplicates.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                "Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /**
+                 * @description `Deskline-Webhooks/<version>`.
+                 * @example Deskline-Webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointRecoveredEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. Redirects (3xx) are not followed and also fail. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. So does a timeout after 10 seconds. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookDeliveryFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
+                 *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /**
+                 * @description The event type, equal to the body's `type`.
+                 * @example contact.created
+                 */
+                "Service-Event": components["parameters"]["ServiceEvent"];
+                /**
+                 * @description The event id (`evt_…`), equal to the body's `id`. Retries of one event carry the same value; use it to drop duplicates.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                "Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /**
+                 * @description `Deskline-Webhooks/<version>`.
+                 * @example Deskline-Webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryFailedEvent"];
             };
         };
         responses: {

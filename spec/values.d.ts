@@ -418,6 +418,64 @@ export declare const schemaProperties: {
     "data",
     "previous_attributes"
   ];
+  readonly "WebhookEndpointFailing": readonly [
+    "id",
+    "object",
+    "url",
+    "description",
+    "events",
+    "status",
+    "disabled_at",
+    "disabled_reason",
+    "consecutive_failures",
+    "header_names",
+    "disable_after",
+    "created_at",
+    "updated_at"
+  ];
+  readonly "WebhookEndpointDisabled": readonly [
+    "id",
+    "object",
+    "url",
+    "description",
+    "events",
+    "status",
+    "disabled_at",
+    "disabled_reason",
+    "consecutive_failures",
+    "header_names",
+    "reason",
+    "created_at",
+    "updated_at"
+  ];
+  readonly "WebhookEndpointFailingEvent": readonly [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ];
+  readonly "WebhookEndpointDisabledEvent": readonly [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ];
+  readonly "WebhookEndpointRecoveredEvent": readonly [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ];
+  readonly "WebhookDeliveryFailedEvent": readonly [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ];
   readonly "UnknownEvent": readonly [
     "id",
     "object",
@@ -1115,7 +1173,11 @@ export declare const schemaEnums: {
     "ticket.created",
     "ticket.updated",
     "message.received",
-    "conversation.assigned"
+    "conversation.assigned",
+    "webhook_endpoint.failing",
+    "webhook_endpoint.disabled",
+    "webhook_endpoint.recovered",
+    "webhook_delivery.failed"
   ];
   readonly "WebhookEndpointStatus": readonly [
     "enabled",

@@ -418,6 +418,64 @@ export const schemaProperties = {
     "data",
     "previous_attributes"
   ],
+  "WebhookEndpointFailing": [
+    "id",
+    "object",
+    "url",
+    "description",
+    "events",
+    "status",
+    "disabled_at",
+    "disabled_reason",
+    "consecutive_failures",
+    "header_names",
+    "disable_after",
+    "created_at",
+    "updated_at"
+  ],
+  "WebhookEndpointDisabled": [
+    "id",
+    "object",
+    "url",
+    "description",
+    "events",
+    "status",
+    "disabled_at",
+    "disabled_reason",
+    "consecutive_failures",
+    "header_names",
+    "reason",
+    "created_at",
+    "updated_at"
+  ],
+  "WebhookEndpointFailingEvent": [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ],
+  "WebhookEndpointDisabledEvent": [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ],
+  "WebhookEndpointRecoveredEvent": [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ],
+  "WebhookDeliveryFailedEvent": [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ],
   "UnknownEvent": [
     "id",
     "object",
@@ -1115,7 +1173,11 @@ export const schemaEnums = {
     "ticket.created",
     "ticket.updated",
     "message.received",
-    "conversation.assigned"
+    "conversation.assigned",
+    "webhook_endpoint.failing",
+    "webhook_endpoint.disabled",
+    "webhook_endpoint.recovered",
+    "webhook_delivery.failed"
   ],
   "WebhookEndpointStatus": [
     "enabled",

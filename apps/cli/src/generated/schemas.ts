@@ -1678,14 +1678,18 @@ export const webhookEndpointUpdateSchema = {
         "anyOf": [
           {
             "type": "string",
-            "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change). More may be added within v1.\n",
+            "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change); and the operational types, about the webhooks themselves:\n`webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),\n`webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a\ndelivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used\nits last attempt). More may be added within v1.\n",
             "enum": [
               "contact.created",
               "contact.updated",
               "ticket.created",
               "ticket.updated",
               "message.received",
-              "conversation.assigned"
+              "conversation.assigned",
+              "webhook_endpoint.failing",
+              "webhook_endpoint.disabled",
+              "webhook_endpoint.recovered",
+              "webhook_delivery.failed"
             ]
           },
           {
@@ -1731,14 +1735,18 @@ export const webhookEndpointUpdateSchema = {
 
 export const eventTypeSchema = {
   "type": "string",
-  "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change). More may be added within v1.\n",
+  "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change); and the operational types, about the webhooks themselves:\n`webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),\n`webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a\ndelivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used\nits last attempt). More may be added within v1.\n",
   "enum": [
     "contact.created",
     "contact.updated",
     "ticket.created",
     "ticket.updated",
     "message.received",
-    "conversation.assigned"
+    "conversation.assigned",
+    "webhook_endpoint.failing",
+    "webhook_endpoint.disabled",
+    "webhook_endpoint.recovered",
+    "webhook_delivery.failed"
   ]
 } as const;
 

@@ -233,7 +233,7 @@ async function countOutcomes(
     if (outcome.kind !== "settled") continue;
     deps.metrics?.deliveryFinished(outcome.status);
     if (outcome.status === "succeeded" && failuresToForget) {
-      await endpoints.deliverySucceeded(endpoint._id);
+      await endpoints.deliverySucceeded(endpoint);
       failuresToForget = false;
     } else if (outcome.status === "failed") {
       deps.logger.info(
@@ -241,7 +241,7 @@ async function countOutcomes(
         "webhook delivery failed",
       );
       failuresToForget = true;
-      if (await endpoints.deliveryFailed(endpoint._id)) {
+      if (await endpoints.deliveryFailed(endpoint, delivery._id)) {
         deps.logger.warn(
           { endpointId: endpoint._id },
           "webhook endpoint disabled after consecutive failed deliveries",

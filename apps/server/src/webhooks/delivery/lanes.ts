@@ -2,7 +2,7 @@ import { MongoBackend } from "@agendajs/mongo-backend";
 import { Agenda, type Job } from "agenda";
 import type { Db } from "mongodb";
 import type { Agent } from "undici";
-import { isSubscribed, type StoredEvent } from "../../events/model.js";
+import { receives, type StoredEvent } from "../../events/model.js";
 import type { Config } from "../../platform/config.js";
 import type { Logger } from "../../platform/logger.js";
 import type { WebhookStores as Store } from "../stores.js";
@@ -219,10 +219,7 @@ export class WebhookDelivery {
     ]);
     const requests = events.flatMap((event) =>
       endpoints
-        .filter(
-          (endpoint) =>
-            endpoint.workspace_id === event.workspace_id && isSubscribed(endpoint.events, event.type),
-        )
+        .filter((endpoint) => endpoint.workspace_id === event.workspace_id && receives(endpoint, event))
         .map((endpoint) => ({ event, endpointId: endpoint._id })),
     );
     if (this.processes && requests.length > 0) this.recent.remember(requests.map((r) => r.event));
