@@ -38,20 +38,7 @@ export function register(events: Command): void {
     }),
     "deskline events list --type contact.created --type contact.updated --created-after 2026-01-01T00:00:00Z --json",
   );
-  examples(
-    events
-      .command("types")
-      .description(
-        "list every event type an endpoint can subscribe to, with what it means; --json adds the JSON Schema of its body",
-      )
-      .action(async (_options, command: Command) => {
-        const deskline = await clientFor(command);
-        const catalog = await deskline.events.types();
-        await printList(catalog.data, TYPE_COLUMNS, { json: Boolean(globalsOf(command).json) });
-      }),
-    "deskline events types",
-    "deskline events types --json | jq 'select(.type == \"ticket.updated\") | .schema'",
-  );
+  typesCommand(events);
   getCommand(
     events,
     { noun: "event", id: "evt", example: "deskline events get evt_2bXkqB4cD6eF8gHi --json" },
@@ -108,5 +95,23 @@ export function register(events: Command): void {
     }),
     "deskline events deliveries evt_2bXkqB4cD6eF8gHi",
     "deskline events deliveries evt_2bXkqB4cD6eF8gHi --json | jq -r 'select(.status != \"succeeded\") | .endpoint_id'",
+  );
+}
+
+/** `deskline events types`: the event-type catalog, a table or JSON Lines (with each schema). */
+function typesCommand(events: Command): void {
+  examples(
+    events
+      .command("types")
+      .description(
+        "list every event type an endpoint can subscribe to, with what it means; --json adds the JSON Schema of its body",
+      )
+      .action(async (_options, command: Command) => {
+        const deskline = await clientFor(command);
+        const catalog = await deskline.events.types();
+        await printList(catalog.data, TYPE_COLUMNS, { json: Boolean(globalsOf(command).json) });
+      }),
+    "deskline events types",
+    "deskline events types --json | jq 'select(.type == \"ticket.updated\") | .schema'",
   );
 }

@@ -113,29 +113,7 @@ export function register(webhooks: Command): void {
     "deskline webhooks endpoints list --json",
   );
 
-  kit.examples(
-    endpoints
-      .command("create")
-      .description("register an endpoint; prints its signing secret, which is shown this once")
-      .requiredOption("--url <url>", "HTTPS URL that receives the events")
-      .option("--description <text>", "what the endpoint is for")
-      .option("--event <type>", "an event type to receive (repeatable; default: all)", collect)
-      .option("--header <header>", HEADER_HELP, collect)
-      .action(async (options: CreateOptions, command: Command) => {
-        const deskline = await clientFor(command);
-        const headers = headersOf(options.header, false) as Record<string, string> | undefined;
-        const created = await deskline.webhookEndpoints.create({
-          url: options.url,
-          ...(options.description ? { description: options.description } : {}),
-          ...(options.event ? { events: options.event as EventType[] } : {}),
-          ...(headers ? { headers } : {}),
-        });
-        printObject(created, Boolean(globalsOf(command).json));
-      }),
-    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
-    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --header 'X-Api-Key: gw_4f9c2a7e'",
-  );
-
+  createCommand(endpoints);
   kit.getCommand(
     endpoints,
     {
@@ -261,5 +239,31 @@ export function register(webhooks: Command): void {
       }),
     "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --status failed",
     "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --event-type ticket.updated --created-after 6h --json",
+  );
+}
+
+/** `deskline webhooks endpoints create`: prints the secret, this once. */
+function createCommand(endpoints: Command): void {
+  kit.examples(
+    endpoints
+      .command("create")
+      .description("register an endpoint; prints its signing secret, which is shown this once")
+      .requiredOption("--url <url>", "HTTPS URL that receives the events")
+      .option("--description <text>", "what the endpoint is for")
+      .option("--event <type>", "an event type to receive (repeatable; default: all)", collect)
+      .option("--header <header>", HEADER_HELP, collect)
+      .action(async (options: CreateOptions, command: Command) => {
+        const deskline = await clientFor(command);
+        const headers = headersOf(options.header, false) as Record<string, string> | undefined;
+        const created = await deskline.webhookEndpoints.create({
+          url: options.url,
+          ...(options.description ? { description: options.description } : {}),
+          ...(options.event ? { events: options.event as EventType[] } : {}),
+          ...(headers ? { headers } : {}),
+        });
+        printObject(created, Boolean(globalsOf(command).json));
+      }),
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --header 'X-Api-Key: gw_4f9c2a7e'",
   );
 }
