@@ -1733,7 +1733,7 @@ export type components = {
         WebhookEndpointHeadersPatch: {
             [key: string]: components["schemas"]["WebhookEndpointHeaderValue"] | null;
         };
-        /** @description A header value; no control characters (tab aside). */
+        /** @description A header value, of visible characters, spaces and tabs (RFC 9110 field values; no control characters). */
         WebhookEndpointHeaderValue: string;
         /**
          * @description The names of the endpoint's custom headers, as given, sorted regardless of case; their values are never shown.

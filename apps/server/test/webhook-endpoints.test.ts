@@ -278,6 +278,7 @@ describe("custom headers", () => {
     [{ "Bad Name": "x" }, "headers.Bad Name"],
     [{ "X-A": "line\r\nInjected: 1" }, "headers.X-A"],
     [{ "X-A": "" }, "headers.X-A"],
+    [{ "X-A": "tick ✓" }, "headers.X-A"],
     [{ "X-A": "1", "x-a": "2" }, "headers.x-a"],
     [Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, "v"])), "headers"],
   ])("refuses bad headers %j with 400 param %s, and creates nothing", async (headers, param) => {

@@ -1711,10 +1711,10 @@ export const webhookEndpointUpdateSchema = {
         "oneOf": [
           {
             "type": "string",
-            "description": "A header value; no control characters (tab aside).",
+            "description": "A header value, of visible characters, spaces and tabs (RFC 9110 field values; no control characters).",
             "minLength": 1,
             "maxLength": 4096,
-            "pattern": "^[^\\u0000-\\u0008\\u000a-\\u001f\\u007f]+$"
+            "pattern": "^[\\t -~\\u0080-\\u00ff]+$"
           },
           {
             "type": "null"
