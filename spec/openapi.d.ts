@@ -674,7 +674,8 @@ export type paths = {
         /**
          * Resend an event
          * @description Queues a new delivery of the event, with the normal retries: to `endpoint_id`, or, without
-         *     it, to every enabled endpoint subscribed to the event's type. It carries the same bytes and
+         *     it, to every enabled endpoint subscribed to the event's type (but the one an operational
+         *     event is about). It carries the same bytes and
          *     the same event id (`Service-Delivery`, `webhook-id`) as the first delivery, signed anew, so
          *     receivers that drop duplicates by event id stay correct. An endpoint that already has a
          *     pending delivery of the event is left to it (not queued twice). `202` with the deliveries
@@ -682,7 +683,8 @@ export type paths = {
          *     `409 webhook_endpoint_disabled`.
          *
          *     **Checked beyond the schema:** `endpoint_id` must name an endpoint subscribed to the event's
-         *     type (or `*`): `400 parameter_invalid` naming `endpoint_id`.
+         *     type (or `*`), and not the endpoint an operational event is about: `400 parameter_invalid`
+         *     naming `endpoint_id`.
          */
         post: operations["resendEvent"];
         delete?: never;
