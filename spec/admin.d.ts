@@ -577,10 +577,14 @@ export type components = {
          * @description `contact.created` (a contact is created), `contact.updated` (a contact is updated),
          *     `ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),
          *     `message.received` (a customer message arrives), `conversation.assigned` (the assignees
-         *     of a conversation change). More may be added within v1.
+         *     of a conversation change); and the operational types, about the webhooks themselves:
+         *     `webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),
+         *     `webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a
+         *     delivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used
+         *     its last attempt). More may be added within v1.
          * @enum {string}
          */
-        EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned";
+        EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned" | "webhook_endpoint.failing" | "webhook_endpoint.disabled" | "webhook_endpoint.recovered" | "webhook_delivery.failed";
         /** @description An event type a webhook endpoint subscribes to, or `*` for every type (also those added later). */
         EventSubscription: components["schemas"]["EventType"] | "*";
         /**
@@ -588,6 +592,13 @@ export type components = {
          * @enum {string}
          */
         WebhookEndpointStatus: "enabled" | "disabled";
+        /**
+         * @description The names of the endpoint's custom headers, as given, sorted regardless of case; their values are never shown.
+         * @example [
+         *       "X-Api-Key"
+         *     ]
+         */
+        WebhookEndpointHeaderNames: string[];
         /** @description A registered webhook endpoint, without its secret. */
         WebhookEndpoint: {
             /** @example we_2bXks1AbC3dEf5Gh */
@@ -607,6 +618,7 @@ export type components = {
             consecutive_failures: number;
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
+            header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -362,7 +362,9 @@ export type paths = {
          *     range (loopback, private, shared, link-local and cloud metadata, documentation,
          *     benchmarking, multicast, reserved, unique-local, and IPv6 forms of such IPv4 addresses) is
          *     `400 url_address_refused` with `param` `url` (unless the deployment allows private
-         *     networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`.
+         *     networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`;
+         *     a custom header a delivery sets itself (`headers.Host`), or two whose names differ only in
+         *     case, are `400 parameter_invalid` with `param` naming the header.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -401,7 +403,8 @@ export type paths = {
         /**
          * Update a webhook endpoint
          * @description Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
-         *     (replaced whole) and `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
+         *     (replaced whole), `headers` (merged by name: a value sets a header, `null` removes it) and
+         *     `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
          *     says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
          *     to 0, also for an endpoint that deliveries disabled. Deliveries that were due while it was
          *     disabled are `dropped`, and events of that time make none: enabling does not resend them,
@@ -410,7 +413,8 @@ export type paths = {
          *
          *     **Checked beyond the schema:** `url` as on create: an IP-address host in a refused range is
          *     `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses is
-         *     `400 parameter_invalid`.
+         *     `400 parameter_invalid`; `headers` as on create, and more than 20 once merged is
+         *     `400 parameter_invalid` (`param` `headers`).
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -603,6 +607,30 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List event types
+         * @description The catalog of every event type a webhook endpoint can subscribe to: what each means, the
+         *     JSON Schema (2020-12) of the body its deliveries carry, and whether it is *operational*
+         *     (about the webhooks themselves, such as `webhook_endpoint.disabled`) rather than about a
+         *     resource. Taken from this document's `webhooks` section, so it never disagrees with it.
+         *     One page holds them all (`has_more` is `false`).
+         */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/events/{id}": {
         parameters: {
             query?: never;
@@ -676,7 +704,8 @@ export type paths = {
         /**
          * Resend an event
          * @description Queues a new delivery of the event, with the normal retries: to `endpoint_id`, or, without
-         *     it, to every enabled endpoint subscribed to the event's type. It carries the same bytes and
+         *     it, to every enabled endpoint subscribed to the event's type (but the one an operational
+         *     event is about). It carries the same bytes and
          *     the same event id (`Service-Delivery`, `webhook-id`) as the first delivery, signed anew, so
          *     receivers that drop duplicates by event id stay correct. An endpoint that already has a
          *     pending delivery of the event is left to it (not queued twice). `202` with the deliveries
@@ -684,7 +713,8 @@ export type paths = {
          *     `409 webhook_endpoint_disabled`.
          *
          *     **Checked beyond the schema:** `endpoint_id` must name an endpoint subscribed to the event's
-         *     type (or `*`): `400 parameter_invalid` naming `endpoint_id`.
+         *     type (or `*`), and not the endpoint an operational event is about: `400 parameter_invalid`
+         *     naming `endpoint_id`.
          */
         post: operations["resendEvent"];
         delete?: never;
@@ -934,6 +964,123 @@ export type webhooks = {
          *     attempt and it is retried (up to 4 times: after about 1 min, 5 min, 30 min, 2 h).
          */
         post: operations["onConversationAssigned"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An endpoint's deliveries are failing
+         * @description Sent when an endpoint's deliveries have failed 5 times in a row (the deployment's
+         *     `WEBHOOK_FAILING_AFTER`), once per streak: a warning before the 15th failure disables it.
+         *     `data` is the endpoint, without its secret, with `consecutive_failures` and
+         *     `disable_after`, the count that disables it.
+         *
+         *     Operational: about the webhooks themselves. Delivered like every event, as an HTTP POST to
+         *     every enabled endpoint of the workspace subscribed to `webhook_endpoint.failing` (or `*`), except the
+         *     endpoint it is about, signed as described under *Webhooks* above; listed by `listEvents`,
+         *     resent by `resendEvent`, recovered by `recoverWebhookEndpoint`. Answer 2xx within 10
+         *     seconds; anything else fails the attempt and it is retried (up to 4 times: after about 1
+         *     min, 5 min, 30 min, 2 h).
+         */
+        post: operations["onWebhookEndpointFailing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An endpoint was disabled
+         * @description Sent when an endpoint is disabled: by its 15th failed delivery in a row (`reason`
+         *     `consecutive_failures`) or by its owner's `updateWebhookEndpoint` (`reason` `owner`).
+         *     `data` is the endpoint, without its secret, as disabling left it.
+         *
+         *     Operational: about the webhooks themselves. Delivered like every event, as an HTTP POST to
+         *     every enabled endpoint of the workspace subscribed to `webhook_endpoint.disabled` (or `*`), except the
+         *     endpoint it is about, signed as described under *Webhooks* above; listed by `listEvents`,
+         *     resent by `resendEvent`, recovered by `recoverWebhookEndpoint`. Answer 2xx within 10
+         *     seconds; anything else fails the attempt and it is retried (up to 4 times: after about 1
+         *     min, 5 min, 30 min, 2 h).
+         */
+        post: operations["onWebhookEndpointDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.recovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An endpoint recovered
+         * @description Sent when a delivery to an endpoint succeeds after a failing streak (one that sent
+         *     `webhook_endpoint.failing`). `data` is the endpoint, without its secret, its
+         *     `consecutive_failures` back to 0.
+         *
+         *     Operational: about the webhooks themselves. Delivered like every event, as an HTTP POST to
+         *     every enabled endpoint of the workspace subscribed to `webhook_endpoint.recovered` (or `*`), except the
+         *     endpoint it is about, signed as described under *Webhooks* above; listed by `listEvents`,
+         *     resent by `resendEvent`, recovered by `recoverWebhookEndpoint`. Answer 2xx within 10
+         *     seconds; anything else fails the attempt and it is retried (up to 4 times: after about 1
+         *     min, 5 min, 30 min, 2 h).
+         */
+        post: operations["onWebhookEndpointRecovered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_delivery.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A delivery gave up
+         * @description Sent when a delivery used its last attempt without success (`status` `failed`). `data`
+         *     is the delivery, as `listWebhookEndpointDeliveries` returns it; its `endpoint_id` is the
+         *     endpoint it is about. Its event can be sent again with `resendEvent`.
+         *
+         *     Operational: about the webhooks themselves. Delivered like every event, as an HTTP POST to
+         *     every enabled endpoint of the workspace subscribed to `webhook_delivery.failed` (or `*`), except the
+         *     endpoint it is about, signed as described under *Webhooks* above; listed by `listEvents`,
+         *     resent by `resendEvent`, recovered by `recoverWebhookEndpoint`. Answer 2xx within 10
+         *     seconds; anything else fails the attempt and it is retried (up to 4 times: after about 1
+         *     min, 5 min, 30 min, 2 h).
+         */
+        post: operations["onWebhookDeliveryFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1522,10 +1669,14 @@ export type components = {
          * @description `contact.created` (a contact is created), `contact.updated` (a contact is updated),
          *     `ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),
          *     `message.received` (a customer message arrives), `conversation.assigned` (the assignees
-         *     of a conversation change). More may be added within v1.
+         *     of a conversation change); and the operational types, about the webhooks themselves:
+         *     `webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),
+         *     `webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a
+         *     delivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used
+         *     its last attempt). More may be added within v1.
          * @enum {string}
          */
-        EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned";
+        EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned" | "webhook_endpoint.failing" | "webhook_endpoint.disabled" | "webhook_endpoint.recovered" | "webhook_delivery.failed";
         /** @description An event type a webhook endpoint subscribes to, or `*` for every type (also those added later). */
         EventSubscription: components["schemas"]["EventType"] | "*";
         /**
@@ -1552,6 +1703,7 @@ export type components = {
             consecutive_failures: number;
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
+            header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1573,6 +1725,7 @@ export type components = {
             consecutive_failures: number;
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
+            header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             /** @description Signing secret: `whsec_` + 32 random bytes (base64). Shown only by create and rotation. */
             secret: string;
             /** Format: date-time */
@@ -1595,7 +1748,41 @@ export type components = {
              * @example 50
              */
             rate_limit?: number | null;
+            headers?: components["schemas"]["WebhookEndpointHeaders"];
         };
+        /**
+         * @description Custom HTTP headers sent with every delivery to the endpoint, name → value (at most 20): an
+         *     API key or a basic-auth pair the receiver's gateway checks beside the signature. Names are
+         *     HTTP tokens, case-insensitive (two names differing only in case are refused). The headers
+         *     a delivery sets itself are refused, `400 parameter_invalid` with `param` naming the header
+         *     (`headers.Host`): `Host`, `Content-*`, `Service-*`, `webhook-*`, `User-Agent`, and the
+         *     hop-by-hop ones (`Connection`, `Keep-Alive`, `Proxy-Authenticate`, `Proxy-Authorization`,
+         *     `Proxy-Connection`, `TE`, `Trailer`, `Transfer-Encoding`, `Upgrade`, `Expect`). Values are
+         *     write-only: an endpoint shows the names (`header_names`), never the values, and the server
+         *     stores them encrypted, with the signing secrets, when it has a key.
+         * @example {
+         *       "X-Api-Key": "gw_4f9c2a7e"
+         *     }
+         */
+        WebhookEndpointHeaders: {
+            [key: string]: components["schemas"]["WebhookEndpointHeaderValue"];
+        };
+        /**
+         * @description Changes to the custom headers (see `WebhookEndpointHeaders`), merged by name (RFC 7396): a
+         *     value sets or replaces that header, `null` removes it; headers not named stay as they are.
+         */
+        WebhookEndpointHeadersPatch: {
+            [key: string]: components["schemas"]["WebhookEndpointHeaderValue"] | null;
+        };
+        /** @description A header value, of visible characters, spaces and tabs (RFC 9110 field values; no control characters). */
+        WebhookEndpointHeaderValue: string;
+        /**
+         * @description The names of the endpoint's custom headers, as given, sorted regardless of case; their values are never shown.
+         * @example [
+         *       "X-Api-Key"
+         *     ]
+         */
+        WebhookEndpointHeaderNames: string[];
         /**
          * @description `pending` (queued or between attempts), `succeeded` (an attempt got a 2xx), `failed` (its
          *     last attempt failed: the retries ran out), `dropped` (the endpoint was disabled, by 15 failed
@@ -1773,6 +1960,7 @@ export type components = {
              * @example 50
              */
             rate_limit?: number | null;
+            headers?: components["schemas"]["WebhookEndpointHeadersPatch"];
             status?: components["schemas"]["WebhookEndpointStatus"];
         };
         /** @description Body of `rotateWebhookEndpointSecret` (optional). */
@@ -1783,6 +1971,34 @@ export type components = {
              * @example 3600
              */
             expires_in?: number;
+        };
+        /** @description One entry of the event-type catalog (`listEventTypes`). */
+        EventTypeDescription: {
+            /** @constant */
+            object: "event_type";
+            type: components["schemas"]["EventType"];
+            /** @description When it is sent, in a line (the `summary` of its entry under `webhooks`). */
+            description: string;
+            /**
+             * @description `true` for the types about the webhooks themselves (an endpoint failing, disabled or
+             *     recovered, a delivery that gave up), `false` for those about a resource.
+             */
+            operational: boolean;
+            /**
+             * @description The JSON Schema (draft 2020-12, every `$ref` resolved) of the event body its deliveries
+             *     carry and the events API returns.
+             */
+            schema: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The whole event-type catalog, in the order of `EventType`. */
+        EventTypeList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["EventTypeDescription"][];
+            /** @constant */
+            has_more: false;
         };
         /** @description A page of events, newest first. */
         EventList: {
@@ -1905,6 +2121,102 @@ export type components = {
             };
         };
         /**
+         * @description The endpoint of a `webhook_endpoint.failing` event, without its secret, as the failure
+         *     that made the event left it: `consecutive_failures` is the count reached, `disable_after`
+         *     the count at which deliveries will disable it.
+         */
+        WebhookEndpointFailing: {
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            /** Format: uri */
+            url: string;
+            description: string | null;
+            events: components["schemas"]["EventSubscription"][];
+            status: components["schemas"]["WebhookEndpointStatus"];
+            /** Format: date-time */
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            consecutive_failures: number;
+            header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            /** @description Consecutive failed deliveries that disable the endpoint (15). */
+            disable_after: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /**
+         * @description The endpoint of a `webhook_endpoint.disabled` event, without its secret, as disabling
+         *     left it, with `reason`: `consecutive_failures` when its deliveries failed too many times
+         *     in a row, `owner` when `updateWebhookEndpoint` disabled it.
+         */
+        WebhookEndpointDisabled: {
+            id: string;
+            /** @constant */
+            object: "webhook_endpoint";
+            /** Format: uri */
+            url: string;
+            description: string | null;
+            events: components["schemas"]["EventSubscription"][];
+            status: components["schemas"]["WebhookEndpointStatus"];
+            /** Format: date-time */
+            disabled_at: string | null;
+            disabled_reason: string | null;
+            consecutive_failures: number;
+            header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            /** @enum {string} */
+            reason: "consecutive_failures" | "owner";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description `webhook_endpoint.failing`: an endpoint's deliveries failed several times in a row. */
+        WebhookEndpointFailingEvent: {
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "webhook_endpoint.failing";
+            /** @description Unix time in seconds. */
+            created: number;
+            data: components["schemas"]["WebhookEndpointFailing"];
+        };
+        /** @description `webhook_endpoint.disabled`: an endpoint was disabled. */
+        WebhookEndpointDisabledEvent: {
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "webhook_endpoint.disabled";
+            /** @description Unix time in seconds. */
+            created: number;
+            data: components["schemas"]["WebhookEndpointDisabled"];
+        };
+        /** @description `webhook_endpoint.recovered`: a delivery succeeded after a failing streak. */
+        WebhookEndpointRecoveredEvent: {
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "webhook_endpoint.recovered";
+            /** @description Unix time in seconds. */
+            created: number;
+            data: components["schemas"]["WebhookEndpoint"];
+        };
+        /** @description `webhook_delivery.failed`: a delivery used its last attempt. */
+        WebhookDeliveryFailedEvent: {
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "webhook_delivery.failed";
+            /** @description Unix time in seconds. */
+            created: number;
+            data: components["schemas"]["WebhookDelivery"];
+        };
+        /**
          * @description An event of a type added to v1 after a client was generated: only the envelope is typed.
          *     Generated clients parse it into this schema instead of failing (acknowledge it, or log it);
          *     its `type` is none of the types in `EventType`, which each have their own schema.
@@ -1916,7 +2228,7 @@ export type components = {
          *     `previous_attributes`. More types may be added within v1: receivers must accept (2xx) types
          *     they do not know, which `UnknownEvent` describes.
          */
-        Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"] | components["schemas"]["UnknownEvent"];
+        Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"] | components["schemas"]["WebhookEndpointFailingEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointRecoveredEvent"] | components["schemas"]["WebhookDeliveryFailedEvent"] | components["schemas"]["UnknownEvent"];
     };
     responses: {
         /** @description Invalid request. Codes: `invalid_json`, `invalid_body` (the body could not be read completely), `parameter_missing`, `parameter_invalid`, `parameter_unknown`; `param` names the field or query parameter. */
@@ -3723,6 +4035,37 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every event type, in the order of `EventType`. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTypeList"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     getEvent: {
         parameters: {
             query?: never;
@@ -4355,6 +4698,242 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ConversationAssignedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. Redirects (3xx) are not followed and also fail. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. So does a timeout after 10 seconds. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookEndpointFailing: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
+                 *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /**
+                 * @description The event type, equal to the body's `type`.
+                 * @example contact.created
+                 */
+                "Service-Event": components["parameters"]["ServiceEvent"];
+                /**
+                 * @description The event id (`evt_…`), equal to the body's `id`. Retries of one event carry the same value; use it to drop duplicates.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                "Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /**
+                 * @description `Deskline-Webhooks/<version>`.
+                 * @example Deskline-Webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointFailingEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. Redirects (3xx) are not followed and also fail. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. So does a timeout after 10 seconds. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookEndpointDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
+                 *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /**
+                 * @description The event type, equal to the body's `type`.
+                 * @example contact.created
+                 */
+                "Service-Event": components["parameters"]["ServiceEvent"];
+                /**
+                 * @description The event id (`evt_…`), equal to the body's `id`. Retries of one event carry the same value; use it to drop duplicates.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                "Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /**
+                 * @description `Deskline-Webhooks/<version>`.
+                 * @example Deskline-Webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. Redirects (3xx) are not followed and also fail. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. So does a timeout after 10 seconds. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookEndpointRecovered: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
+                 *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /**
+                 * @description The event type, equal to the body's `type`.
+                 * @example contact.created
+                 */
+                "Service-Event": components["parameters"]["ServiceEvent"];
+                /**
+                 * @description The event id (`evt_…`), equal to the body's `id`. Retries of one event carry the same value; use it to drop duplicates.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                "Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /**
+                 * @description `Deskline-Webhooks/<version>`.
+                 * @example Deskline-Webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointRecoveredEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. Redirects (3xx) are not followed and also fail. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. So does a timeout after 10 seconds. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookDeliveryFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
+                 *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /**
+                 * @description The event type, equal to the body's `type`.
+                 * @example contact.created
+                 */
+                "Service-Event": components["parameters"]["ServiceEvent"];
+                /**
+                 * @description The event id (`evt_…`), equal to the body's `id`. Retries of one event carry the same value; use it to drop duplicates.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                "Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /**
+                 * @description `Deskline-Webhooks/<version>`.
+                 * @example Deskline-Webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryFailedEvent"];
             };
         };
         responses: {

@@ -262,6 +262,7 @@ export declare const schemaProperties: {
     "disabled_reason",
     "consecutive_failures",
     "rate_limit",
+    "header_names",
     "created_at",
     "updated_at"
   ];
@@ -276,6 +277,7 @@ export declare const schemaProperties: {
     "disabled_reason",
     "consecutive_failures",
     "rate_limit",
+    "header_names",
     "secret",
     "created_at",
     "updated_at"
@@ -284,7 +286,8 @@ export declare const schemaProperties: {
     "url",
     "description",
     "events",
-    "rate_limit"
+    "rate_limit",
+    "headers"
   ];
   readonly "DeliveryCounts": readonly [
     "succeeded",
@@ -365,10 +368,23 @@ export declare const schemaProperties: {
     "description",
     "events",
     "rate_limit",
+    "headers",
     "status"
   ];
   readonly "WebhookEndpointSecretRotation": readonly [
     "expires_in"
+  ];
+  readonly "EventTypeDescription": readonly [
+    "object",
+    "type",
+    "description",
+    "operational",
+    "schema"
+  ];
+  readonly "EventTypeList": readonly [
+    "object",
+    "data",
+    "has_more"
   ];
   readonly "EventList": readonly [
     "object",
@@ -419,6 +435,64 @@ export declare const schemaProperties: {
     "created",
     "data",
     "previous_attributes"
+  ];
+  readonly "WebhookEndpointFailing": readonly [
+    "id",
+    "object",
+    "url",
+    "description",
+    "events",
+    "status",
+    "disabled_at",
+    "disabled_reason",
+    "consecutive_failures",
+    "header_names",
+    "disable_after",
+    "created_at",
+    "updated_at"
+  ];
+  readonly "WebhookEndpointDisabled": readonly [
+    "id",
+    "object",
+    "url",
+    "description",
+    "events",
+    "status",
+    "disabled_at",
+    "disabled_reason",
+    "consecutive_failures",
+    "header_names",
+    "reason",
+    "created_at",
+    "updated_at"
+  ];
+  readonly "WebhookEndpointFailingEvent": readonly [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ];
+  readonly "WebhookEndpointDisabledEvent": readonly [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ];
+  readonly "WebhookEndpointRecoveredEvent": readonly [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ];
+  readonly "WebhookDeliveryFailedEvent": readonly [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
   ];
   readonly "UnknownEvent": readonly [
     "id",
@@ -1127,7 +1201,11 @@ export declare const schemaEnums: {
     "ticket.created",
     "ticket.updated",
     "message.received",
-    "conversation.assigned"
+    "conversation.assigned",
+    "webhook_endpoint.failing",
+    "webhook_endpoint.disabled",
+    "webhook_endpoint.recovered",
+    "webhook_delivery.failed"
   ];
   readonly "WebhookEndpointStatus": readonly [
     "enabled",

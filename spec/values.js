@@ -262,6 +262,7 @@ export const schemaProperties = {
     "disabled_reason",
     "consecutive_failures",
     "rate_limit",
+    "header_names",
     "created_at",
     "updated_at"
   ],
@@ -276,6 +277,7 @@ export const schemaProperties = {
     "disabled_reason",
     "consecutive_failures",
     "rate_limit",
+    "header_names",
     "secret",
     "created_at",
     "updated_at"
@@ -284,7 +286,8 @@ export const schemaProperties = {
     "url",
     "description",
     "events",
-    "rate_limit"
+    "rate_limit",
+    "headers"
   ],
   "DeliveryCounts": [
     "succeeded",
@@ -365,10 +368,23 @@ export const schemaProperties = {
     "description",
     "events",
     "rate_limit",
+    "headers",
     "status"
   ],
   "WebhookEndpointSecretRotation": [
     "expires_in"
+  ],
+  "EventTypeDescription": [
+    "object",
+    "type",
+    "description",
+    "operational",
+    "schema"
+  ],
+  "EventTypeList": [
+    "object",
+    "data",
+    "has_more"
   ],
   "EventList": [
     "object",
@@ -419,6 +435,64 @@ export const schemaProperties = {
     "created",
     "data",
     "previous_attributes"
+  ],
+  "WebhookEndpointFailing": [
+    "id",
+    "object",
+    "url",
+    "description",
+    "events",
+    "status",
+    "disabled_at",
+    "disabled_reason",
+    "consecutive_failures",
+    "header_names",
+    "disable_after",
+    "created_at",
+    "updated_at"
+  ],
+  "WebhookEndpointDisabled": [
+    "id",
+    "object",
+    "url",
+    "description",
+    "events",
+    "status",
+    "disabled_at",
+    "disabled_reason",
+    "consecutive_failures",
+    "header_names",
+    "reason",
+    "created_at",
+    "updated_at"
+  ],
+  "WebhookEndpointFailingEvent": [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ],
+  "WebhookEndpointDisabledEvent": [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ],
+  "WebhookEndpointRecoveredEvent": [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
+  ],
+  "WebhookDeliveryFailedEvent": [
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
   ],
   "UnknownEvent": [
     "id",
@@ -1127,7 +1201,11 @@ export const schemaEnums = {
     "ticket.created",
     "ticket.updated",
     "message.received",
-    "conversation.assigned"
+    "conversation.assigned",
+    "webhook_endpoint.failing",
+    "webhook_endpoint.disabled",
+    "webhook_endpoint.recovered",
+    "webhook_delivery.failed"
   ],
   "WebhookEndpointStatus": [
     "enabled",

@@ -161,6 +161,64 @@ describe("webhook endpoints and events", () => {
     expect(events.code).toBe(0);
     for (const event of jsonLines(events.stdout)) expect(event.type).toBe("ticket.created");
   });
+
+  it("--header on create and update: custom headers by name (values never shown); 'Name:' removes one", async () => {
+    const { key } = await newWorkspace();
+    const url = "https://hooks.deskline-test.invalid/h";
+    const created = await cli(
+      [
+        "webhooks",
+        "endpoints",
+        "create",
+        "--url",
+        url,
+        "--header",
+        "X-Api-Key: k1",
+        "--header",
+        "X-Team:crm",
+        "--json",
+      ],
+      { key },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const endpoint = JSON.parse(created.stdout);
+    expect(endpoint.header_names).toEqual(["X-Api-Key", "X-Team"]);
+    expect(created.stdout).not.toContain("k1");
+    const update = [
+      "webhooks",
+      "endpoints",
+      "update",
+      endpoint.id,
+      "--header",
+      "X-Team:",
+      "--header",
+      "X-New: n",
+    ];
+    const updated = await cli([...update, "--json"], { key });
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout).header_names).toEqual(["X-Api-Key", "X-New"]);
+    const owned = await cli(
+      ["webhooks", "endpoints", "create", "--url", url, "--header", "Host: x", "--json"],
+      {
+        key,
+      },
+    );
+    expect(owned.code).toBe(1);
+    expect(JSON.parse(owned.stderr).error).toMatchObject({ status: 400, param: "headers.Host" });
+    expect(
+      (await cli(["webhooks", "endpoints", "create", "--url", url, "--header", "no colon"], { key })).code,
+    ).toBe(2);
+  });
+
+  it("events types: a table of every type, and with --json each with the schema of its body", async () => {
+    const { key } = await newWorkspace();
+    const table = await cli(["events", "types"], { key });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^TYPE\s+KIND\s+DESCRIPTION$/m);
+    expect(table.stdout).toMatch(/^contact\.created\s+resource\s+A contact was created$/m);
+    const json = jsonLines((await cli(["events", "types", "--json"], { key })).stdout);
+    expect(json.find((t) => t.type === "ticket.updated")?.schema).toMatchObject({ type: "object" });
+  });
 });
 
 /** Every command path of the CLI, read from its own completion script. */

@@ -143,6 +143,17 @@ describe("deskline listen", () => {
     }
   });
 
+  it("forwards an operational event like any other: webhook_endpoint.disabled, triggered by a disable", async () => {
+    const listener = await listen(["--forward-to", receiver.url, "--events", "webhook_endpoint.disabled"]);
+    const { endpoint } = await trigger("webhook_endpoint.disabled");
+    await receiver.waitFor((received) => received.length === 1);
+    expect((await listener.stop()).code).toBe(0);
+    const [forwarded] = receiver.received;
+    expect(forwarded?.type).toBe("webhook_endpoint.disabled");
+    const event = JSON.parse(forwarded?.body.toString("utf8") as string);
+    expect(event.data).toMatchObject({ id: endpoint, status: "disabled", reason: "owner" });
+  });
+
   it("a listener restarted mid-stream misses nothing and forwards nothing twice", async () => {
     const first = await listen(["--forward-to", receiver.url]);
     await trigger("contact.created");
@@ -168,7 +179,7 @@ describe("deskline listen", () => {
     expect(receiver.refused).toBe(0);
     expect(idsOf(receiver.received)).toEqual(events.map((e) => e.id));
     // One human line per event: time, type, id, the receiver's status and how long it took.
-    expect(stdout).toMatch(/^\S+Z {2}conversation\.assigned {2}evt_\w+ {2}200 {2}\d+ ms$/m);
+    expect(stdout).toMatch(/^\S+Z {2}conversation\.assigned {7}evt_\w+ {2}200 {2}\d+ ms$/m);
   });
 
   it("forwards only --events types, and --since now skips what the last run left", async () => {
@@ -252,9 +263,14 @@ describe("listen: usage", () => {
 });
 
 describe("deskline trigger", () => {
-  it("--list names the six types", async () => {
+  it("--list names the six resource types and three operational ones (recovered needs a receiver that comes back)", async () => {
     const result = await cli(["trigger", "--list", "--json"], options);
-    expect(jsonLines(result.stdout).map((l) => l.type)).toEqual(SIX);
+    expect(jsonLines(result.stdout).map((l) => l.type)).toEqual([
+      ...SIX,
+      "webhook_endpoint.disabled",
+      "webhook_delivery.failed",
+      "webhook_endpoint.failing",
+    ]);
     expect((await cli(["trigger", "--list"], options)).stdout).toMatch(/^EVENT\s+CREATES/);
   });
 

@@ -2,10 +2,11 @@ import { replayContext } from "./platform/idempotency/store.js";
 import type { Logger } from "./platform/logger.js";
 import { type SecretBox, SecretKeyError, sealedKeyId } from "./platform/secret-box.js";
 import type { Store } from "./store.js";
+import type { CustomHeader } from "./webhooks/custom-headers.js";
 import { type EndpointSecret, secretContext } from "./webhooks/endpoints.js";
 
 /**
- * Keeps the stored signing secrets in step with the configured keys (docs/decisions.md "Signing
+ * Keeps the stored signing secrets (and the endpoints' custom header values) in step with the configured keys (docs/decisions.md "Signing
  * secrets at rest"): at start, plaintext secrets are sealed in place and every sealed one must
  * open, or the server stops; `deskline-server reencrypt-secrets` moves every secret to the
  * current key. Each document is changed by one conditional update (only while it still holds
@@ -35,23 +36,35 @@ async function eachStoredSecretSet(
   ) => Promise<void>,
 ): Promise<void> {
   const endpoints = store.webhookEndpoints.collection;
-  for await (const doc of endpoints.find({}, { projection: { secrets: 1 } })) {
+  // An endpoint's signing secrets and its custom header values are sealed alike (one context),
+  // and visited as one set: secrets first, then the header values.
+  const projection = { secrets: 1, custom_headers: 1 };
+  for await (const doc of endpoints.find({}, { projection })) {
     let current: EndpointSecret[] = doc.secrets;
+    let headers: CustomHeader[] | undefined = doc.custom_headers;
+    const values = () => [...current.map((s) => s.secret), ...(headers ?? []).map((h) => h.value)];
     await visit(
-      current.map((s) => s.secret),
+      values(),
       secretContext(doc._id),
       async (next) => {
         const secrets = current.map((s, i) => ({ ...s, secret: next[i] as string }));
+        const sealedHeaders = headers?.map((h, i) => ({ ...h, value: next[current.length + i] as string }));
         const { matchedCount } = await endpoints.updateOne(
-          { _id: doc._id, secrets: current },
-          { $set: { secrets } },
+          {
+            _id: doc._id,
+            secrets: current,
+            // An endpoint stored before endpoints had headers has no such field.
+            custom_headers: headers ?? { $exists: false },
+          },
+          { $set: { secrets, ...(sealedHeaders ? { custom_headers: sealedHeaders } : {}) } },
         );
         return matchedCount === 1;
       },
       async () => {
-        const fresh = await endpoints.findOne({ _id: doc._id }, { projection: { secrets: 1 } });
+        const fresh = await endpoints.findOne({ _id: doc._id }, { projection });
         current = fresh?.secrets ?? [];
-        return fresh ? current.map((s) => s.secret) : null;
+        headers = fresh?.custom_headers;
+        return fresh ? values() : null;
       },
     );
   }

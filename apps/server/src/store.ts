@@ -13,7 +13,7 @@ import { SecretBox } from "./platform/secret-box.js";
 import { Tombstones } from "./records/tombstones.js";
 import { Tickets } from "./tickets/store.js";
 import { DeliveryAttempts } from "./webhooks/attempts.js";
-import { WebhookDeliveries } from "./webhooks/deliveries.js";
+import { toWebhookDelivery, WebhookDeliveries } from "./webhooks/deliveries.js";
 import { DeliveryQueue } from "./webhooks/delivery-queue.js";
 import { useSecretBox, WebhookEndpoints } from "./webhooks/endpoints.js";
 import { ApiKeys } from "./workspaces/api-keys.js";
@@ -56,6 +56,7 @@ export function createStore(
     | "secretsEncryptionKey"
     | "secretsEncryptionOldKeys"
     | "eventRetentionMs"
+    | "webhookFailingAfter"
   >,
   logger: Logger,
 ): Store {
@@ -79,7 +80,14 @@ export function createStore(
     messages,
     tickets: new Tickets(db, { contacts, conversations }, relay, tombstones),
     idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs, secretBox),
-    webhookEndpoints: new WebhookEndpoints(db, secretBox),
+    webhookEndpoints: new WebhookEndpoints(db, secretBox, {
+      relay,
+      rules: { failingAfter: config.webhookFailingAfter },
+      readDelivery: async (id) => {
+        const doc = await webhookDeliveries.collection.findOne({ _id: id });
+        return doc && toWebhookDelivery(doc);
+      },
+    }),
     events,
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),

@@ -15,7 +15,7 @@ import { eventually, type MainProcess, startMain } from "./helpers/main-process.
 // Signing secrets at rest, with real server processes on one persistent database (the run's
 // database server, a database of this file's own): plaintext secrets are sealed at start, new
 // ones are stored sealed, deliveries still sign with the real secret, idempotent replays keep no
-// secret in the clear, a rotation to a new key works with the old one in
+// secret in the clear, custom header values are sealed alike and still sent, a rotation to a new key works with the old one in
 // SECRETS_ENCRYPTION_OLD_KEYS and `reencrypt-secrets`, and a key that cannot open what is stored
 // stops the server.
 
@@ -108,6 +108,7 @@ async function storedSecretValues(): Promise<string[]> {
   return [
     ...endpoints.flatMap((e) => (e.secrets as { secret: string }[]).map((s) => s.secret)),
     ...replays.map((r) => r.response.body.secret as string),
+    ...endpoints.flatMap((e) => ((e.custom_headers ?? []) as { value: string }[]).map((h) => h.value)),
   ];
 }
 
@@ -120,7 +121,8 @@ describe("signing secrets at rest", () => {
 
   const createEndpoint = async (baseUrl: string, url: string) => {
     const idempotencyKey = `create-${made.length}-${randomBytes(4).toString("hex")}`;
-    const body = { url, events: ["contact.created"] };
+    // A custom header whose value is as secret as the signing secret (hdrval_…, found nowhere).
+    const body = { url, events: ["contact.created"], headers: { "X-Api-Key": `hdrval_${made.length}` } };
     const created = await api.post("/open/v1/webhook-endpoints", {
       baseUrl,
       key,
@@ -147,11 +149,13 @@ describe("signing secrets at rest", () => {
     expect(main.output().match(/stored in the clear/g)).toHaveLength(1);
     await stop(main);
     expect((await findEverywhere("whsec_")).length).toBeGreaterThan(0);
+    expect((await findEverywhere("hdrval_")).length).toBeGreaterThan(0);
   });
 
   it("with a key: seals stored secrets at start; creates, rotations, replays and deliveries leave no whsec_ anywhere", async () => {
     const main = await server({ SECRETS_ENCRYPTION_KEY: KEY_1 });
-    expect(main.output()).toMatch(/"sealed":2\b/); // the endpoint and its stored replay
+    // The endpoint's secret and header value, and its stored replay's secret.
+    expect(main.output()).toMatch(/"sealed":3\b/);
     const receiver = await startReceiver();
     const endpoint = await createEndpoint(main.url, receiver.url);
     const rotated = await api.post(`/open/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, {
@@ -179,9 +183,12 @@ describe("signing secrets at rest", () => {
     for (const secret of [rotated.body.secret, endpoint.secret]) {
       expect(() => verifySignature(delivery?.body as Buffer, header, secret)).not.toThrow();
     }
+    // Its custom header arrives opened: the value it was given.
+    expect(delivery?.headers["x-api-key"]).toBe(`hdrval_${made.length - 1}`);
     await stop(main);
 
     expect(await findEverywhere("whsec_")).toEqual([]);
+    expect(await findEverywhere("hdrval_")).toEqual([]);
     const values = await storedSecretValues();
     expect(values.length).toBeGreaterThanOrEqual(5);
     for (const value of values) expect(value).toMatch(sealedUnder(KEY_1));
@@ -223,6 +230,7 @@ describe("signing secrets at rest", () => {
     expect(command.output).toMatch(/re-encrypted \d+ webhook signing secret/);
     for (const value of await storedSecretValues()) expect(value).toMatch(sealedUnder(KEY_2));
     expect(await findEverywhere("whsec_")).toEqual([]);
+    expect(await findEverywhere("hdrval_")).toEqual([]);
 
     // Again: nothing left to move.
     const again = await runCommand(["reencrypt-secrets"], { SECRETS_ENCRYPTION_KEY: KEY_2 });

@@ -245,6 +245,74 @@ describe("updating an endpoint", () => {
   });
 });
 
+describe("custom headers", () => {
+  it("are kept by name and shown by name only, never with their values", async () => {
+    const created = await create({ url: URL_, headers: { "X-Api-Key": "k-1", Authorization: "Basic dTpw" } });
+    expect(created.status).toBe(201);
+    expect(created.body.header_names).toEqual(["Authorization", "X-Api-Key"]);
+    const fetched = await api.get(`/open/v1/webhook-endpoints/${created.body.id}`, { key });
+    expect(fetched.body.header_names).toEqual(["Authorization", "X-Api-Key"]);
+    expect(JSON.stringify(fetched.body)).not.toContain("k-1");
+    const stored = await storedEndpoint(created.body.id);
+    expect(stored.custom_headers?.map((h) => h.name)).toEqual(["Authorization", "X-Api-Key"]);
+  });
+
+  it.each([
+    ["Host"],
+    ["content-type"],
+    ["Content-Length"],
+    ["Service-Signature"],
+    ["service-event"],
+    ["Webhook-Id"],
+    ["User-Agent"],
+    ["Transfer-Encoding"],
+    ["Connection"],
+    ["TE"],
+  ])("refuses %s, a header the delivery owns, with 400 and param headers.<name>", async (name) => {
+    const response = await create({ url: URL_, headers: { "X-Ok": "1", [name]: "x" } });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: "parameter_invalid", param: `headers.${name}` });
+  });
+
+  it.each([
+    [{ "Bad Name": "x" }, "headers.Bad Name"],
+    [{ "X-A": "line\r\nInjected: 1" }, "headers.X-A"],
+    [{ "X-A": "" }, "headers.X-A"],
+    [{ "X-A": "tick ✓" }, "headers.X-A"],
+    [{ "X-A": "1", "x-a": "2" }, "headers.x-a"],
+    [Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, "v"])), "headers"],
+  ])("refuses bad headers %j with 400 param %s, and creates nothing", async (headers, param) => {
+    const before = (await api.get("/open/v1/webhook-endpoints", { key, query: { limit: 100 } })).body.data
+      .length;
+    const response = await create({ url: URL_, headers });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: "parameter_invalid", param });
+    const after = (await api.get("/open/v1/webhook-endpoints", { key, query: { limit: 100 } })).body.data
+      .length;
+    expect(after).toBe(before);
+  });
+
+  it("merge on update by name, whatever the case: a value sets or replaces, null removes; at most 20 in all", async () => {
+    const created = await create({ url: URL_, headers: { "X-Api-Key": "k-1", "X-Team": "crm" } });
+    const path = `/open/v1/webhook-endpoints/${created.body.id}`;
+    const patch = (headers: unknown) => api.patch(path, { key, body: { headers } });
+    const replaced = await patch({ "x-api-key": "k-2", "X-Team": null, "X-New": "n" });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.header_names).toEqual(["x-api-key", "X-New"]);
+    // The same values again change nothing: no write, the same updated_at.
+    const same = await patch({ "x-api-key": "k-2" });
+    expect(same.body.updated_at).toBe(replaced.body.updated_at);
+    const owned = await patch({ host: "evil.invalid" });
+    expect(owned.status).toBe(400);
+    expect(owned.body.error).toMatchObject({ code: "parameter_invalid", param: "headers.host" });
+    const many = Object.fromEntries(Array.from({ length: 19 }, (_, i) => [`X-H${i}`, "v"]));
+    const tooMany = await patch(many);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error).toMatchObject({ code: "parameter_invalid", param: "headers" });
+    expect((await api.get(path, { key })).body.header_names).toEqual(["x-api-key", "X-New"]);
+  });
+});
+
 describe("rotating the secret", () => {
   it("returns a new secret once; by default the old one stays valid for 24 hours", async () => {
     const created = (await create({ url: URL_ })).body;

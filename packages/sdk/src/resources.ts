@@ -38,6 +38,12 @@ class Resource {
       this.pages(path, { id: parentId }, query, options);
   }
 
+  /** `read(options?)`: a GET of a path that takes nothing (a catalog). */
+  protected reader<P extends PathsWith<"get">>(path: P) {
+    return (options?: RequestOptions) =>
+      call<ResultOf<OperationOf<P, "get">>>(this.context, "get", path, {}, options);
+  }
+
   /** `get(id, options?)`, `delete(id, options?)` and other operations on one object by id. */
   protected byId<P extends PathsWith<M>, M extends "get" | "delete">(method: M, path: P) {
     return (id: string, options?: RequestOptions) =>
@@ -248,4 +254,10 @@ export class Events extends Resource {
   resend = this.action("/open/v1/events/{id}/resend");
   /** The event's deliveries, one per endpoint it was sent (or resent) to, newest first. */
   deliveries = this.nestedLister("/open/v1/events/{id}/deliveries");
+  /**
+   * The event-type catalog: every type an endpoint can subscribe to, with its description, the
+   * JSON Schema of its body and whether it is operational (about the webhooks themselves).
+   * Resolves to one page holding them all.
+   */
+  types = this.reader("/open/v1/event-types");
 }

@@ -54,6 +54,8 @@ export type WebhookRecoveryCreate = Schemas["WebhookRecoveryCreate"];
 export type WebhookRecovery = Schemas["WebhookRecovery"];
 /** An event as `events.get` returns it and webhooks deliver it; switch on `type` to narrow `data`. */
 export type DesklineEvent = Schemas["Event"];
+/** One entry of `events.types()`: an event type, what it means, the JSON Schema of its body. */
+export type EventTypeDescription = Schemas["EventTypeDescription"];
 /** The stable machine-readable codes the server answers errors with (`DesklineError.code`). */
 export type ErrorCode = Schemas["ErrorCode"];
 /** The broad category of an error, fixed per HTTP status (`DesklineError.type`). */

@@ -19,6 +19,7 @@ const NOT_FOR_THE_SDK = new Set([
 const BUILDER_METHOD: Record<string, string> = {
   lister: "GET",
   nestedLister: "GET",
+  reader: "GET",
   puller: "GET",
   creator: "POST",
   nestedCreator: "POST",

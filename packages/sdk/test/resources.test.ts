@@ -180,6 +180,14 @@ describe("events", () => {
     expect(Array.isArray(page.data)).toBe(true);
     await expect(own.events.get("evt_0000000000000000000000")).rejects.toBeInstanceOf(NotFoundError);
   });
+
+  it("reads the event-type catalog: every type with its description, schema and kind", async () => {
+    const catalog = await deskline.events.types();
+    expect(catalog).toMatchObject({ object: "list", has_more: false });
+    const created = catalog.data.find((entry) => entry.type === "contact.created");
+    expect(created).toMatchObject({ object: "event_type", operational: false });
+    expect(created?.schema).toMatchObject({ type: "object", required: expect.arrayContaining(["data"]) });
+  });
 });
 
 describe("conversations and messages", () => {

@@ -24,6 +24,12 @@ export type TicketCreatedEvent = Schemas["TicketCreatedEvent"];
 export type TicketUpdatedEvent = Schemas["TicketUpdatedEvent"];
 export type MessageReceivedEvent = Schemas["MessageReceivedEvent"];
 export type ConversationAssignedEvent = Schemas["ConversationAssignedEvent"];
+/** Operational events, about the webhooks themselves: an endpoint failing, disabled or recovered. */
+export type WebhookEndpointFailingEvent = Schemas["WebhookEndpointFailingEvent"];
+export type WebhookEndpointDisabledEvent = Schemas["WebhookEndpointDisabledEvent"];
+export type WebhookEndpointRecoveredEvent = Schemas["WebhookEndpointRecoveredEvent"];
+/** A delivery that used its last attempt: `data` is the delivery (`endpoint_id`, `event_id`…). */
+export type WebhookDeliveryFailedEvent = Schemas["WebhookDeliveryFailedEvent"];
 
 /** An event of a type this version of the package knows: one of the spec's `EventType`. */
 export type KnownDesklineEvent = Schemas["Event"];
@@ -69,6 +75,10 @@ export const EVENT_DATA_OBJECT: Readonly<Record<DesklineEventType, string>> = {
   "ticket.updated": "ticket",
   "message.received": "message",
   "conversation.assigned": "conversation",
+  "webhook_endpoint.failing": "webhook_endpoint",
+  "webhook_endpoint.disabled": "webhook_endpoint",
+  "webhook_endpoint.recovered": "webhook_endpoint",
+  "webhook_delivery.failed": "webhook_delivery",
 };
 
 /**

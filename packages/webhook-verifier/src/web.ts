@@ -19,6 +19,10 @@ export type {
   TicketUpdatedEvent,
   UnknownDesklineEvent,
   UnknownEventType,
+  WebhookDeliveryFailedEvent,
+  WebhookEndpointDisabledEvent,
+  WebhookEndpointFailingEvent,
+  WebhookEndpointRecoveredEvent,
 } from "./event.js";
 export type { SignOptions } from "./sign-options.js";
 export { constructEventAsync, signPayloadAsync, verifySignatureAsync } from "./webcrypto.js";

@@ -55,6 +55,10 @@ describe("DesklineEvent", () => {
       case "ticket.updated":
       case "message.received":
       case "conversation.assigned":
+      case "webhook_endpoint.failing":
+      case "webhook_endpoint.disabled":
+      case "webhook_endpoint.recovered":
+      case "webhook_delivery.failed":
         expectTypeOf(event).toEqualTypeOf<KnownDesklineEvent>();
         break;
       default:
@@ -74,6 +78,10 @@ describe("DesklineEvent", () => {
       | "ticket.updated"
       | "message.received"
       | "conversation.assigned"
+      | "webhook_endpoint.failing"
+      | "webhook_endpoint.disabled"
+      | "webhook_endpoint.recovered"
+      | "webhook_delivery.failed"
     >();
   });
 });

@@ -1,6 +1,6 @@
 // `deskline events …`: the workspace's event log (what webhooks deliver), for audits and replays.
 
-import type { DesklineEvent as Event } from "@deskline/sdk";
+import type { DesklineEvent as Event, EventTypeDescription } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { listParameters } from "../generated/schemas.js";
@@ -13,6 +13,12 @@ const COLUMNS: Column<Event>[] = [
   { header: "TYPE", value: (e) => e.type },
   { header: "OBJECT", value: (e) => e.data.id },
   { header: "CREATED", value: (e) => new Date(e.created * 1000).toISOString() },
+];
+
+const TYPE_COLUMNS: Column<EventTypeDescription>[] = [
+  { header: "TYPE", value: (t) => t.type },
+  { header: "KIND", value: (t) => (t.operational ? "operational" : "resource") },
+  { header: "DESCRIPTION", value: (t) => t.description },
 ];
 
 export function register(events: Command): void {
@@ -32,6 +38,7 @@ export function register(events: Command): void {
     }),
     "deskline events list --type contact.created --type contact.updated --created-after 2026-01-01T00:00:00Z --json",
   );
+  typesCommand(events);
   getCommand(
     events,
     { noun: "event", id: "evt", example: "deskline events get evt_2bXkqB4cD6eF8gHi --json" },
@@ -88,5 +95,23 @@ export function register(events: Command): void {
     }),
     "deskline events deliveries evt_2bXkqB4cD6eF8gHi",
     "deskline events deliveries evt_2bXkqB4cD6eF8gHi --json | jq -r 'select(.status != \"succeeded\") | .endpoint_id'",
+  );
+}
+
+/** `deskline events types`: the event-type catalog, a table or JSON Lines (with each schema). */
+function typesCommand(events: Command): void {
+  examples(
+    events
+      .command("types")
+      .description(
+        "list every event type an endpoint can subscribe to, with what it means; --json adds the JSON Schema of its body",
+      )
+      .action(async (_options, command: Command) => {
+        const deskline = await clientFor(command);
+        const catalog = await deskline.events.types();
+        await printList(catalog.data, TYPE_COLUMNS, { json: Boolean(globalsOf(command).json) });
+      }),
+    "deskline events types",
+    "deskline events types --json | jq 'select(.type == \"ticket.updated\") | .schema'",
   );
 }

@@ -112,8 +112,10 @@ export function addBodyOptions(command: Command): Command {
 export function bodyOf<Body extends object>(
   options: { data?: string; set?: string[] },
   catalog: FieldCatalog,
+  /** Fields a command's own flags made (`webhooks endpoints update --header`); `--set` wins. */
+  extra: object = {},
 ): Body {
-  const body: Record<string, unknown> = {};
+  const body: Record<string, unknown> = { ...extra };
   if (options.data !== undefined) {
     const text =
       options.data === "-"
@@ -177,12 +179,17 @@ export function updateCommand<Body extends object>(
   what: BodyTarget,
   help: { description: string; examples: string[] },
   update: (deskline: Deskline, id: string, body: Body) => Promise<object>,
+  /** The group's own options, and the fields of the body they make (beside `--data`/`--set`). */
+  extra?: { options: (command: Command) => Command; body: (options: Record<string, unknown>) => object },
 ): void {
   const command = parent.command("update").description(help.description).argument("<id>", `${what.noun} id`);
-  addBodyOptions(command).action(async (id: string, options, command: Command) => {
-    const updated = await update(await clientFor(command), id, bodyOf<Body>(options, what.catalog()));
-    printObject(updated as Record<string, unknown>, Boolean(globalsOf(command).json));
-  });
+  (extra?.options ?? ((c: Command) => c))(addBodyOptions(command)).action(
+    async (id: string, options, command: Command) => {
+      const body = bodyOf<Body>(options, what.catalog(), extra?.body(options));
+      const updated = await update(await clientFor(command), id, body);
+      printObject(updated as Record<string, unknown>, Boolean(globalsOf(command).json));
+    },
+  );
   examples(command, ...help.examples);
 }
 

@@ -183,7 +183,7 @@ function humanLine(event: DesklineEvent, result: ForwardResult): string {
     result.status === null
       ? `failed: ${result.error} (${result.attempts} attempts)`
       : `${result.status}  ${result.durationMs} ms`;
-  return `${timeOf(new Date())}  ${event.type.padEnd(21)}  ${event.id}  ${outcome}`;
+  return `${timeOf(new Date())}  ${event.type.padEnd(26)}  ${event.id}  ${outcome}`;
 }
 
 function jsonLine(event: DesklineEvent, result: ForwardResult) {

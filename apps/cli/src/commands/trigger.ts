@@ -17,7 +17,8 @@ export function register(trigger: Command): void {
       .option("--list", "list the event types it can trigger, and what each creates")
       .addHelpText(
         "after",
-        `\nmessage.received and conversation.assigned need $${ADMIN_TOKEN_VARIABLE} (the server's ADMIN_TOKEN).`,
+        `\nmessage.received and conversation.assigned need $${ADMIN_TOKEN_VARIABLE} (the server's ADMIN_TOKEN).` +
+          "\nwebhook_endpoint.recovered needs a receiver that fails, then answers: not triggered here.",
       )
       .action(async (type: string | undefined, options: { list?: boolean }, command: Command) => {
         const json = Boolean(globalsOf(command).json);

@@ -21,12 +21,28 @@ const COLUMNS: Column<WebhookEndpoint>[] = [
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-interface CreateOptions {
-  url: string;
-  description?: string;
-  event?: string[];
-  rateLimit?: number;
+/**
+ * `--header 'Name: value'` (repeatable) into the body's `headers`; on update, `'Name:'` with no
+ * value removes that header (`null`). The server checks the names.
+ */
+function headersOf(
+  flags: string[] | undefined,
+  allowRemoval: boolean,
+): Record<string, string | null> | undefined {
+  if (!flags) return undefined;
+  const headers: Record<string, string | null> = {};
+  for (const flag of flags) {
+    const colon = flag.indexOf(":");
+    const name = flag.slice(0, colon).trim();
+    const value = flag.slice(colon + 1).trim();
+    if (colon < 1 || !name) throw new UsageError(`--header '${flag}': give 'Name: value'`);
+    if (!value && !allowRemoval) throw new UsageError(`--header '${flag}': give a value ('Name: value')`);
+    headers[name] = value || null;
+  }
+  return headers;
 }
+
+const HEADER_HELP = "a custom header sent with every delivery, 'Name: value' (repeatable)";
 
 /** What `--since`/`--until` of `recover` take. */
 const WINDOW_FORMATS = `an event id (evt_…: from that event on), ${WHEN_FORMATS}`;
@@ -57,9 +73,18 @@ const HELP = {
     examples: [
       "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --set description='CRM sync' --set 'events=ticket.created;ticket.updated'",
       "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --set rate_limit=50",
+      "deskline webhooks endpoints update we_0VbeYBCu9tPuFypVLWBsJN --header 'X-Api-Key: gw_new' --header 'X-Old:'",
     ],
   },
 };
+
+interface CreateOptions {
+  url: string;
+  description?: string;
+  event?: string[];
+  header?: string[];
+  rateLimit?: number;
+}
 
 export function register(webhooks: Command): void {
   kit.examples(webhooks, "deskline webhooks endpoints list");
@@ -90,28 +115,7 @@ export function register(webhooks: Command): void {
     "deskline webhooks endpoints list --json",
   );
 
-  kit.examples(
-    endpoints
-      .command("create")
-      .description("register an endpoint; prints its signing secret, which is shown this once")
-      .requiredOption("--url <url>", "HTTPS URL that receives the events")
-      .option("--description <text>", "what the endpoint is for")
-      .option("--event <type>", "an event type to receive (repeatable; default: all)", collect)
-      .option("--rate-limit <n>", "deliveries per second at most (default: no limit)", kit.positiveInteger)
-      .action(async (options: CreateOptions, command: Command) => {
-        const deskline = await clientFor(command);
-        const created = await deskline.webhookEndpoints.create({
-          url: options.url,
-          ...(options.description ? { description: options.description } : {}),
-          ...(options.event ? { events: options.event as EventType[] } : {}),
-          ...(options.rateLimit ? { rate_limit: options.rateLimit } : {}),
-        });
-        printObject(created, Boolean(globalsOf(command).json));
-      }),
-    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
-    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --rate-limit 20",
-  );
-
+  createCommand(endpoints);
   kit.getCommand(
     endpoints,
     {
@@ -122,8 +126,19 @@ export function register(webhooks: Command): void {
     (d, id) => d.webhookEndpoints.get(id),
   );
 
-  kit.updateCommand<WebhookEndpointUpdate>(endpoints, TARGET, HELP.update, (d, id, body) =>
-    d.webhookEndpoints.update(id, body),
+  kit.updateCommand<WebhookEndpointUpdate>(
+    endpoints,
+    TARGET,
+    HELP.update,
+    (d, id, body) => d.webhookEndpoints.update(id, body),
+    {
+      options: (command) =>
+        command.option("--header <header>", `${HEADER_HELP}; 'Name:' removes one`, collect),
+      body: (options) => {
+        const headers = headersOf(options.header as string[] | undefined, true);
+        return headers ? { headers } : {};
+      },
+    },
   );
 
   kit.examples(
@@ -240,5 +255,34 @@ export function register(webhooks: Command): void {
       }),
     "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --status failed",
     "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --event-type ticket.updated --created-after 6h --json",
+  );
+}
+
+/** `deskline webhooks endpoints create`: prints the secret, this once. */
+function createCommand(endpoints: Command): void {
+  kit.examples(
+    endpoints
+      .command("create")
+      .description("register an endpoint; prints its signing secret, which is shown this once")
+      .requiredOption("--url <url>", "HTTPS URL that receives the events")
+      .option("--description <text>", "what the endpoint is for")
+      .option("--event <type>", "an event type to receive (repeatable; default: all)", collect)
+      .option("--header <header>", HEADER_HELP, collect)
+      .option("--rate-limit <n>", "deliveries per second at most (default: no limit)", kit.positiveInteger)
+      .action(async (options: CreateOptions, command: Command) => {
+        const deskline = await clientFor(command);
+        const headers = headersOf(options.header, false) as Record<string, string> | undefined;
+        const created = await deskline.webhookEndpoints.create({
+          url: options.url,
+          ...(options.description ? { description: options.description } : {}),
+          ...(options.event ? { events: options.event as EventType[] } : {}),
+          ...(headers ? { headers } : {}),
+          ...(options.rateLimit ? { rate_limit: options.rateLimit } : {}),
+        });
+        printObject(created, Boolean(globalsOf(command).json));
+      }),
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --header 'X-Api-Key: gw_4f9c2a7e'",
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --rate-limit 20",
   );
 }

@@ -1678,14 +1678,18 @@ export const webhookEndpointUpdateSchema = {
         "anyOf": [
           {
             "type": "string",
-            "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change). More may be added within v1.\n",
+            "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change); and the operational types, about the webhooks themselves:\n`webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),\n`webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a\ndelivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used\nits last attempt). More may be added within v1.\n",
             "enum": [
               "contact.created",
               "contact.updated",
               "ticket.created",
               "ticket.updated",
               "message.received",
-              "conversation.assigned"
+              "conversation.assigned",
+              "webhook_endpoint.failing",
+              "webhook_endpoint.disabled",
+              "webhook_endpoint.recovered",
+              "webhook_delivery.failed"
             ]
           },
           {
@@ -1707,6 +1711,29 @@ export const webhookEndpointUpdateSchema = {
         50
       ]
     },
+    "headers": {
+      "type": "object",
+      "description": "Changes to the custom headers (see `WebhookEndpointHeaders`), merged by name (RFC 7396): a\nvalue sets or replaces that header, `null` removes it; headers not named stay as they are.\n",
+      "maxProperties": 20,
+      "propertyNames": {
+        "maxLength": 100,
+        "pattern": "^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+      },
+      "additionalProperties": {
+        "oneOf": [
+          {
+            "type": "string",
+            "description": "A header value, of visible characters, spaces and tabs (RFC 9110 field values; no control characters).",
+            "minLength": 1,
+            "maxLength": 4096,
+            "pattern": "^[\\t -~\\u0080-\\u00ff]+$"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      }
+    },
     "status": {
       "type": "string",
       "description": "`disabled` after 15 consecutive failed deliveries or by the owner (`updateWebhookEndpoint`); enabled again by the owner or the operator.",
@@ -1720,14 +1747,18 @@ export const webhookEndpointUpdateSchema = {
 
 export const eventTypeSchema = {
   "type": "string",
-  "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change). More may be added within v1.\n",
+  "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change); and the operational types, about the webhooks themselves:\n`webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),\n`webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a\ndelivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used\nits last attempt). More may be added within v1.\n",
   "enum": [
     "contact.created",
     "contact.updated",
     "ticket.created",
     "ticket.updated",
     "message.received",
-    "conversation.assigned"
+    "conversation.assigned",
+    "webhook_endpoint.failing",
+    "webhook_endpoint.disabled",
+    "webhook_endpoint.recovered",
+    "webhook_delivery.failed"
   ]
 } as const;
 
@@ -1926,5 +1957,6 @@ export const listParameters = {
       "description": "Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive."
     }
   ],
+  "listEventTypes": [],
   "listEventDeliveries": []
 } as const;

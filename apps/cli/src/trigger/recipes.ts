@@ -33,6 +33,20 @@ const newTicket = (deskline: Deskline) =>
     tags: ["trigger"],
   });
 
+/**
+ * An endpoint no delivery can reach (a `.invalid` host never resolves), subscribed to
+ * `contact.created`, and `contacts` contacts: each delivery fails once its retries ran out.
+ */
+async function unreachableEndpoint(deskline: Deskline, contacts: number): Promise<Created> {
+  const endpoint = await deskline.webhookEndpoints.create({
+    url: "https://deskline-trigger.invalid/unreachable",
+    description: `${LABEL}: fails on purpose; delete it once the event arrived`,
+    events: ["contact.created"],
+  });
+  for (let i = 0; i < contacts; i++) await newContact(deskline);
+  return { endpoint: endpoint.id };
+}
+
 /** A contact, and a conversation with its first customer message (`message.received`). */
 async function newConversation(context: TriggerContext): Promise<Created> {
   const contact = await newContact(context.deskline);
@@ -105,5 +119,34 @@ export const RECIPES: readonly Recipe[] = [
       );
       return created;
     },
+  },
+  {
+    type: "webhook_endpoint.disabled",
+    summary: "creates an endpoint (to a .invalid host), disables it (reason owner), then deletes it",
+    needsAdmin: false,
+    run: async ({ deskline }) => {
+      const endpoint = await deskline.webhookEndpoints.create({
+        url: "https://deskline-trigger.invalid/paused",
+        description: LABEL,
+        events: ["ticket.created"],
+      });
+      await deskline.webhookEndpoints.update(endpoint.id, { status: "disabled" });
+      await deskline.webhookEndpoints.delete(endpoint.id);
+      return { endpoint: endpoint.id };
+    },
+  },
+  {
+    type: "webhook_delivery.failed",
+    summary:
+      "creates an endpoint to a .invalid host and a contact: the event follows once the delivery's retries run out (WEBHOOK_RETRY_DELAYS)",
+    needsAdmin: false,
+    run: ({ deskline }) => unreachableEndpoint(deskline, 1),
+  },
+  {
+    type: "webhook_endpoint.failing",
+    summary:
+      "creates an endpoint to a .invalid host and 5 contacts: the event follows once their retries run out (WEBHOOK_RETRY_DELAYS)",
+    needsAdmin: false,
+    run: ({ deskline }) => unreachableEndpoint(deskline, 5),
   },
 ];

@@ -34,6 +34,11 @@ export interface StoredEvent {
    * attempts join that trace (platform/telemetry/index.ts). Never part of `payload`.
    */
   traceparent?: string;
+  /**
+   * The webhook endpoint an operational event is about (webhooks/endpoint-health.ts): it is never
+   * delivered there, where it would fail for the reason it reports.
+   */
+  about_endpoint_id?: string;
 }
 
 /**
@@ -80,4 +85,22 @@ export function subscribedTypes(subscriptions: readonly string[]): readonly stri
 /** Does an endpoint subscribed to `subscriptions` (event types, or `*` for all) receive `type`? */
 export function isSubscribed(subscriptions: readonly string[], type: string): boolean {
   return subscribedTypes(subscriptions)?.includes(type) ?? true;
+}
+
+/**
+ * Is `type` operational, about the webhooks themselves (`webhook_endpoint.*`,
+ * `webhook_delivery.*`), rather than about a resource? The spec marks the same types
+ * `x-operational` (events/catalog.ts); a test holds the two together.
+ */
+export const isOperational = (type: string): boolean => type.startsWith("webhook_");
+
+/**
+ * Does an endpoint receive `event`? When it subscribes to its type and the event is not about
+ * the endpoint itself (an operational event: docs/decisions.md, "Operational events").
+ */
+export function receives(
+  endpoint: { _id: string; events: readonly string[] },
+  event: Pick<StoredEvent, "type" | "about_endpoint_id">,
+): boolean {
+  return isSubscribed(endpoint.events, event.type) && event.about_endpoint_id !== endpoint._id;
 }

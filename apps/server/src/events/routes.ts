@@ -6,7 +6,13 @@ import { type Events, toEvent } from "./store.js";
  * The events API: what webhooks carried (or would have), readable for the retention period.
  * Retention is the store's rule (events/store.ts): `get` and `list` see only kept events.
  */
-export function eventRoutes({ op, store }: RouteKit<{ events: Events }>): void {
+export function eventRoutes({ op, store, openapi }: RouteKit<{ events: Events }>): void {
+  // The catalog is the spec's, read once at start-up (events/catalog.ts).
+  op("listEventTypes", async () => ({
+    status: 200,
+    body: { object: "list", data: openapi.eventTypes, has_more: false },
+  }));
+
   op("listEvents", async ({ ctx, query }) => {
     const page = parsePage(query);
     const docs = await store.events.list(workspaceOf(ctx), { types: query.type }, page);

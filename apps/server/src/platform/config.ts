@@ -144,6 +144,11 @@ export interface Config {
    * default: a slow receiver holds one lane and at most this many connections.
    */
   webhookEndpointConcurrency: number;
+  /**
+   * WEBHOOK_FAILING_AFTER: the consecutive failed delivery that sends `webhook_endpoint.failing`,
+   * once per streak (webhooks/endpoint-health.ts). 5 by default; below the 15 that disable.
+   */
+  webhookFailingAfter: number;
   /** NODE_EXTRA_CA_CERTS: more CA certificates deliveries trust (how tests trust their receivers). */
   extraCaCertsFile: string | undefined;
   /**
@@ -202,6 +207,14 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0
   if (!Number.isInteger(value) || value < min) {
     throw new ConfigError(`${name} must be an integer >= ${min}, got ${JSON.stringify(raw)}`);
   }
+  return value;
+}
+
+/** WEBHOOK_FAILING_AFTER: 1 to 14, a warning before the 15th failure disables the endpoint. */
+function failingAfter(env: NodeJS.ProcessEnv): number {
+  const value = integer(env, "WEBHOOK_FAILING_AFTER", 5, 1);
+  if (value >= 15)
+    throw new ConfigError(`WEBHOOK_FAILING_AFTER must be below 15 (the failures that disable), got ${value}`);
   return value;
 }
 
@@ -392,6 +405,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookWakeIntervalMs: integer(env, "WEBHOOK_WAKE_INTERVAL_MS", 20, 1),
     webhookConcurrency: integer(env, "WEBHOOK_CONCURRENCY", 100, 1),
     webhookEndpointConcurrency: integer(env, "WEBHOOK_ENDPOINT_CONCURRENCY", 10, 1),
+    webhookFailingAfter: failingAfter(env),
     extraCaCertsFile: text(env, "NODE_EXTRA_CA_CERTS"),
     secretsEncryptionKey: secrets.current,
     secretsEncryptionOldKeys: secrets.old,

@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import type { Collection, Db } from "mongodb";
-import { isSubscribed } from "../events/model.js";
+import type { Collection, Db, Filter, UpdateFilter } from "mongodb";
+import { isOperational, receives, type StoredEvent } from "../events/model.js";
+import type { EventRelay } from "../events/outbox-relay.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
 import { concurrentUpdate, DatabaseUnavailableError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
 import { SecretBox } from "../platform/secret-box.js";
 import {
+  deleteInWorkspace,
   findInWorkspace,
   insertNew,
   type RecordDoc,
@@ -14,13 +16,22 @@ import {
   updateInWorkspace,
 } from "../records/record.js";
 import type { BodyOf, Schema } from "../spec/types.js";
-import { countFailure, disableForFailures, resetFailures } from "./disable-after-failures.js";
+import { type CustomHeader, checkHeaderNames, mergeHeaders } from "./custom-headers.js";
+import {
+  failureUpdates,
+  type HealthRules,
+  type HealthUpdate,
+  operationalEvent,
+  ownerDisabledEvent,
+  successUpdates,
+} from "./endpoint-health.js";
 
 /**
  * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its
- * events, which types, whether deliveries are on, and the signing secrets. Secrets never leave
- * this module except as the one-time answer of create and rotate, and for signing deliveries.
- * With SECRETS_ENCRYPTION_KEY they are stored sealed (platform/secret-box.ts) and opened only here.
+ * events, which types, whether deliveries are on, the signing secrets and the custom headers.
+ * Secrets never leave this module except as the one-time answer of create and rotate, and for
+ * signing deliveries; header values only for deliveries. With SECRETS_ENCRYPTION_KEY both are
+ * stored sealed (platform/secret-box.ts) and opened only here.
  */
 
 export type EndpointStatus = Schema<"WebhookEndpointStatus">;
@@ -49,6 +60,11 @@ export interface WebhookEndpointDoc extends RecordDoc {
   consecutive_failures: number;
   /** Newest first: the first is the current secret, the others are in their grace period. */
   secrets: EndpointSecret[];
+  /**
+   * Sent with every delivery (webhooks/custom-headers.ts), sorted by name; each value sealed like
+   * the secrets (same context). Missing on endpoints stored before endpoints had headers.
+   */
+  custom_headers?: CustomHeader[];
   /** Deliveries per second at most, or null for no limit (webhooks/delivery/pace.ts). */
   rate_limit: number | null;
   /**
@@ -85,6 +101,7 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
     disabled_reason: doc.disabled_reason,
     consecutive_failures: doc.consecutive_failures,
     rate_limit: doc.rate_limit ?? null,
+    header_names: (doc.custom_headers ?? []).map((header) => header.name),
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
@@ -125,6 +142,24 @@ export function signingSecrets(doc: Pick<WebhookEndpointDoc, "_id" | "secrets">,
     .map((s) => s.secret);
 }
 
+/** Opened custom headers per endpoint document read, as for the secrets. */
+const openedHeaders = new WeakMap<object, Record<string, string>>();
+
+/** The custom headers deliveries send, name → plaintext value (opened once per document read). */
+export function customHeaders(
+  doc: Pick<WebhookEndpointDoc, "_id" | "custom_headers">,
+): Record<string, string> {
+  let headers = openedHeaders.get(doc);
+  if (!headers) {
+    const context = secretContext(doc._id);
+    headers = Object.fromEntries(
+      (doc.custom_headers ?? []).map((h) => [h.name, processSecretBox.open(h.value, context)]),
+    );
+    openedHeaders.set(doc, headers);
+  }
+  return headers;
+}
+
 /**
  * The secrets after a rotation: the new one first, older ones valid for at most `expiresInMs` more
  * (a second rotation shortens an earlier grace period, never lengthens it), expired ones dropped.
@@ -151,17 +186,41 @@ const SECRET_CHECK_WAIT_MS = 5_000;
 // A rotation races only with another rotation of the same endpoint; a few tries settle it.
 const ROTATION_TRIES = 5;
 
+// Rounds of the health updates when the count moves between them (other workers counting).
+const HEALTH_TRIES = 20;
+
+const COLLECTION = "webhook_endpoints";
+
+/** What the endpoint store needs beyond the database to report on endpoints' health. */
+export interface EndpointHealthOptions {
+  /** Relays the operational events recorded on endpoints (events/outbox-relay.ts). */
+  relay?: EventRelay;
+  rules?: HealthRules;
+  /** A delivery as the API shows it, for `webhook_delivery.failed` (webhooks/deliveries.ts). */
+  readDelivery?: (id: string) => Promise<Schema<"WebhookDelivery"> | null>;
+}
+
 export class WebhookEndpoints {
   readonly collection: Collection<WebhookEndpointDoc>;
   /** Pending while main.ts checks the stored secrets against the keys (`holdSecretWrites`). */
   private secretWritesHeld: Promise<void> | undefined;
 
+  private readonly relay: EventRelay | undefined;
+  private readonly rules: HealthRules;
+  private readonly readDelivery: NonNullable<EndpointHealthOptions["readDelivery"]>;
+
   constructor(
     db: Db,
     /** Seals the secrets written (SECRETS_ENCRYPTION_KEY); without a key they stay plaintext. */
     readonly secretBox: SecretBox = new SecretBox(),
+    options: EndpointHealthOptions = {},
   ) {
-    this.collection = db.collection<WebhookEndpointDoc>("webhook_endpoints");
+    this.collection = db.collection<WebhookEndpointDoc>(COLLECTION);
+    this.relay = options.relay;
+    this.rules = options.rules ?? { failingAfter: 5 };
+    this.readDelivery = options.readDelivery ?? (async () => null);
+    // Endpoints carry operational events until the relay moves them (endpoint-health.ts).
+    this.relay?.track(COLLECTION);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -202,10 +261,12 @@ export class WebhookEndpoints {
     workspaceId: string,
     input: WebhookEndpointInput,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
+    checkHeaderNames(input.headers ?? {});
     await this.secretWritesAllowed();
     const now = new Date();
     const secret = newSecret();
     const id = newId("we", now.getTime());
+    const seal = (value: string) => this.secretBox.seal(value, secretContext(id));
     const doc: WebhookEndpointDoc = {
       _id: id,
       workspace_id: workspaceId,
@@ -216,10 +277,11 @@ export class WebhookEndpoints {
       disabled_at: null,
       disabled_reason: null,
       consecutive_failures: 0,
-      secrets: [{ secret: this.secretBox.seal(secret, secretContext(id)), expires_at: null }],
+      secrets: [{ secret: seal(secret), expires_at: null }],
       rate_limit: input.rate_limit ?? null,
       lane_holder: null,
       lane_until: null,
+      custom_headers: mergeHeaders([], input.headers ?? {}, seal),
       version: 0,
       created_at: now,
       updated_at: now,
@@ -246,25 +308,69 @@ export class WebhookEndpoints {
    * enable, which resets it on purpose). Enabling clears the disabled stamps; disabling by the
    * owner sets them.
    */
-  update(workspaceId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointDoc> {
-    return updateInWorkspace(this.collection, "webhook endpoint", workspaceId, id, async (current) => {
-      const now = new Date();
-      const set: Partial<WebhookEndpointDoc> = {};
-      for (const field of ["url", "description", "events", "rate_limit"] as const) {
-        if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[field])) {
-          (set as Record<string, unknown>)[field] = patch[field];
+  async update(workspaceId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointDoc> {
+    if (patch.headers !== undefined) {
+      checkHeaderNames(patch.headers);
+      await this.secretWritesAllowed();
+    }
+    type Patched = { doc: WebhookEndpointDoc; event?: StoredEvent };
+    const patched = await updateInWorkspace<WebhookEndpointDoc, Patched>(
+      this.collection,
+      "webhook endpoint",
+      workspaceId,
+      id,
+      async (current) => {
+        const now = new Date();
+        const set: Partial<WebhookEndpointDoc> = {};
+        for (const field of ["url", "description", "events", "rate_limit"] as const) {
+          if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[field])) {
+            (set as Record<string, unknown>)[field] = patch[field];
+          }
         }
-      }
-      if (patch.status === "enabled" && current.status === "disabled") {
-        Object.assign(set, ENABLED);
-      } else if (patch.status === "disabled" && current.status === "enabled") {
-        Object.assign(set, { status: "disabled", disabled_at: now, disabled_reason: OWNER_DISABLED_REASON });
-      }
-      if (Object.keys(set).length === 0) return { result: current };
-      set.updated_at = now;
-      const version = (current.version ?? 0) + 1;
-      return { set, result: { ...current, ...set, version } };
-    });
+        const headers = patch.headers && this.mergedHeaders(current, patch.headers);
+        if (headers) set.custom_headers = headers;
+        if (patch.status === "enabled" && current.status === "disabled") {
+          Object.assign(set, ENABLED);
+        } else if (patch.status === "disabled" && current.status === "enabled") {
+          Object.assign(set, {
+            status: "disabled",
+            disabled_at: now,
+            disabled_reason: OWNER_DISABLED_REASON,
+          });
+        }
+        if (Object.keys(set).length === 0) return { result: { doc: current } };
+        set.updated_at = now;
+        const version = (current.version ?? 0) + 1;
+        const doc = { ...current, ...set, version };
+        // Disabling by the owner says so too (`webhook_endpoint.disabled`, reason `owner`), in the
+        // same write.
+        const event =
+          set.status === "disabled"
+            ? ownerDisabledEvent(workspaceId, toWebhookEndpoint(doc), now)
+            : undefined;
+        return { set, event, result: { doc, event } };
+      },
+    );
+    if (patched.event) await this.relay?.afterWrite(COLLECTION, id, [patched.event]);
+    return patched.doc;
+  }
+
+  /**
+   * The stored headers after a PATCH's `headers`, or undefined when they would not change (the
+   * values compared opened: sealing the same value twice gives different bytes).
+   */
+  private mergedHeaders(
+    current: WebhookEndpointDoc,
+    patch: Record<string, string | null>,
+  ): CustomHeader[] | undefined {
+    const context = secretContext(current._id);
+    const opened = (current.custom_headers ?? []).map((h) => ({
+      name: h.name,
+      value: this.secretBox.open(h.value, context),
+    }));
+    const next = mergeHeaders(opened, patch, (value) => value);
+    if (isDeepStrictEqual(next, opened)) return undefined;
+    return next.map((h) => ({ name: h.name, value: this.secretBox.seal(h.value, context) }));
   }
 
   /**
@@ -294,10 +400,15 @@ export class WebhookEndpoints {
     throw concurrentUpdate("webhook endpoint");
   }
 
-  /** The enabled endpoints of a workspace that subscribe to `type` (directly or with `*`). */
-  async subscribedTo(workspaceId: string, type: string): Promise<WebhookEndpointDoc[]> {
-    const enabled = await this.enabledIn([workspaceId]);
-    return enabled.filter((endpoint) => isSubscribed(endpoint.events, type));
+  /**
+   * The enabled endpoints of the event's workspace that receive it: subscribed to its type
+   * (directly or with `*`), and not the endpoint an operational event is about.
+   */
+  async receiversOf(
+    event: Pick<StoredEvent, "workspace_id" | "type" | "about_endpoint_id">,
+  ): Promise<WebhookEndpointDoc[]> {
+    const enabled = await this.enabledIn([event.workspace_id]);
+    return enabled.filter((endpoint) => receives(endpoint, event));
   }
 
   /** The enabled endpoints of these workspaces, whatever they subscribe to. */
@@ -325,25 +436,70 @@ export class WebhookEndpoints {
     return doc;
   }
 
-  /** A delivery succeeded: the consecutive failures start again from 0. */
-  async deliverySucceeded(id: string): Promise<void> {
-    const { filter, update } = resetFailures(id);
-    await this.collection.updateOne(filter, update);
+  /**
+   * A delivery to `endpoint` (as the lane read it) succeeded: the consecutive failures start again
+   * from 0, and a failing streak ends with `webhook_endpoint.recovered` (endpoint-health.ts).
+   */
+  async deliverySucceeded(endpoint: WebhookEndpointDoc, now = new Date()): Promise<void> {
+    const candidates = successUpdates(endpoint.workspace_id, toWebhookEndpoint(endpoint), this.rules, now);
+    await this.applyFirst(endpoint._id, candidates, async () => {
+      const current = await this.collection.findOne(
+        { _id: endpoint._id },
+        { projection: { consecutive_failures: 1 } },
+      );
+      return !current || current.consecutive_failures === 0;
+    });
   }
 
   /**
-   * A delivery failed (its last attempt did): one more consecutive failure, and at the limit the
-   * endpoint is disabled (the 15-failure rule, disable-after-failures.ts). Returns true when this
+   * A delivery to `endpoint` failed (its last attempt did): one more consecutive failure, with
+   * `webhook_delivery.failed`, `webhook_endpoint.failing` at the warning and, at the limit, the
+   * endpoint disabled with `webhook_endpoint.disabled` (endpoint-health.ts). Returns true when this
    * failure disabled the endpoint.
    */
-  async deliveryFailed(id: string, now = new Date()): Promise<boolean> {
-    const below = countFailure(id);
-    if ((await this.collection.updateOne(below.filter, below.update)).matchedCount === 1) return false;
-    const limit = disableForFailures(id, now);
-    return (await this.collection.updateOne(limit.filter, limit.update)).matchedCount === 1;
+  async deliveryFailed(endpoint: WebhookEndpointDoc, deliveryId: string, now = new Date()): Promise<boolean> {
+    const delivery = await this.readDelivery(deliveryId);
+    // Not for a delivery of an operational event: endpoints that are down would otherwise tell
+    // each other of every failure (docs/decisions.md, "Operational events").
+    const failedEvent =
+      delivery?.status === "failed" && !isOperational(delivery.event_type)
+        ? operationalEvent(endpoint.workspace_id, endpoint._id, "webhook_delivery.failed", delivery, now)
+        : undefined;
+    const state = toWebhookEndpoint(endpoint);
+    const candidates = failureUpdates(endpoint.workspace_id, state, this.rules, failedEvent, now);
+    const applied = await this.applyFirst(endpoint._id, candidates, async () => {
+      const current = await this.collection.findOne({ _id: endpoint._id }, { projection: { status: 1 } });
+      return !current || (current.status !== "enabled" && !failedEvent);
+    });
+    return applied?.disables === true;
   }
 
+  /**
+   * Applies the first of `candidates` whose condition holds, then relays its events. Their
+   * conditions cover every state between them, so none applies only when another worker moved
+   * the count between two of them: then round again, unless `settled` says there is nothing to do.
+   */
+  private async applyFirst(
+    id: string,
+    candidates: HealthUpdate[],
+    settled: () => Promise<boolean>,
+  ): Promise<HealthUpdate | undefined> {
+    for (let round = 0; round < HEALTH_TRIES; round++) {
+      for (const candidate of candidates) {
+        const filter = candidate.filter as Filter<WebhookEndpointDoc>;
+        const update = candidate.update as UpdateFilter<WebhookEndpointDoc>;
+        if ((await this.collection.updateOne(filter, update)).matchedCount === 0) continue;
+        if (candidate.events.length > 0) await this.relay?.afterWrite(COLLECTION, id, candidate.events);
+        return candidate;
+      }
+      if (await settled()) return undefined;
+    }
+    return undefined;
+  }
+
+  /** Deletes the endpoint once the operational events it carries are relayed. */
   delete(workspaceId: string, id: string): Promise<void> {
-    return removeInWorkspace(this.collection, "webhook endpoint", workspaceId, id);
+    if (!this.relay) return removeInWorkspace(this.collection, "webhook endpoint", workspaceId, id);
+    return deleteInWorkspace(this.relay, this.collection, "webhook endpoint", workspaceId, id);
   }
 }

@@ -1,4 +1,4 @@
-import { isSubscribed } from "../events/model.js";
+import { receives } from "../events/model.js";
 import { AppError } from "../platform/errors.js";
 import { parsePage, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
@@ -24,7 +24,7 @@ export function eventDeliveryRoutes({ op, store, metrics }: RouteKit<WebhookStor
     const endpointId = body?.endpoint_id;
     let endpoints = [];
     if (endpointId === undefined) {
-      endpoints = await store.webhookEndpoints.subscribedTo(event.workspace_id, event.type);
+      endpoints = await store.webhookEndpoints.receiversOf(event);
     } else {
       const endpoint = await store.webhookEndpoints.find(endpointId);
       if (!endpoint || endpoint.workspace_id !== event.workspace_id) {
@@ -36,11 +36,15 @@ export function eventDeliveryRoutes({ op, store, metrics }: RouteKit<WebhookStor
         );
       }
       if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "endpoint_id");
-      if (!isSubscribed(endpoint.events, event.type)) {
+      if (!receives(endpoint, event)) {
+        const why =
+          event.about_endpoint_id === endpoint._id
+            ? `is what this ${event.type} event is about, and never receives it`
+            : `is not subscribed to ${event.type} events`;
         throw new AppError(
           400,
           "parameter_invalid",
-          `Webhook endpoint ${endpoint._id} is not subscribed to ${event.type} events.`,
+          `Webhook endpoint ${endpoint._id} ${why}.`,
           "endpoint_id",
         );
       }

@@ -60,6 +60,8 @@ export async function recover(
   };
   const types = subscribedTypes(endpoint.events);
   if (types) filter.type = { $in: types };
+  // Never an operational event about this endpoint (events/model.ts `receives`).
+  filter.about_endpoint_id = { $ne: endpoint._id };
   const covered = await store.webhookDeliveries.coveredSince(endpoint._id, since);
   const events = store.events.collection.find(filter).sort({ _id: 1 }).batchSize(RECOVERY_BATCH);
   let queued = 0;

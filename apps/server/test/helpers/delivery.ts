@@ -54,6 +54,10 @@ const DATA_OF: Record<EventType, (id: string) => Record<string, unknown>> = {
   "ticket.updated": (id) => ({ id, object: "ticket", status: "Solved" }),
   "message.received": (id) => ({ id, object: "message", body: "Hello ✓ — ünïcödé" }),
   "conversation.assigned": (id) => ({ id, object: "conversation", assignee_ids: ["agent_1"] }),
+  "webhook_endpoint.failing": (id) => ({ id, object: "webhook_endpoint", consecutive_failures: 5 }),
+  "webhook_endpoint.disabled": (id) => ({ id, object: "webhook_endpoint", reason: "owner" }),
+  "webhook_endpoint.recovered": (id) => ({ id, object: "webhook_endpoint", consecutive_failures: 0 }),
+  "webhook_delivery.failed": (id) => ({ id, object: "webhook_delivery", status: "failed" }),
 };
 
 export async function startDeployment(

@@ -1,3 +1,4 @@
+import { type EventTypeDescription, eventCatalog } from "../../events/catalog.js";
 import { dereferenceSpec, readSpecDocument, type SpecDocument } from "../../spec/documents.js";
 import { listOperations, type OperationSpec } from "../../spec/operations.js";
 import { createRequestValidators, type RequestValidators } from "../../spec/validators.js";
@@ -9,14 +10,20 @@ export interface Operation extends OperationSpec, RequestValidators {}
 export interface OpenApi {
   operations: Map<string, Operation>;
   documents: { public: SpecDocument; admin: SpecDocument };
+  /** Every event type with its payload schema, from the spec's `webhooks` (events/catalog.ts). */
+  eventTypes: EventTypeDescription[];
 }
 
 /** Loads both spec files and compiles a validator for every request shape; no shape is written twice. */
 export async function loadOpenApi(): Promise<OpenApi> {
   const compile = createRequestValidators();
   const operations = new Map<string, Operation>();
+  const dereferenced = {
+    "openapi.yaml": await dereferenceSpec("openapi.yaml"),
+    "admin.yaml": await dereferenceSpec("admin.yaml"),
+  };
   for (const file of ["openapi.yaml", "admin.yaml"] as const) {
-    for (const operation of listOperations(await dereferenceSpec(file))) {
+    for (const operation of listOperations(dereferenced[file])) {
       if (operations.has(operation.operationId)) {
         throw new Error(`operationId ${operation.operationId} appears twice in the spec`);
       }
@@ -26,5 +33,6 @@ export async function loadOpenApi(): Promise<OpenApi> {
   return {
     operations,
     documents: { public: readSpecDocument("openapi.yaml"), admin: readSpecDocument("admin.yaml") },
+    eventTypes: eventCatalog(dereferenced["openapi.yaml"]),
   };
 }

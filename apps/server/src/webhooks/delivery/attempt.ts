@@ -7,7 +7,8 @@ import { type AttemptOutcome, classifyAttempt } from "./outcome.js";
 /**
  * One delivery attempt (docs/design.md, Webhook delivery): the stored event's exact bytes, signed anew
  * with every secret valid now (a `v1` per secret during a rotation) in `Service-Signature` and,
- * for receivers on Svix's or standard-webhooks' libraries, in the Standard Webhooks headers.
+ * for receivers on Svix's or standard-webhooks' libraries, in the Standard Webhooks headers; and
+ * the endpoint's custom headers.
  */
 
 export const USER_AGENT = `Deskline-Webhooks/${packageJson.version}`;
@@ -20,6 +21,8 @@ export interface AttemptRequest {
   payload: string;
   /** The endpoint's secrets valid now, newest first. */
   secrets: string[];
+  /** The endpoint's custom headers (webhooks/custom-headers.ts), none of them a delivery's own. */
+  headers?: Record<string, string>;
 }
 
 export interface AttemptReport extends AttemptOutcome {
@@ -39,7 +42,14 @@ export async function attemptDelivery(
     dispatcher,
     request.url,
     request.payload,
-    deliveryHeaders({ ...request, secret: request.secrets, userAgent: USER_AGENT }, { timestamp: startedAt }),
+    {
+      ...request.headers,
+      // The delivery's own headers last: they win, though the custom ones never name them.
+      ...deliveryHeaders(
+        { ...request, secret: request.secrets, userAgent: USER_AGENT },
+        { timestamp: startedAt },
+      ),
+    },
     timeoutMs,
   );
   const durationMs = Math.round(performance.now() - started);

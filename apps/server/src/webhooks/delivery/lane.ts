@@ -5,7 +5,7 @@ import type { Metrics } from "../../platform/metrics/metrics.js";
 import { withDeliveryAttemptSpan } from "../../platform/telemetry/index.js";
 import type { DeliveryAttemptInput } from "../attempts.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "../deliveries.js";
-import { signingSecrets, type WebhookEndpointDoc } from "../endpoints.js";
+import { customHeaders, signingSecrets, type WebhookEndpointDoc } from "../endpoints.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
 import type { LaneLeases } from "./lane-leases.js";
@@ -123,6 +123,8 @@ interface BatchContext {
   deps: LaneDeps;
   endpoint: WebhookEndpointDoc;
   secrets: string[];
+  /** The endpoint's custom headers, opened once per batch as the secrets are. */
+  headers: Record<string, string>;
   pace: Pace;
   eventOf: Map<string, EventBytes>;
 }
@@ -134,14 +136,16 @@ async function sendBatch(
   batch: ClaimedDelivery[],
   pace: Pace,
 ): Promise<boolean> {
-  // Once per batch: the secrets valid now. A secret this process cannot open (a key it lacks,
-  // SecretKeyError) fails the run; the claimed attempts come back when their lease ends.
+  // Once per batch: the secrets and header values valid now. One this process cannot open (a
+  // key it lacks, SecretKeyError) fails the run; the claimed attempts come back when their lease ends.
   const secrets = signingSecrets(endpoint);
+  const headers = customHeaders(endpoint);
   const events = await deps.readEvents([...new Set(batch.map((d) => d.event_id))]);
   const context: BatchContext = {
     deps,
     endpoint,
     secrets,
+    headers,
     pace,
     eventOf: new Map(events.map((e) => [e._id, e])),
   };
@@ -239,6 +243,7 @@ function attempt(
           eventType: delivery.event_type,
           payload: event.payload,
           secrets: context.secrets,
+          headers: context.headers,
         },
         deps.timeoutMs,
       ),
@@ -289,7 +294,7 @@ async function countOutcomes(
     if (outcome.kind !== "settled") continue;
     deps.metrics?.deliveryFinished(outcome.status);
     if (outcome.status === "succeeded" && failuresToForget) {
-      await endpoints.deliverySucceeded(endpoint._id);
+      await endpoints.deliverySucceeded(endpoint);
       failuresToForget = false;
     } else if (outcome.status === "failed") {
       deps.logger.info(
@@ -297,7 +302,7 @@ async function countOutcomes(
         "webhook delivery failed",
       );
       failuresToForget = true;
-      if (await endpoints.deliveryFailed(endpoint._id)) {
+      if (await endpoints.deliveryFailed(endpoint, delivery._id)) {
         deps.logger.warn(
           { endpointId: endpoint._id },
           "webhook endpoint disabled after consecutive failed deliveries",

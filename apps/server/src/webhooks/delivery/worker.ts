@@ -3,7 +3,7 @@ import { MongoBackend } from "@agendajs/mongo-backend";
 import { Agenda } from "agenda";
 import type { Db } from "mongodb";
 import type { Agent } from "undici";
-import { isSubscribed, type StoredEvent } from "../../events/model.js";
+import { receives, type StoredEvent } from "../../events/model.js";
 import type { Config } from "../../platform/config.js";
 import { gathered } from "../../platform/database/gather.js";
 import { idTime } from "../../platform/ids.js";
@@ -194,10 +194,7 @@ export class WebhookDelivery {
     ]);
     const requests = events.flatMap((event) =>
       endpoints
-        .filter(
-          (endpoint) =>
-            endpoint.workspace_id === event.workspace_id && isSubscribed(endpoint.events, event.type),
-        )
+        .filter((endpoint) => endpoint.workspace_id === event.workspace_id && receives(endpoint, event))
         .map((endpoint) => ({ event, endpointId: endpoint._id })),
     );
     if (this.dispatcher && requests.length > 0) this.recent.remember(requests.map((r) => r.event));
