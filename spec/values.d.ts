@@ -315,7 +315,10 @@ export declare const schemaProperties: {
     "endpoint_id",
     "since",
     "until",
+    "status",
+    "scanned",
     "queued",
+    "completed_at",
     "created_at",
     "updated_at"
   ];
@@ -500,6 +503,9 @@ export declare const schemaEnums: {
     "concurrent_update",
     "merge_conflict",
     "webhook_endpoint_disabled",
+    "webhook_endpoint_limit_reached",
+    "webhook_recovery_in_progress",
+    "idempotency_replay_unavailable",
     "url_address_refused",
     "route_not_found",
     "method_not_allowed",
@@ -1110,6 +1116,11 @@ export declare const schemaEnums: {
     "succeeded",
     "failed",
     "dropped"
+  ];
+  readonly "WebhookRecoveryStatus": readonly [
+    "queued",
+    "running",
+    "succeeded"
   ];
   readonly "Scope": readonly [
     "contacts:read",

@@ -15,6 +15,7 @@ import { DeliveryAttempts } from "./webhooks/attempts.js";
 import { WebhookDeliveries } from "./webhooks/deliveries.js";
 import { DeliveryQueue } from "./webhooks/delivery-queue.js";
 import { useSecretBox, WebhookEndpoints } from "./webhooks/endpoints.js";
+import { WebhookRecoveries } from "./webhooks/recoveries.js";
 import { ApiKeys } from "./workspaces/api-keys.js";
 import { Workspaces } from "./workspaces/store.js";
 
@@ -39,6 +40,8 @@ export interface Store {
   webhookDeliveries: WebhookDeliveries;
   /** Queues deliveries: records them, then schedules their endpoints' lanes (webhooks/delivery-queue.ts). */
   deliveryQueue: DeliveryQueue;
+  /** Recoveries and their progress; a job runs each (webhooks/recovery-job.ts). */
+  webhookRecoveries: WebhookRecoveries;
   /** Moves events from the documents that record them into `events` (events/outbox-relay.ts). */
   relay: EventRelay;
 }
@@ -53,6 +56,9 @@ export function createStore(
     | "secretsEncryptionKey"
     | "secretsEncryptionOldKeys"
     | "eventRetentionMs"
+    | "limits"
+    | "webhookRecoveryPageSize"
+    | "webhookRecoveryLockMs"
   >,
   logger: Logger,
 ): Store {
@@ -76,13 +82,18 @@ export function createStore(
     messages,
     tickets: new Tickets(db, { contacts, conversations }, relay, tombstones),
     idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs, secretBox),
-    webhookEndpoints: new WebhookEndpoints(db, secretBox),
+    webhookEndpoints: new WebhookEndpoints(db, secretBox, config.limits),
     events,
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),
     rateLimits: new RateLimits(db),
     webhookDeliveries,
     deliveryQueue,
+    webhookRecoveries: new WebhookRecoveries(db, {
+      perEndpoint: config.limits.recoveriesPerEndpoint,
+      pageSize: config.webhookRecoveryPageSize,
+      lockMs: config.webhookRecoveryLockMs,
+    }),
     relay,
   };
 }
@@ -101,4 +112,5 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.relay.ensureIndexes();
   await store.deliveryAttempts.ensureIndexes();
   await store.webhookDeliveries.ensureIndexes();
+  await store.webhookRecoveries.ensureIndexes();
 }

@@ -2,10 +2,11 @@ import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db } from "mongodb";
 import { isSubscribed } from "../events/model.js";
+import type { Limits } from "../platform/config.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
-import { concurrentUpdate, DatabaseUnavailableError, notFound } from "../platform/errors.js";
+import { concurrentUpdate, DatabaseUnavailableError, DomainError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
-import { SecretBox } from "../platform/secret-box.js";
+import { type Binding, SecretBox } from "../platform/secret-box.js";
 import {
   findInWorkspace,
   insertNew,
@@ -84,8 +85,15 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
 /** `whsec_` + 32 random bytes, base64 (docs/design.md, Webhook delivery). */
 export const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
-/** What a sealed secret of an endpoint is bound to: it opens in this endpoint's document only. */
-export const secretContext = (endpointId: string) => `webhook_endpoint:${endpointId}`;
+/**
+ * What a sealed secret of an endpoint is bound to: it opens in this endpoint's document, of this
+ * workspace, only. `legacy` is what secrets sealed before the workspace was bound name
+ * (docs/decisions.md "Signing secrets at rest").
+ */
+export const secretBinding = (doc: Pick<WebhookEndpointDoc, "_id" | "workspace_id">): Binding => ({
+  context: `webhook_endpoint:${doc.workspace_id}:${doc._id}`,
+  legacy: `webhook_endpoint:${doc._id}`,
+});
 
 /**
  * The process's keys (SECRETS_ENCRYPTION_KEY and _OLD_KEYS), set once by `createStore`: one
@@ -104,10 +112,13 @@ const opened = new WeakMap<object, EndpointSecret[]>();
  * grace period. Opens sealed ones once per document object (deliveries read each endpoint once
  * per batch). Throws SecretKeyError when a secret is sealed with a key this process lacks.
  */
-export function signingSecrets(doc: Pick<WebhookEndpointDoc, "_id" | "secrets">, now = new Date()): string[] {
+export function signingSecrets(
+  doc: Pick<WebhookEndpointDoc, "_id" | "workspace_id" | "secrets">,
+  now = new Date(),
+): string[] {
   let secrets = opened.get(doc);
   if (!secrets) {
-    const context = secretContext(doc._id);
+    const context = secretBinding(doc);
     secrets = doc.secrets.map((s) => ({ ...s, secret: processSecretBox.open(s.secret, context) }));
     opened.set(doc, secrets);
   }
@@ -118,13 +129,17 @@ export function signingSecrets(doc: Pick<WebhookEndpointDoc, "_id" | "secrets">,
 
 /**
  * The secrets after a rotation: the new one first, older ones valid for at most `expiresInMs` more
- * (a second rotation shortens an earlier grace period, never lengthens it), expired ones dropped.
+ * (a second rotation shortens an earlier grace period, never lengthens it), expired ones dropped,
+ * and at most `limit` in all (WEBHOOK_SECRETS_PER_ENDPOINT): past it the oldest grace periods end
+ * now. Every attempt signs with each live secret, and receivers check at most so many
+ * (docs/operations.md "Limits").
  */
 export function rotateSecrets(
   current: EndpointSecret[],
   expiresInMs: number,
   now: Date,
   fresh: string = newSecret(),
+  limit = Number.POSITIVE_INFINITY,
 ): EndpointSecret[] {
   const graceEnd = now.getTime() + expiresInMs;
   const kept = current
@@ -133,7 +148,7 @@ export function rotateSecrets(
       expires_at: new Date(Math.min(s.expires_at?.getTime() ?? graceEnd, graceEnd)),
     }))
     .filter((s) => s.expires_at.getTime() > now.getTime());
-  return [{ secret: fresh, expires_at: null }, ...kept];
+  return [{ secret: fresh, expires_at: null }, ...kept].slice(0, Math.max(1, limit));
 }
 
 // How long a create or rotation waits for the start-up check of the stored secrets before a 503.
@@ -151,6 +166,11 @@ export class WebhookEndpoints {
     db: Db,
     /** Seals the secrets written (SECRETS_ENCRYPTION_KEY); without a key they stay plaintext. */
     readonly secretBox: SecretBox = new SecretBox(),
+    /** WEBHOOK_ENDPOINTS_PER_WORKSPACE and WEBHOOK_SECRETS_PER_ENDPOINT (docs/operations.md "Limits"). */
+    private readonly limits: Pick<Limits, "endpointsPerWorkspace" | "secretsPerEndpoint"> = {
+      endpointsPerWorkspace: 100,
+      secretsPerEndpoint: 5,
+    },
   ) {
     this.collection = db.collection<WebhookEndpointDoc>("webhook_endpoints");
   }
@@ -194,6 +214,7 @@ export class WebhookEndpoints {
     input: WebhookEndpointInput,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
     await this.secretWritesAllowed();
+    await this.assertRoomFor(workspaceId, 0);
     const now = new Date();
     const secret = newSecret();
     const id = newId("we", now.getTime());
@@ -207,16 +228,43 @@ export class WebhookEndpoints {
       disabled_at: null,
       disabled_reason: null,
       consecutive_failures: 0,
-      secrets: [{ secret: this.secretBox.seal(secret, secretContext(id)), expires_at: null }],
+      secrets: [
+        {
+          secret: this.secretBox.seal(secret, secretBinding({ _id: id, workspace_id: workspaceId })),
+          expires_at: null,
+        },
+      ],
       version: 0,
       created_at: now,
       updated_at: now,
     };
     const stored = await insertNew(this.collection, doc);
+    // Checked again with this one in: of racing creates past the limit, none stays (not one too many).
+    await this.assertRoomFor(workspaceId, 1).catch(async (error: unknown) => {
+      await this.collection.deleteOne({ _id: id, workspace_id: workspaceId });
+      throw error;
+    });
     // A retried creation answers the first run's endpoint, and so its secret.
     if (stored === doc) return { doc, secret };
     const first = stored.secrets[0]?.secret;
-    return { doc: stored, secret: first ? this.secretBox.open(first, secretContext(id)) : secret };
+    return { doc: stored, secret: first ? this.secretBox.open(first, secretBinding(stored)) : secret };
+  }
+
+  /**
+   * Refuses a create past WEBHOOK_ENDPOINTS_PER_WORKSPACE: each event is written once per endpoint
+   * and every endpoint is a destination the workers call (docs/operations.md "Limits").
+   * `including`: how many of the counted are the create's own.
+   */
+  private async assertRoomFor(workspaceId: string, including: number): Promise<void> {
+    const limit = this.limits.endpointsPerWorkspace;
+    const count = await this.collection.countDocuments({ workspace_id: workspaceId }, { limit: limit + 1 });
+    if (count - including < limit) return;
+    throw new DomainError(
+      "conflict",
+      "webhook_endpoint_limit_reached",
+      `This workspace has ${limit} webhook endpoints, the most it may have (WEBHOOK_ENDPOINTS_PER_WORKSPACE); ` +
+        "delete one, or point one at a receiver that fans out.",
+    );
   }
 
   get(workspaceId: string, id: string): Promise<WebhookEndpointDoc> {
@@ -270,8 +318,14 @@ export class WebhookEndpoints {
       const current = await this.get(workspaceId, id);
       const now = new Date();
       const secret = newSecret();
-      const sealed = this.secretBox.seal(secret, secretContext(id));
-      const secrets = rotateSecrets(current.secrets, expiresInMs, now, sealed);
+      const sealed = this.secretBox.seal(secret, secretBinding(current));
+      const secrets = rotateSecrets(
+        current.secrets,
+        expiresInMs,
+        now,
+        sealed,
+        this.limits.secretsPerEndpoint,
+      );
       const rotated = await this.collection.findOneAndUpdate(
         { _id: id, workspace_id: workspaceId, "secrets.0.secret": current.secrets[0]?.secret },
         { $set: { secrets, updated_at: now } },

@@ -5,6 +5,7 @@ import type { Agent } from "undici";
 import { isSubscribed, type StoredEvent } from "../../events/model.js";
 import type { Config } from "../../platform/config.js";
 import type { Logger } from "../../platform/logger.js";
+import { attachRecoveryJob, RECOVERY_CONCURRENCY } from "../recovery-job.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
 import { type DeliveryMetrics, type LaneDeps, runLane } from "./lane.js";
@@ -85,7 +86,7 @@ export class WebhookDelivery {
       backend: new MongoBackend({ mongo: db, collection: JOBS_COLLECTION }),
       name: `${config.role}-${process.pid}`,
       processEvery: config.webhookPollIntervalMs,
-      maxConcurrency: config.webhookConcurrency + 1,
+      maxConcurrency: config.webhookConcurrency + 1 + RECOVERY_CONCURRENCY,
     });
     this.agenda.on("error", (err) => {
       // A lock query still in flight when the database closes at shutdown fails: no news.
@@ -93,6 +94,7 @@ export class WebhookDelivery {
       this.logger.warn({ err }, "agenda error");
     });
     store.deliveryQueue.attachLanes((due) => this.schedule(due));
+    attachRecoveryJob(this.agenda, store, logger, this.processes);
     if (!this.processes) return;
     const perEndpoint = config.webhookEndpointConcurrency;
     this.agent = createDeliveryAgent({
