@@ -70,7 +70,9 @@ describe("SecretBox", () => {
     const sealed = box.seal(SECRET, here);
     expect(box.open(sealed, here)).toBe(SECRET);
     // The same endpoint id under another workspace (a document copied across): refused.
-    expect(() => box.open(sealed, { ...here, context: "webhook_endpoint:ws_2:we_1" })).toThrow(SecretKeyError);
+    expect(() => box.open(sealed, { ...here, context: "webhook_endpoint:ws_2:we_1" })).toThrow(
+      SecretKeyError,
+    );
   });
 
   it("opens values sealed before the workspace was bound (enc1) under their old context, and reseals them as enc2", () => {
@@ -90,9 +92,9 @@ describe("SecretBox", () => {
     expect(isCurrent(moved, keyIdOf(k))).toBe(true);
     expect(box.open(moved, here)).toBe(SECRET);
     // enc2 does not fall back to the legacy context.
-    expect(() => box.open(moved, { context: "webhook_endpoint:we_1", legacy: "webhook_endpoint:we_1" })).toThrow(
-      SecretKeyError,
-    );
+    expect(() =>
+      box.open(moved, { context: "webhook_endpoint:we_1", legacy: "webhook_endpoint:we_1" }),
+    ).toThrow(SecretKeyError);
   });
 
   it("refuses a value too short to carry an IV and a full 16-byte tag (the tag length is pinned)", () => {
@@ -101,7 +103,9 @@ describe("SecretBox", () => {
     // An IV and a 4-byte "tag", which GCM would check if the length were not pinned.
     const short = `enc2:${keyIdOf(k)}:${randomBytes(16).toString("base64url")}`;
     expect(() => box.open(short, "c")).toThrow(SecretKeyError);
-    expect(() => box.open(`enc2:${keyIdOf(k)}:${randomBytes(20).toString("base64url")}`, "c")).toThrow(SecretKeyError);
+    expect(() => box.open(`enc2:${keyIdOf(k)}:${randomBytes(20).toString("base64url")}`, "c")).toThrow(
+      SecretKeyError,
+    );
   });
 
   it("with a key, refuses a value stored unsealed (written by someone else) instead of using it", () => {

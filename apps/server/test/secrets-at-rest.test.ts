@@ -104,7 +104,9 @@ async function storedSecretValues(): Promise<string[]> {
   const endpoints = await db.collection("webhook_endpoints").find({}).toArray();
   const replays = await db
     .collection("idempotency_keys")
-    .find({ $or: [{ "response.body.secret": { $exists: true } }, { "response.body.key": { $exists: true } }] })
+    .find({
+      $or: [{ "response.body.secret": { $exists: true } }, { "response.body.key": { $exists: true } }],
+    })
     .toArray();
   return [
     ...endpoints.flatMap((e) => (e.secrets as { secret: string }[]).map((s) => s.secret)),
@@ -170,7 +172,10 @@ describe("signing secrets at rest", () => {
     const { first, replay } = await createKeyTwice(main.url, workspaceId);
     await expectNowhere(first.body.key);
     expect(replay.status).toBe(409);
-    expect(replay.body.error).toMatchObject({ code: "idempotency_replay_unavailable", param: "Idempotency-Key" });
+    expect(replay.body.error).toMatchObject({
+      code: "idempotency_replay_unavailable",
+      param: "Idempotency-Key",
+    });
     expect(replay.body.error.message).toContain(first.body.id);
     await stop(main);
     expect((await findEverywhere("whsec_")).length).toBeGreaterThan(0);

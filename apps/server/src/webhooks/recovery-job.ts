@@ -142,10 +142,14 @@ async function queueMissed(
         endpoint_id: recovery.endpoint_id,
         status: { $in: ["pending", "succeeded"] },
       },
-      { projection: { _id: 0, event_id: 1 } },
+      { projection: { _id: 0, event_id: 1, recovery_id: 1 } },
     )
     .toArray();
   const skip = new Set(covered.map((doc) => doc.event_id));
+  // Queued by this recovery in a run that died before recording the page: counted as queued.
+  const queuedBefore = new Set(
+    covered.filter((doc) => doc.recovery_id === recovery._id).map((d) => d.event_id),
+  );
   let lastDue = progress.lastDue;
   const dueAt = ({ event }: DeliveryRequest) => {
     lastDue = Math.max(idTime(event._id), lastDue + 1);
@@ -160,7 +164,7 @@ async function queueMissed(
   return {
     cursor: page.at(-1)?._id ?? progress.cursor,
     scanned: progress.scanned + page.length,
-    queued: progress.queued + made.length,
+    queued: progress.queued + made.length + queuedBefore.size,
     lastDue,
   };
 }
