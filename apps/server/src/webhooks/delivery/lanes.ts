@@ -101,6 +101,8 @@ export class WebhookDelivery {
       allowPrivateNetworks: config.webhookAllowPrivateNetworks,
       ca: options.ca ?? trustedCertificates(config.extraCaCertsFile),
       connections: perEndpoint,
+      onRefused: (refusal) =>
+        logger.warn(refusal, "webhook delivery refused: the address is not publicly reachable"),
     });
     // A batch is what one endpoint may have in flight: the outcomes of every attempt sent are
     // recorded together, so a worker that dies has sent at most this many without recording them.
