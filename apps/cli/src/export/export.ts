@@ -102,10 +102,10 @@ function jsonRow(item: Item, columns: readonly Target[]): string {
   return `${JSON.stringify(row)}\n`;
 }
 
-const csvCells = (item: Item, columns: readonly Target[], escape: boolean) =>
+const csvCells = (item: Item, columns: readonly Target[], safe: boolean) =>
   columns.map((target) => {
     const text = toText(valueAt(item, target));
-    return escape ? escapeFormula(text) : text;
+    return safe ? escapeFormula(text) : text;
   });
 
 async function* upTo<T>(items: AsyncIterable<T>, limit: number | undefined): AsyncGenerator<T> {
@@ -129,7 +129,7 @@ export async function exportItems(
     throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(", ")}, not '${options.format}'`);
   const chosen = options.fields === undefined ? undefined : parseFields(options.fields, catalog);
   const hasMaps = [...catalog.kinds.values()].includes("map");
-  const escape = options.escapeFormulas ?? true;
+  const safe = options.escapeFormulas ?? true;
 
   const progress = startProgress(undefined);
   let rows = 0;
@@ -152,7 +152,7 @@ export async function exportItems(
       const columns = chosen ?? columnsOf(catalog, () => []);
       await sink.fill(
         source(),
-        mapping((item) => csvCells(item, columns, escape)),
+        mapping((item) => csvCells(item, columns, safe)),
         csvWriter(columns),
       );
     } else {
@@ -175,7 +175,7 @@ export async function exportItems(
       const columns = columnsOf(catalog, (field) => [...(keys.get(field) ?? [])].sort());
       await sink.fill(
         Readable.from(spooled(file), { objectMode: true }),
-        mapping((item) => csvCells(item, columns, escape)),
+        mapping((item) => csvCells(item, columns, safe)),
         csvWriter(columns),
       );
     }
