@@ -1693,6 +1693,13 @@ export type components = {
             status: components["schemas"]["WebhookRecoveryStatus"];
             /** @description Events of the window read so far. */
             scanned: number;
+            /**
+             * Format: date-time
+             * @description Every event of the window up to this time has been looked at (`until` once it
+             *     `succeeded`; null before the first page): `(scanned_until - since) / (until - since)` is
+             *     how far through the window it is.
+             */
+            scanned_until: string | null;
             /** @description Deliveries this recovery queued so far, one per missed event (events with a pending delivery to the endpoint are not counted). */
             queued: number;
             /**

@@ -317,6 +317,7 @@ export declare const schemaProperties: {
     "until",
     "status",
     "scanned",
+    "scanned_until",
     "queued",
     "completed_at",
     "created_at",

@@ -317,6 +317,7 @@ export const schemaProperties = {
     "until",
     "status",
     "scanned",
+    "scanned_until",
     "queued",
     "completed_at",
     "created_at",

@@ -1,7 +1,7 @@
 import type { Collection, Db } from "mongodb";
 import { isDuplicateKey } from "../platform/database/errors.js";
 import { DomainError, notFound } from "../platform/errors.js";
-import { newId } from "../platform/ids.js";
+import { idTime, newId } from "../platform/ids.js";
 import type { Schema } from "../spec/types.js";
 
 /**
@@ -59,6 +59,7 @@ export function toWebhookRecovery(doc: WebhookRecoveryDoc): Schema<"WebhookRecov
     until: doc.until.toISOString(),
     status: doc.status,
     scanned: doc.scanned,
+    scanned_until: scannedUntil(doc),
     queued: doc.queued,
     completed_at: doc.completed_at?.toISOString() ?? null,
     created_at: doc.created_at.toISOString(),
@@ -73,6 +74,12 @@ export interface RecoveryOptions {
   pageSize?: number;
   /** WEBHOOK_RECOVERY_LOCK_MS: after this long without a page, another worker takes the recovery over. */
   lockMs?: number;
+}
+
+/** How far through the window the job is: the time of the last event looked at. */
+function scannedUntil(doc: WebhookRecoveryDoc): string | null {
+  if (doc.status === "succeeded") return doc.until.toISOString();
+  return doc.cursor ? new Date(Math.min(idTime(doc.cursor), doc.until.getTime())).toISOString() : null;
 }
 
 export class WebhookRecoveries {
