@@ -162,6 +162,42 @@ export function register(webhooks: Command): void {
     (d, id) => d.webhookEndpoints.delete(id),
   );
 
+  registerRecovery(endpoints);
+
+  kit.examples(
+    kit
+      .addListOptions(
+        endpoints
+          .command("deliveries")
+          .description(
+            "list the endpoint's deliveries (one each time an event was queued to it), newest first: status (pending, succeeded, failed, dropped), attempts, last answer",
+          )
+          .argument("<id>", "endpoint id (we_…)"),
+        listParameters.listWebhookEndpointDeliveries,
+      )
+      .action(async (id: string, options, command: Command) => {
+        const deskline = await clientFor(command);
+        const query = {
+          ...kit.queryOf(options, "listWebhookEndpointDeliveries"),
+          limit: kit.pageSize(options.limit),
+        };
+        await guided(
+          kit.listCommand(
+            command,
+            deskline.webhookEndpoints.deliveries(id, query),
+            deliveryColumns("endpoint"),
+            options.limit,
+          ),
+          { endpointId: id },
+        );
+      }),
+    "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --status failed",
+    "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --event-type ticket.updated --created-after 6h --json",
+  );
+}
+
+/** `endpoints recover` and `endpoints recovery`: start a recovery, and follow one. */
+function registerRecovery(endpoints: Command): void {
   kit.examples(
     endpoints
       .command("recover")
@@ -231,36 +267,5 @@ export function register(webhooks: Command): void {
         printObject(recovery, Boolean(globalsOf(command).json));
       }),
     "deskline webhooks endpoints recovery rcv_2bXkt7MnO9pQ1rSt --wait",
-  );
-
-  kit.examples(
-    kit
-      .addListOptions(
-        endpoints
-          .command("deliveries")
-          .description(
-            "list the endpoint's deliveries (one each time an event was queued to it), newest first: status (pending, succeeded, failed, dropped), attempts, last answer",
-          )
-          .argument("<id>", "endpoint id (we_…)"),
-        listParameters.listWebhookEndpointDeliveries,
-      )
-      .action(async (id: string, options, command: Command) => {
-        const deskline = await clientFor(command);
-        const query = {
-          ...kit.queryOf(options, "listWebhookEndpointDeliveries"),
-          limit: kit.pageSize(options.limit),
-        };
-        await guided(
-          kit.listCommand(
-            command,
-            deskline.webhookEndpoints.deliveries(id, query),
-            deliveryColumns("endpoint"),
-            options.limit,
-          ),
-          { endpointId: id },
-        );
-      }),
-    "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --status failed",
-    "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --event-type ticket.updated --created-after 6h --json",
   );
 }
