@@ -173,7 +173,8 @@ async function main() {
     process.stdout.write(
       `\nWebhook recovery (${MISSED} missed events to one endpoint, one ROLE=worker process; HTTPS receiver on 127.0.0.1)\n` +
         "| measure | figure | note |\n|---|--:|---|\n" +
-        `| recoverWebhookEndpoint answer | ${answeredMs.toFixed(0)} ms | records ${MISSED} deliveries and schedules the lane |\n` +
+        `| recoverWebhookEndpoint answer | ${answeredMs.toFixed(0)} ms | records the recovery and schedules its job |\n` +
+        `| recovery job, answer to succeeded | ${jobMs.toFixed(0)} ms | a worker pages through the window and queues ${MISSED} deliveries (its lane sends them meanwhile) |\n` +
         `| recovery drain | ${recoveryDrain.perSecond.toFixed(0)}/s | ${ratio.toFixed(2)}× the fresh drain (target ≥ 0.8×); worker CPU ${recoveryDrain.cpu.toFixed(2)} ms per delivery; arrival order strays ≤ ${maxStray} places from oldest first |\n` +
         `| fresh drain (${FRESH} API writes queued) | ${freshDrain.perSecond.toFixed(0)}/s | worker CPU ${freshDrain.cpu.toFixed(2)} ms per delivery |\n` +
         `| recovery order (${ORDERED} events missed while disabled, default WEBHOOK_ENDPOINT_CONCURRENCY) | ${(inOrder * 100).toFixed(1)} % | arrived within ${PLACES} places of their event order (target ≥ 95 %); at most ${Math.max(...lateStray)} places off; ${lateDrain.perSecond.toFixed(0)}/s |\n` +
