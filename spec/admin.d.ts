@@ -47,7 +47,7 @@ export type paths = {
          * Issue an API key
          * @description Issues an API key for the workspace with the given scopes. The response carries the secret
          *     `key` (`dsk_` + 32 random bytes in 43 base62 characters + a 6-character base62 CRC32
-         *     checksum); it is shown this once and stored only as a SHA-256 hash. Keys issued before the
+         *     checksum); it is shown this once and stored only as a SHA-256 hash (see **Replays** below). Keys issued before the
          *     checksum (`dk_` + 43 base64url characters) keep working.
          *
          *     **Replays:** with an `Idempotency-Key`, the `key` is kept for the replay only sealed (with
