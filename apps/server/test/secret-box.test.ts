@@ -1,5 +1,5 @@
 import { createCipheriv, randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/platform/config.js";
 import {
   isCurrent,
@@ -9,6 +9,7 @@ import {
   SecretKeyError,
   sealedKeyId,
 } from "../src/platform/secret-box.js";
+import { secretBinding, signingSecrets, useSecretBox } from "../src/webhooks/endpoints.js";
 
 // The sealing of webhook signing secrets (platform/secret-box.ts) as a pure module, and how
 // SECRETS_ENCRYPTION_KEY and SECRETS_ENCRYPTION_OLD_KEYS are read. The server-level behaviour
@@ -16,6 +17,35 @@ import {
 
 const key = () => randomBytes(32);
 const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
+
+/** enc1, made here with node:crypto as the earlier release made it (AAD `webhook_endpoint:<id>`). */
+function sealedAsEnc1(k: Buffer, context: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", k, iv);
+  cipher.setAAD(Buffer.from(context));
+  const body = Buffer.concat([cipher.update(SECRET, "utf8"), cipher.final()]);
+  return `enc1:${keyIdOf(k)}:${Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64url")}`;
+}
+
+describe("an endpoint's sealed secrets, as deliveries open them (signingSecrets)", () => {
+  afterEach(() => useSecretBox(new SecretBox()));
+
+  it("an enc1 secret still signs; an enc2 one copied to the same id in another workspace does not open", () => {
+    const k = key();
+    const box = new SecretBox(k);
+    useSecretBox(box);
+    const here = { _id: "we_1", workspace_id: "ws_1" };
+    const legacy = {
+      ...here,
+      secrets: [{ secret: sealedAsEnc1(k, "webhook_endpoint:we_1"), expires_at: null }],
+    };
+    expect(signingSecrets(legacy)).toEqual([SECRET]);
+    const current = box.seal(SECRET, secretBinding(here));
+    expect(signingSecrets({ ...here, secrets: [{ secret: current, expires_at: null }] })).toEqual([SECRET]);
+    const copied = { _id: "we_1", workspace_id: "ws_2", secrets: [{ secret: current, expires_at: null }] };
+    expect(() => signingSecrets(copied)).toThrow(SecretKeyError);
+  });
+});
 
 describe("SecretBox", () => {
   it("seals to enc2:<key id>:…, never showing the secret, and opens in the same context", () => {
@@ -78,12 +108,7 @@ describe("SecretBox", () => {
   it("opens values sealed before the workspace was bound (enc1) under their old context, and reseals them as enc2", () => {
     const k = key();
     const box = new SecretBox(k);
-    // enc1, made here with node:crypto as the earlier release made it: AAD `webhook_endpoint:<id>`.
-    const iv = randomBytes(12);
-    const cipher = createCipheriv("aes-256-gcm", k, iv);
-    cipher.setAAD(Buffer.from("webhook_endpoint:we_1"));
-    const body = Buffer.concat([cipher.update(SECRET, "utf8"), cipher.final()]);
-    const enc1 = `enc1:${keyIdOf(k)}:${Buffer.concat([iv, body, cipher.getAuthTag()]).toString("base64url")}`;
+    const enc1 = sealedAsEnc1(k, "webhook_endpoint:we_1");
     const here = { context: "webhook_endpoint:ws_1:we_1", legacy: "webhook_endpoint:we_1" };
     expect(box.open(enc1, here)).toBe(SECRET);
     expect(isCurrent(enc1, keyIdOf(k))).toBe(false);
