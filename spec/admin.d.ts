@@ -47,8 +47,14 @@ export type paths = {
          * Issue an API key
          * @description Issues an API key for the workspace with the given scopes. The response carries the secret
          *     `key` (`dsk_` + 32 random bytes in 43 base62 characters + a 6-character base62 CRC32
-         *     checksum); it is shown this once and stored only as a SHA-256 hash. Keys issued before the
+         *     checksum); it is shown this once and stored only as a SHA-256 hash (see **Replays** below). Keys issued before the
          *     checksum (`dk_` + 43 base64url characters) keep working.
+         *
+         *     **Replays:** with an `Idempotency-Key`, the `key` is kept for the replay only sealed (with
+         *     the deployment's SECRETS_ENCRYPTION_KEY, and moved by `reencrypt-secrets` like the signing
+         *     secrets); the replay shows it again. A deployment without that key keeps no `key` at all:
+         *     the replay is `409 idempotency_replay_unavailable` naming the key made (revoke it if its
+         *     `key` was lost, and issue another).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -361,7 +367,9 @@ export type webhooks = Record<string, never>;
 export type components = {
     schemas: {
         /**
-         * @description A permission of an API key; each public operation needs exactly one.
+         * @description A permission of an API key; each public operation needs exactly one. `webhooks:manage`
+         *     also reads event payloads (through events and webhook deliveries), which carry the
+         *     contacts, tickets, conversations and messages they report.
          * @enum {string}
          */
         Scope: "contacts:read" | "contacts:write" | "tickets:read" | "tickets:write" | "conversations:read" | "messages:write" | "webhooks:manage";
@@ -489,7 +497,7 @@ export type components = {
          * @example parameter_invalid
          * @enum {string}
          */
-        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "url_address_refused" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
+        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
         /**
          * @description Only with `email_taken` and `external_id_taken`: the id of the contact that already holds
          *     the value (`param` names the field). Update that contact instead, or free the value first.
@@ -951,6 +959,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `idempotency_key_in_flight`, `idempotency_replay_unavailable` (a replay of a key this deployment did not keep). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -364,7 +364,12 @@ export type paths = {
          *     `400 url_address_refused` with `param` `url` (unless the deployment allows private
          *     networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`;
          *     a custom header a delivery sets itself (`headers.Host`), or two whose names differ only in
-         *     case, are `400 parameter_invalid` with `param` naming the header.
+         *     case, are `400 parameter_invalid` with `param` naming the header. A workspace has at most
+         *     100 endpoints (a deployment's setting): one more is `409 webhook_endpoint_limit_reached`.
+         *
+         *     **Replays:** with an `Idempotency-Key`, the answer is kept for its replay; the `secret` in it
+         *     is kept sealed like the endpoint's own copy (encrypted when the deployment sets an
+         *     encryption key), and the replay shows it again.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -440,7 +445,12 @@ export type paths = {
          *     seconds (default 86400, i.e. 24 hours; `0` ends it now) the previous secret stays valid:
          *     deliveries carry one `v1=` signature per valid secret, so receivers verifying with either
          *     secret keep working while they switch. Rotating again during a grace period shortens the
-         *     grace of older secrets to the new `expires_in`, never lengthens it.
+         *     grace of older secrets to the new `expires_in`, never lengthens it. An endpoint has at most 5
+         *     live secrets (a deployment's setting): a rotation past that ends the oldest grace periods
+         *     now, so deliveries never carry more signatures than receivers read.
+         *
+         *     **Replays:** with an `Idempotency-Key`, the new `secret` is kept for the replay sealed like
+         *     the endpoint's own copy, and the replay shows it again.
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -558,18 +568,24 @@ export type paths = {
         put?: never;
         /**
          * Recover the deliveries an endpoint missed
-         * @description Queues, oldest event first, one delivery of every event of the window that the endpoint
-         *     subscribes to and that has no `succeeded` delivery to it: deliveries that failed, were
-         *     dropped, or were never made because the endpoint was disabled when the event happened.
+         * @description Starts a recovery, which queues, oldest event first, one delivery of every event of the
+         *     window that the endpoint subscribes to and that has no `succeeded` delivery to it:
+         *     deliveries that failed, were dropped, or were never made because the endpoint was disabled
+         *     when the event happened. The answer comes at once, with the recovery `queued`; the
+         *     deployment's workers then page through the window, queueing deliveries as they go, and
+         *     `getWebhookRecovery` shows its `status` and counts. A recovery a worker was running when it
+         *     stopped is taken up again where it was.
          *     The window holds the events whose `created` is at or after `since` (to the second) and at
          *     or before `until` (default: now; a later `until` means now); `since` may go back at most
          *     the event retention (30 days by default). Each delivery carries the event's stored bytes
          *     and its id (`Service-Delivery`, `webhook-id`), signed anew, with the normal retries.
          *
-         *     Safe to repeat, and to run twice at once: an event that already has a pending delivery to
-         *     the endpoint is not queued again, so `queued` counts only the deliveries this call made.
-         *     The endpoint must be enabled (`updateWebhookEndpoint` with `status: "enabled"`) first; a
-         *     disabled one is `409 webhook_endpoint_disabled`. After an outage: enable the endpoint, then
+         *     Safe to repeat: an event that already has a pending delivery to the endpoint is not queued
+         *     again, so `queued` counts only the deliveries this recovery made. One recovery of an
+         *     endpoint runs at a time (a deployment's setting): another while it is `queued` or `running`
+         *     is `409 webhook_recovery_in_progress` naming it. The endpoint must be enabled
+         *     (`updateWebhookEndpoint` with `status: "enabled"`) first; a disabled one is `409
+         *     webhook_endpoint_disabled`. After an outage: enable the endpoint, then
          *     recover since the first failure.
          *
          *     **Checked beyond the schema:** the window may not end before it starts (`until` before
@@ -577,6 +593,31 @@ export type paths = {
          *     event retention: `400 parameter_invalid` naming `until` or `since`.
          */
         post: operations["recoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/v1/webhook-recoveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The recovery's id (`rcv_…`), from `recoverWebhookEndpoint`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a recovery
+         * @description A recovery started by `recoverWebhookEndpoint`, with its progress: `status` (`queued`,
+         *     `running`, `succeeded`), how many events of the window it has read (`scanned`) and how many
+         *     deliveries it has queued (`queued`). Poll it until `succeeded`.
+         */
+        get: operations["getWebhookRecovery"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1115,7 +1156,7 @@ export type components = {
          * @example parameter_invalid
          * @enum {string}
          */
-        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "url_address_refused" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
+        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
         /** @description The body of every error response. */
         ErrorResponse: {
             error: {
@@ -1878,7 +1919,13 @@ export type components = {
             /** @description The window's end (inclusive); default now, and a later one means now. Not before `since`. */
             until?: components["schemas"]["Instant"];
         };
-        /** @description What one `recoverWebhookEndpoint` call queued. */
+        /**
+         * @description `queued` until a worker takes it up, `running` while it pages through the window (a worker
+         *     that stops hands it on), `succeeded` once every event of the window was looked at.
+         * @enum {string}
+         */
+        WebhookRecoveryStatus: "queued" | "running" | "succeeded";
+        /** @description One `recoverWebhookEndpoint` call and its progress. */
         WebhookRecovery: {
             /** @example rcv_2bXkt7MnO9pQ1rSt */
             id: string;
@@ -1895,13 +1942,28 @@ export type components = {
              * @description The window's end (now when it was omitted or later).
              */
             until: string;
-            /** @description Deliveries this call queued, one per missed event (events with a pending delivery to the endpoint are not counted). */
+            status: components["schemas"]["WebhookRecoveryStatus"];
+            /** @description Events of the window read so far. */
+            scanned: number;
+            /**
+             * Format: date-time
+             * @description Every event of the window up to this time has been looked at (`until` once it
+             *     `succeeded`; null before the first page): `(scanned_until - since) / (until - since)` is
+             *     how far through the window it is.
+             */
+            scanned_until: string | null;
+            /** @description Deliveries this recovery queued so far, one per missed event (events with a pending delivery to the endpoint are not counted). */
             queued: number;
+            /**
+             * Format: date-time
+             * @description When it `succeeded`; null before.
+             */
+            completed_at: string | null;
             /** Format: date-time */
             created_at: string;
             /**
              * Format: date-time
-             * @description Every resource has it. A recovery does not change, so it equals `created_at`.
+             * @description When its progress last changed.
              */
             updated_at: string;
         };
@@ -3562,7 +3624,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description Conflict. Codes: `idempotency_key_in_flight`. */
+            /** @description Conflict. Codes: `idempotency_key_in_flight`, `webhook_endpoint_limit_reached` (the workspace has the most endpoints it may have; delete one first). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3947,7 +4009,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The deliveries are queued; `queued` says how many. */
+            /** @description The recovery, `queued`; follow it with `getWebhookRecovery`. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3966,11 +4028,46 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Conflict. Codes: `webhook_endpoint_disabled` (enable the endpoint first), `idempotency_key_in_flight`. */
+            /** @description Conflict. Codes: `webhook_endpoint_disabled` (enable the endpoint first), `webhook_recovery_in_progress` (a recovery of the endpoint is queued or running; `param` is `id`), `idempotency_key_in_flight`. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getWebhookRecovery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The recovery's id (`rcv_…`), from `recoverWebhookEndpoint`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recovery. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

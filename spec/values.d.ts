@@ -335,7 +335,11 @@ export declare const schemaProperties: {
     "endpoint_id",
     "since",
     "until",
+    "status",
+    "scanned",
+    "scanned_until",
     "queued",
+    "completed_at",
     "created_at",
     "updated_at"
   ];
@@ -602,6 +606,9 @@ export declare const schemaEnums: {
     "concurrent_update",
     "merge_conflict",
     "webhook_endpoint_disabled",
+    "webhook_endpoint_limit_reached",
+    "webhook_recovery_in_progress",
+    "idempotency_replay_unavailable",
     "url_address_refused",
     "route_not_found",
     "method_not_allowed",
@@ -1216,6 +1223,11 @@ export declare const schemaEnums: {
     "succeeded",
     "failed",
     "dropped"
+  ];
+  readonly "WebhookRecoveryStatus": readonly [
+    "queued",
+    "running",
+    "succeeded"
   ];
   readonly "Scope": readonly [
     "contacts:read",

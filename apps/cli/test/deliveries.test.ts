@@ -105,8 +105,25 @@ describe("after an outage", () => {
     expect((await run((enable as string).split(" ").slice(1))).code).toBe(0);
     // The first failure: the oldest of the failed deliveries' events (ids sort by creation time).
     const [first, second] = failed.map((d) => d.event_id).sort();
-    const [recovery] = await json(["webhooks", "endpoints", "recover", endpoint.id, "--since", first]);
-    expect(recovery).toMatchObject({ object: "webhook_recovery", endpoint_id: endpoint.id, queued: 3 });
+    // --wait: answered once the server's workers have gone through the window.
+    const [recovery] = await json([
+      "webhooks",
+      "endpoints",
+      "recover",
+      endpoint.id,
+      "--since",
+      first,
+      "--wait",
+    ]);
+    expect(recovery).toMatchObject({
+      object: "webhook_recovery",
+      endpoint_id: endpoint.id,
+      status: "succeeded",
+      queued: 3,
+      scanned_until: recovery.until,
+    });
+    const [read] = await json(["webhooks", "endpoints", "recovery", recovery.id]);
+    expect(read).toEqual(recovery);
 
     const arrived = await eventually(
       async () => receiver.received.slice(from),
@@ -131,9 +148,10 @@ describe("after an outage", () => {
     );
     expect(succeeded.map((d) => d.event_id)).toEqual([paused.id, second, first]);
     // Safe to repeat, here with a duration: nothing is missing any more. A table for people.
-    const again = await recover(endpoint.id, "--since", "2d");
+    const again = await recover(endpoint.id, "--since", "2d", "--wait");
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^object\s+webhook_recovery$/m);
+    expect(again.stdout).toMatch(/^status\s+succeeded$/m);
     expect(again.stdout).toMatch(/^queued\s+0$/m);
     expect(receiver.received.length).toBe(from + 3);
 

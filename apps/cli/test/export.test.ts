@@ -107,6 +107,57 @@ describe("contacts export", () => {
     expect(comparable(again)).toEqual(comparable(rows));
   });
 
+  it("escapes cells a spreadsheet would run as formulas, and the import reads them back to the same values", async () => {
+    const people = [
+      {
+        name: '=HYPERLINK("https://evil.example.invalid","click")',
+        email: "f1@example.com",
+        phone: "+1 555 0100",
+      },
+      { name: "@SUM(1+1)", email: "f2@example.com", company: "-minus", custom_fields: { balance: "-12.5" } },
+      { name: "'=quoted already", email: "f3@example.com", company: "'Tis a company" },
+      { name: "\tTabbed", email: "f4@example.com", tags: ["=tag", "plain"] },
+    ];
+    for (const body of people) expect((await api.post("/open/v1/contacts", { key, body })).status).toBe(201);
+    const fields = "name,email,phone,company,tags,custom_fields.balance";
+
+    const csv = await exportOf(key, ["--fields", fields]);
+    const cells = rowsOf(csv);
+    const byEmail = (rows: Record<string, string>[], email: string) => rows.find((r) => r.email === email);
+    expect(byEmail(cells, "f1@example.com")).toMatchObject({
+      name: `'=HYPERLINK("https://evil.example.invalid","click")`,
+      phone: "'+1 555 0100",
+    });
+    expect(byEmail(cells, "f2@example.com")).toMatchObject({
+      name: "'@SUM(1+1)",
+      company: "'-minus",
+      "custom_fields.balance": "'-12.5",
+    });
+    expect(byEmail(cells, "f3@example.com")).toMatchObject({
+      name: "''=quoted already",
+      company: "'Tis a company",
+    });
+    expect(byEmail(cells, "f4@example.com")).toMatchObject({ name: "'\tTabbed", tags: "'=tag;plain" });
+    // No cell begins with what a spreadsheet evaluates.
+    for (const row of cells) for (const cell of Object.values(row)) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
+
+    // The import reads the file back to the very values the API holds.
+    const other = (await newWorkspace()).key;
+    await importInto(other, writeScratch(dir, "formulas.csv", csv), people.length);
+    const again = await exportOf(other, ["--fields", fields, "--format", "jsonl"]);
+    const original = await exportOf(key, ["--fields", fields, "--format", "jsonl"]);
+    const sorted = (text: string) =>
+      jsonLines(text).sort((a, b) => String(a.email).localeCompare(String(b.email)));
+    expect(sorted(again)).toEqual(sorted(original));
+    // JSON Lines are not escaped; and --no-escape-formulas writes CSV cells as they are.
+    expect(sorted(original)[0]).toMatchObject({ name: '=HYPERLINK("https://evil.example.invalid","click")' });
+    const raw = rowsOf(await exportOf(key, ["--fields", fields, "--no-escape-formulas"]));
+    expect(byEmail(raw, "f2@example.com")).toMatchObject({
+      name: "@SUM(1+1)",
+      "custom_fields.balance": "-12.5",
+    });
+  });
+
   it("round-trips as JSON Lines, keeping JSON types", async () => {
     await importInto(key, writeScratch(dir, "people.csv", CSV), 3);
     const first = jsonLines(await exportOf(key, ["--format", "jsonl"]));

@@ -226,7 +226,7 @@ async function reencryptSecrets(): Promise<void> {
     await database.client.connect();
     const store = createStore(database.db, config, logger);
     const box = store.webhookEndpoints.secretBox;
-    const report = await sealStoredSecrets(store, box, true);
+    const report = await sealStoredSecrets(store, box);
     process.stdout.write(
       `re-encrypted ${report.sealed} webhook signing secret(s) in ${report.documents} document(s); ` +
         `every stored secret is now under key ${box.currentKeyId}` +

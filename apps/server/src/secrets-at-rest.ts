@@ -1,15 +1,21 @@
-import { replayContext } from "./platform/idempotency/store.js";
+import { type IdempotencyDoc, replayContext, SECRET_FIELDS } from "./platform/idempotency/store.js";
 import type { Logger } from "./platform/logger.js";
-import { type SecretBox, SecretKeyError, sealedKeyId } from "./platform/secret-box.js";
+import {
+  type Binding,
+  isCurrent,
+  type SecretBox,
+  SecretKeyError,
+  sealedKeyId,
+} from "./platform/secret-box.js";
 import type { Store } from "./store.js";
 import type { CustomHeader } from "./webhooks/custom-headers.js";
-import { type EndpointSecret, secretContext } from "./webhooks/endpoints.js";
+import { type EndpointSecret, secretBinding } from "./webhooks/endpoints.js";
 
 /**
- * Keeps the stored signing secrets (and the endpoints' custom header values) in step with the configured keys (docs/decisions.md "Signing
- * secrets at rest"): at start, plaintext secrets are sealed in place and every sealed one must
- * open, or the server stops; `deskline-server reencrypt-secrets` moves every secret to the
- * current key. Each document is changed by one conditional update (only while it still holds
+ * Keeps the stored keys, signing secrets and endpoints' custom header values in step with the configured keys (docs/decisions.md
+ * "Signing secrets at rest"): at start, with a key, every stored one must be sealed and open, or
+ * the server stops; `deskline-server reencrypt-secrets` seals plaintext ones and moves every one
+ * to the current key and format. Each document is changed by one conditional update (only while it still holds
  * what was read), so a crash, a second process doing the same, or a rotation racing it leaves
  * every secret either as it was or sealed, never lost; running it again finishes the job.
  */
@@ -19,33 +25,33 @@ export interface SealReport {
   sealed: number;
   /** Endpoint documents and stored replays written. */
   documents: number;
-  /** Secrets that stay under an older key (only without `rekey`). */
-  underOldKeys: number;
+  /** Secrets under an older key or in the older format (the start-up check counts them). */
+  notCurrent: number;
 }
 
 const TRIES = 5;
 
-/** Where webhook signing secrets are stored: endpoints and the replays of create and rotate. */
-async function eachStoredSecretSet(
-  store: Store,
-  visit: (
-    values: string[],
-    context: string,
-    write: (next: string[]) => Promise<boolean>,
-    reread: () => Promise<string[] | null>,
-  ) => Promise<void>,
-): Promise<void> {
+/** Visits one stored set of secrets: their values, what they are bound to, how to write them back. */
+type Visit = (
+  values: string[],
+  binding: Binding,
+  write: (next: string[]) => Promise<boolean>,
+  reread: () => Promise<string[] | null>,
+) => Promise<void>;
+
+/** Where keys and secrets are stored: endpoints' signing secrets, and stored answers that carry one. */
+async function eachStoredSecretSet(store: Store, visit: Visit): Promise<void> {
   const endpoints = store.webhookEndpoints.collection;
-  // An endpoint's signing secrets and its custom header values are sealed alike (one context),
+  // An endpoint's signing secrets and its custom header values are sealed alike (one binding),
   // and visited as one set: secrets first, then the header values.
-  const projection = { secrets: 1, custom_headers: 1 };
+  const projection = { secrets: 1, custom_headers: 1, workspace_id: 1 };
   for await (const doc of endpoints.find({}, { projection })) {
     let current: EndpointSecret[] = doc.secrets;
     let headers: CustomHeader[] | undefined = doc.custom_headers;
     const values = () => [...current.map((s) => s.secret), ...(headers ?? []).map((h) => h.value)];
     await visit(
       values(),
-      secretContext(doc._id),
+      secretBinding(doc),
       async (next) => {
         const secrets = current.map((s, i) => ({ ...s, secret: next[i] as string }));
         const sealedHeaders = headers?.map((h, i) => ({ ...h, value: next[current.length + i] as string }));
@@ -68,61 +74,76 @@ async function eachStoredSecretSet(
       },
     );
   }
+  for (const field of SECRET_FIELDS) await eachStoredAnswer(store, `response.body.${field}`, visit);
+}
+
+/** The stored answers (idempotency_keys) holding a key or secret at `path`. */
+async function eachStoredAnswer(store: Store, path: string, visit: Visit): Promise<void> {
   const replays = store.idempotencyKeys.collection;
-  for await (const doc of replays.find({ "response.body.secret": { $type: "string" } })) {
-    const secret = (doc.response?.body as { secret?: unknown } | undefined)?.secret;
-    if (typeof secret !== "string") continue;
-    let value = secret;
+  const storedAt = (doc: IdempotencyDoc | null) => {
+    const value = doc
+      ? path.split(".").reduce<unknown>((at, part) => (at as Record<string, unknown> | null)?.[part], doc)
+      : undefined;
+    return typeof value === "string" ? value : undefined;
+  };
+  for await (const doc of replays.find({ [path]: { $type: "string" } })) {
+    let value = storedAt(doc);
+    if (value === undefined) continue;
     await visit(
       [value],
       replayContext(doc._id),
       async ([next]) => {
         const { matchedCount } = await replays.updateOne(
-          { _id: doc._id, "response.body.secret": value },
-          { $set: { "response.body.secret": next } },
+          { _id: doc._id, [path]: value },
+          { $set: { [path]: next } },
         );
         return matchedCount === 1;
       },
       async () => {
-        const fresh = await replays.findOne({ _id: doc._id });
-        const secret = (fresh?.response?.body as { secret?: unknown } | undefined)?.secret;
-        if (typeof secret !== "string") return null;
-        value = secret;
-        return [value];
+        value = storedAt(await replays.findOne({ _id: doc._id }));
+        return value === undefined ? null : [value];
       },
     );
   }
 }
 
 /**
- * Seals every plaintext secret with the current key and checks that every sealed one opens;
- * with `rekey`, also reseals those under older keys. Throws SecretKeyError at the first secret
- * no configured key opens. Needs a key.
+ * `reencrypt-secrets`: seals every plaintext key or secret, and reseals every one under an older
+ * key or in the older format, with the current key. Throws SecretKeyError at the first value no
+ * configured key opens. Needs a key.
  */
-export async function sealStoredSecrets(store: Store, box: SecretBox, rekey: boolean): Promise<SealReport> {
+export async function sealStoredSecrets(store: Store, box: SecretBox): Promise<SealReport> {
   if (!box.encrypting) throw new Error("sealStoredSecrets needs SECRETS_ENCRYPTION_KEY");
-  const report: SealReport = { sealed: 0, documents: 0, underOldKeys: 0 };
-  await eachStoredSecretSet(store, async (values, context, write, reread) => {
+  const report: SealReport = { sealed: 0, documents: 0, notCurrent: 0 };
+  await eachStoredSecretSet(store, async (values, binding, write, reread) => {
     let current: string[] | null = values;
     for (let attempt = 0; current && attempt < TRIES; attempt++) {
-      const next = current.map((value) => {
-        const plaintext = box.open(value, context); // throws when no key opens it
-        const keyId = sealedKeyId(value);
-        if (keyId === undefined || (rekey && keyId !== box.currentKeyId)) return box.seal(plaintext, context);
-        return value;
-      });
+      const next = current.map((value) => box.reseal(value, binding)); // throws when no key opens it
       const changed = next.filter((value, i) => value !== current?.[i]).length;
-      if (changed === 0) {
-        report.underOldKeys += next.filter((value) => sealedKeyId(value) !== box.currentKeyId).length;
-        return;
-      }
+      if (changed === 0) return;
       if (await write(next)) {
         report.sealed += changed;
         report.documents += 1;
-        report.underOldKeys += next.filter((value) => sealedKeyId(value) !== box.currentKeyId).length;
         return;
       }
       current = await reread(); // changed meanwhile (a rotation): look again
+    }
+  });
+  return report;
+}
+
+/**
+ * The start-up check with a key: every stored key or secret must be sealed and open. One in the
+ * clear stops the start as one that does not open does (docs/decisions.md "Signing secrets at
+ * rest"): `reencrypt-secrets` seals what an earlier keyless run stored. Counts those not under
+ * the current key and format.
+ */
+async function checkStoredSecrets(store: Store, box: SecretBox): Promise<SealReport> {
+  const report: SealReport = { sealed: 0, documents: 0, notCurrent: 0 };
+  await eachStoredSecretSet(store, async (values, binding) => {
+    for (const value of values) {
+      box.open(value, binding);
+      if (!isCurrent(value, box.currentKeyId)) report.notCurrent += 1;
     }
   });
   return report;
@@ -159,20 +180,23 @@ export async function prepareSecretsAtRest(store: Store, box: SecretBox, logger:
   }
   let report: SealReport;
   try {
-    report = await sealStoredSecrets(store, box, false);
+    report = await checkStoredSecrets(store, box);
   } catch (error) {
     if (!(error instanceof SecretKeyError)) throw error;
+    const fix =
+      error.keyId === undefined
+        ? "Run `deskline-server reencrypt-secrets` to seal them, then start again (docs/operations.md)"
+        : "Set SECRETS_ENCRYPTION_KEY, or add the key they were encrypted with to SECRETS_ENCRYPTION_OLD_KEYS (docs/operations.md)";
     throw new SecretKeyError(
       `SECRETS_ENCRYPTION_KEY cannot decrypt the stored webhook signing secrets: ${error.message} ` +
-        `(keys set: ${box.knownKeyIds.join(", ")}). Set SECRETS_ENCRYPTION_KEY, or add the key they ` +
-        "were encrypted with to SECRETS_ENCRYPTION_OLD_KEYS (docs/operations.md)",
+        `(keys set: ${box.knownKeyIds.join(", ")}). ${fix}`,
       error.keyId,
     );
   }
   logger.info(
-    { keyId: box.currentKeyId, sealed: report.sealed, underOldKeys: report.underOldKeys },
-    report.underOldKeys
-      ? "webhook signing secrets are encrypted at rest; some are under an older key: run `deskline-server reencrypt-secrets`"
+    { keyId: box.currentKeyId, notCurrent: report.notCurrent },
+    report.notCurrent
+      ? "webhook signing secrets are encrypted at rest; some are under an older key or format: run `deskline-server reencrypt-secrets`"
       : "webhook signing secrets are encrypted at rest",
   );
 }

@@ -16,6 +16,7 @@ import { DeliveryAttempts } from "./webhooks/attempts.js";
 import { toWebhookDelivery, WebhookDeliveries } from "./webhooks/deliveries.js";
 import { DeliveryQueue } from "./webhooks/delivery-queue.js";
 import { useSecretBox, WebhookEndpoints } from "./webhooks/endpoints.js";
+import { WebhookRecoveries } from "./webhooks/recoveries.js";
 import { ApiKeys } from "./workspaces/api-keys.js";
 import { Workspaces } from "./workspaces/store.js";
 
@@ -40,6 +41,8 @@ export interface Store {
   webhookDeliveries: WebhookDeliveries;
   /** Queues deliveries: records them, then schedules their endpoints' lanes (webhooks/delivery-queue.ts). */
   deliveryQueue: DeliveryQueue;
+  /** Recoveries and their progress; a job runs each (webhooks/recovery-job.ts). */
+  webhookRecoveries: WebhookRecoveries;
   /** Moves events from the documents that record them into `events` (events/outbox-relay.ts). */
   relay: EventRelay;
   /** The webhook console's sessions (console/sessions.ts). */
@@ -57,6 +60,9 @@ export function createStore(
     | "secretsEncryptionOldKeys"
     | "eventRetentionMs"
     | "webhookFailingAfter"
+    | "limits"
+    | "webhookRecoveryPageSize"
+    | "webhookRecoveryLockMs"
   >,
   logger: Logger,
 ): Store {
@@ -82,6 +88,7 @@ export function createStore(
     idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs, secretBox),
     webhookEndpoints: new WebhookEndpoints(db, secretBox, {
       relay,
+      limits: config.limits,
       rules: { failingAfter: config.webhookFailingAfter },
       readDelivery: async (id) => {
         const doc = await webhookDeliveries.collection.findOne({ _id: id });
@@ -94,6 +101,11 @@ export function createStore(
     rateLimits: new RateLimits(db),
     webhookDeliveries,
     deliveryQueue,
+    webhookRecoveries: new WebhookRecoveries(db, {
+      perEndpoint: config.limits.recoveriesPerEndpoint,
+      pageSize: config.webhookRecoveryPageSize,
+      lockMs: config.webhookRecoveryLockMs,
+    }),
     relay,
     consoleSessions: new ConsoleSessions(db),
   };
@@ -114,4 +126,5 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.deliveryAttempts.ensureIndexes();
   await store.webhookDeliveries.ensureIndexes();
   await store.consoleSessions.ensureIndexes();
+  await store.webhookRecoveries.ensureIndexes();
 }

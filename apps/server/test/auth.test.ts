@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { API_KEY_PATTERN } from "../src/workspaces/api-keys.js";
 import { ALL_SCOPES, admin, api, newKey, newWorkspace } from "./helpers/api.js";
 import { expectInsufficientScope } from "./helpers/expect.js";
@@ -172,6 +172,22 @@ describe("admin API", () => {
     expect(wrong.status).toBe(401);
     const none = await api.post("/admin/v1/workspaces", { body: { name: "x" } });
     expect(none.status).toBe(401);
+    // Compared as SHA-256 digests (same length whatever is sent): longer, shorter and
+    // one-character-off tokens are refused like any other.
+    const token = inject("adminToken");
+    for (const near of [
+      `${token}x`,
+      token.slice(0, -1),
+      `${token.slice(0, -1)}${token.endsWith("a") ? "b" : "a"}`,
+      "x".repeat(4096),
+    ]) {
+      const refused = await api.post("/admin/v1/workspaces", {
+        body: { name: "x" },
+        headers: { Authorization: `Bearer ${near}` },
+      });
+      expect(refused.status, near.slice(0, 40)).toBe(401);
+      expect(refused.body.error).toMatchObject({ code: "invalid_api_key" });
+    }
   });
 
   it("an API key cannot call the admin API", async () => {

@@ -59,6 +59,15 @@ async function fixtureId(world: World, collection: string): Promise<string> {
     const contact = await api.post("/open/v1/contacts", { key: world.key, body: { name: "Event source" } });
     return ((await eventsAbout(world.key, contact.body.id))[0] as { id: string }).id;
   }
+  if (collection === "/open/v1/webhook-recoveries") {
+    const endpoint = await fixtureId(world, "/open/v1/webhook-endpoints");
+    const started = await api.post(`/open/v1/webhook-endpoints/${endpoint}/recover`, {
+      key: world.key,
+      body: { since: Math.floor(Date.now() / 1000) - 60 },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    return started.body.id;
+  }
   throw new Error(`no way to make a record of ${collection}: teach fixtureId one`);
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isSubscribed, subscribedTypes } from "../src/events/model.js";
 import { parseRetryDelays } from "../src/platform/config.js";
 import { refusedRange, refusedUrlHost } from "../src/webhooks/address-policy.js";
-import { type AttemptResult, classifyAttempt } from "../src/webhooks/delivery/outcome.js";
+import { ADDRESS_REFUSED, type AttemptResult, classifyAttempt } from "../src/webhooks/delivery/outcome.js";
 import { retryDelay, withJitter } from "../src/webhooks/delivery/retry-schedule.js";
 import { REACHABLE_ADDRESSES, REFUSED_ADDRESSES } from "./helpers/special-addresses.js";
 
@@ -62,12 +62,7 @@ describe("attempt outcome", () => {
     [{ kind: "response", statusCode: 410 }, false, 410, "HTTP 410"],
     [{ kind: "response", statusCode: 503 }, false, 503, "HTTP 503"],
     [{ kind: "timeout", timeoutMs: 10000 }, false, null, "timeout after 10000 ms"],
-    [
-      { kind: "address_refused", reason: "127.0.0.1 is loopback" },
-      false,
-      null,
-      "address refused: 127.0.0.1 is loopback",
-    ],
+    [{ kind: "address_refused", reason: "127.0.0.1 is loopback" }, false, null, ADDRESS_REFUSED],
     [{ kind: "network_error", code: "ECONNREFUSED", message: "x" }, false, null, "connection refused"],
     [{ kind: "network_error", code: "EWHAT", message: "odd" }, false, null, "EWHAT: odd"],
     [{ kind: "network_error", code: undefined, message: "odd" }, false, null, "odd"],

@@ -8,16 +8,17 @@ import { DatabaseUnavailableError } from "../src/platform/errors.js";
 import { newId } from "../src/platform/ids.js";
 import { keyIdOf, SecretBox } from "../src/platform/secret-box.js";
 import { WebhookEndpoints } from "../src/webhooks/endpoints.js";
-import { api, newWorkspace } from "./helpers/api.js";
+import { api, newWorkspace, request } from "./helpers/api.js";
 import { startReceiver, testCertificate } from "./helpers/https-receiver.js";
 import { eventually, type MainProcess, startMain } from "./helpers/main-process.js";
 
 // Signing secrets at rest, with real server processes on one persistent database (the run's
-// database server, a database of this file's own): plaintext secrets are sealed at start, new
-// ones are stored sealed, deliveries still sign with the real secret, idempotent replays keep no
-// secret in the clear, custom header values are sealed alike and still sent, a rotation to a new key works with the old one in
-// SECRETS_ENCRYPTION_OLD_KEYS and `reencrypt-secrets`, and a key that cannot open what is stored
-// stops the server.
+// database server, a database of this file's own): a plaintext secret stops a start with a key
+// until `reencrypt-secrets` seals it, new ones are stored sealed, deliveries still sign with the
+// real secret, custom header values are sealed alike and still sent, idempotent replays keep no key or secret in the clear (the database is searched
+// for each one after every operation that returns one), a rotation to a new key works with the
+// old one in SECRETS_ENCRYPTION_OLD_KEYS and `reencrypt-secrets`, and a key that cannot open
+// what is stored stops the server.
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -103,16 +104,38 @@ async function storedSecretValues(): Promise<string[]> {
   const endpoints = await db.collection("webhook_endpoints").find({}).toArray();
   const replays = await db
     .collection("idempotency_keys")
-    .find({ "response.body.secret": { $exists: true } })
+    .find({
+      $or: [{ "response.body.secret": { $exists: true } }, { "response.body.key": { $exists: true } }],
+    })
     .toArray();
   return [
     ...endpoints.flatMap((e) => (e.secrets as { secret: string }[]).map((s) => s.secret)),
-    ...replays.map((r) => r.response.body.secret as string),
+    ...replays.map((r) => (r.response.body.secret ?? r.response.body.key) as string),
     ...endpoints.flatMap((e) => ((e.custom_headers ?? []) as { value: string }[]).map((h) => h.value)),
   ];
 }
 
-const sealedUnder = (key: string) => new RegExp(`^enc1:${keyIdOf(Buffer.from(key, "base64"))}:`);
+const sealedUnder = (key: string) => new RegExp(`^enc2:${keyIdOf(Buffer.from(key, "base64"))}:`);
+
+/** The database holds `value` nowhere, in no collection (a key or secret just returned). */
+async function expectNowhere(value: string): Promise<void> {
+  expect(value.length).toBeGreaterThan(20);
+  expect(await findEverywhere(value)).toEqual([]);
+}
+
+/** `createApiKey` with an Idempotency-Key, on `baseUrl`: the first answer and its replay. */
+async function createKeyTwice(baseUrl: string, workspaceId: string) {
+  const idempotencyKey = `key-${newId("req")}`;
+  const once = () =>
+    request("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, {
+      baseUrl,
+      body: { name: "replayed", scopes: ["contacts:read"] },
+      headers: { Authorization: `Bearer ${inject("adminToken")}`, "Idempotency-Key": idempotencyKey },
+    });
+  const first = await once();
+  expect(first.status).toBe(201);
+  return { first, replay: await once() };
+}
 
 describe("signing secrets at rest", () => {
   let key: string;
@@ -147,17 +170,36 @@ describe("signing secrets at rest", () => {
     ({ key, workspaceId } = await newWorkspace(undefined, main.url));
     await createEndpoint(main.url, "https://plain.example.invalid/hooks");
     expect(main.output().match(/stored in the clear/g)).toHaveLength(1);
+    // An API key is kept nowhere but as a hash: without a key to seal it, its replay is refused.
+    const { first, replay } = await createKeyTwice(main.url, workspaceId);
+    await expectNowhere(first.body.key);
+    expect(replay.status).toBe(409);
+    expect(replay.body.error).toMatchObject({
+      code: "idempotency_replay_unavailable",
+      param: "Idempotency-Key",
+    });
+    expect(replay.body.error.message).toContain(first.body.id);
     await stop(main);
     expect((await findEverywhere("whsec_")).length).toBeGreaterThan(0);
     expect((await findEverywhere("hdrval_")).length).toBeGreaterThan(0);
   });
 
-  it("with a key: seals stored secrets at start; creates, rotations, replays and deliveries leave no whsec_ anywhere", async () => {
+  it("with a key: a secret stored in the clear stops the start, until reencrypt-secrets seals it", async () => {
+    const refused = await refusedStart({ SECRETS_ENCRYPTION_KEY: KEY_1 });
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain("stored unsealed");
+    expect(refused.output).toContain("deskline-server reencrypt-secrets");
+    const sealed = await runCommand(["reencrypt-secrets"], { SECRETS_ENCRYPTION_KEY: KEY_1 });
+    expect(sealed.code, sealed.output).toBe(0);
+    expect(sealed.output).toContain("re-encrypted 2 webhook signing secret(s)"); // the endpoint and its replay
+    expect(await findEverywhere("whsec_")).toEqual([]);
+  });
+
+  it("with a key: creates, rotations, key issues, replays and deliveries leave no key or secret anywhere", async () => {
     const main = await server({ SECRETS_ENCRYPTION_KEY: KEY_1 });
-    // The endpoint's secret and header value, and its stored replay's secret.
-    expect(main.output()).toMatch(/"sealed":3\b/);
     const receiver = await startReceiver();
     const endpoint = await createEndpoint(main.url, receiver.url);
+    await expectNowhere(endpoint.secret);
     const rotated = await api.post(`/open/v1/webhook-endpoints/${endpoint.id}/rotate-secret`, {
       baseUrl: main.url,
       key,
@@ -165,6 +207,12 @@ describe("signing secrets at rest", () => {
       headers: { "Idempotency-Key": `rotate-${endpoint.id}` },
     });
     expect(rotated.status).toBe(200);
+    await expectNowhere(rotated.body.secret);
+    const { first, replay: keyReplay } = await createKeyTwice(main.url, workspaceId);
+    expect(keyReplay.status).toBe(201);
+    expect(keyReplay.headers.get("idempotent-replayed")).toBe("true");
+    expect(keyReplay.body).toEqual(first.body);
+    await expectNowhere(first.body.key);
     for (const m of made) {
       const again = await replay(main.url, m);
       expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -189,8 +237,9 @@ describe("signing secrets at rest", () => {
 
     expect(await findEverywhere("whsec_")).toEqual([]);
     expect(await findEverywhere("hdrval_")).toEqual([]);
+    expect(await findEverywhere("dsk_")).toEqual([]);
     const values = await storedSecretValues();
-    expect(values.length).toBeGreaterThanOrEqual(5);
+    expect(values.length).toBeGreaterThanOrEqual(6);
     for (const value of values) expect(value).toMatch(sealedUnder(KEY_1));
     expect(workspaceId).toBeTruthy();
   });

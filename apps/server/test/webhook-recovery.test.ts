@@ -57,6 +57,27 @@ const setStatus = async (endpointId: string, status: "enabled" | "disabled") => 
 const recover = (endpointId: string, body: Json) =>
   api.post(`/open/v1/webhook-endpoints/${endpointId}/recover`, { key, baseUrl, body });
 
+/** The recovery once its job has gone through the whole window (`getWebhookRecovery`). */
+async function finished(recoveryId: string, at = { key, baseUrl }): Promise<Json> {
+  return eventually(
+    async () => {
+      const got = await api.get(`/open/v1/webhook-recoveries/${recoveryId}`, at);
+      expect(got.status).toBe(200);
+      return got.body as Json;
+    },
+    (recovery) => recovery.status === "succeeded",
+    `recovery ${recoveryId} succeeded`,
+    SLOW,
+  );
+}
+
+/** Recovers and waits for the job: what it queued. */
+const recoverAll = async (endpointId: string, body: Json) => {
+  const started = await recover(endpointId, body);
+  expect(started.status).toBe(202);
+  return finished(started.body.id);
+};
+
 /** Every delivery of the endpoint (all pages), newest first. */
 async function deliveriesOf(endpointId: string, query: Json = {}): Promise<Json[]> {
   const all: Json[] = [];
@@ -130,13 +151,21 @@ describe("recovery after an outage", () => {
     const fixedAt = receiver.received.length;
     const recovery = await recover(endpoint.id, { since });
     expect(recovery.status).toBe(202);
+    // Answered at once; the job pages through the window on the worker.
     expect(recovery.body).toMatchObject({
       object: "webhook_recovery",
       endpoint_id: endpoint.id,
       since: new Date(since * 1000).toISOString(),
-      queued: 18,
+      status: "queued",
+      scanned: 0,
+      queued: 0,
+      completed_at: null,
     });
     expect(recovery.body.id).toMatch(/^rcv_/);
+    const done = await finished(recovery.body.id);
+    expect(done).toMatchObject({ status: "succeeded", queued: 18 });
+    expect(done.scanned).toBeGreaterThanOrEqual(18);
+    expect(Date.parse(done.completed_at)).toBeGreaterThanOrEqual(Date.parse(done.created_at));
     const missed = [...failed, ...whileDown].map((e) => e._id);
     const succeeded = await eventually(
       () => deliveriesOf(endpoint.id, { status: "succeeded" }),
@@ -167,9 +196,8 @@ describe("recovery after an outage", () => {
       true,
     );
     // Nothing is missing any more: recovering again queues nothing.
-    const again = await recover(endpoint.id, { since, until: new Date().toISOString() });
-    expect(again.status).toBe(202);
-    expect(again.body.queued).toBe(0);
+    const again = await recoverAll(endpoint.id, { since, until: new Date().toISOString() });
+    expect(again.queued).toBe(0);
   });
 
   it("a paused endpoint's due delivery is dropped, later events make none, and recover brings both back", async () => {
@@ -200,9 +228,7 @@ describe("recovery after an outage", () => {
     receiver.release();
     await setStatus(endpoint.id, "enabled");
     const from = receiver.received.length;
-    const recovery = await recover(endpoint.id, { since });
-    expect(recovery.status).toBe(202);
-    expect(recovery.body.queued).toBe(2);
+    expect((await recoverAll(endpoint.id, { since })).queued).toBe(2);
     await eventually(
       async () => receiver.received.length - from,
       (n) => n >= 2,
@@ -221,7 +247,7 @@ describe("recovery after an outage", () => {
     expect(statuses.map((d) => d.status)).toEqual(["succeeded", "dropped"]);
   });
 
-  it("two recoveries at once queue each missed event once", async () => {
+  it("one recovery of an endpoint at a time: a second while the first runs is 409, and each missed event is queued once", async () => {
     const receiver = await startReceiver();
     // Held until both answered, so every queued delivery is still pending while they run.
     receiver.answer = () => "hang";
@@ -231,11 +257,16 @@ describe("recovery after an outage", () => {
     const missed: StoredEvent[] = [];
     for (let i = 0; i < 40; i++) missed.push(await deployment.emit(workspaceId, "message.received"));
     await setStatus(endpoint.id, "enabled");
-    const [a, b] = await Promise.all([recover(endpoint.id, { since }), recover(endpoint.id, { since })]);
+    const both = await Promise.all([recover(endpoint.id, { since }), recover(endpoint.id, { since })]);
+    const started = both.find((r) => r.status === 202);
+    const refused = both.find((r) => r.status === 409);
+    expect(started && refused, JSON.stringify(both.map((r) => r.body))).toBeTruthy();
+    expect(refused?.body.error).toMatchObject({ code: "webhook_recovery_in_progress", param: "id" });
+    expect(refused?.body.error.message).toContain(started?.body.id);
+    expect(refused?.body.error.message).toContain("WEBHOOK_RECOVERIES_PER_ENDPOINT");
+    expect((await finished(started?.body.id)).queued).toBe(missed.length);
     receiver.answer = () => ({ status: 200 });
     receiver.release();
-    expect([a?.status, b?.status]).toEqual([202, 202]);
-    expect((a?.body.queued ?? 0) + (b?.body.queued ?? 0)).toBe(missed.length);
     await eventually(
       async () => new Set(receiver.received.map((r) => r.headers["service-delivery"])).size,
       (n) => n >= missed.length,
@@ -248,7 +279,7 @@ describe("recovery after an outage", () => {
     expect([...new Set(got)].sort()).toEqual(missed.map((e) => e._id).sort());
     expect(got.length).toBeLessThanOrEqual(missed.length + 1);
     // While deliveries are pending a third recovery queues nothing either; after, nothing is missing.
-    expect((await recover(endpoint.id, { since })).body.queued).toBe(0);
+    expect((await recoverAll(endpoint.id, { since })).queued).toBe(0);
   });
 
   it("sends deliveries whose lane was never scheduled (the process died first): the safety net", async () => {
@@ -403,7 +434,7 @@ describe("resend", () => {
     await setStatus(endpoint.id, "disabled");
     await deployment.emit(workspaceId, "contact.created");
     await setStatus(endpoint.id, "enabled");
-    expect((await recover(endpoint.id, { since: secondsAgo(30) })).body.queued).toBe(1);
+    expect((await recoverAll(endpoint.id, { since: secondsAgo(30) })).queued).toBe(1);
     const after = await scrape();
     expect(after.resends - before.resends).toBeGreaterThanOrEqual(1);
     expect(after.recoveries - before.recoveries).toBeGreaterThanOrEqual(1);
@@ -446,7 +477,7 @@ describe("a worker SIGKILLed during a recovery", () => {
       body: { since },
     });
     expect(recovery.status).toBe(202);
-    expect(recovery.body.queued).toBe(missed.length);
+    expect((await finished(recovery.body.id, { key: world.key, baseUrl: url })).queued).toBe(missed.length);
     await eventually(
       async () => receiver.received.length,
       (n) => n >= 20,

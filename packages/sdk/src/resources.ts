@@ -236,9 +236,51 @@ export class WebhookEndpoints extends Resource {
    * the endpoint subscribes to and never received: failed, dropped, or never sent while it was
    * disabled. Safe to repeat. After an outage: enable the endpoint (`update(id, { status:
    * "enabled" })`; a disabled one is a `ConflictError`), then recover since the first failure.
-   * Resolves to the recovery, with the number `queued`.
+   * Resolves at once to the recovery, `queued`; the server's workers then page through the
+   * window. Follow it with `getRecovery`, or `waitForRecovery`. One recovery of an endpoint runs
+   * at a time: another meanwhile is a `ConflictError` (`webhook_recovery_in_progress`).
    */
   recover = this.nestedCreator("/open/v1/webhook-endpoints/{id}/recover");
+  /** A recovery and its progress: `status` (`queued`, `running`, `succeeded`), `scanned`, `queued`. */
+  getRecovery = this.byId("get", "/open/v1/webhook-recoveries/{id}");
+
+  /**
+   * Reads the recovery every `intervalMs` (default 1000) until it `succeeded`, telling
+   * `onProgress` of each reading; resolves to the finished recovery. `signal` stops the wait.
+   */
+  async waitForRecovery(
+    id: string,
+    options: {
+      intervalMs?: number;
+      onProgress?: (recovery: WebhookRecovery) => void;
+      signal?: AbortSignal;
+    } = {},
+  ): Promise<WebhookRecovery> {
+    for (;;) {
+      const recovery = await this.getRecovery(id, options.signal ? { signal: options.signal } : undefined);
+      options.onProgress?.(recovery);
+      if (recovery.status === "succeeded") return recovery;
+      await pause(options.intervalMs ?? 1_000, options.signal);
+    }
+  }
+}
+
+type WebhookRecovery = components["schemas"]["WebhookRecovery"];
+
+/** Waits `ms`, or rejects with the signal's reason once it aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((done, fail) => {
+    if (signal?.aborted) return fail(signal.reason);
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        fail(signal.reason);
+      },
+      { once: true },
+    );
+  });
 }
 
 export class Events extends Resource {

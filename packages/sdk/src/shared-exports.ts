@@ -50,8 +50,9 @@ export type WebhookDeliveryStatus = Schemas["WebhookDeliveryStatus"];
 export type WebhookResend = Schemas["WebhookResend"];
 /** The body of `webhookEndpoints.recover`: the window, `since` and `until` (Unix seconds or RFC 3339). */
 export type WebhookRecoveryCreate = Schemas["WebhookRecoveryCreate"];
-/** What one `webhookEndpoints.recover` call queued. */
+/** One `webhookEndpoints.recover` call and its progress (`webhookEndpoints.getRecovery`). */
 export type WebhookRecovery = Schemas["WebhookRecovery"];
+export type WebhookRecoveryStatus = Schemas["WebhookRecoveryStatus"];
 /** An event as `events.get` returns it and webhooks deliver it; switch on `type` to narrow `data`. */
 export type DesklineEvent = Schemas["Event"];
 /** One entry of `events.types()`: an event type, what it means, the JSON Schema of its body. */

@@ -83,9 +83,18 @@ describe("webhook deliveries", () => {
     receiver.answer = () => ({ status: 200 });
     const from = receiver.received.length;
     await deskline.webhookEndpoints.update(endpoint.id, { status: "enabled" });
-    const recovery = await deskline.webhookEndpoints.recover(endpoint.id, { since });
-    expect(recovery).toMatchObject({ object: "webhook_recovery", endpoint_id: endpoint.id, queued: 4 });
-    expect(recovery.id).toMatch(/^rcv_/);
+    // Answered at once; the server's workers go through the window, and waitForRecovery follows.
+    const started = await deskline.webhookEndpoints.recover(endpoint.id, { since });
+    expect(started).toMatchObject({ object: "webhook_recovery", endpoint_id: endpoint.id, status: "queued" });
+    expect(started.id).toMatch(/^rcv_/);
+    const readings: string[] = [];
+    const recovery = await deskline.webhookEndpoints.waitForRecovery(started.id, {
+      intervalMs: 50,
+      onProgress: (r) => readings.push(r.status),
+    });
+    expect(recovery).toMatchObject({ id: started.id, status: "succeeded", queued: 4 });
+    expect(readings.at(-1)).toBe("succeeded");
+    expect(await deskline.webhookEndpoints.getRecovery(started.id)).toEqual(recovery);
 
     await eventually(
       async () => deliveredIds(from),
@@ -112,7 +121,7 @@ describe("webhook deliveries", () => {
       since: new Date(since * 1000).toISOString(),
       until: Math.floor(Date.now() / 1000),
     });
-    expect(again.queued).toBe(0);
+    expect((await deskline.webhookEndpoints.waitForRecovery(again.id, { intervalMs: 50 })).queued).toBe(0);
     expect(deliveredIds(from)).toHaveLength(4);
   });
 

@@ -263,7 +263,11 @@ export function exportCommand<Id extends ListOperation>(
       "--fields <names>",
       "these columns only, in this order, comma-separated (e.g. name,email,custom_fields.plan)",
     )
-    .option("-o, --output <file>", "write to this file (complete or not at all) instead of stdout");
+    .option("-o, --output <file>", "write to this file (complete or not at all) instead of stdout")
+    .option(
+      "--no-escape-formulas",
+      "write CSV cells as they are: by default a cell starting with = + - @ tab or CR gets a leading ' so spreadsheets show it as text (import takes it off)",
+    );
   examples(
     command.action(async (options, cmd: Command) => {
       const { exportItems } = await import("../export/export.js");
@@ -279,6 +283,7 @@ export function exportCommand<Id extends ListOperation>(
           output: options.output,
           limit: options.limit,
           json: Boolean(globalsOf(cmd).json),
+          escapeFormulas: options.escapeFormulas !== false,
         },
       );
     }),

@@ -7,6 +7,7 @@ import { UsageError } from "../errors.js";
 import { catalogOf } from "../fields.js";
 import { listParameters, webhookEndpointUpdateSchema } from "../generated/schemas.js";
 import { type Column, printObject, writeLine } from "../output.js";
+import { startRecoveryProgress } from "../progress.js";
 import { deliveryColumns, guided } from "../webhooks/deliveries.js";
 import { pointInTime, rfc3339, WHEN_FORMATS } from "../when.js";
 import * as kit from "./kit.js";
@@ -66,6 +67,22 @@ async function instantOf(deskline: Deskline, edge: { eventId: string } | { at: s
 }
 
 /** What `create` and `update` write, and their help. */
+/** Polls the recovery until its job has gone through the window, drawing its progress on a terminal. */
+async function waitForRecovery(deskline: Deskline, id: string) {
+  const progress = startRecoveryProgress();
+  try {
+    return await deskline.webhookEndpoints.waitForRecovery(id, {
+      intervalMs: RECOVERY_POLL_MS,
+      onProgress: (recovery) => progress.update(recovery),
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+/** How often `--wait` reads a recovery: often enough for a lively bar, one small GET each. */
+const RECOVERY_POLL_MS = 500;
+
 const TARGET: kit.BodyTarget = { noun: "endpoint", catalog: () => catalogOf(webhookEndpointUpdateSchema) };
 const HELP = {
   update: {
@@ -91,7 +108,7 @@ export function register(webhooks: Command): void {
   const endpoints = webhooks
     .command("endpoints")
     .description(
-      "webhook endpoints: list, create, get, update, rotate-secret, delete; deliveries and recover",
+      "webhook endpoints: list, create, get, update, rotate-secret, delete; deliveries, recover and recovery",
     );
   kit.examples(
     endpoints,
@@ -185,46 +202,7 @@ export function register(webhooks: Command): void {
     (d, id) => d.webhookEndpoints.delete(id),
   );
 
-  kit.examples(
-    endpoints
-      .command("recover")
-      .description(
-        "deliver again, oldest first, every event of a time window that the endpoint missed (failed, dropped, or never sent while it was disabled); safe to repeat",
-      )
-      .argument("<id>", "endpoint id (we_…); it must be enabled")
-      .requiredOption("--since <when>", `start of the window: ${WINDOW_FORMATS}`)
-      .option("--until <when>", "end of the window (default: now), in the same forms")
-      .addHelpText(
-        "after",
-        [
-          "",
-          "After an outage: enable the endpoint, then recover since the first failure (the oldest",
-          "event of its failed deliveries; after a pause, of its dropped ones too), e.g.",
-          "  FIRST=$(deskline webhooks endpoints deliveries we_… --status failed --json | jq -rs 'map(.event_id) | min')",
-          "  deskline webhooks endpoints recover we_… --since $FIRST",
-          "Events already delivered, or already waiting for a delivery, are not queued again. The",
-          "window includes both ends and reaches back at most as far as events are kept (30 days).",
-        ].join("\n"),
-      )
-      .action(async (id: string, options: { since: string; until?: string }, command: Command) => {
-        const since = windowEdge("--since", options.since);
-        const until = options.until === undefined ? undefined : windowEdge("--until", options.until);
-        const deskline = await clientFor(command);
-        const body = {
-          since: await instantOf(deskline, since),
-          ...(until ? { until: await instantOf(deskline, until) } : {}),
-        };
-        const recovery = await guided(deskline.webhookEndpoints.recover(id, body), { endpointId: id });
-        const json = Boolean(globalsOf(command).json);
-        printObject(recovery, json);
-        if (!json && recovery.queued > 0) {
-          writeLine(`\nfollow them: deskline webhooks endpoints deliveries ${id} --status pending`);
-        }
-      }),
-    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2d",
-    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since evt_2bXkqB4cD6eF8gHi",
-    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2026-03-01T00:00:00Z --until 2026-03-02T00:00:00Z --json",
-  );
+  registerRecovery(endpoints);
 
   kit.examples(
     kit
@@ -284,5 +262,79 @@ function createCommand(endpoints: Command): void {
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --header 'X-Api-Key: gw_4f9c2a7e'",
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --rate-limit 20",
+  );
+}
+
+/** `endpoints recover` and `endpoints recovery`: start a recovery, and follow one. */
+function registerRecovery(endpoints: Command): void {
+  kit.examples(
+    endpoints
+      .command("recover")
+      .description(
+        "deliver again, oldest first, every event of a time window that the endpoint missed (failed, dropped, or never sent while it was disabled); safe to repeat",
+      )
+      .argument("<id>", "endpoint id (we_…); it must be enabled")
+      .requiredOption("--since <when>", `start of the window: ${WINDOW_FORMATS}`)
+      .option("--until <when>", "end of the window (default: now), in the same forms")
+      .option(
+        "--wait",
+        "wait until the server's workers have gone through the whole window, with a progress bar",
+      )
+      .addHelpText(
+        "after",
+        [
+          "",
+          "After an outage: enable the endpoint, then recover since the first failure (the oldest",
+          "event of its failed deliveries; after a pause, of its dropped ones too), e.g.",
+          "  FIRST=$(deskline webhooks endpoints deliveries we_… --status failed --json | jq -rs 'map(.event_id) | min')",
+          "  deskline webhooks endpoints recover we_… --since $FIRST",
+          "Events already delivered, or already waiting for a delivery, are not queued again. The",
+          "window includes both ends and reaches back at most as far as events are kept (30 days).",
+        ].join("\n"),
+      )
+      .action(
+        async (id: string, options: { since: string; until?: string; wait?: boolean }, command: Command) => {
+          const since = windowEdge("--since", options.since);
+          const until = options.until === undefined ? undefined : windowEdge("--until", options.until);
+          const deskline = await clientFor(command);
+          const body = {
+            since: await instantOf(deskline, since),
+            ...(until ? { until: await instantOf(deskline, until) } : {}),
+          };
+          const started = await guided(deskline.webhookEndpoints.recover(id, body), { endpointId: id });
+          const recovery = options.wait ? await waitForRecovery(deskline, started.id) : started;
+          const json = Boolean(globalsOf(command).json);
+          printObject(recovery, json);
+          if (!json && !options.wait) {
+            writeLine(
+              `\nfollow it: deskline webhooks endpoints recovery ${recovery.id} (or recover with --wait)`,
+            );
+          } else if (!json && recovery.queued > 0) {
+            writeLine(`\nfollow them: deskline webhooks endpoints deliveries ${id} --status pending`);
+          }
+        },
+      ),
+    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2d",
+    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since evt_2bXkqB4cD6eF8gHi",
+    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2026-03-01T00:00:00Z --until 2026-03-02T00:00:00Z --json",
+    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2d --wait",
+  );
+
+  kit.examples(
+    endpoints
+      .command("recovery")
+      .description(
+        "show a recovery and how far it is: status (queued, running, succeeded), events read, deliveries queued",
+      )
+      .argument("<id>", "recovery id (rcv_…), from recover")
+      .option("--wait", "wait until it has gone through the whole window, with a progress bar")
+      .action(async (id: string, options: { wait?: boolean }, command: Command) => {
+        const deskline = await clientFor(command);
+        const recovery = options.wait
+          ? await waitForRecovery(deskline, id)
+          : await deskline.webhookEndpoints.getRecovery(id);
+        printObject(recovery, Boolean(globalsOf(command).json));
+      }),
+    "deskline webhooks endpoints recovery rcv_2bXkt7MnO9pQ1rSt --wait",
   );
 }

@@ -22,6 +22,7 @@ import {
 } from "../fields.js";
 import { formatDuration, formatRecord, writeLine } from "../output.js";
 import { startProgress } from "../progress.js";
+import { escapeFormula } from "./formula-cells.js";
 
 export type ExportFormat = "csv" | "jsonl";
 export const EXPORT_FORMATS: readonly ExportFormat[] = ["csv", "jsonl"];
@@ -36,6 +37,8 @@ export interface ExportOptions {
   output?: string;
   limit?: number;
   json: boolean;
+  /** Escape cells a spreadsheet would run as formulas (formula-cells.ts); on unless --no-escape-formulas. */
+  escapeFormulas?: boolean;
 }
 
 export interface ExportSummary {
@@ -99,8 +102,11 @@ function jsonRow(item: Item, columns: readonly Target[]): string {
   return `${JSON.stringify(row)}\n`;
 }
 
-const csvCells = (item: Item, columns: readonly Target[]) =>
-  columns.map((target) => toText(valueAt(item, target)));
+const csvCells = (item: Item, columns: readonly Target[], safe: boolean) =>
+  columns.map((target) => {
+    const text = toText(valueAt(item, target));
+    return safe ? escapeFormula(text) : text;
+  });
 
 async function* upTo<T>(items: AsyncIterable<T>, limit: number | undefined): AsyncGenerator<T> {
   if (limit === 0) return;
@@ -123,6 +129,7 @@ export async function exportItems(
     throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(", ")}, not '${options.format}'`);
   const chosen = options.fields === undefined ? undefined : parseFields(options.fields, catalog);
   const hasMaps = [...catalog.kinds.values()].includes("map");
+  const safe = options.escapeFormulas ?? true;
 
   const progress = startProgress(undefined);
   let rows = 0;
@@ -145,7 +152,7 @@ export async function exportItems(
       const columns = chosen ?? columnsOf(catalog, () => []);
       await sink.fill(
         source(),
-        mapping((item) => csvCells(item, columns)),
+        mapping((item) => csvCells(item, columns, safe)),
         csvWriter(columns),
       );
     } else {
@@ -168,7 +175,7 @@ export async function exportItems(
       const columns = columnsOf(catalog, (field) => [...(keys.get(field) ?? [])].sort());
       await sink.fill(
         Readable.from(spooled(file), { objectMode: true }),
-        mapping((item) => csvCells(item, columns)),
+        mapping((item) => csvCells(item, columns, safe)),
         csvWriter(columns),
       );
     }

@@ -1,8 +1,10 @@
 // From a row as read (CSV cells or a JSON object) to the body of a contact create: names mapped
 // by --map, then placed by the spec's field kinds (lists split, booleans read, `custom_fields.x`
-// keys). An empty CSV cell means "no value here", never "clear it".
+// keys). An empty CSV cell means "no value here", never "clear it"; a cell an export escaped
+// against spreadsheet formulas (`'=…`) reads back without its `'`.
 
 import { UsageError } from "../errors.js";
+import { unescapeFormula } from "../export/formula-cells.js";
 import { assign, type ColumnPlan, type FieldCatalog, planColumn, unknownColumnsMessage } from "../fields.js";
 import type { SourceRow } from "./read-rows.js";
 
@@ -50,7 +52,8 @@ export class RowMapper {
       const plan = this.#plan(name);
       if ("unknown" in plan) return { error: `${name}: unknown field` };
       if (!plan.target) continue;
-      const text = fromText && typeof value === "string" ? value.trim() : value;
+      // A cell an export escaped against formulas reads back to its value (export/formula-cells.ts).
+      const text = fromText && typeof value === "string" ? unescapeFormula(value.trim()) : value;
       assign(body, plan.target, text, this.catalog);
     }
     return { body };

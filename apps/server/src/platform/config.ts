@@ -149,6 +149,15 @@ export interface Config {
    * once per streak (webhooks/endpoint-health.ts). 5 by default; below the 15 that disable.
    */
   webhookFailingAfter: number;
+  /** The bounds on what a workspace can grow (docs/operations.md "Limits"). */
+  limits: Limits;
+  /** WEBHOOK_RECOVERY_PAGE_SIZE: events a recovery reads, checks and queues per round trip (1000). */
+  webhookRecoveryPageSize: number;
+  /**
+   * WEBHOOK_RECOVERY_LOCK_MS: how long a recovery's worker may go without finishing a page before
+   * another worker takes it over (a worker that died). 30 s by default.
+   */
+  webhookRecoveryLockMs: number;
   /** NODE_EXTRA_CA_CERTS: more CA certificates deliveries trust (how tests trust their receivers). */
   extraCaCertsFile: string | undefined;
   /**
@@ -168,6 +177,40 @@ export interface Config {
    * whose pages may embed the console in an iframe; none by default (docs/console.md).
    */
   consoleFrameAncestors: string[];
+}
+
+/**
+ * What one workspace can make the service hold or do at once; each refused request names its
+ * setting (docs/operations.md "Limits").
+ */
+export interface Limits {
+  /** WEBHOOK_ENDPOINTS_PER_WORKSPACE: every event is written once per endpoint. 100 by default. */
+  endpointsPerWorkspace: number;
+  /**
+   * WEBHOOK_SECRETS_PER_ENDPOINT: live signing secrets (the current one and those in their grace
+   * period); a rotation past it ends the oldest grace early. 5 by default, at most 16 (what
+   * `@deskline/webhook-verifier` reads of one signature header).
+   */
+  secretsPerEndpoint: number;
+  /** WEBHOOK_RECOVERIES_PER_ENDPOINT: recoveries of one endpoint queued or running at once. 1 by default. */
+  recoveriesPerEndpoint: number;
+}
+
+/** The verifier reads at most this many `v1=` items of a signature header. */
+const MAX_SIGNATURES = 16;
+
+function limits(env: NodeJS.ProcessEnv): Limits {
+  const secretsPerEndpoint = integer(env, "WEBHOOK_SECRETS_PER_ENDPOINT", 5, 1);
+  if (secretsPerEndpoint > MAX_SIGNATURES) {
+    throw new ConfigError(
+      `WEBHOOK_SECRETS_PER_ENDPOINT must be at most ${MAX_SIGNATURES} (receivers read no more signatures), got ${secretsPerEndpoint}`,
+    );
+  }
+  return {
+    endpointsPerWorkspace: integer(env, "WEBHOOK_ENDPOINTS_PER_WORKSPACE", 100, 1),
+    secretsPerEndpoint,
+    recoveriesPerEndpoint: integer(env, "WEBHOOK_RECOVERIES_PER_ENDPOINT", 1, 1),
+  };
 }
 
 export class ConfigError extends Error {}
@@ -406,6 +449,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookConcurrency: integer(env, "WEBHOOK_CONCURRENCY", 100, 1),
     webhookEndpointConcurrency: integer(env, "WEBHOOK_ENDPOINT_CONCURRENCY", 10, 1),
     webhookFailingAfter: failingAfter(env),
+    limits: limits(env),
+    webhookRecoveryPageSize: integer(env, "WEBHOOK_RECOVERY_PAGE_SIZE", 1000, 1),
+    webhookRecoveryLockMs: integer(env, "WEBHOOK_RECOVERY_LOCK_MS", 30_000, 100),
     extraCaCertsFile: text(env, "NODE_EXTRA_CA_CERTS"),
     secretsEncryptionKey: secrets.current,
     secretsEncryptionOldKeys: secrets.old,

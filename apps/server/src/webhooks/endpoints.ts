@@ -3,10 +3,11 @@ import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db, Filter, UpdateFilter } from "mongodb";
 import { isOperational, receives, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
+import type { Limits } from "../platform/config.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
-import { concurrentUpdate, DatabaseUnavailableError, notFound } from "../platform/errors.js";
+import { concurrentUpdate, DatabaseUnavailableError, DomainError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
-import { SecretBox } from "../platform/secret-box.js";
+import { type Binding, SecretBox } from "../platform/secret-box.js";
 import {
   deleteInWorkspace,
   findInWorkspace,
@@ -110,8 +111,15 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
 /** `whsec_` + 32 random bytes, base64 (docs/design.md, Webhook delivery). */
 export const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
-/** What a sealed secret of an endpoint is bound to: it opens in this endpoint's document only. */
-export const secretContext = (endpointId: string) => `webhook_endpoint:${endpointId}`;
+/**
+ * What a sealed secret (or custom header value) of an endpoint is bound to: it opens in this
+ * endpoint's document, of this workspace, only. `legacy` is what secrets sealed before the
+ * workspace was bound name (docs/decisions.md "Signing secrets at rest").
+ */
+export const secretBinding = (doc: Pick<WebhookEndpointDoc, "_id" | "workspace_id">): Binding => ({
+  context: `webhook_endpoint:${doc.workspace_id}:${doc._id}`,
+  legacy: `webhook_endpoint:${doc._id}`,
+});
 
 /**
  * The process's keys (SECRETS_ENCRYPTION_KEY and _OLD_KEYS), set once by `createStore`: one
@@ -130,10 +138,13 @@ const opened = new WeakMap<object, EndpointSecret[]>();
  * grace period. Opens sealed ones once per document object (deliveries read each endpoint once
  * per batch). Throws SecretKeyError when a secret is sealed with a key this process lacks.
  */
-export function signingSecrets(doc: Pick<WebhookEndpointDoc, "_id" | "secrets">, now = new Date()): string[] {
+export function signingSecrets(
+  doc: Pick<WebhookEndpointDoc, "_id" | "workspace_id" | "secrets">,
+  now = new Date(),
+): string[] {
   let secrets = opened.get(doc);
   if (!secrets) {
-    const context = secretContext(doc._id);
+    const context = secretBinding(doc);
     secrets = doc.secrets.map((s) => ({ ...s, secret: processSecretBox.open(s.secret, context) }));
     opened.set(doc, secrets);
   }
@@ -147,11 +158,11 @@ const openedHeaders = new WeakMap<object, Record<string, string>>();
 
 /** The custom headers deliveries send, name → plaintext value (opened once per document read). */
 export function customHeaders(
-  doc: Pick<WebhookEndpointDoc, "_id" | "custom_headers">,
+  doc: Pick<WebhookEndpointDoc, "_id" | "workspace_id" | "custom_headers">,
 ): Record<string, string> {
   let headers = openedHeaders.get(doc);
   if (!headers) {
-    const context = secretContext(doc._id);
+    const context = secretBinding(doc);
     headers = Object.fromEntries(
       (doc.custom_headers ?? []).map((h) => [h.name, processSecretBox.open(h.value, context)]),
     );
@@ -162,13 +173,17 @@ export function customHeaders(
 
 /**
  * The secrets after a rotation: the new one first, older ones valid for at most `expiresInMs` more
- * (a second rotation shortens an earlier grace period, never lengthens it), expired ones dropped.
+ * (a second rotation shortens an earlier grace period, never lengthens it), expired ones dropped,
+ * and at most `limit` in all (WEBHOOK_SECRETS_PER_ENDPOINT): past it the oldest grace periods end
+ * now. Every attempt signs with each live secret, and receivers check at most so many
+ * (docs/operations.md "Limits").
  */
 export function rotateSecrets(
   current: EndpointSecret[],
   expiresInMs: number,
   now: Date,
   fresh: string = newSecret(),
+  limit = Number.POSITIVE_INFINITY,
 ): EndpointSecret[] {
   const graceEnd = now.getTime() + expiresInMs;
   const kept = current
@@ -177,7 +192,7 @@ export function rotateSecrets(
       expires_at: new Date(Math.min(s.expires_at?.getTime() ?? graceEnd, graceEnd)),
     }))
     .filter((s) => s.expires_at.getTime() > now.getTime());
-  return [{ secret: fresh, expires_at: null }, ...kept];
+  return [{ secret: fresh, expires_at: null }, ...kept].slice(0, Math.max(1, limit));
 }
 
 // How long a create or rotation waits for the start-up check of the stored secrets before a 503.
@@ -195,6 +210,8 @@ const COLLECTION = "webhook_endpoints";
 export interface EndpointHealthOptions {
   /** Relays the operational events recorded on endpoints (events/outbox-relay.ts). */
   relay?: EventRelay;
+  /** WEBHOOK_ENDPOINTS_PER_WORKSPACE and WEBHOOK_SECRETS_PER_ENDPOINT (docs/operations.md "Limits"). */
+  limits?: Pick<Limits, "endpointsPerWorkspace" | "secretsPerEndpoint">;
   rules?: HealthRules;
   /** A delivery as the API shows it, for `webhook_delivery.failed` (webhooks/deliveries.ts). */
   readDelivery?: (id: string) => Promise<Schema<"WebhookDelivery"> | null>;
@@ -208,6 +225,7 @@ export class WebhookEndpoints {
   private readonly relay: EventRelay | undefined;
   private readonly rules: HealthRules;
   private readonly readDelivery: NonNullable<EndpointHealthOptions["readDelivery"]>;
+  private readonly limits: NonNullable<EndpointHealthOptions["limits"]>;
 
   constructor(
     db: Db,
@@ -219,6 +237,7 @@ export class WebhookEndpoints {
     this.relay = options.relay;
     this.rules = options.rules ?? { failingAfter: 5 };
     this.readDelivery = options.readDelivery ?? (async () => null);
+    this.limits = options.limits ?? { endpointsPerWorkspace: 100, secretsPerEndpoint: 5 };
     // Endpoints carry operational events until the relay moves them (endpoint-health.ts).
     this.relay?.track(COLLECTION);
   }
@@ -266,7 +285,9 @@ export class WebhookEndpoints {
     const now = new Date();
     const secret = newSecret();
     const id = newId("we", now.getTime());
-    const seal = (value: string) => this.secretBox.seal(value, secretContext(id));
+    await this.assertRoomFor(workspaceId, 0);
+    const binding = secretBinding({ _id: id, workspace_id: workspaceId });
+    const seal = (value: string) => this.secretBox.seal(value, binding);
     const doc: WebhookEndpointDoc = {
       _id: id,
       workspace_id: workspaceId,
@@ -287,10 +308,32 @@ export class WebhookEndpoints {
       updated_at: now,
     };
     const stored = await insertNew(this.collection, doc);
+    // Checked again with this one in: of racing creates past the limit, none stays (not one too many).
+    await this.assertRoomFor(workspaceId, 1).catch(async (error: unknown) => {
+      await this.collection.deleteOne({ _id: id, workspace_id: workspaceId });
+      throw error;
+    });
     // A retried creation answers the first run's endpoint, and so its secret.
     if (stored === doc) return { doc, secret };
     const first = stored.secrets[0]?.secret;
-    return { doc: stored, secret: first ? this.secretBox.open(first, secretContext(id)) : secret };
+    return { doc: stored, secret: first ? this.secretBox.open(first, secretBinding(stored)) : secret };
+  }
+
+  /**
+   * Refuses a create past WEBHOOK_ENDPOINTS_PER_WORKSPACE: each event is written once per endpoint
+   * and every endpoint is a destination the workers call (docs/operations.md "Limits").
+   * `including`: how many of the counted are the create's own.
+   */
+  private async assertRoomFor(workspaceId: string, including: number): Promise<void> {
+    const limit = this.limits.endpointsPerWorkspace;
+    const count = await this.collection.countDocuments({ workspace_id: workspaceId }, { limit: limit + 1 });
+    if (count - including < limit) return;
+    throw new DomainError(
+      "conflict",
+      "webhook_endpoint_limit_reached",
+      `This workspace has ${limit} webhook endpoints, the most it may have (WEBHOOK_ENDPOINTS_PER_WORKSPACE); ` +
+        "delete one, or point one at a receiver that fans out.",
+    );
   }
 
   get(workspaceId: string, id: string): Promise<WebhookEndpointDoc> {
@@ -363,7 +406,7 @@ export class WebhookEndpoints {
     current: WebhookEndpointDoc,
     patch: Record<string, string | null>,
   ): CustomHeader[] | undefined {
-    const context = secretContext(current._id);
+    const context = secretBinding(current);
     const opened = (current.custom_headers ?? []).map((h) => ({
       name: h.name,
       value: this.secretBox.open(h.value, context),
@@ -388,8 +431,14 @@ export class WebhookEndpoints {
       const current = await this.get(workspaceId, id);
       const now = new Date();
       const secret = newSecret();
-      const sealed = this.secretBox.seal(secret, secretContext(id));
-      const secrets = rotateSecrets(current.secrets, expiresInMs, now, sealed);
+      const sealed = this.secretBox.seal(secret, secretBinding(current));
+      const secrets = rotateSecrets(
+        current.secrets,
+        expiresInMs,
+        now,
+        sealed,
+        this.limits.secretsPerEndpoint,
+      );
       const rotated = await this.collection.findOneAndUpdate(
         { _id: id, workspace_id: workspaceId, "secrets.0.secret": current.secrets[0]?.secret },
         { $set: { secrets, updated_at: now } },

@@ -7,7 +7,8 @@ import { refusedUrlHost } from "./address-policy.js";
 import { toDeliveryAttempt } from "./attempts.js";
 import { toWebhookDelivery } from "./deliveries.js";
 import { toWebhookEndpoint } from "./endpoints.js";
-import { endpointDisabled, type RecoveryWindow, recover } from "./recovery.js";
+import { toWebhookRecovery } from "./recoveries.js";
+import { endpointDisabled, type RecoveryWindow } from "./recovery.js";
 import type { WebhookStores } from "./stores.js";
 
 // The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a day.
@@ -90,23 +91,15 @@ export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit<W
     const window = recoveryWindow(body, store.events);
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
     if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "id");
-    const { id: recoveryId, queued } = await recover(store, endpoint, window);
+    const recovery = await store.webhookRecoveries.start(endpoint, window);
     metrics?.recovery();
-    const now = new Date().toISOString();
-    return {
-      status: 202,
-      body: {
-        id: recoveryId,
-        object: "webhook_recovery",
-        endpoint_id: endpoint._id,
-        since: window.since.toISOString(),
-        until: window.until.toISOString(),
-        queued,
-        created_at: now,
-        updated_at: now,
-      },
-    };
+    return { status: 202, body: toWebhookRecovery(recovery) };
   });
+
+  op("getWebhookRecovery", async ({ ctx, id }) => ({
+    status: 200,
+    body: toWebhookRecovery(await store.webhookRecoveries.get(workspaceOf(ctx), id)),
+  }));
 
   op("deleteWebhookEndpoint", async ({ ctx, id }) => {
     await store.webhookEndpoints.delete(workspaceOf(ctx), id);

@@ -3,6 +3,7 @@ import type { DeliveryAttempts } from "./attempts.js";
 import type { WebhookDeliveries } from "./deliveries.js";
 import type { DeliveryQueue } from "./delivery-queue.js";
 import type { WebhookEndpoints } from "./endpoints.js";
+import type { WebhookRecoveries } from "./recoveries.js";
 
 /**
  * The stores the webhook machinery reaches: its routes, recovery and the delivery worker. The
@@ -14,5 +15,6 @@ export interface WebhookStores {
   webhookDeliveries: WebhookDeliveries;
   deliveryAttempts: DeliveryAttempts;
   deliveryQueue: DeliveryQueue;
+  webhookRecoveries: WebhookRecoveries;
   events: Events;
 }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
 import { stringify } from "safe-stable-stringify";
 import { AppError, DomainError, errorBody } from "../errors.js";
-import type { IdempotencyKeys } from "../idempotency/store.js";
+import type { IdempotencyKeys, StoredResponse } from "../idempotency/store.js";
 import { withReplayableIds } from "../ids.js";
 import { httpError } from "./error-response.js";
 
@@ -58,6 +58,7 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
         { "Retry-After": "1" },
       );
     }
+    if (claim.outcome === "withheld") throw replayUnavailable(claim.response);
     if (claim.outcome === "replay") {
       ctx.status = claim.response.status;
       ctx.body = claim.response.body;
@@ -83,4 +84,20 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
     }
     await keys.complete(id, claim.owner, { status: ctx.status, body: ctx.body });
   };
+}
+
+/**
+ * The replay of an answer whose key was not kept (an API key, without SECRETS_ENCRYPTION_KEY:
+ * platform/idempotency/store.ts): what the first request made, and what to do instead.
+ */
+function replayUnavailable(response: StoredResponse): AppError {
+  const id = (response.body as { id?: unknown } | null)?.id;
+  const made = typeof id === "string" ? ` and created ${id}` : "";
+  return new AppError(
+    409,
+    "idempotency_replay_unavailable",
+    `The first request with this Idempotency-Key succeeded${made}; its answer carried a key shown only once, ` +
+      "which this server does not keep (SECRETS_ENCRYPTION_KEY is not set). If the key was lost, revoke it and create another.",
+    "Idempotency-Key",
+  );
 }

@@ -4,21 +4,49 @@ import { isDuplicateKey } from "../database/errors.js";
 import { SecretBox } from "../secret-box.js";
 
 /**
- * A stored answer that carries a webhook signing secret (create and rotate) keeps it sealed when
- * SECRETS_ENCRYPTION_KEY is set, bound to its key's record (docs/decisions.md "Signing secrets at
- * rest"); without a key it is kept as answered, like the endpoint's own copy.
+ * No key or secret is kept in the clear in a stored answer (docs/decisions.md "Keys and secrets
+ * in stored answers"). The answers that carry one name it at the top level: `secret` (a webhook
+ * endpoint's create and rotation) and `key` (the admin API's new API key). With
+ * SECRETS_ENCRYPTION_KEY it is kept sealed, bound to its record (the workspace and the
+ * Idempotency-Key), and `reencrypt-secrets` moves it with the rest. Without a key, a signing
+ * secret is kept as the endpoint itself keeps it (in the clear; the server warns at start), and an
+ * API key, stored nowhere else but as a hash, is not kept at all: its replay is answered
+ * `409 idempotency_replay_unavailable`.
  */
 export const replayContext = (id: string) => `idempotency:${id}`;
 
-function withSecret(response: StoredResponse, map: (secret: string) => string): StoredResponse {
-  const body = response.body as { secret?: unknown } | null;
-  if (!body || typeof body !== "object" || typeof body.secret !== "string") return response;
-  return { ...response, body: { ...body, secret: map(body.secret) } };
+/** The fields of a stored answer that hold a key or secret. */
+export const SECRET_FIELDS = ["secret", "key"] as const;
+type SecretField = (typeof SECRET_FIELDS)[number];
+
+/** A field kept nowhere in the clear but here: without a key it is left out of the stored answer. */
+const UNKEPT_IN_THE_CLEAR: readonly SecretField[] = ["key"];
+
+function mapSecrets(
+  response: StoredResponse,
+  map: (secret: string, field: SecretField) => string | undefined,
+) {
+  const body = response.body as Record<string, unknown> | null;
+  if (!body || typeof body !== "object" || Array.isArray(body)) return response;
+  const fields = SECRET_FIELDS.filter((field) => typeof body[field] === "string");
+  if (fields.length === 0) return response;
+  const next: Record<string, unknown> = { ...body };
+  const withheld: string[] = [];
+  for (const field of fields) {
+    const value = map(body[field] as string, field);
+    if (value === undefined) {
+      delete next[field];
+      withheld.push(field);
+    } else next[field] = value;
+  }
+  return { ...response, body: next, ...(withheld.length ? { withheld } : {}) };
 }
 
 export interface StoredResponse {
   status: number;
   body: unknown;
+  /** Fields of the answer not kept (a key, without SECRETS_ENCRYPTION_KEY): it cannot be replayed. */
+  withheld?: string[];
 }
 
 export interface IdempotencyDoc {
@@ -47,6 +75,7 @@ export interface IdempotencyDoc {
 export type Claim =
   | { outcome: "claimed"; owner: string; seed: string; firstRunAt: Date }
   | { outcome: "replay"; response: StoredResponse }
+  | { outcome: "withheld"; response: StoredResponse }
   | { outcome: "in_flight" }
   | { outcome: "mismatch" };
 
@@ -96,10 +125,11 @@ export class IdempotencyKeys {
       }
       if (existing.fingerprint !== fingerprint) return { outcome: "mismatch" };
       if (existing.state === "done" && existing.response) {
+        if (existing.response.withheld?.length) return { outcome: "withheld", response: existing.response };
         const context = replayContext(id);
         return {
           outcome: "replay",
-          response: withSecret(existing.response, (s) => this.secretBox.open(s, context)),
+          response: mapSecrets(existing.response, (s) => this.secretBox.open(s, context)),
         };
       }
       if (existing.lock_expires_at < now) {
@@ -119,7 +149,10 @@ export class IdempotencyKeys {
 
   /** Stores the response of the request that owns the key. */
   async complete(id: string, owner: string, response: StoredResponse): Promise<void> {
-    const stored = withSecret(response, (s) => this.secretBox.seal(s, replayContext(id)));
+    const stored = mapSecrets(response, (s, field) => {
+      if (this.secretBox.encrypting) return this.secretBox.seal(s, replayContext(id));
+      return UNKEPT_IN_THE_CLEAR.includes(field) ? undefined : s;
+    });
     await this.collection.updateOne(
       { _id: id, owner, state: "in_flight" },
       { $set: { state: "done", response: stored } },

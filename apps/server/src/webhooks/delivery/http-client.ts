@@ -93,6 +93,12 @@ export interface DeliveryAgentOptions {
   connections: number | null;
   /** Resolves host names (default `dns.lookup`); tests map names to addresses with their own. */
   resolve?: Resolver;
+  /**
+   * Told of each refused connection, with the host and what it resolved to: for the operator's
+   * log only. The attempts log, which the customer reads, says `address_refused` and no address
+   * (outcome.ts), so it is no probe of the operator's network.
+   */
+  onRefused?: (refusal: { host: string; reason: string }) => void;
 }
 
 /** The undici Agent deliveries go through. */
@@ -101,6 +107,7 @@ export function createDeliveryAgent({
   ca,
   connections,
   resolve = systemResolver,
+  onRefused,
 }: DeliveryAgentOptions): Agent {
   // One secure context for every connection: given `ca` alone, each TLS connect would parse the
   // whole CA list again (~150 roots; it was a tenth of a busy worker's CPU in the delivery bench).
@@ -109,7 +116,12 @@ export function createDeliveryAgent({
     secureContext,
     ...(allowPrivateNetworks ? {} : { lookup: guardedLookup(resolve) }),
   });
-  const connect: buildConnector.connector = (options, callback) => {
+  const connect: buildConnector.connector = (options, reply) => {
+    const callback: typeof reply = (error, socket) => {
+      const refused = error && causeChain(error).find((e) => e instanceof AddressRefusedError);
+      if (refused) onRefused?.({ host: options.hostname, reason: refused.message ?? "" });
+      (reply as (error: Error | null, socket: Socket | null) => void)(error, socket as Socket | null);
+    };
     if (!allowPrivateNetworks) {
       const host = options.hostname.replace(/^\[|\]$/g, "");
       // An IP literal is connected to without a lookup, so it is checked here.

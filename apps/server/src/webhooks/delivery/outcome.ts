@@ -10,7 +10,10 @@ export type AttemptResult =
   /** `retryAfterMs`: the wait a 429 or 503 asked for in `Retry-After`. */
   | { kind: "response"; statusCode: number; retryAfterMs?: number }
   | { kind: "timeout"; timeoutMs: number }
-  /** The SSRF guard would not connect to the address (`reason` names it and its range). */
+  /**
+   * The SSRF guard would not connect to the address. `reason` names it and its range, for the
+   * operator's log only (http-client.ts `onRefused`): the attempts log does not show it.
+   */
   | { kind: "address_refused"; reason: string }
   /** Anything else: DNS failure, connection refused or reset, TLS failure; `code` as Node gives it. */
   | { kind: "network_error"; code: string | undefined; message: string };
@@ -41,6 +44,14 @@ const NETWORK_ERRORS: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: "TLS certificate does not match the host name",
 };
 
+/**
+ * A refused address in the attempts log: one text whatever the host resolved to, so a customer
+ * learns nothing of what names resolve to inside the operator's network (docs/decisions.md
+ * "Webhook address policy").
+ */
+export const ADDRESS_REFUSED =
+  "address_refused: the endpoint's host is not a publicly reachable address (loopback, private or another special-purpose range)";
+
 export function classifyAttempt(result: AttemptResult): AttemptOutcome {
   switch (result.kind) {
     case "response": {
@@ -60,7 +71,7 @@ export function classifyAttempt(result: AttemptResult): AttemptOutcome {
     case "timeout":
       return { succeeded: false, statusCode: null, error: `timeout after ${result.timeoutMs} ms` };
     case "address_refused":
-      return { succeeded: false, statusCode: null, error: `address refused: ${result.reason}` };
+      return { succeeded: false, statusCode: null, error: ADDRESS_REFUSED };
     case "network_error": {
       const known = result.code ? NETWORK_ERRORS[result.code] : undefined;
       const error = known ?? (result.code ? `${result.code}: ${result.message}` : result.message);

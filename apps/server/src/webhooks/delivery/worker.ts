@@ -8,6 +8,7 @@ import type { Config } from "../../platform/config.js";
 import { gathered } from "../../platform/database/gather.js";
 import { idTime } from "../../platform/ids.js";
 import type { Logger } from "../../platform/logger.js";
+import { attachRecoveryJob, RECOVERY_CONCURRENCY } from "../recovery-job.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { Dispatcher } from "./dispatcher.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
@@ -30,8 +31,8 @@ import { startWake, type WakeSource } from "./wake.js";
  * at once, so a slow receiver holds one lane, never all of them. Workers hear of deliveries other
  * processes queue through the wake source (webhooks/delivery/wake.ts).
  *
- * Agenda runs the jobs that are jobs, not a schedule kept beside the records: `jobs` is its
- * instance, started on workers. Lane jobs of an earlier version are cancelled at start.
+ * Agenda runs the jobs that are jobs, not a schedule kept beside the records: recoveries
+ * (webhooks/recovery-job.ts), on workers. Lane jobs of an earlier version are cancelled at start.
  */
 
 /** The Agenda jobs an earlier version kept per endpoint and for their safety net. */
@@ -80,12 +81,15 @@ export class WebhookDelivery {
       backend: new MongoBackend({ mongo: db, collection: JOBS_COLLECTION }),
       name: `${config.role}-${process.pid}`,
       processEvery: config.webhookPollIntervalMs,
+      maxConcurrency: RECOVERY_CONCURRENCY,
     });
     this.jobs.on("error", (err) => {
       // A lock query still in flight when the database closes at shutdown fails: no news.
       if (!this.stopping) this.logger.warn({ err }, "agenda error");
     });
     store.deliveryQueue.attachLanes(async (due) => this.dispatcher?.queued(due));
+    // Recoveries run as Agenda jobs on workers (webhooks/recovery-job.ts); every role can queue one.
+    attachRecoveryJob(this.jobs, store, logger, config.role !== "api");
     if (config.role === "api") return;
     const perEndpoint = config.webhookEndpointConcurrency;
     this.agent = createDeliveryAgent({
@@ -93,6 +97,8 @@ export class WebhookDelivery {
       ca: options.ca ?? trustedCertificates(config.extraCaCertsFile),
       // No cap per origin: an endpoint's budget is its lane's, and no attempt waits for a socket.
       connections: null,
+      onRefused: (refusal) =>
+        logger.warn(refusal, "webhook delivery refused: the address is not publicly reachable"),
     });
     // Names this process in the leases it holds (a log line can tell whose a lane was).
     const holder = `${config.role}-${process.pid}-${randomUUID().slice(0, 8)}`;

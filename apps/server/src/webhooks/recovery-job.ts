@@ -1,0 +1,172 @@
+import type { Agenda } from "agenda";
+import { type StoredEvent, subscribedTypes } from "../events/model.js";
+import { idTime } from "../platform/ids.js";
+import type { Logger } from "../platform/logger.js";
+import type { DeliveryRequest } from "./delivery-queue.js";
+import type { WebhookEndpointDoc } from "./endpoints.js";
+import type { RecoveryProgress, WebhookRecoveryDoc } from "./recoveries.js";
+import type { WebhookStores } from "./stores.js";
+
+/**
+ * A recovery as an Agenda job (docs/decisions.md "Recoveries run as jobs"): `recoverWebhookEndpoint`
+ * records the recovery and schedules this job; a worker (ROLE worker or all) pages through the
+ * window in event id order, a page at a time, asking only about that page's events which have a
+ * pending or succeeded delivery to the endpoint, and queues the others through the one delivery
+ * queue. Memory holds one page, whatever the window. After each page the recovery document
+ * records where it is; a worker that dies mid-way leaves its job locked until the lock lapses,
+ * and the next worker goes on after the last page recorded (a page queued but not recorded is
+ * looked at again: its events now have pending deliveries, so nothing is queued twice).
+ */
+
+export const RECOVERY_JOB = "webhook-recovery";
+
+/** Recoveries one process runs at once; lanes.ts leaves Agenda room for them. */
+export const RECOVERY_CONCURRENCY = 1;
+
+interface RecoveryData {
+  recovery_id: string;
+}
+
+/** The event fields a delivery is queued with: a page holds no payloads. */
+const EVENT_FIELDS = { _id: 1, workspace_id: 1, type: 1, created_at: 1 } as const;
+type EventRef = Pick<StoredEvent, "_id" | "workspace_id" | "type" | "created_at">;
+
+/**
+ * The hook delivery's Agenda calls (webhooks/delivery/lanes.ts): every role schedules recoveries
+ * through `agenda`; workers (`processes`) also run them.
+ */
+export function attachRecoveryJob(
+  agenda: Agenda,
+  store: WebhookStores,
+  logger: Logger,
+  processes: boolean,
+): void {
+  const { pageSize, lockMs } = store.webhookRecoveries.job;
+  store.webhookRecoveries.attachScheduler(async (recoveryId) => {
+    await agenda
+      .create<RecoveryData>(RECOVERY_JOB, { recovery_id: recoveryId })
+      .unique({ "data.recovery_id": recoveryId }, { insertOnly: true })
+      .schedule(new Date())
+      .save();
+  });
+  if (!processes) return;
+  agenda.define<RecoveryData>(
+    RECOVERY_JOB,
+    async (job) => {
+      try {
+        await runRecovery(store, job.attrs.data.recovery_id, pageSize, () => job.touch());
+      } catch (err) {
+        // The database went away mid-way: run again soon, from the last page recorded.
+        logger.warn(
+          { err, recoveryId: job.attrs.data.recovery_id },
+          "webhook recovery stopped; running it again",
+        );
+        job.schedule(new Date(Date.now() + 1_000));
+      }
+    },
+    { concurrency: RECOVERY_CONCURRENCY, lockLimit: RECOVERY_CONCURRENCY, lockLifetime: lockMs },
+  );
+}
+
+/** Runs (or resumes) one recovery to its end. */
+export async function runRecovery(
+  store: WebhookStores,
+  recoveryId: string,
+  pageSize: number,
+  keepAlive: () => Promise<unknown> = async () => {},
+): Promise<void> {
+  const recovery = await store.webhookRecoveries.find(recoveryId);
+  if (!recovery || recovery.status === "succeeded") return;
+  const endpoint = await store.webhookEndpoints.find(recovery.endpoint_id);
+  // Deleted meanwhile: nothing left to deliver to.
+  if (!endpoint) return store.webhookRecoveries.succeeded(recoveryId);
+  await store.webhookRecoveries.running(recoveryId);
+  let progress: RecoveryProgress = {
+    cursor: recovery.cursor ?? "",
+    scanned: recovery.scanned,
+    queued: recovery.queued,
+    lastDue: recovery.last_due,
+  };
+  for (;;) {
+    const page = await readPage(store, recovery, endpoint, progress.cursor, pageSize);
+    if (page.length === 0) break;
+    progress = await queueMissed(store, recovery, page, progress);
+    await store.webhookRecoveries.progressed(recoveryId, progress);
+    await keepAlive();
+    if (page.length < pageSize) break;
+  }
+  await store.webhookRecoveries.succeeded(recoveryId);
+}
+
+/** The window's next events after `cursor` that the endpoint subscribes to, in id order. */
+function readPage(
+  store: WebhookStores,
+  recovery: WebhookRecoveryDoc,
+  endpoint: WebhookEndpointDoc,
+  cursor: string,
+  pageSize: number,
+): Promise<EventRef[]> {
+  // Events keep their time in whole seconds (their `created`).
+  const since = new Date(Math.floor(recovery.since.getTime() / 1000) * 1000);
+  const filter: Record<string, unknown> = {
+    workspace_id: recovery.workspace_id,
+    created_at: { $gte: since, $lte: recovery.until },
+  };
+  if (cursor) filter._id = { $gt: cursor };
+  const types = subscribedTypes(endpoint.events);
+  if (types) filter.type = { $in: types };
+  // Never an operational event about this endpoint (events/model.ts `receives`).
+  filter.about_endpoint_id = { $ne: endpoint._id };
+  return store.events.collection
+    .find(filter, { projection: EVENT_FIELDS })
+    .sort({ _id: 1 })
+    .limit(pageSize)
+    .toArray() as Promise<EventRef[]>;
+}
+
+/**
+ * Queues the page's events that have no pending or succeeded delivery to the endpoint. Due at
+ * their event's time (in the past), so the lane sends them oldest event first; events of one
+ * millisecond share that time and Agenda's lock query breaks no ties, so each due time is kept
+ * strictly after the one before, across pages and resumed runs (`lastDue`).
+ */
+async function queueMissed(
+  store: WebhookStores,
+  recovery: WebhookRecoveryDoc,
+  page: EventRef[],
+  progress: RecoveryProgress,
+): Promise<RecoveryProgress> {
+  const covered = await store.webhookDeliveries.collection
+    .find(
+      {
+        workspace_id: recovery.workspace_id,
+        event_id: { $in: page.map((event) => event._id) },
+        endpoint_id: recovery.endpoint_id,
+        status: { $in: ["pending", "succeeded"] },
+      },
+      { projection: { _id: 0, event_id: 1, recovery_id: 1 } },
+    )
+    .toArray();
+  const skip = new Set(covered.map((doc) => doc.event_id));
+  // Queued by this recovery in a run that died before recording the page: counted as queued.
+  const queuedBefore = new Set(
+    covered.filter((doc) => doc.recovery_id === recovery._id).map((d) => d.event_id),
+  );
+  let lastDue = progress.lastDue;
+  const dueAt = ({ event }: DeliveryRequest) => {
+    lastDue = Math.max(idTime(event._id), lastDue + 1);
+    return new Date(lastDue);
+  };
+  const made = await store.deliveryQueue.queue(
+    page
+      .filter((event) => !skip.has(event._id))
+      .map((event) => ({ event, endpointId: recovery.endpoint_id })),
+    { origin: "recover", recoveryId: recovery._id, dueAt },
+  );
+  return {
+    cursor: page.at(-1)?._id ?? progress.cursor,
+    scanned: progress.scanned + page.length,
+    queued: progress.queued + made.length + queuedBefore.size,
+    lastDue,
+  };
+}
