@@ -2201,6 +2201,8 @@ export type components = {
             disabled_reason: string | null;
             consecutive_failures: number;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            /** @description Deliveries per second the endpoint receives at most, or `null` for no limit. */
+            rate_limit: number | null;
             /** @description Consecutive failed deliveries that disable the endpoint (15). */
             disable_after: number;
             /** Format: date-time */
@@ -2227,6 +2229,8 @@ export type components = {
             disabled_reason: string | null;
             consecutive_failures: number;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            /** @description Deliveries per second the endpoint receives at most, or `null` for no limit. */
+            rate_limit: number | null;
             /** @enum {string} */
             reason: "consecutive_failures" | "owner";
             /** Format: date-time */

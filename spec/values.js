@@ -451,6 +451,7 @@ export const schemaProperties = {
     "disabled_reason",
     "consecutive_failures",
     "header_names",
+    "rate_limit",
     "disable_after",
     "created_at",
     "updated_at"
@@ -466,6 +467,7 @@ export const schemaProperties = {
     "disabled_reason",
     "consecutive_failures",
     "header_names",
+    "rate_limit",
     "reason",
     "created_at",
     "updated_at"

@@ -143,18 +143,25 @@ const NOT_RESOURCE_FIELDS: Record<string, string[]> = {
   rotateWebhookEndpointSecret: ["expires_in"],
   // The plaintext key is what is looked up, never echoed (auth.test.ts checks the lookup).
   introspectApiKey: ["key"],
+  // Header values are write-only: the endpoint shows their names (webhook-endpoints.test.ts
+  // checks the values arrive with deliveries).
+  createWebhookEndpoint: ["headers"],
+  updateWebhookEndpoint: ["headers"],
 };
 
 /**
  * Operations whose body steers the operation instead of holding a resource's fields: a batch
- * (its items are contacts: checked below), a merge (ids; contacts-merge.test.ts), and a resend
- * or recovery (which endpoint, which window; webhook-recovery.test.ts).
+ * (its items are contacts: checked below), a merge (ids; contacts-merge.test.ts), a resend
+ * or recovery (which endpoint, which window; webhook-recovery.test.ts), and a console session's
+ * lifetime.
  */
 const STEERING_BODIES = new Set([
   "batchUpsertContacts",
   "mergeContacts",
   "resendEvent",
   "recoverWebhookEndpoint",
+  // How long the console session lasts (console-sessions.test.ts).
+  "createConsoleSession",
 ]);
 
 const withBody = specOperations.filter(

@@ -191,8 +191,10 @@ describe("signing secrets at rest", () => {
     expect(refused.output).toContain("deskline-server reencrypt-secrets");
     const sealed = await runCommand(["reencrypt-secrets"], { SECRETS_ENCRYPTION_KEY: KEY_1 });
     expect(sealed.code, sealed.output).toBe(0);
-    expect(sealed.output).toContain("re-encrypted 2 webhook signing secret(s)"); // the endpoint and its replay
+    // The endpoint's secret and custom header value, and its replay's secret.
+    expect(sealed.output).toContain("re-encrypted 3 webhook signing secret(s)");
     expect(await findEverywhere("whsec_")).toEqual([]);
+    expect(await findEverywhere("hdrval_")).toEqual([]);
   });
 
   it("with a key: creates, rotations, key issues, replays and deliveries leave no key or secret anywhere", async () => {

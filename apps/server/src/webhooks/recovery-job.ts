@@ -20,7 +20,7 @@ import type { WebhookStores } from "./stores.js";
 
 export const RECOVERY_JOB = "webhook-recovery";
 
-/** Recoveries one process runs at once; lanes.ts leaves Agenda room for them. */
+/** Recoveries one process runs at once (delivery's Agenda runs nothing else, webhooks/delivery/worker.ts). */
 export const RECOVERY_CONCURRENCY = 1;
 
 interface RecoveryData {
@@ -32,7 +32,7 @@ const EVENT_FIELDS = { _id: 1, workspace_id: 1, type: 1, created_at: 1 } as cons
 type EventRef = Pick<StoredEvent, "_id" | "workspace_id" | "type" | "created_at">;
 
 /**
- * The hook delivery's Agenda calls (webhooks/delivery/lanes.ts): every role schedules recoveries
+ * The hook delivery's Agenda calls (webhooks/delivery/worker.ts): every role schedules recoveries
  * through `agenda`; workers (`processes`) also run them.
  */
 export function attachRecoveryJob(
@@ -126,9 +126,9 @@ function readPage(
 
 /**
  * Queues the page's events that have no pending or succeeded delivery to the endpoint. Due at
- * their event's time (in the past), so the lane sends them oldest event first; events of one
- * millisecond share that time and Agenda's lock query breaks no ties, so each due time is kept
- * strictly after the one before, across pages and resumed runs (`lastDue`).
+ * their event's time (in the past), so the lane sends them oldest event first (the queue breaks
+ * ties by event id); each due time is also kept strictly after the one before, across pages and
+ * resumed runs (`lastDue`), so a page queued later never sorts before one queued earlier.
  */
 async function queueMissed(
   store: WebhookStores,
