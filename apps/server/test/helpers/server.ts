@@ -6,7 +6,7 @@ import { startEmbeddedDatabase } from "../../src/platform/database/embedded.js";
 import { answerClientErrors } from "../../src/platform/http/client-errors.js";
 import { loadOpenApi } from "../../src/platform/http/openapi.js";
 import { createLogger } from "../../src/platform/logger.js";
-import { createStore, ensureIndexes } from "../../src/store.js";
+import { createStore, prepareDatabase } from "../../src/store.js";
 import { WebhookDelivery } from "../../src/webhooks/delivery/worker.js";
 
 export interface TestServer {
@@ -46,7 +46,7 @@ export async function startTestServer(
   };
   const database = new DatabaseConnection(mongodbUri, config.databaseName);
   const store = createStore(database.db, config, logger);
-  await database.connectUntilReady(() => ensureIndexes(store), logger);
+  await database.connectUntilReady(async () => void (await prepareDatabase(store, logger)), logger);
   // The queueing half of delivery, as an API process has it: resends and recoveries record their
   // deliveries and schedule lanes (no worker runs them here).
   const delivery = new WebhookDelivery(database.db, store, { ...config, role: "api" }, logger);
