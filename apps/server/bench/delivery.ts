@@ -14,7 +14,7 @@ import { newRunId, startBenchDatabase } from "./environment.js";
  *
  *  1. latency write → receiver at 100 writes/s, with ROLE=all (the endpoint's lane, scheduled
  *     by the write's relay, runs in the process that wrote it) and with ROLE=api + a separate
- *     ROLE=worker process (woken through Agenda's notification channel, webhooks/delivery/wake-channel.ts:
+ *     ROLE=worker process (woken by the wake source, webhooks/delivery/wake.ts:
  *     on the embedded database it polls for due lanes every 20 ms);
  *  2. the write's own answer, ROLE=all at 100 writes/s, in a workspace with one subscribed
  *     endpoint against one with none, in the same process one after the other (none, one, one,
