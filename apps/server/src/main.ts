@@ -210,15 +210,7 @@ async function reencryptSecrets(): Promise<void> {
     throw new ConfigError("reencrypt-secrets needs SECRETS_ENCRYPTION_KEY, the key to move every secret to");
   }
   const logger = createLogger(config.logLevel);
-  const embedded = config.mongodbUri
-    ? undefined
-    : await startEmbeddedDatabase(logger, config.embeddedDatabase, { dataDir: config.dataDir });
-  const database = new DatabaseConnection(
-    config.mongodbUri ?? (embedded?.uri as string),
-    config.databaseName,
-  );
-  try {
-    await database.client.connect();
+  await withDatabase(config, logger, async (database) => {
     const store = createStore(database.db, config, logger);
     const box = store.webhookEndpoints.secretBox;
     const report = await sealStoredSecrets(store, box, true);
@@ -227,10 +219,7 @@ async function reencryptSecrets(): Promise<void> {
         `every stored secret is now under key ${box.currentKeyId}` +
         (config.secretsEncryptionOldKeys.length ? "; SECRETS_ENCRYPTION_OLD_KEYS can be removed\n" : "\n"),
     );
-  } finally {
-    await database.close();
-    await embedded?.stop();
-  }
+  });
 }
 
 /**

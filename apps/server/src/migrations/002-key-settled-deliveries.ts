@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { dropIndexIfPresent, type Migration, rewriteInBatches } from "../platform/database/migrations.js";
+import { type Migration, replaceIndexes, rewriteInBatches } from "../platform/database/migrations.js";
 
 /**
  * The one-pending-delivery rule was a sparse unique index on `pending_key` alone (`one_pending`),
@@ -16,12 +16,15 @@ export const keySettledDeliveries: Migration = {
   async up(db) {
     // Keys first: the new index cannot be built while settled deliveries share a missing key.
     await keyUnkeyed(db);
-    await db
-      .collection("webhook_deliveries")
-      .createIndex({ workspace_id: 1, pending_key: 1 }, { name: "one_pending_in_workspace", unique: true });
-    for (const name of ["one_pending", "endpoint_due", "due"]) {
-      await dropIndexIfPresent(db, "webhook_deliveries", name);
-    }
+    await replaceIndexes(
+      db,
+      "webhook_deliveries",
+      {
+        key: { workspace_id: 1, pending_key: 1 },
+        options: { name: "one_pending_in_workspace", unique: true },
+      },
+      ["one_pending", "endpoint_due", "due"],
+    );
   },
 };
 

@@ -1,4 +1,4 @@
-import { dropIndexIfPresent, type Migration } from "../platform/database/migrations.js";
+import { type Migration, replaceIndexes } from "../platform/database/migrations.js";
 
 /**
  * Attempts were unique per event, endpoint and attempt number (`one_per_attempt`), which refused
@@ -10,12 +10,14 @@ export const attemptsUniquePerDelivery: Migration = {
   id: 3,
   name: "attempts-unique-per-delivery",
   async up(db) {
-    await db
-      .collection("delivery_attempts")
-      .createIndex(
-        { workspace_id: 1, delivery_id: 1, attempt: 1 },
-        { name: "one_per_delivery_attempt", unique: true },
-      );
-    await dropIndexIfPresent(db, "delivery_attempts", "one_per_attempt");
+    await replaceIndexes(
+      db,
+      "delivery_attempts",
+      {
+        key: { workspace_id: 1, delivery_id: 1, attempt: 1 },
+        options: { name: "one_per_delivery_attempt", unique: true },
+      },
+      ["one_per_attempt"],
+    );
   },
 };

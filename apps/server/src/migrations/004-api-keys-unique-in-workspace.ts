@@ -1,4 +1,4 @@
-import { dropIndexIfPresent, type Migration } from "../platform/database/migrations.js";
+import { type Migration, replaceIndexes } from "../platform/database/migrations.js";
 
 /**
  * An API key's public id (`key_…`) was unique on its own (`public_id_unique`); the unique index
@@ -11,10 +11,11 @@ export const apiKeysUniqueInWorkspace: Migration = {
   id: 4,
   name: "api-keys-unique-in-workspace",
   async up(db) {
-    await db
-      .collection("api_keys")
-      .createIndex({ workspace_id: 1, id: -1 }, { unique: true, name: "workspace_newest_unique" });
-    await dropIndexIfPresent(db, "api_keys", "public_id_unique");
-    await dropIndexIfPresent(db, "api_keys", "workspace_newest");
+    await replaceIndexes(
+      db,
+      "api_keys",
+      { key: { workspace_id: 1, id: -1 }, options: { name: "workspace_newest_unique", unique: true } },
+      ["public_id_unique", "workspace_newest"],
+    );
   },
 };

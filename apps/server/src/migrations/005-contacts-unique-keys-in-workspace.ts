@@ -1,5 +1,5 @@
 import type { Db } from "mongodb";
-import { dropIndexIfPresent, type Migration } from "../platform/database/migrations.js";
+import { type Migration, replaceIndexes } from "../platform/database/migrations.js";
 
 /**
  * A contact's email and external ids were unique through a sparse unique index on `unique_keys`
@@ -15,10 +15,12 @@ export const contactsUniqueKeysInWorkspace: Migration = {
   name: "contacts-unique-keys-in-workspace",
   async up(db) {
     await addOwnKeys(db);
-    await db
-      .collection("contacts")
-      .createIndex({ workspace_id: 1, unique_keys: 1 }, { unique: true, name: "workspace_unique_keys" });
-    await dropIndexIfPresent(db, "contacts", "unique_keys");
+    await replaceIndexes(
+      db,
+      "contacts",
+      { key: { workspace_id: 1, unique_keys: 1 }, options: { name: "workspace_unique_keys", unique: true } },
+      ["unique_keys"],
+    );
   },
 };
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Collection, Db } from "mongodb";
+import type { Collection, CreateIndexesOptions, Db, IndexSpecification } from "mongodb";
 import type { Logger } from "../logger.js";
 import { isDuplicateKey } from "./errors.js";
 
@@ -206,6 +206,21 @@ export async function dropIndexIfPresent(db: Db, collection: string, name: strin
   if (!indexes.some((index) => index.name === name)) return false;
   await db.collection(collection).dropIndex(name);
   return true;
+}
+
+/**
+ * Replaces indexes of `collection` by one: the new one is built first, then those named in
+ * `retired` are dropped, so a rule they enforced (a unique one) holds throughout while servers
+ * keep writing.
+ */
+export async function replaceIndexes(
+  db: Db,
+  collection: string,
+  index: { key: IndexSpecification; options: CreateIndexesOptions & { name: string } },
+  retired: readonly string[],
+): Promise<void> {
+  await db.collection(collection).createIndex(index.key, index.options);
+  for (const name of retired) await dropIndexIfPresent(db, collection, name);
 }
 
 /**
