@@ -1,5 +1,4 @@
 import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/contacts/store.js";
-import { storedKeys } from "../src/contacts/unique-keys.js";
 import { newId } from "../src/platform/ids.js";
 import { Tombstones } from "../src/records/tombstones.js";
 import { type BenchContext, type RequestContext, seedRelay } from "./environment.js";
@@ -131,21 +130,16 @@ export const contactScenarios: Scenario[] = [
         return (n) => {
           const email = `raw-${context.runId}-${n}@example.com`;
           const now = new Date();
-          const id = newId("con");
           return contacts.insertOne({
             ...template,
-            _id: id,
+            _id: newId("con"),
             workspace_id: workspaceId,
             version: 0,
             name: `Raw Contact ${n}`,
             email,
             email_lc: email,
             // Its own email's key in the unique index, as the server writes it.
-            unique_keys: storedKeys(
-              workspaceId,
-              id,
-              uniqueKeysOf(workspaceId, { email_lc: email, external_ids: {} }),
-            ),
+            unique_keys: uniqueKeysOf(workspaceId, { email_lc: email, external_ids: {} }).map((k) => k.key),
             created_at: now,
             updated_at: now,
           });

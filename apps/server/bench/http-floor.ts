@@ -2,7 +2,6 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Document } from "mongodb";
 import { uniqueKeysOf } from "../src/contacts/store.js";
-import { storedKeys } from "../src/contacts/unique-keys.js";
 import { newId } from "../src/platform/ids.js";
 import type { BenchContext } from "./environment.js";
 import type { Floor, FloorServer } from "./scenario.js";
@@ -78,18 +77,13 @@ export function createContactFloor(): Floor {
         const fields = body as { email?: string | null };
         const email = fields.email?.toLowerCase() ?? null;
         const now = new Date();
-        const id = newId("con");
         const doc = {
           ...fields,
-          _id: id,
+          _id: newId("con"),
           workspace_id: workspaceId,
           version: 0,
           email_lc: email,
-          unique_keys: storedKeys(
-            workspaceId,
-            id,
-            uniqueKeysOf(workspaceId, { email_lc: email, external_ids: {} }),
-          ),
+          unique_keys: uniqueKeysOf(workspaceId, { email_lc: email, external_ids: {} }).map((k) => k.key),
           created_at: now,
           updated_at: now,
         };

@@ -79,15 +79,11 @@ describe("an upgrade from the data an earlier release wrote", () => {
     expect(
       await db.collection("webhook_deliveries").countDocuments({ pending_key: { $exists: false } }),
     ).toBe(0);
-    for (const contact of await db.collection("contacts").find().toArray()) {
-      expect(contact.unique_keys[0]).toBe(JSON.stringify([contact.workspace_id, "contact", contact._id]));
-    }
     const names = async (collection: string) =>
       (await db.collection(collection).listIndexes().toArray()).map((index) => index.name);
     expect(await names("webhook_deliveries")).not.toContain("one_pending");
     expect(await names("delivery_attempts")).not.toContain("one_per_attempt");
     expect(await names("api_keys")).not.toContain("public_id_unique");
-    expect(await names("contacts")).not.toContain("unique_keys");
   });
 
   it("reads every record through the API", async () => {
@@ -153,7 +149,7 @@ describe("an upgrade from the data an earlier release wrote", () => {
     });
     expect(taken.status).toBe(409);
     expect(taken.body.error.message).toContain(ada?._id);
-    // Contacts without an email or external id do not collide on "no key".
+    // Contacts without an email or external id do not collide on "no key" (the index is sparse).
     for (const name of ["Keyless 1", "Keyless 2"]) {
       expect((await api.post("/open/v1/contacts", { ...as("a"), body: { name } })).status).toBe(201);
     }

@@ -63,8 +63,7 @@ async function upsertOne(
   known?: ContactDoc | null,
 ): Promise<BatchItemResult> {
   for (let round = 0; round < ROUNDS; round++) {
-    const existing =
-      round === 0 && known !== undefined ? known : await contacts.findByUniqueKey(workspaceId, key);
+    const existing = round === 0 && known !== undefined ? known : await contacts.findByUniqueKey(key);
     try {
       if (!existing) {
         if (typeof item.name !== "string") {
@@ -133,7 +132,7 @@ export async function upsertBatch(
   });
   // One read for every match value, and one insert for the first item of every value no contact
   // holds yet: a batch of new contacts costs two round trips (and the events' two), not 200.
-  const found = await contacts.findByUniqueKeys(workspaceId, [...queues.keys()]);
+  const found = await contacts.findByUniqueKeys([...queues.keys()]);
   const fresh = [...queues].filter(
     ([key, [first]]) => !found.has(key) && typeof (items[first as number] as ContactInput).name === "string",
   );

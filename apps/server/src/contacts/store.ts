@@ -26,7 +26,7 @@ import {
 } from "../records/record.js";
 import { deleteRecorded, type Tombstones } from "../records/tombstones.js";
 import type { QueryOf, Schema } from "../spec/types.js";
-import { ensureUniqueKeysIndex, storedKeys, type UniqueKey, uniqueKey, writeUnique } from "./unique-keys.js";
+import { ensureUniqueKeysIndex, type UniqueKey, uniqueKey, writeUnique } from "./unique-keys.js";
 
 /** The contact fields a client sets (the spec's `ContactCreate`); the response lists all of them, null when unset. */
 export const CONTACT_FIELDS = schemaProperties.ContactCreate;
@@ -44,8 +44,8 @@ export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc {
   external_ids: Record<string, string>;
   /** Lower-cased email: equality filter and uniqueness are case-insensitive. */
   email_lc: string | null;
-  /** Its own key, then its email and external ids as unique keys (contacts/unique-keys.ts). */
-  unique_keys: string[];
+  /** Its email and external ids as unique keys (contacts/unique-keys.ts); absent when it has none. */
+  unique_keys?: string[];
   /** Set while a merge moves it into this contact (contacts/merge.ts); not in the API. */
   merged_into?: string;
 }
@@ -122,7 +122,7 @@ function newContact(workspaceId: string, input: ContactInput): { doc: ContactDoc
   doc.created_at = now;
   doc.updated_at = now;
   const keys = uniqueKeysOf(workspaceId, doc);
-  doc.unique_keys = storedKeys(workspaceId, doc._id, keys);
+  if (keys.length) doc.unique_keys = keys.map((k) => k.key);
   doc.pending_events = [newEvent(workspaceId, "contact.created", toContact(doc), undefined, now)];
   return { doc, keys };
 }
@@ -194,10 +194,10 @@ export class Contacts {
   }
 
   /** The contacts holding any of these unique keys, by key. */
-  async findByUniqueKeys(workspaceId: string, keys: string[]): Promise<Map<string, ContactDoc>> {
+  async findByUniqueKeys(keys: string[]): Promise<Map<string, ContactDoc>> {
     const found = new Map<string, ContactDoc>();
-    for await (const doc of this.collection.find({ workspace_id: workspaceId, unique_keys: { $in: keys } })) {
-      for (const key of doc.unique_keys) found.set(key, doc);
+    for await (const doc of this.collection.find({ unique_keys: { $in: keys } })) {
+      for (const key of doc.unique_keys ?? []) found.set(key, doc);
     }
     return found;
   }
@@ -209,16 +209,15 @@ export class Contacts {
    */
   releaseForMerge(workspaceId: string, id: string, survivorId: string): Promise<ContactDoc> {
     return updateInWorkspace(this.collection, "contact", workspaceId, id, async (current) => {
-      const own = storedKeys(workspaceId, id, []);
-      const done = current.merged_into === survivorId && current.unique_keys.length === own.length;
+      const done = current.merged_into === survivorId && !current.unique_keys;
       if (done) return { result: current };
-      return { set: { merged_into: survivorId, unique_keys: own }, result: current };
+      return { set: { merged_into: survivorId }, unset: ["unique_keys"], result: current };
     });
   }
 
   /** The contact holding a unique key (its email or an external id; see uniqueKeysOf), if any. */
-  findByUniqueKey(workspaceId: string, key: string): Promise<ContactDoc | null> {
-    return this.collection.findOne({ workspace_id: workspaceId, unique_keys: key });
+  findByUniqueKey(key: string): Promise<ContactDoc | null> {
+    return this.collection.findOne({ unique_keys: key });
   }
 
   get(workspaceId: string, id: string): Promise<ContactDoc> {
@@ -268,7 +267,7 @@ export class Contacts {
             next.email_lc = next.email ? next.email.toLowerCase() : null;
             next.updated_at = new Date();
             keys = uniqueKeysOf(workspaceId, next);
-            next.unique_keys = storedKeys(workspaceId, id, keys);
+            next.unique_keys = keys.length ? keys.map((k) => k.key) : undefined;
             next.version = current.version + 1;
             const set = { ...changes, email_lc: next.email_lc, updated_at: next.updated_at };
             const event = newEvent(
@@ -279,7 +278,9 @@ export class Contacts {
               next.updated_at,
             );
             const result = { doc: next, previous, event };
-            return { set: { ...set, unique_keys: next.unique_keys }, event, result };
+            return next.unique_keys
+              ? { set: { ...set, unique_keys: next.unique_keys }, event, result }
+              : { set, unset: ["unique_keys"], event, result };
           },
         ),
     );

@@ -5,15 +5,12 @@ import { DomainError, type ErrorCode } from "../platform/errors.js";
 /**
  * Values unique per workspace (a contact's email, each of its external ids), enforced by one
  * unique index over an array field: each record lists its keys in `unique_keys`, and the index
- * refuses a key that another record lists. The index leads with `workspace_id`, so a sharded
- * cluster can keep it (docs/operations.md, "Indexes"); a compound index is never sparse while
- * `workspace_id` is there, so every record lists its own key first (`ownKey`, unique as its id),
- * and records without an email do not collide on "no key".
+ * refuses a key that another record lists. A record with no keys leaves the field out (the index
+ * is sparse), so records without an email do not collide on "none".
  */
 
 /** One value that must be unique, and how to name it when it is taken. */
 export interface UniqueKey {
-  workspaceId: string;
   /** Workspace, kind and value, JSON-encoded so no two different triples can read alike. */
   key: string;
   code: ErrorCode;
@@ -22,8 +19,7 @@ export interface UniqueKey {
 
 export interface WithUniqueKeys {
   _id: string;
-  workspace_id: string;
-  unique_keys: string[];
+  unique_keys?: string[];
 }
 
 export const uniqueKey = (
@@ -32,27 +28,14 @@ export const uniqueKey = (
   code: ErrorCode,
   param: string,
 ): UniqueKey => ({
-  workspaceId,
   key: JSON.stringify([workspaceId, ...parts]),
   code,
   param,
 });
 
-/** A record's own key: listed first in `unique_keys`, never taken by another record. */
-export const ownKey = (workspaceId: string, id: string): string =>
-  JSON.stringify([workspaceId, "contact", id]);
-
-/** What a record stores in `unique_keys`: its own key, then those that must be unique. */
-export const storedKeys = (workspaceId: string, id: string, keys: UniqueKey[]): string[] => [
-  ownKey(workspaceId, id),
-  ...keys.map((k) => k.key),
-];
-
 export function ensureUniqueKeysIndex<T extends WithUniqueKeys>(collection: Collection<T>): Promise<string> {
-  return collection.createIndex(
-    { workspace_id: 1, unique_keys: 1 },
-    { unique: true, name: "workspace_unique_keys" },
-  );
+  // Sparse, not partial: mongo-java-server treats a partial unique index as a full one.
+  return collection.createIndex({ unique_keys: 1 }, { unique: true, sparse: true, name: "unique_keys" });
 }
 
 // A write refused for a key whose holder is gone by the time we look is simply tried again; a few
@@ -90,10 +73,10 @@ async function takenBy<T extends WithUniqueKeys>(
 ): Promise<DomainError | undefined> {
   const wanted = keys.map((k) => k.key);
   const holder = (await collection.findOne(
-    { workspace_id: keys[0]?.workspaceId, unique_keys: { $in: wanted }, _id: { $ne: selfId } } as Filter<T>,
+    { unique_keys: { $in: wanted }, _id: { $ne: selfId } } as Filter<T>,
     { projection: { unique_keys: 1 } },
   )) as WithUniqueKeys | null;
-  const key = keys.find((k) => holder?.unique_keys.includes(k.key));
+  const key = keys.find((k) => holder?.unique_keys?.includes(k.key));
   if (!holder || !key) return undefined;
   return new DomainError(
     "conflict",

@@ -3,7 +3,6 @@ import { retireAgendaLaneJobs } from "./001-retire-agenda-lane-jobs.js";
 import { keySettledDeliveries } from "./002-key-settled-deliveries.js";
 import { attemptsUniquePerDelivery } from "./003-attempts-unique-per-delivery.js";
 import { apiKeysUniqueInWorkspace } from "./004-api-keys-unique-in-workspace.js";
-import { contactsUniqueKeysInWorkspace } from "./005-contacts-unique-keys-in-workspace.js";
 
 /**
  * Every migration, in order (docs/decisions.md, "Migrations"). A new one goes at the end with the
@@ -15,5 +14,4 @@ export const MIGRATIONS: readonly Migration[] = [
   keySettledDeliveries,
   attemptsUniquePerDelivery,
   apiKeysUniqueInWorkspace,
-  contactsUniqueKeysInWorkspace,
 ];
