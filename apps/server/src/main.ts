@@ -66,11 +66,8 @@ async function main(): Promise<void> {
   store.relay.addHook(async (events) => (await deliveryReady).enqueue(events));
 
   const stopping = new AbortController();
-  const indexesReady = database.connectUntilReady(
-    async () => void (await prepareDatabase(store, logger)),
-    logger,
-    stopping.signal,
-  );
+  const prepare = () => prepareDatabase(store, logger).then(() => {});
+  const indexesReady = database.connectUntilReady(prepare, logger, stopping.signal);
   let stopSweeps = () => {};
   // Shutdown waits for this: a SIGTERM that lands while Agenda is starting must not close the
   // database under its first queries (an unhandled MongoClientClosedError, exit 1).

@@ -48,7 +48,7 @@ export async function startTestServer(
   };
   const database = new DatabaseConnection(mongodbUri, config.databaseName);
   const store = createStore(database.db, config, logger);
-  await database.connectUntilReady(async () => void (await prepareDatabase(store, logger)), logger);
+  await database.connectUntilReady(() => prepareDatabase(store, logger).then(() => {}), logger);
   // The queueing half of delivery, as an API process has it: resends and recoveries record their
   // deliveries and schedule lanes (no worker runs them here).
   const delivery = new WebhookDelivery(database.db, store, { ...config, role: "api" }, logger);
