@@ -190,7 +190,7 @@ describe("citations", () => {
       "// RFC 9110 §15.5.6 requires the header",
       '// (docs/decisions.md, "One record per delivery")',
       "// (docs/design.md, API conventions: 1 MiB)",
-      "// the lanes are in webhooks/delivery/lane.ts",
+      "// a lane is in webhooks/delivery/lane.ts",
     ];
     for (const line of good) expect(problemsOf(repo, "apps/server/src/x.ts", line), line).toEqual([]);
   });

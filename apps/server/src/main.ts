@@ -15,7 +15,7 @@ import { createLogger, type Logger } from "./platform/logger.js";
 import { SecretKeyError } from "./platform/secret-box.js";
 import { startTelemetry, stopTelemetry } from "./platform/telemetry/index.js";
 import { prepareSecretsAtRest, sealStoredSecrets } from "./secrets-at-rest.js";
-import { createStore, ensureIndexes } from "./store.js";
+import { createStore, prepareDatabase } from "./store.js";
 import { startSweeps } from "./sweeps.js";
 import { WebhookDelivery } from "./webhooks/delivery/worker.js";
 import { createWorkerApp } from "./worker-app.js";
@@ -31,7 +31,7 @@ const SHUTDOWN_MARGIN_MS = 15_000;
  *
  * Flags: `--demo` (`pnpm start`) opens a demo workspace and prints a banner; `--ephemeral` keeps
  * the embedded database in memory instead of in DESKLINE_DATA_DIR (the tests run that way).
- * `deskline-server reencrypt-secrets` runs that command instead (`reencryptSecrets`).
+ * `deskline-server reencrypt-secrets` and `deskline-server migrate` run those commands instead.
  */
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -67,7 +67,8 @@ async function main(): Promise<void> {
   store.relay.addHook(async (events) => (await deliveryReady).enqueue(events));
 
   const stopping = new AbortController();
-  const indexesReady = database.connectUntilReady(() => ensureIndexes(store), logger, stopping.signal);
+  const prepare = () => prepareDatabase(store, logger).then(() => {});
+  const indexesReady = database.connectUntilReady(prepare, logger, stopping.signal);
   let stopSweeps = () => {};
   // Shutdown waits for this: a SIGTERM that lands while Agenda is starting must not close the
   // database under its first queries (an unhandled MongoClientClosedError, exit 1).
@@ -215,6 +216,40 @@ async function reencryptSecrets(): Promise<void> {
     throw new ConfigError("reencrypt-secrets needs SECRETS_ENCRYPTION_KEY, the key to move every secret to");
   }
   const logger = createLogger(config.logLevel);
+  await withDatabase(config, logger, async (database) => {
+    const store = createStore(database.db, config, logger);
+    const box = store.webhookEndpoints.secretBox;
+    const report = await sealStoredSecrets(store, box);
+    process.stdout.write(
+      `re-encrypted ${report.sealed} webhook signing secret(s) in ${report.documents} document(s); ` +
+        `every stored secret is now under key ${box.currentKeyId}` +
+        (config.secretsEncryptionOldKeys.length ? "; SECRETS_ENCRYPTION_OLD_KEYS can be removed\n" : "\n"),
+    );
+  });
+}
+
+/**
+ * `deskline-server migrate`: runs the migrations the database has not run yet and creates the
+ * indexes, then exits (docs/operations.md, "Upgrading"), on MONGODB_URI or the embedded database
+ * of DESKLINE_DATA_DIR. Every start does the same; this lets an upgrade migrate before any new
+ * process serves. Safe beside running servers (the lock) and to run again.
+ */
+async function migrate(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  await withDatabase(config, logger, async (database) => {
+    const report = await prepareDatabase(createStore(database.db, config, logger), logger);
+    const applied = report.applied.length ? report.applied.join(", ") : "none (the database was up to date)";
+    process.stdout.write(`migrations applied: ${applied}\n`);
+  });
+}
+
+/** Runs a command's `work` on MONGODB_URI or the embedded database of DESKLINE_DATA_DIR. */
+async function withDatabase(
+  config: Config,
+  logger: Logger,
+  work: (database: DatabaseConnection) => Promise<void>,
+): Promise<void> {
   const embedded = config.mongodbUri
     ? undefined
     : await startEmbeddedDatabase(logger, config.embeddedDatabase, { dataDir: config.dataDir });
@@ -224,24 +259,18 @@ async function reencryptSecrets(): Promise<void> {
   );
   try {
     await database.client.connect();
-    const store = createStore(database.db, config, logger);
-    const box = store.webhookEndpoints.secretBox;
-    const report = await sealStoredSecrets(store, box);
-    process.stdout.write(
-      `re-encrypted ${report.sealed} webhook signing secret(s) in ${report.documents} document(s); ` +
-        `every stored secret is now under key ${box.currentKeyId}` +
-        (config.secretsEncryptionOldKeys.length ? "; SECRETS_ENCRYPTION_OLD_KEYS can be removed\n" : "\n"),
-    );
+    await work(database);
   } finally {
     await database.close();
     await embedded?.stop();
   }
 }
 
-const command = process.argv[2] === "reencrypt-secrets" ? reencryptSecrets : main;
+const COMMANDS: Record<string, () => Promise<void>> = { "reencrypt-secrets": reencryptSecrets, migrate };
+const command = COMMANDS[process.argv[2] ?? ""] ?? main;
 command().then(
   () => {
-    if (command === reencryptSecrets) process.exit(0);
+    if (command !== main) process.exit(0);
   },
   (error: unknown) => {
     const message =

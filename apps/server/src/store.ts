@@ -5,7 +5,9 @@ import { Messages } from "./conversations/messages.js";
 import { Conversations } from "./conversations/store.js";
 import { EventRelay } from "./events/outbox-relay.js";
 import { Events } from "./events/store.js";
+import { MIGRATIONS } from "./migrations/index.js";
 import type { Config } from "./platform/config.js";
+import { type MigrateReport, runMigrations } from "./platform/database/migrations.js";
 import { IdempotencyKeys } from "./platform/idempotency/store.js";
 import type { Logger } from "./platform/logger.js";
 import { RateLimits } from "./platform/rate-limit/store.js";
@@ -109,6 +111,17 @@ export function createStore(
     relay,
     consoleSessions: new ConsoleSessions(db),
   };
+}
+
+/**
+ * Brings the database up to this version: the migrations it has not run yet (under their lock,
+ * platform/database/migrations.ts), then every collection's indexes. Each start runs it, and
+ * `deskline-server migrate`.
+ */
+export async function prepareDatabase(store: Store, logger: Logger): Promise<MigrateReport> {
+  const report = await runMigrations(store.db, MIGRATIONS, { logger });
+  await ensureIndexes(store);
+  return report;
 }
 
 export async function ensureIndexes(store: Store): Promise<void> {

@@ -5,7 +5,8 @@
 //   BENCH_SECONDS=5   seconds per measurement
 //   MONGODB_URI=...   a real deployment instead of the embedded database
 import { Agent, request } from "undici";
-import { newRunId, startBenchDatabase, startScenarioServer } from "../../../apps/server/bench/environment.js";
+// The server as the tests run it (its shared test harness), not the server's own benchmark kit.
+import { startTestServer } from "../../../apps/server/test/helpers/server.js";
 import { Deskline } from "../src/index.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 5);
@@ -47,11 +48,40 @@ async function compare(operations: (() => Promise<unknown>)[], concurrency: numb
   return totals.map(({ completed, seconds }) => completed / seconds);
 }
 
-const database = await startBenchDatabase();
-const runId = newRunId();
-const { context, stop } = await startScenarioServer(database.uri, `deskline_sdk_bench_${runId}`, runId);
+/** A call that must succeed, answering its JSON body. */
+async function call<T>(
+  baseUrl: string,
+  token: string,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<T> {
+  const response = await fetch(baseUrl + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+// On MONGODB_URI when set (a database of its own, dropped at the end), else the embedded one.
+const server = await startTestServer({
+  databaseName: `deskline_sdk_bench_${Date.now().toString(36)}`,
+  dropDatabase: true,
+});
 try {
-  const contact = await context.api<{ id: string }>("POST", "/open/v1/contacts", { name: "Bench" });
+  const admin = <T>(path: string, body: unknown) =>
+    call<T>(server.baseUrl, server.adminToken, "POST", path, body);
+  const workspace = await admin<{ id: string }>("/admin/v1/workspaces", { name: "Benchmark" });
+  const key = await admin<{ key: string }>(`/admin/v1/workspaces/${workspace.id}/api-keys`, {
+    name: "bench",
+    scopes: ["contacts:read", "contacts:write"],
+  });
+  const context = { baseUrl: server.baseUrl, apiKey: key.key };
+  const contact = await call<{ id: string }>(context.baseUrl, context.apiKey, "POST", "/open/v1/contacts", {
+    name: "Bench",
+  });
   const url = `${context.baseUrl}/open/v1/contacts/${contact.id}`;
 
   const dispatcher = new Agent({ keepAliveTimeout: 30_000 });
@@ -97,6 +127,5 @@ try {
   for (const row of rows) console.log(`| ${row.join(" | ")} |`);
   await dispatcher.close();
 } finally {
-  await stop();
-  await database.stop();
+  await server.stop();
 }

@@ -10,6 +10,12 @@ import { type Match, matchValue, type Outcome, type UpsertOptions, upsertContact
 
 /** The most the API takes in one batch. */
 const BATCH_SIZE = 100;
+/**
+ * Batches in flight at most, whatever `--concurrency`: each carries 100 rows, so four keep a server
+ * busy, and every batch more only waits at the server while its rows, bodies and request stay in
+ * memory (docs/benchmarks.md, "CLI import": 16 in flight took the import's peak RSS to 180 MB).
+ */
+const BATCHES_IN_FLIGHT = 4;
 
 type Body = Record<string, unknown>;
 
@@ -27,8 +33,15 @@ const isFatal = (error: unknown): boolean =>
 const lacksBatch = (status: number, code: string | undefined) =>
   (status === 404 && code === "route_not_found") || status === 405;
 
+/** A row as a batch keeps it: where it was and what it held (for the errors file), not its parsed values. */
+type Queued = { row: SourceRow; body: Body };
+
 export class BatchImporter {
-  #chunk: { row: SourceRow; body: Body }[] = [];
+  #chunk: Queued[] = [];
+  /** Batches sent and not answered yet. */
+  #inFlight = 0;
+  /** Rows (and a full batch) waiting for a batch to end. */
+  #waiting: (() => void)[] = [];
   /** Unknown until the server first answers a batch. */
   #served: boolean | undefined;
 
@@ -42,16 +55,39 @@ export class BatchImporter {
     return this.#served !== false && matchValue(body, this.options.match) !== undefined;
   }
 
-  /** Queues a row; sends the batch once it is full (the caller waits for it: back-pressure). */
+  /**
+   * Queues a row; the caller that fills the batch sends it and waits for the answer. While a full
+   * batch waits for one of the BATCHES_IN_FLIGHT to end, new rows wait too (back-pressure): what
+   * is held is the batches in flight and one more, not a full batch per caller.
+   */
   async add(row: SourceRow, body: Body): Promise<void> {
-    this.#chunk.push({ row, body });
-    if (this.#chunk.length >= BATCH_SIZE) await this.flush();
+    while (this.#chunk.length >= BATCH_SIZE) await this.#batchEnded();
+    this.#chunk.push({ row: { line: row.line, original: row.original }, body });
+    if (this.#chunk.length < BATCH_SIZE) return;
+    while (this.#inFlight >= Math.min(this.options.concurrency, BATCHES_IN_FLIGHT)) await this.#batchEnded();
+    const chunk = this.#chunk;
+    this.#chunk = [];
+    this.#inFlight++;
+    try {
+      await this.#send(chunk);
+    } finally {
+      this.#inFlight--;
+      for (const wake of this.#waiting.splice(0)) wake();
+    }
   }
 
-  /** Sends what is queued. */
+  #batchEnded(): Promise<void> {
+    return new Promise<void>((ended) => this.#waiting.push(ended));
+  }
+
+  /** Sends what is queued (the last, partial batch). */
   async flush(): Promise<void> {
     const chunk = this.#chunk;
     this.#chunk = [];
+    await this.#send(chunk);
+  }
+
+  async #send(chunk: Queued[]): Promise<void> {
     if (chunk.length === 0) return;
     const { deskline, match } = this.options;
     const { data, error, response } = await deskline.raw.POST("/open/v1/contacts/batch", {
@@ -79,7 +115,7 @@ export class BatchImporter {
     }
   }
 
-  async #oneByOne(chunk: { row: SourceRow; body: Body }[]): Promise<void> {
+  async #oneByOne(chunk: Queued[]): Promise<void> {
     await forEachConcurrent(toAsync(chunk), this.options.concurrency, async ({ row, body }) => {
       try {
         this.report.done(await upsertContact(body, this.options));

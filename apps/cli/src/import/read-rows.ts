@@ -141,7 +141,7 @@ async function readCsv(
   async function* rows(): AsyncGenerator<SourceRow> {
     for (;;) {
       const next = await records.next();
-      yield* skipped.splice(0);
+      if (skipped.length > 0) yield* skipped.splice(0);
       if (next.done) return;
       const { record, info } = next.value;
       // The parser counts lines up to the record's end; a quoted newline inside it moves its start up.

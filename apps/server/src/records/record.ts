@@ -251,9 +251,7 @@ export async function updateInWorkspace<T extends RecordDoc, R>(
         ...(event && pushEvent(event)),
       };
       if (unset?.length) update.$unset = Object.fromEntries(unset.map((field) => [field, ""]));
-      // A record stored before its collection had versions has none: `null` matches only that
-      // (a missing field), and the `$inc` starts it at 1.
-      const filter = { _id: id, workspace_id: workspaceId, version: current.version ?? null } as Filter<T>;
+      const filter = { _id: id, workspace_id: workspaceId, version: current.version } as Filter<T>;
       const { matchedCount } = await collection.updateOne(filter, update as UpdateFilter<T>);
       // Someone else wrote first (or deleted it: the next read says 404).
       return matchedCount === 1 ? { result } : AGAIN;

@@ -64,7 +64,6 @@ export class DeliveryAttempts {
     // two workers believe (the lease of a claimed batch, webhooks/delivery/lane.ts, already keeps
     // them apart). Per delivery, not per event and endpoint, so a resend's or a recovery's attempts
     // are logged beside the first delivery's; the workspace first, so a sharded cluster can keep it.
-    await this.collection.dropIndex("one_per_attempt").catch(() => {});
     await this.collection.createIndex(
       { workspace_id: 1, delivery_id: 1, attempt: 1 },
       { name: "one_per_delivery_attempt", unique: true },

@@ -133,11 +133,6 @@ export class WebhookDeliveries {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.keySettledDeliveries();
-    // The queue's indexes before it ordered by event and the one-pending key led with the workspace.
-    for (const name of ["one_pending", "endpoint_due", "due"]) {
-      await this.collection.dropIndex(name).catch(() => {});
-    }
     await this.collection.createIndex(
       { workspace_id: 1, pending_key: 1 },
       { name: "one_pending_in_workspace", unique: true },
@@ -161,28 +156,6 @@ export class WebhookDeliveries {
       { name: "endpoint_queue" },
     );
     await this.collection.createIndex({ due_at: 1, event_id: 1, _id: 1, endpoint_id: 1 }, { name: "queue" });
-  }
-
-  /**
-   * Before the one-pending index covered the workspace, a settled delivery had no `pending_key`;
-   * now each has its own, which the unique index needs. A no-op once done (and on a new database).
-   */
-  private async keySettledDeliveries(): Promise<void> {
-    for (;;) {
-      const unkeyed = await this.collection
-        .find({ pending_key: { $exists: false } }, { projection: { _id: 1 }, limit: 1000 })
-        .toArray();
-      if (unkeyed.length === 0) return;
-      await this.collection.bulkWrite(
-        unkeyed.map(({ _id }) => ({
-          updateOne: {
-            filter: { _id, pending_key: { $exists: false } },
-            update: { $set: { pending_key: settledKey(_id) } },
-          },
-        })),
-        { ordered: false },
-      );
-    }
   }
 
   /**

@@ -115,8 +115,14 @@ export class ApiKeys {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ id: 1 }, { unique: true, name: "public_id_unique" });
-    await this.collection.createIndex({ workspace_id: 1, id: -1 }, { name: "workspace_newest" });
+    // Unique per workspace, the workspace first, as every unique index (docs/operations.md,
+    // "Indexes"); it also serves the workspace's list, newest first. The admin API revokes a key
+    // by its id alone, hence the plain index on `id`.
+    await this.collection.createIndex(
+      { workspace_id: 1, id: -1 },
+      { unique: true, name: "workspace_newest_unique" },
+    );
+    await this.collection.createIndex({ id: 1 }, { name: "public_id" });
   }
 
   /** Issues a key (`newApiKeyText`). Returns the plaintext once. */

@@ -6,7 +6,7 @@ import { startEmbeddedDatabase } from "../../src/platform/database/embedded.js";
 import { answerClientErrors } from "../../src/platform/http/client-errors.js";
 import { loadOpenApi } from "../../src/platform/http/openapi.js";
 import { createLogger } from "../../src/platform/logger.js";
-import { createStore, ensureIndexes } from "../../src/store.js";
+import { createStore, prepareDatabase } from "../../src/store.js";
 import { WebhookDelivery } from "../../src/webhooks/delivery/worker.js";
 
 export interface TestServer {
@@ -28,6 +28,8 @@ export async function startTestServer(
     databaseName?: string;
     /** The rate limiter's clock (milliseconds), to move time without sleeping. */
     clock?: () => number;
+    /** `stop()` drops the database too (a benchmark on MONGODB_URI leaves nothing behind). */
+    dropDatabase?: boolean;
   } = {},
 ): Promise<TestServer> {
   // MONGODB_URI and DESKLINE_EMBEDDED_DB apply to the tests as to the server.
@@ -46,7 +48,7 @@ export async function startTestServer(
   };
   const database = new DatabaseConnection(mongodbUri, config.databaseName);
   const store = createStore(database.db, config, logger);
-  await database.connectUntilReady(() => ensureIndexes(store), logger);
+  await database.connectUntilReady(() => prepareDatabase(store, logger).then(() => {}), logger);
   // The queueing half of delivery, as an API process has it: resends and recoveries record their
   // deliveries and schedule lanes (no worker runs them here).
   const delivery = new WebhookDelivery(database.db, store, { ...config, role: "api" }, logger);
@@ -71,6 +73,7 @@ export async function startTestServer(
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
+      if (options.dropDatabase) await database.db.dropDatabase();
       await database.close();
       await embedded?.stop();
     },

@@ -63,7 +63,7 @@ export interface IdempotencyDoc {
    * Random, chosen by the first run and kept by a takeover: the request's ids are derived from it
    * (platform/ids.ts `withReplayableIds`), so a run that takes over makes the ids the first one did.
    */
-  seed?: string;
+  seed: string;
   response: StoredResponse | null;
   created_at: Date;
   /** Until when the record is kept; a sweep removes it afterwards (no TTL indexes: docs/design.md, Database). */
@@ -139,9 +139,7 @@ export class IdempotencyKeys {
           { _id: id, state: "in_flight", lock_expires_at: { $lt: now } },
           { $set: { owner, lock_expires_at: lockExpiresAt } },
         );
-        // Records claimed before seeds existed get a fresh one: their first run's ids are lost.
-        if (taken)
-          return { outcome: "claimed", owner, seed: taken.seed ?? owner, firstRunAt: taken.created_at };
+        if (taken) return { outcome: "claimed", owner, seed: taken.seed, firstRunAt: taken.created_at };
       }
       return { outcome: "in_flight" };
     }

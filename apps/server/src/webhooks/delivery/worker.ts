@@ -32,11 +32,10 @@ import { startWake, type WakeSource } from "./wake.js";
  * processes queue through the wake source (webhooks/delivery/wake.ts).
  *
  * Agenda runs the jobs that are jobs, not a schedule kept beside the records: recoveries
- * (webhooks/recovery-job.ts), on workers. Lane jobs of an earlier version are cancelled at start.
+ * (webhooks/recovery-job.ts), on workers. (The lane jobs of an earlier version went in a
+ * migration: migrations/001-retire-agenda-lane-jobs.ts.)
  */
 
-/** The Agenda jobs an earlier version kept per endpoint and for their safety net. */
-const RETIRED_JOBS = ["webhook-endpoint-lane", "webhook-lanes-safety-net", "webhook-delivery"];
 export const JOBS_COLLECTION = "agenda_jobs";
 /** A lane's run yields its slot after this long when other endpoints wait for one. */
 const SLICE_MS = 1_000;
@@ -172,7 +171,6 @@ export class WebhookDelivery {
   /** Resolves once Agenda's backend is connected (it creates its indexes). */
   async ready(): Promise<void> {
     await this.jobs.ready;
-    await this.jobs.cancel({ names: RETIRED_JOBS });
   }
 
   /** Starts delivering (ROLE worker or all): the wake source, the first round, Agenda's jobs. */

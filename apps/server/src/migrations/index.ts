@@ -1,0 +1,17 @@
+import type { Migration } from "../platform/database/migrations.js";
+import { retireAgendaLaneJobs } from "./001-retire-agenda-lane-jobs.js";
+import { keySettledDeliveries } from "./002-key-settled-deliveries.js";
+import { attemptsUniquePerDelivery } from "./003-attempts-unique-per-delivery.js";
+import { apiKeysUniqueInWorkspace } from "./004-api-keys-unique-in-workspace.js";
+
+/**
+ * Every migration, in order (docs/decisions.md, "Migrations"). A new one goes at the end with the
+ * next number; a released one is never edited. Each works on the collections directly, not through
+ * the stores, and imports nothing but the platform: it upgrades from shapes the stores no longer know.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  retireAgendaLaneJobs,
+  keySettledDeliveries,
+  attemptsUniquePerDelivery,
+  apiKeysUniqueInWorkspace,
+];

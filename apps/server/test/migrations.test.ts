@@ -1,0 +1,143 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Db, MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { MIGRATIONS } from "../src/migrations/index.js";
+import { type Migration, migrationKey, runMigrations } from "../src/platform/database/migrations.js";
+import { newId } from "../src/platform/ids.js";
+import { createLogger } from "../src/platform/logger.js";
+import { FROM_SOURCE, startMain } from "./helpers/main-process.js";
+
+/**
+ * The migration runner (platform/database/migrations.ts) on the run's database: each migration runs
+ * once however many processes start at once, a dead holder's lock is taken over, a failed
+ * migration is not recorded and runs again; and the real server's start and `deskline-server
+ * migrate` run the list.
+ */
+
+const logger = createLogger("silent");
+let client: MongoClient;
+beforeAll(async () => {
+  client = await new MongoClient(inject("mongodbUri")).connect();
+});
+afterAll(() => client?.close());
+const freshDb = (): Db => client.db(`deskline_migrate_${newId("req")}`);
+
+/** Migrations that count their runs in `runs` and take a while, so concurrent starts overlap. */
+function counting(db: Db, count: number, ms = 100): Migration[] {
+  return Array.from({ length: count }, (_, index) => ({
+    id: index + 1,
+    name: `count-${index + 1}`,
+    async up() {
+      await db
+        .collection<{ _id: string; n: number }>("runs")
+        .updateOne({ _id: `m${index + 1}` }, { $inc: { n: 1 } }, { upsert: true });
+      await sleep(ms);
+    },
+  }));
+}
+
+const runsOf = async (db: Db) =>
+  Object.fromEntries((await db.collection("runs").find().toArray()).map((doc) => [doc._id, doc.n]));
+
+describe("migrations", () => {
+  it("run each migration once when several processes start at once, in order, recorded", async () => {
+    const db = freshDb();
+    const migrations = counting(db, 3);
+    const reports = await Promise.all(
+      Array.from({ length: 4 }, () => runMigrations(db, migrations, { logger, pollMs: 20 })),
+    );
+    expect(await runsOf(db)).toEqual({ m1: 1, m2: 1, m3: 1 });
+    expect(reports.flatMap((report) => report.applied).sort()).toEqual([
+      "001-count-1",
+      "002-count-2",
+      "003-count-3",
+    ]);
+    const records = await db.collection("migrations").find().sort({ applied_at: 1 }).toArray();
+    expect(records.map((record) => record._id)).toEqual(["001-count-1", "002-count-2", "003-count-3"]);
+    expect(await db.collection("migration_lock").countDocuments()).toBe(0);
+    // A later start has nothing to do and takes no lock, even while one is held.
+    await db.collection<{ _id: string }>("migration_lock").insertOne({
+      _id: "migrations",
+      holder: "someone",
+      expires_at: new Date(Date.now() + 60_000),
+    } as never);
+    expect(await runMigrations(db, migrations, { logger })).toEqual({ applied: [], unknown: [] });
+  });
+
+  it("take over the lock of a process that died holding it, once its lease ends", async () => {
+    const db = freshDb();
+    await db.collection("migration_lock").insertOne({
+      _id: "migrations" as never,
+      holder: "dead",
+      expires_at: new Date(Date.now() + 300),
+    });
+    const started = Date.now();
+    const report = await runMigrations(db, counting(db, 1, 0), { logger, pollMs: 20 });
+    expect(report.applied).toEqual(["001-count-1"]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  it("keep a live holder's lock while its migration outlasts the lease", async () => {
+    const db = freshDb();
+    const migrations = counting(db, 2, 300);
+    await Promise.all([
+      runMigrations(db, migrations, { logger, leaseMs: 100, pollMs: 10 }),
+      sleep(50).then(() => runMigrations(db, migrations, { logger, leaseMs: 100, pollMs: 10 })),
+    ]);
+    expect(await runsOf(db)).toEqual({ m1: 1, m2: 1 });
+  });
+
+  it("record nothing for a migration that fails, release the lock, and run it again next time", async () => {
+    const db = freshDb();
+    let fail = true;
+    const flaky: Migration[] = [
+      ...counting(db, 1, 0),
+      {
+        id: 2,
+        name: "flaky",
+        async up() {
+          if (fail) throw new Error("disk full");
+        },
+      },
+    ];
+    await expect(runMigrations(db, flaky, { logger })).rejects.toThrow("disk full");
+    expect((await db.collection("migrations").find().toArray()).map((record) => record._id)).toEqual([
+      "001-count-1",
+    ]);
+    expect(await db.collection("migration_lock").countDocuments()).toBe(0);
+    fail = false;
+    expect((await runMigrations(db, flaky, { logger })).applied).toEqual(["002-flaky"]);
+  });
+
+  it("refuse a list that is not numbered 1, 2, 3…, and name records a newer version made", async () => {
+    const db = freshDb();
+    const [first, second] = counting(db, 2, 0) as [Migration, Migration];
+    await expect(runMigrations(db, [second], { logger })).rejects.toThrow(/position 1/);
+    await runMigrations(db, [first, second], { logger });
+    expect((await runMigrations(db, [first], { logger })).unknown).toEqual(["002-count-2"]);
+  });
+
+  it("run at the start of two server processes on one new database, each migration by one of them", async () => {
+    const db = freshDb();
+    const env = { MONGODB_URI: inject("mongodbUri"), MONGODB_DATABASE: db.databaseName, ROLE: "all" };
+    const mains = [startMain(env), startMain(env)];
+    // A worker delivers only once the database is prepared.
+    await Promise.all(mains.map((main) => main.logged(/delivering webhooks/)));
+    const migrated = mains.flatMap((main) => main.output().match(/"msg":"migrated"/g) ?? []);
+    expect(migrated).toHaveLength(MIGRATIONS.length);
+    const records = await db.collection("migrations").find().sort({ id: 1 }).toArray();
+    expect(records.map((record) => record._id)).toEqual(MIGRATIONS.map(migrationKey));
+  });
+
+  it("run alone with `deskline-server migrate`, which says what it applied", async () => {
+    const db = freshDb();
+    const env = { MONGODB_URI: inject("mongodbUri"), MONGODB_DATABASE: db.databaseName, LOG_LEVEL: "warn" };
+    const args = [...FROM_SOURCE.filter((arg) => arg !== "--ephemeral"), "migrate"];
+    const first = startMain(env, args);
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain(`migrations applied: ${MIGRATIONS.map(migrationKey).join(", ")}`);
+    const again = startMain(env, args);
+    expect(await again.exited).toBe(0);
+    expect(again.output()).toContain("migrations applied: none (the database was up to date)");
+  });
+});

@@ -1,0 +1,96 @@
+// Imports run one way, down (docs/decisions.md, "Imports run one way, down: no circle, no arrow
+// from a lower layer up"): the server's folders are layers, and the packages reach each other by
+// name. This reads every relative import of the tracked TypeScript and JavaScript files.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join, posix } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const SERVER = "apps/server/src/";
+
+/**
+ * The server's layers, lowest first (docs/development.md, "Layout of the server"). A folder may
+ * import its own files and those of lower layers; two folders of one layer import neither.
+ * `migrations/` sits just above the platform: it upgrades stored shapes without the stores.
+ */
+const LAYERS: string[][] = [
+  ["spec", "generated"],
+  ["platform"],
+  ["events", "migrations"],
+  ["records"],
+  ["workspaces", "docs"],
+  ["tickets", "conversations", "webhooks"],
+  ["contacts"],
+  ["(root)"],
+];
+/** What a migration may import, beyond its own folder: nothing of the stores that change after it. */
+const MIGRATIONS_IMPORT = new Set(["platform"]);
+
+/** The packages: each reaches another by its name, never by a path into its folder. */
+const PACKAGES = ["apps/server", "apps/cli", "packages/sdk", "packages/webhook-verifier", "spec"];
+
+const tracked = execFileSync("git", ["ls-files", "*.ts", "*.mts", "*.mjs", "*.js"], {
+  cwd: ROOT,
+  encoding: "utf8",
+})
+  .split("\n")
+  .filter((path) => path && !path.includes("/generated/") && !path.endsWith(".d.ts"));
+
+/** Each relative import of `file`, as a repository path. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const specifiers = [
+    ...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+)["'](\.{1,2}\/[^"']+)["']/gm),
+  ];
+  return specifiers.map((match) => posix.normalize(posix.join(posix.dirname(file), match[1] as string)));
+}
+
+const folderOf = (path: string) => {
+  const rest = path.slice(SERVER.length);
+  return rest.includes("/") ? (rest.split("/")[0] as string) : "(root)";
+};
+const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
+const packageOf = (path: string) => PACKAGES.find((pkg) => path.startsWith(`${pkg}/`));
+
+describe("import order", () => {
+  it("the server's folders import down only", () => {
+    const upward: string[] = [];
+    for (const file of tracked.filter((path) => path.startsWith(SERVER))) {
+      const from = folderOf(file);
+      for (const target of importsOf(file).filter((path) => path.startsWith(SERVER))) {
+        const to = folderOf(target);
+        if (to === from) continue;
+        const allowed =
+          from === "migrations" ? MIGRATIONS_IMPORT.has(to) : layerOf(to) >= 0 && layerOf(to) < layerOf(from);
+        if (!allowed) upward.push(`${file} → ${target}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it("knows every folder of the server's source", () => {
+    const folders = new Set(tracked.filter((path) => path.startsWith(SERVER)).map(folderOf));
+    for (const folder of folders) expect(layerOf(folder), folder).toBeGreaterThanOrEqual(0);
+  });
+
+  it("packages reach each other by name: no source imports another package's files, nothing imports a benchmark of another", () => {
+    const across: string[] = [];
+    for (const file of tracked) {
+      const from = packageOf(file);
+      if (!from) continue;
+      for (const target of importsOf(file)) {
+        const to = packageOf(target);
+        if (!to || to === from) continue;
+        // Tests and benchmarks may drive the server through its test harness (apps/server/test)
+        // and compare with its source; a package's own code may not, nor may anything reach a
+        // benchmark of another package (a benchmark is a leaf).
+        const inSource = file.startsWith(`${from}/src/`);
+        const intoBench = target.startsWith(`${to}/bench/`);
+        if (inSource || intoBench) across.push(`${file} → ${target}`);
+      }
+    }
+    expect(across).toEqual([]);
+  });
+});
