@@ -21,7 +21,7 @@ const LAYERS: string[][] = [
   ["events", "migrations"],
   ["records"],
   ["workspaces", "docs"],
-  ["tickets", "conversations", "webhooks"],
+  ["tickets", "conversations", "webhooks", "console"],
   ["contacts"],
   ["(root)"],
 ];

@@ -1,5 +1,6 @@
-// "Recover": queues every delivery the endpoint missed since a time, then shows how the queued
-// deliveries are going until none is pending.
+// "Recover": starts a recovery (the server's workers page through the window and queue every
+// delivery the endpoint missed), follows it until it has gone through the window, then shows how
+// the queued deliveries are going until none is pending.
 
 import { api, get } from "./api.js";
 import { announce, field, fill, h, problem } from "./dom.js";
@@ -51,6 +52,18 @@ async function follow(endpointId, markId, queued, output, done) {
   }
 }
 
+/** Polls the recovery until the workers have gone through its window; the recovery as it ended. */
+async function scanned(recovery, output) {
+  let current = recovery;
+  for (let poll = 0; poll < POLL_LIMIT && current.status !== "succeeded"; poll += 1) {
+    if (!output.isConnected) return current;
+    fill(output, `Recovery: ${current.status}, ${current.scanned} events looked at, ${current.queued} queued.`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
+    current = await get(`webhook-recoveries/${current.id}`);
+  }
+  return current;
+}
+
 export function recoverSection(endpoint, done) {
   const since = h("input", {
     type: "datetime-local",
@@ -76,7 +89,8 @@ export function recoverSection(endpoint, done) {
     try {
       const newest = await get(`webhook-endpoints/${endpoint.id}/deliveries`, { limit: 1 });
       const body = { since: new Date(since.value).toISOString() };
-      const recovery = await api("POST", `webhook-endpoints/${endpoint.id}/recover`, { body });
+      const started = await api("POST", `webhook-endpoints/${endpoint.id}/recover`, { body });
+      const recovery = await scanned(started, progress);
       fill(progress, `Recovery: ${recovery.queued} queued.`);
       announce(`Recovery started: ${recovery.queued} deliveries queued.`);
       if (recovery.queued > 0) await follow(endpoint.id, newest.data[0]?.id, recovery.queued, progress, done);

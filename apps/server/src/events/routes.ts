@@ -1,5 +1,6 @@
 import { parsePage, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import { eventCatalog } from "./catalog.js";
 import { type Events, toEvent } from "./store.js";
 
 /**
@@ -8,9 +9,10 @@ import { type Events, toEvent } from "./store.js";
  */
 export function eventRoutes({ op, store, openapi }: RouteKit<{ events: Events }>): void {
   // The catalog is the spec's, read once at start-up (events/catalog.ts).
+  const eventTypes = eventCatalog(openapi.dereferenced);
   op("listEventTypes", async () => ({
     status: 200,
-    body: { object: "list", data: openapi.eventTypes, has_more: false },
+    body: { object: "list", data: eventTypes, has_more: false },
   }));
 
   op("listEvents", async ({ ctx, query }) => {

@@ -1,5 +1,4 @@
-import { type EventTypeDescription, eventCatalog } from "../../events/catalog.js";
-import { dereferenceSpec, readSpecDocument, type SpecDocument } from "../../spec/documents.js";
+import { dereferenceSpec, type Json, readSpecDocument, type SpecDocument } from "../../spec/documents.js";
 import { listOperations, type OperationSpec } from "../../spec/operations.js";
 import { createRequestValidators, type RequestValidators } from "../../spec/validators.js";
 
@@ -10,8 +9,8 @@ export interface Operation extends OperationSpec, RequestValidators {}
 export interface OpenApi {
   operations: Map<string, Operation>;
   documents: { public: SpecDocument; admin: SpecDocument };
-  /** Every event type with its payload schema, from the spec's `webhooks` (events/catalog.ts). */
-  eventTypes: EventTypeDescription[];
+  /** The public spec with every `$ref` resolved (the event catalog reads its `webhooks`, events/catalog.ts). */
+  dereferenced: Json;
 }
 
 /** Loads both spec files and compiles a validator for every request shape; no shape is written twice. */
@@ -33,6 +32,6 @@ export async function loadOpenApi(): Promise<OpenApi> {
   return {
     operations,
     documents: { public: readSpecDocument("openapi.yaml"), admin: readSpecDocument("admin.yaml") },
-    eventTypes: eventCatalog(dereferenced["openapi.yaml"]),
+    dereferenced: dereferenced["openapi.yaml"],
   };
 }
