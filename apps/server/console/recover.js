@@ -57,7 +57,10 @@ async function scanned(recovery, output) {
   let current = recovery;
   for (let poll = 0; poll < POLL_LIMIT && current.status !== "succeeded"; poll += 1) {
     if (!output.isConnected) return current;
-    fill(output, `Recovery: ${current.status}, ${current.scanned} events looked at, ${current.queued} queued.`);
+    fill(
+      output,
+      `Recovery: ${current.status}, ${current.scanned} events looked at, ${current.queued} queued.`,
+    );
     await new Promise((resolve) => setTimeout(resolve, POLL_MS / 4));
     current = await get(`webhook-recoveries/${current.id}`);
   }
