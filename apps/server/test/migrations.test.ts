@@ -7,6 +7,13 @@ import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 import { FROM_SOURCE, startMain } from "./helpers/main-process.js";
 
+/** The migration lock's document, as the runner keeps it. */
+interface LockDoc {
+  _id: string;
+  holder: string;
+  expires_at: Date;
+}
+
 /**
  * The migration runner (platform/database/migrations.ts) on the run's database: each migration runs
  * once however many processes start at once, a dead holder's lock is taken over, a failed
@@ -56,18 +63,18 @@ describe("migrations", () => {
     expect(records.map((record) => record._id)).toEqual(["001-count-1", "002-count-2", "003-count-3"]);
     expect(await db.collection("migration_lock").countDocuments()).toBe(0);
     // A later start has nothing to do and takes no lock, even while one is held.
-    await db.collection<{ _id: string }>("migration_lock").insertOne({
+    await db.collection<LockDoc>("migration_lock").insertOne({
       _id: "migrations",
       holder: "someone",
       expires_at: new Date(Date.now() + 60_000),
-    } as never);
+    });
     expect(await runMigrations(db, migrations, { logger })).toEqual({ applied: [], unknown: [] });
   });
 
   it("take over the lock of a process that died holding it, once its lease ends", async () => {
     const db = freshDb();
-    await db.collection("migration_lock").insertOne({
-      _id: "migrations" as never,
+    await db.collection<LockDoc>("migration_lock").insertOne({
+      _id: "migrations",
       holder: "dead",
       expires_at: new Date(Date.now() + 300),
     });

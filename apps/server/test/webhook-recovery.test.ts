@@ -282,7 +282,7 @@ describe("recovery after an outage", () => {
     expect((await recoverAll(endpoint.id, { since })).queued).toBe(0);
   });
 
-  it("sends deliveries whose lane was never scheduled (the process died first): the safety net", async () => {
+  it("sends deliveries whose worker was never told of them (the process died first): the next round finds them", async () => {
     const receiver = await startReceiver();
     const endpoint = await endpointFor(receiver.url);
     await setStatus(endpoint.id, "disabled");
