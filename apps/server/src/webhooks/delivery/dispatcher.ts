@@ -19,7 +19,7 @@ import { type RunningLane, RunningLanes } from "./running-lanes.js";
  * Nothing here decides whether a delivery happens; a round only finds it sooner.
  */
 
-/** Due deliveries read per round: many endpoints' first batches at once. */
+/** Due deliveries read per round at most: many endpoints' first batches at once. */
 const ROUND_READ = 1_000;
 /** At most this many endpoints are left out of a round's read by id. */
 const MOST_LEFT_OUT = 2_000;
@@ -51,7 +51,8 @@ export class Dispatcher {
   readonly lanes = new RunningLanes();
   /** Endpoints whose lane another worker holds, or that rest (paced), until a time (epoch ms). */
   private readonly resting = new Map<string, number>();
-  private running = false;
+  /** The rounds under way, if any (stop waits for them: the database closes after). */
+  private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
   private gatherTimer: NodeJS.Timeout | undefined;
@@ -69,7 +70,9 @@ export class Dispatcher {
       this.again = true;
       return;
     }
-    void this.rounds();
+    this.running = this.rounds().finally(() => {
+      this.running = undefined;
+    });
   }
 
   /** A round runs at `at` (or sooner, if something else asks). */
@@ -101,11 +104,11 @@ export class Dispatcher {
     this.stopped = true;
     clearTimeout(this.timer);
     clearTimeout(this.gatherTimer);
+    await this.running;
     await this.lanes.drain();
   }
 
   private async rounds(): Promise<void> {
-    this.running = true;
     try {
       do {
         this.again = false;
@@ -115,8 +118,6 @@ export class Dispatcher {
       // The database is away: the next wake or poll tries again.
       this.deps.logger.warn({ err }, "webhook dispatch round failed; trying again");
       this.wakeAt(Date.now() + 1_000);
-    } finally {
-      this.running = false;
     }
   }
 
@@ -125,7 +126,9 @@ export class Dispatcher {
     const { deps } = this;
     const free = deps.concurrency - this.lanes.size;
     if (free <= 0) return false;
-    const found = await deps.deliveries.due(ROUND_READ, this.leftOut());
+    // As many as the free slots' first batches can take: a fuller read only costs the database.
+    const read = Math.min(ROUND_READ, free * deps.batchSize);
+    const found = await deps.deliveries.due(read, this.leftOut());
     this.foundWork = found.length > 0;
     if (found.length === 0) return false;
     const firsts = firstBatches(found, deps.batchSize, free);
@@ -139,15 +142,17 @@ export class Dispatcher {
       ),
       deps.leaseMs,
     );
-    // A read that came back short saw every due delivery: an endpoint with less than a batch in
-    // it has nothing more due.
-    const complete = found.length < ROUND_READ;
+    // A lane goes on after its first batch only when the read saw more of its endpoint's
+    // deliveries than that batch took. One that saw less ends after it: whatever else of its
+    // endpoint is due (past this read, or queued meanwhile) is found by the round its end asks
+    // for, and a fan-out (one delivery for each of many endpoints) costs no lane a read of its own.
     for (const endpoint of taken) {
       const first = claimed.filter((d) => d.endpoint_id === endpoint._id);
       const seen = firsts.get(endpoint._id)?.length ?? 0;
-      this.start(endpoint, first, !complete || seen >= deps.batchSize || first.length < seen);
+      this.start(endpoint, first, seen >= deps.batchSize || first.length < seen);
     }
-    return !complete && this.lanes.size < deps.concurrency;
+    // A full read may have left endpoints unread: another round, while slots are free.
+    return found.length === read && this.lanes.size < deps.concurrency;
   }
 
   /** The endpoints a round leaves out: lanes running here, and those resting elsewhere. */

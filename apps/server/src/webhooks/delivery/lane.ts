@@ -71,9 +71,9 @@ const MAX_REST_MS = 1_000;
 
 /**
  * Runs the lane from its first claimed batch until it has nothing due, then lets it go. `more`:
- * whether more may be due than the first batch (the dispatcher's read saw all of the endpoint's
- * due deliveries when not: then the lane ends after it, and what was queued meanwhile is found by
- * the round its end asks for).
+ * whether the dispatcher's read saw more of the endpoint's due deliveries than the first batch.
+ * When not, the lane ends after it (having lingered, where it may), and whatever else is due is
+ * found by the round its end asks for.
  */
 export async function runLane(
   deps: LaneDeps,
