@@ -2,6 +2,7 @@ import type { Logger } from "../../platform/logger.js";
 import type { ClaimedDelivery, DueDelivery, WebhookDeliveries } from "../deliveries.js";
 import type { WebhookEndpointDoc } from "../endpoints.js";
 import type { LaneLeases } from "./lane-leases.js";
+import type { EventBytes } from "./recent-events.js";
 import { type RunningLane, RunningLanes } from "./running-lanes.js";
 
 /**
@@ -35,12 +36,18 @@ export interface DispatcherDeps {
   /** Deliveries in a lane's batch (WEBHOOK_ENDPOINT_CONCURRENCY). */
   batchSize: number;
   leaseMs: number;
-  /** Runs a lane from its first batch; `more`: whether more than that batch may be due. */
+  /** The bytes of these events; a round reads its first batches' while it takes their lanes. */
+  readEvents: (ids: string[]) => Promise<EventBytes[]>;
+  /**
+   * Runs a lane from its first batch; `more`: whether more than that batch may be due; `events`:
+   * the round's read of its first batches' events.
+   */
   runLane: (
     endpoint: WebhookEndpointDoc,
     first: ClaimedDelivery[],
     more: boolean,
     lane: RunningLane,
+    events: Promise<EventBytes[]>,
   ) => Promise<void>;
   /** Drops the pending deliveries of an endpoint deleted, disabled or paused. */
   dropPending: (endpointId: string) => Promise<void>;
@@ -132,6 +139,10 @@ export class Dispatcher {
     this.foundWork = found.length > 0;
     if (found.length === 0) return false;
     const firsts = firstBatches(found, deps.batchSize, free);
+    // Read beside the lease take rather than after it, by each lane: one round trip less per round.
+    const events = deps.readEvents([...new Set([...firsts.values()].flat().map((d) => d.event_id))]);
+    // A round that fails before any lane waits for them must not leave the read's failure unheard.
+    events.catch(() => undefined);
     const { taken, busy, gone } = await deps.leases.take([...firsts.keys()], deps.holder, deps.leaseMs);
     for (const [id, until] of busy) this.rest(id, until.getTime());
     await Promise.all(gone.map((id) => deps.dropPending(id)));
@@ -149,7 +160,7 @@ export class Dispatcher {
     for (const endpoint of taken) {
       const first = claimed.filter((d) => d.endpoint_id === endpoint._id);
       const seen = firsts.get(endpoint._id)?.length ?? 0;
-      this.start(endpoint, first, seen >= deps.batchSize || first.length < seen);
+      this.start(endpoint, first, seen >= deps.batchSize || first.length < seen, events);
     }
     // A full read may have left endpoints unread: another round, while slots are free.
     return found.length === read && this.lanes.size < deps.concurrency;
@@ -167,9 +178,14 @@ export class Dispatcher {
     this.wakeAt(until);
   }
 
-  private start(endpoint: WebhookEndpointDoc, first: ClaimedDelivery[], more: boolean): void {
+  private start(
+    endpoint: WebhookEndpointDoc,
+    first: ClaimedDelivery[],
+    more: boolean,
+    events: Promise<EventBytes[]>,
+  ): void {
     void this.lanes
-      .run(endpoint._id, (lane) => this.deps.runLane(endpoint, first, more, lane))
+      .run(endpoint._id, (lane) => this.deps.runLane(endpoint, first, more, lane, events))
       .catch((err) =>
         // Its claimed deliveries come back when their lease ends, its lane when the lease does.
         this.deps.logger.warn({ err, endpointId: endpoint._id }, "webhook lane run failed"),

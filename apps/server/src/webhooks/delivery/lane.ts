@@ -71,7 +71,8 @@ const MAX_REST_MS = 1_000;
 
 /**
  * Runs the lane from its first claimed batch until it has nothing due, then lets it go. `more`:
- * whether the dispatcher's read saw more of the endpoint's due deliveries than the first batch.
+ * whether the dispatcher's read saw more of the endpoint's due deliveries than the first batch;
+ * `firstEvents`: that batch's events, as the round read them.
  * When not, the lane ends after it (having lingered, where it may), and whatever else is due is
  * found by the round its end asks for.
  */
@@ -80,6 +81,7 @@ export async function runLane(
   leased: WebhookEndpointDoc,
   first: ClaimedDelivery[],
   more = true,
+  firstEvents?: Promise<EventBytes[]>,
 ): Promise<void> {
   let endpoint = leased;
   const pace = new Pace(endpoint.rate_limit ?? null, Date.now());
@@ -88,7 +90,8 @@ export async function runLane(
   try {
     for (;;) {
       if (batch.length > 0) {
-        if (!(await sendBatch(deps, endpoint, batch, pace))) return;
+        const events = batch === first ? firstEvents : undefined;
+        if (!(await sendBatch(deps, endpoint, batch, pace, events))) return;
         if (deps.stopping() || (Date.now() >= yieldAt && deps.crowded())) return;
         if (pace.nextAt - Date.now() > MAX_REST_MS) return;
         if (!more && batch === first && !(await deps.linger(yieldAt))) return;
@@ -135,12 +138,14 @@ async function sendBatch(
   endpoint: WebhookEndpointDoc,
   batch: ClaimedDelivery[],
   pace: Pace,
+  /** The events of the batch, when read already (the dispatcher's round reads the first batch's). */
+  known?: Promise<EventBytes[]>,
 ): Promise<boolean> {
   // Once per batch: the secrets and header values valid now. One this process cannot open (a
   // key it lacks, SecretKeyError) fails the run; the claimed attempts come back when their lease ends.
   const secrets = signingSecrets(endpoint);
   const headers = customHeaders(endpoint);
-  const events = await deps.readEvents([...new Set(batch.map((d) => d.event_id))]);
+  const events = await (known ?? deps.readEvents([...new Set(batch.map((d) => d.event_id))]));
   const context: BatchContext = {
     deps,
     endpoint,

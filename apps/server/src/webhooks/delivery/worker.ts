@@ -105,7 +105,8 @@ export class WebhookDelivery {
     // Longer than an attempt can take (the timeout), plus the database work around it on a
     // loaded machine: a lease expires only when its worker died.
     const leaseMs = config.webhookTimeoutMs + 30_000;
-    const lane = this.laneDeps({ leases, holder, leaseMs, metrics: options.metrics });
+    const readEvents = this.eventReader();
+    const lane = this.laneDeps({ leases, holder, leaseMs, readEvents, metrics: options.metrics });
     this.dispatcher = new Dispatcher({
       deliveries: store.webhookDeliveries,
       leases,
@@ -113,7 +114,9 @@ export class WebhookDelivery {
       concurrency: config.webhookConcurrency,
       batchSize: perEndpoint,
       leaseMs,
-      runLane: (endpoint, first, more, running) => runLane(lane(running), endpoint, first, more),
+      readEvents,
+      runLane: (endpoint, first, more, running, events) =>
+        runLane(lane(running), endpoint, first, more, events),
       dropPending: async (endpointId) => {
         const dropped = await store.webhookDeliveries.dropPending(endpointId);
         for (let i = 0; i < dropped; i++) options.metrics?.deliveryFinished("dropped");
@@ -122,17 +125,29 @@ export class WebhookDelivery {
     });
   }
 
-  /** What every lane run of this process is given; `running` is the run's own handle. */
-  private laneDeps(shared: Pick<LaneDeps, "leases" | "holder" | "leaseMs" | "metrics">) {
-    const { store, config } = this;
-    const record = gatheredRecorder(store);
-    // Lanes that start together (a fan-out) read their events in one query.
+  /**
+   * The bytes of events: those this process just queued from memory, the others read, with the
+   * reads of lanes that start together (a fan-out) gathered into one query.
+   */
+  private eventReader(): LaneDeps["readEvents"] {
+    const { store } = this;
     const readStored = gathered(async (lists: string[][]) => {
       const byId = new Map(
         (await store.events.payloadsOf([...new Set(lists.flat())])).map((e) => [e._id, e]),
       );
       return lists.map((ids) => ids.flatMap((id) => byId.get(id) ?? []));
     });
+    return async (ids) => {
+      const { found, missing } = this.recent.take(ids);
+      if (missing.length === 0) return found;
+      return [...found, ...(await readStored(missing))];
+    };
+  }
+
+  /** What every lane run of this process is given; `running` is the run's own handle. */
+  private laneDeps(shared: Pick<LaneDeps, "leases" | "holder" | "leaseMs" | "readEvents" | "metrics">) {
+    const { store, config } = this;
+    const record = gatheredRecorder(store);
     return (running: RunningLane): LaneDeps => ({
       ...shared,
       store,
@@ -143,11 +158,6 @@ export class WebhookDelivery {
       retryDelaysMs: config.webhookRetryDelaysMs,
       perEndpoint: config.webhookEndpointConcurrency,
       sliceMs: SLICE_MS,
-      readEvents: async (ids) => {
-        const { found, missing } = this.recent.take(ids);
-        if (missing.length === 0) return found;
-        return [...found, ...(await readStored(missing))];
-      },
       // Only where the API runs beside the lanes (its writes bring news in memory; a worker would
       // only poll the queue, which slowed its deliveries from 24 to 90 ms), and only while a slot
       // is free: a lane waiting for work must not keep another from running.
