@@ -110,9 +110,13 @@ describe("an upgrade from the data an earlier release wrote", () => {
         query: { limit: 100 },
       });
       const stored = documents("webhook_deliveries").filter((delivery) => delivery.endpoint_id === doc._id);
-      expect(deliveries.body.data.map((d: { id: string }) => d.id).sort()).toEqual(
-        stored.map((d) => d._id).sort(),
-      );
+      const storedIds = new Set(stored.map((d) => d._id as string));
+      // Only the fixture's own: its retries still pending come due now, and their failures queue
+      // new deliveries (operational events) to the other endpoint.
+      const listed = deliveries.body.data
+        .map((d: { id: string }) => d.id)
+        .filter((id: string) => storedIds.has(id));
+      expect(listed.sort()).toEqual([...storedIds].sort());
       const attempts = await api.get(`/open/v1/webhook-endpoints/${doc._id}/attempts`, {
         ...as(workspaceOf(doc)),
         query: { limit: 100 },
