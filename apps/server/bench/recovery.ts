@@ -78,7 +78,7 @@ async function main() {
       const id = newId("con");
       missed.push(newEvent(workspaceId, "contact.created", { id, object: "contact", name: "Missed" }));
     }
-    for (let i = 0; i < missed.length; i += 1000) await events.recordMany(missed.slice(i, i + 1000));
+    for (let i = 0; i < missed.length; i += 1000) await events.insertOnce(missed.slice(i, i + 1000));
     const missedIds = missed.map((event) => JSON.parse(event.payload).data.id as string);
 
     // Fresh deliveries: API writes queued while no worker runs; then one worker joins.

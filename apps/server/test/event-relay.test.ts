@@ -103,7 +103,7 @@ describe("the event relay", () => {
     const { relay, events } = await relayOn(first, collection);
     const { workspaceId, pending } = await leftBehind(first, collection, 2);
     // The dead relay got as far as recording the first event.
-    expect(await events.recordMany(pending.slice(0, 1))).toEqual([false]);
+    expect(await events.insertOnce(pending.slice(0, 1))).toEqual([true]);
     expect(await relay.sweep(0)).toBe(2);
     expect((await eventsOf(first, workspaceId)).map((e) => e._id)).toEqual(pending.map((e) => e._id));
   });

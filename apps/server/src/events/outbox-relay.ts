@@ -214,8 +214,8 @@ export class EventRelay {
 
   /** Stores the events (those stored already are left alone) and tells the listeners of the new ones. */
   private async record(events: StoredEvent[]): Promise<void> {
-    const before = await this.events.recordMany(events);
-    const fresh = events.filter((_, i) => !before[i]);
+    const inserted = await this.events.insertOnce(events);
+    const fresh = events.filter((_, i) => inserted[i]);
     if (fresh.length > 0) for (const listener of this.recordedListeners) listener(fresh);
   }
 
