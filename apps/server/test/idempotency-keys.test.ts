@@ -1,6 +1,6 @@
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { IdempotencyKeys } from "../src/platform/idempotency/store.js";
+import { IdempotencyKeys } from "../src/platform/idempotency/idempotency-keys.js";
 import { newId } from "../src/platform/ids.js";
 
 // The store's idempotency records on the run's database, driven directly: a request whose

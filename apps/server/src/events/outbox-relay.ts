@@ -1,7 +1,7 @@
 import type { Collection, Db, Filter } from "mongodb";
 import type { Logger } from "../platform/logger.js";
+import type { Events } from "./events.js";
 import type { StoredEvent } from "./model.js";
-import type { Events } from "./store.js";
 
 /**
  * Events that can never be lost, without transactions (docs/decisions.md, "What a write's answer

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
 import { stringify } from "safe-stable-stringify";
 import { AppError, DomainError, errorBody } from "../errors.js";
-import type { IdempotencyKeys, StoredResponse } from "../idempotency/store.js";
+import type { IdempotencyKeys, StoredResponse } from "../idempotency/idempotency-keys.js";
 import { withReplayableIds } from "../ids.js";
 import { httpError } from "./error-response.js";
 
@@ -88,7 +88,7 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
 
 /**
  * The replay of an answer whose key was not kept (an API key, without SECRETS_ENCRYPTION_KEY:
- * platform/idempotency/store.ts): what the first request made, and what to do instead.
+ * platform/idempotency/idempotency-keys.ts): what the first request made, and what to do instead.
  */
 function replayUnavailable(response: StoredResponse): AppError {
   const id = (response.body as { id?: unknown } | null)?.id;
