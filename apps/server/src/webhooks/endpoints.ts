@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import type { Db, Filter, UpdateFilter } from "mongodb";
+import type { Collection, Db } from "mongodb";
 import { isOperational, receives, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
 import type { Limits } from "../platform/config.js";
@@ -13,6 +13,7 @@ import type { BodyOf, Schema } from "../spec/types.js";
 import { type CustomHeader, checkHeaderNames, mergeHeaders } from "./custom-headers.js";
 import {
   failureUpdates,
+  type HealthDoc,
   type HealthRules,
   type HealthUpdate,
   operationalEvent,
@@ -509,11 +510,11 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     candidates: HealthUpdate[],
     settled: () => Promise<boolean>,
   ): Promise<HealthUpdate | undefined> {
+    // The updates name only the health fields (endpoint-health.ts), written through that view.
+    const health: Pick<Collection<HealthDoc>, "updateOne"> = this.collection;
     for (let round = 0; round < HEALTH_TRIES; round++) {
       for (const candidate of candidates) {
-        const filter = candidate.filter as Filter<WebhookEndpointDoc>;
-        const update = candidate.update as UpdateFilter<WebhookEndpointDoc>;
-        if ((await this.collection.updateOne(filter, update)).matchedCount === 0) continue;
+        if ((await health.updateOne(candidate.filter, candidate.update)).matchedCount === 0) continue;
         if (candidate.events.length > 0) await this.relayed(id, candidate.events);
         return candidate;
       }
