@@ -47,6 +47,9 @@ export const toTicket = (doc: TicketDoc) => toResource(RULES, "ticket", doc) as 
 /** The filters of `listTickets`, as the spec types its query. */
 export type TicketFilters = QueryOf<"listTickets">;
 
+/** A PATCH's answer: the ticket after it, the old values of what changed, its event if any. */
+type Patched = { doc: TicketDoc; previous: Record<string, unknown>; event?: StoredEvent };
+
 /** A collection a ticket may point into; only "is it in this workspace?" matters here. */
 export interface Referenced {
   exists(workspaceId: string, id: string): Promise<boolean>;
@@ -97,41 +100,33 @@ export class Tickets extends PulledRecords<TicketDoc, TicketFilters> {
    * goes through the status machine, which may stamp `solved_at`/`closed_at` or refuse with 409.
    * Returns the ticket and the old values of what changed (empty: nothing changed or was written).
    */
-  async update(
-    workspaceId: string,
-    id: string,
-    patch: TicketInput,
-  ): Promise<{ doc: TicketDoc; previous: Record<string, unknown>; event?: StoredEvent }> {
+  async update(workspaceId: string, id: string, patch: TicketInput): Promise<Patched> {
     // A conditional update (records/record.ts): a status move is written only if the ticket is still
     // in the state it was decided on, so two racing moves cannot both pass from the same status.
-    return this.updateInWorkspace<{ doc: TicketDoc; previous: Record<string, unknown>; event?: StoredEvent }>(
-      workspaceId,
-      id,
-      async (current) => {
-        const now = new Date();
-        const diff = diffPatch(RULES, current, patch);
-        const changes: Record<string, unknown> = diff.changes;
-        const previous: Record<string, unknown> = diff.previous;
-        if (!hasChanges(diff)) return { result: { doc: current, previous } };
+    return this.updateInWorkspace<Patched>(workspaceId, id, async (current) => {
+      const now = new Date();
+      const diff = diffPatch(RULES, current, patch);
+      const changes: Record<string, unknown> = diff.changes;
+      const previous: Record<string, unknown> = diff.previous;
+      if (!hasChanges(diff)) return { result: { doc: current, previous } };
 
-        if (changes.status !== undefined) {
-          const { status, solved_at, closed_at } = current;
-          const moved = moveTo({ status, solved_at, closed_at }, changes.status as TicketStatus, now);
-          for (const stamp of ["solved_at", "closed_at"] as const) {
-            if (moved[stamp] === current[stamp]) continue;
-            changes[stamp] = moved[stamp];
-            previous[stamp] = current[stamp];
-          }
+      if (changes.status !== undefined) {
+        const { status, solved_at, closed_at } = current;
+        const moved = moveTo({ status, solved_at, closed_at }, changes.status as TicketStatus, now);
+        for (const stamp of ["solved_at", "closed_at"] as const) {
+          if (moved[stamp] === current[stamp]) continue;
+          changes[stamp] = moved[stamp];
+          previous[stamp] = current[stamp];
         }
-        // Only ids that change are checked: a ticket keeps the id of a contact deleted since, and
-        // echoing it back in a PATCH of other fields must not fail.
-        await this.assertReferences(workspaceId, changes);
-        const set = { ...changes, updated_at: now };
-        const doc = { ...current, ...set, version: current.version + 1 } as TicketDoc;
-        const event = newEvent(workspaceId, "ticket.updated", toTicket(doc), publicValues(previous), now);
-        return { set, event, result: { doc, previous, event } };
-      },
-    );
+      }
+      // Only ids that change are checked: a ticket keeps the id of a contact deleted since, and
+      // echoing it back in a PATCH of other fields must not fail.
+      await this.assertReferences(workspaceId, changes);
+      const set = { ...changes, updated_at: now };
+      const doc = { ...current, ...set, version: current.version + 1 } as TicketDoc;
+      const event = newEvent(workspaceId, "ticket.updated", toTicket(doc), publicValues(previous), now);
+      return { set, event, result: { doc, previous, event } };
+    });
   }
 
   /**
