@@ -1,4 +1,4 @@
-import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/contacts/store.js";
+import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/contacts/contacts.js";
 import { newId } from "../src/platform/ids.js";
 import { Tombstones } from "../src/records/tombstones.js";
 import { type BenchContext, type RequestContext, seedRelay } from "./environment.js";
@@ -16,7 +16,7 @@ export const contactBody = (n: number, { runId }: Pick<RequestContext, "runId">)
 });
 
 /**
- * `count` contacts made by the server's own code (contacts/store.ts, the same path the API's create
+ * `count` contacts made by the server's own code (contacts/contacts.ts, the same path the API's create
  * takes after validation), many at a time: seeding 10,000 through HTTP would take longer than
  * the measurements.
  */

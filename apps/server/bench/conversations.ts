@@ -1,6 +1,6 @@
-import { Contacts } from "../src/contacts/store.js";
+import { Contacts } from "../src/contacts/contacts.js";
+import { type ConversationDoc, Conversations } from "../src/conversations/conversations.js";
 import { type MessageDoc, Messages, newMessage } from "../src/conversations/messages.js";
-import { type ConversationDoc, Conversations } from "../src/conversations/store.js";
 import { Tombstones } from "../src/records/tombstones.js";
 import { type RequestContext, seedRelay } from "./environment.js";
 import type { Dataset, Scenario } from "./scenario.js";
@@ -10,7 +10,7 @@ const CHANNELS = ["email", "chat", "sms", "whatsapp"];
 const CONTACTS = 50;
 
 /**
- * `count` conversations made by the server's own code (conversations/store.ts, the path the admin
+ * `count` conversations made by the server's own code (conversations/conversations.ts, the path the admin
  * API takes), each with its first customer message; every other one has an agent reply, so half
  * are unread. Spread over a few contacts and channels, as a helpdesk's are.
  */

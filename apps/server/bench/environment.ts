@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Db, MongoClient } from "mongodb";
+import { Events } from "../src/events/events.js";
 import { EventRelay } from "../src/events/outbox-relay.js";
-import { Events } from "../src/events/store.js";
 import { loadConfig } from "../src/platform/config.js";
 import { createMongoClient } from "../src/platform/database/client.js";
 import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";

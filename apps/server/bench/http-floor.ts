@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Document } from "mongodb";
-import { uniqueKeysOf } from "../src/contacts/store.js";
+import { uniqueKeysOf } from "../src/contacts/contacts.js";
 import { newId } from "../src/platform/ids.js";
 import type { BenchContext } from "./environment.js";
 import type { Floor, FloorServer } from "./scenario.js";

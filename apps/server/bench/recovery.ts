@@ -1,6 +1,6 @@
 import { MongoClient } from "mongodb";
+import { Events } from "../src/events/events.js";
 import { newEvent, type StoredEvent } from "../src/events/model.js";
-import { Events } from "../src/events/store.js";
 import { AGAIN, retry } from "../src/platform/backoff.js";
 import { loadConfig } from "../src/platform/config.js";
 import { newId } from "../src/platform/ids.js";
@@ -78,7 +78,7 @@ async function main() {
       const id = newId("con");
       missed.push(newEvent(workspaceId, "contact.created", { id, object: "contact", name: "Missed" }));
     }
-    for (let i = 0; i < missed.length; i += 1000) await events.recordMany(missed.slice(i, i + 1000));
+    for (let i = 0; i < missed.length; i += 1000) await events.insertOnce(missed.slice(i, i + 1000));
     const missedIds = missed.map((event) => JSON.parse(event.payload).data.id as string);
 
     // Fresh deliveries: API writes queued while no worker runs; then one worker joins.

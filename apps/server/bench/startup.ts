@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
-import { Contacts } from "../src/contacts/store.js";
+import { Contacts } from "../src/contacts/contacts.js";
 import { AGAIN, retry } from "../src/platform/backoff.js";
 import { loadConfig } from "../src/platform/config.js";
 import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
@@ -58,7 +58,7 @@ const VARIANTS: Variant[] = [
 
 /**
  * A data directory as a user's second `pnpm start` finds it: `count` contacts in the server's
- * database, written by the server's own code (contacts/store.ts), many at a time.
+ * database, written by the server's own code (contacts/contacts.ts), many at a time.
  */
 async function filledDataDir(count: number): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), "deskline-bench-startup-"));

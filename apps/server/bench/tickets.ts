@@ -1,5 +1,5 @@
 import { newId } from "../src/platform/ids.js";
-import type { TicketDoc } from "../src/tickets/store.js";
+import type { TicketDoc } from "../src/tickets/tickets.js";
 import { type BenchContext, type RequestContext, seedMany } from "./environment.js";
 import { getByIdFloor } from "./http-floor.js";
 import type { Dataset, Scenario } from "./scenario.js";

@@ -1,4 +1,8 @@
-import { type IdempotencyDoc, replayContext, SECRET_FIELDS } from "./platform/idempotency/store.js";
+import {
+  type IdempotencyDoc,
+  replayContext,
+  SECRET_FIELDS,
+} from "./platform/idempotency/idempotency-keys.js";
 import type { Logger } from "./platform/logger.js";
 import {
   type Binding,

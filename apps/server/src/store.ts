@@ -1,26 +1,26 @@
 import type { Db } from "mongodb";
 import { ConsoleSessions } from "./console/sessions.js";
-import { Contacts } from "./contacts/store.js";
+import { Contacts } from "./contacts/contacts.js";
+import { Conversations } from "./conversations/conversations.js";
 import { Messages } from "./conversations/messages.js";
-import { Conversations } from "./conversations/store.js";
+import { Events } from "./events/events.js";
 import { EventRelay } from "./events/outbox-relay.js";
-import { Events } from "./events/store.js";
 import { MIGRATIONS } from "./migrations/index.js";
 import type { Config } from "./platform/config.js";
 import { type MigrateReport, runMigrations } from "./platform/database/migrations.js";
-import { IdempotencyKeys } from "./platform/idempotency/store.js";
+import { IdempotencyKeys } from "./platform/idempotency/idempotency-keys.js";
 import type { Logger } from "./platform/logger.js";
-import { RateLimits } from "./platform/rate-limit/store.js";
+import { RateLimits } from "./platform/rate-limit/rate-limits.js";
 import { SecretBox } from "./platform/secret-box.js";
 import { Tombstones } from "./records/tombstones.js";
-import { Tickets } from "./tickets/store.js";
+import { Tickets } from "./tickets/tickets.js";
 import { DeliveryAttempts } from "./webhooks/attempts.js";
 import { toWebhookDelivery, WebhookDeliveries } from "./webhooks/deliveries.js";
 import { DeliveryQueue } from "./webhooks/delivery-queue.js";
 import { useSecretBox, WebhookEndpoints } from "./webhooks/endpoints.js";
 import { WebhookRecoveries } from "./webhooks/recoveries.js";
 import { ApiKeys } from "./workspaces/api-keys.js";
-import { Workspaces } from "./workspaces/store.js";
+import { Workspaces } from "./workspaces/workspaces.js";
 
 /** Every collection module, built over one database. */
 export interface Store {
@@ -37,7 +37,7 @@ export interface Store {
   /** Deleted contacts and tickets, for incremental pulls (records/tombstones.ts). */
   tombstones: Tombstones;
   deliveryAttempts: DeliveryAttempts;
-  /** The API keys' token buckets, shared by the API processes (platform/rate-limit/store.ts). */
+  /** The API keys' token buckets, shared by the API processes (platform/rate-limit/rate-limits.ts). */
   rateLimits: RateLimits;
   /** One document per delivery (event × endpoint × queueing), and the queue: webhooks/deliveries.ts. */
   webhookDeliveries: WebhookDeliveries;

@@ -1,6 +1,6 @@
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { IdempotencyKeys } from "../src/platform/idempotency/store.js";
+import { IdempotencyKeys } from "../src/platform/idempotency/idempotency-keys.js";
 import { newId } from "../src/platform/ids.js";
 
 // The store's idempotency records on the run's database, driven directly: a request whose
@@ -18,23 +18,23 @@ const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
 describe("idempotency keys: ownership", () => {
   it("a key whose request died is taken over once; the old owner can neither complete nor release it", async () => {
     const id = `${newId("ws")}:takeover`;
-    const first = await keys.claim(id, "fp", minutesAgo(5)); // its lock ran out 4 minutes ago
-    expect(first.outcome).toBe("claimed");
+    const first = await keys.reserve(id, "fp", minutesAgo(5)); // its lock ran out 4 minutes ago
+    expect(first.outcome).toBe("reserved");
 
-    const racers = await Promise.all(Array.from({ length: 4 }, () => keys.claim(id, "fp")));
-    const winners = racers.filter((claim) => claim.outcome === "claimed");
+    const racers = await Promise.all(Array.from({ length: 4 }, () => keys.reserve(id, "fp")));
+    const winners = racers.filter((reservation) => reservation.outcome === "reserved");
     expect(winners).toHaveLength(1);
-    expect(racers.filter((claim) => claim.outcome === "in_flight")).toHaveLength(3);
+    expect(racers.filter((reservation) => reservation.outcome === "in_flight")).toHaveLength(3);
 
-    if (first.outcome !== "claimed") throw new Error("unreachable");
+    if (first.outcome !== "reserved") throw new Error("unreachable");
     await keys.release(id, first.owner);
     await keys.complete(id, first.owner, { status: 201, body: { stale: true } });
-    expect(await keys.claim(id, "fp")).toEqual({ outcome: "in_flight" });
+    expect(await keys.reserve(id, "fp")).toEqual({ outcome: "in_flight" });
 
     const winner = winners[0];
-    if (winner?.outcome !== "claimed") throw new Error("unreachable");
+    if (winner?.outcome !== "reserved") throw new Error("unreachable");
     await keys.complete(id, winner.owner, { status: 201, body: { fresh: true } });
-    expect(await keys.claim(id, "fp")).toEqual({
+    expect(await keys.reserve(id, "fp")).toEqual({
       outcome: "replay",
       response: { status: 201, body: { fresh: true } },
     });
@@ -42,17 +42,17 @@ describe("idempotency keys: ownership", () => {
 
   it("the owner's release frees the key for a retry", async () => {
     const id = `${newId("ws")}:release`;
-    const claim = await keys.claim(id, "fp");
-    if (claim.outcome !== "claimed") throw new Error(`expected claimed, got ${claim.outcome}`);
-    await keys.release(id, claim.owner);
-    expect((await keys.claim(id, "fp")).outcome).toBe("claimed");
+    const reservation = await keys.reserve(id, "fp");
+    if (reservation.outcome !== "reserved") throw new Error(`expected reserved, got ${reservation.outcome}`);
+    await keys.release(id, reservation.owner);
+    expect((await keys.reserve(id, "fp")).outcome).toBe("reserved");
   });
 
   it("an expired key that was not swept yet counts as gone", async () => {
     const id = `${newId("ws")}:expired`;
-    const old = await keys.claim(id, "fp-old", minutesAgo(25 * 60));
-    if (old.outcome !== "claimed") throw new Error("unreachable");
+    const old = await keys.reserve(id, "fp-old", minutesAgo(25 * 60));
+    if (old.outcome !== "reserved") throw new Error("unreachable");
     await keys.complete(id, old.owner, { status: 201, body: {} });
-    expect((await keys.claim(id, "fp-new")).outcome).toBe("claimed");
+    expect((await keys.reserve(id, "fp-new")).outcome).toBe("reserved");
   });
 });

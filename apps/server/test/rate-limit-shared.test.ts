@@ -2,7 +2,7 @@ import { MongoClient } from "mongodb";
 import { afterAll, describe, expect, inject, it, vi } from "vitest";
 import { sharedBuckets } from "../src/platform/http/rate-limit.js";
 import { createLogger } from "../src/platform/logger.js";
-import { RateLimits } from "../src/platform/rate-limit/store.js";
+import { RateLimits } from "../src/platform/rate-limit/rate-limits.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
 import { startDeployment } from "./helpers/delivery.js";
 import { eventually } from "./helpers/main-process.js";

@@ -1,12 +1,12 @@
 // Checked by tsc in `pnpm typecheck` (vitest runs only *.test.ts): the lists the server works from
 // are the spec's, and handlers are held to the spec's types.
 import { expectTypeOf } from "vitest";
-import type { CONTACT_FIELDS } from "../src/contacts/store.js";
+import type { CONTACT_FIELDS } from "../src/contacts/contacts.js";
 import { AppError, type ErrorCode, type ErrorType } from "../src/platform/errors.js";
 import type { Handler } from "../src/platform/http/operation.js";
 import type { BodyOf, QueryOf, Schema } from "../src/spec/types.js";
 import type { TicketStatus } from "../src/tickets/status-transitions.js";
-import type { TICKET_FIELDS } from "../src/tickets/store.js";
+import type { TICKET_FIELDS } from "../src/tickets/tickets.js";
 import type { Scope } from "../src/workspaces/api-keys.js";
 
 type ContactField = (typeof CONTACT_FIELDS)[number];

@@ -1,6 +1,6 @@
 import type { RouteKit } from "../platform/http/route-kit.js";
 import { assertWorkspace } from "../workspaces/admin-routes.js";
-import type { Workspaces } from "../workspaces/store.js";
+import type { Workspaces } from "../workspaces/workspaces.js";
 import type { ConsoleSessions } from "./sessions.js";
 
 /**

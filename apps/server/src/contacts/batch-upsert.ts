@@ -1,5 +1,5 @@
 import { AppError, DomainError } from "../platform/errors.js";
-import { type ContactDoc, type ContactInput, type Contacts, emailKey, externalIdKey } from "./store.js";
+import { type ContactDoc, type ContactInput, type Contacts, emailKey, externalIdKey } from "./contacts.js";
 
 /**
  * Batch upsert of contacts (`batchUpsertContacts`): each item finds its contact by a match key,

@@ -1,8 +1,8 @@
-import type { Conversations } from "../conversations/store.js";
+import type { Conversations } from "../conversations/conversations.js";
 import { DomainError } from "../platform/errors.js";
 import type { Tombstones } from "../records/tombstones.js";
-import type { Tickets } from "../tickets/store.js";
-import { CONTACT_FIELDS, type ContactDoc, type ContactInput, type Contacts } from "./store.js";
+import type { Tickets } from "../tickets/tickets.js";
+import { CONTACT_FIELDS, type ContactDoc, type ContactInput, type Contacts } from "./contacts.js";
 
 /**
  * Merging duplicate contacts into one (`mergeContacts`). Without transactions, the steps are

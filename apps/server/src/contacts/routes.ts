@@ -7,10 +7,10 @@ import { assertValid } from "../platform/http/validate.js";
 import { toPulledPage } from "../records/pull.js";
 import type { Schema } from "../spec/types.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
+import { type ContactInput, toContact } from "./contacts.js";
 import { type MergeDeps, mergeContacts } from "./merge.js";
-import { type ContactInput, toContact } from "./store.js";
 
-/** The contacts operations: parse → call → shape; the rules live in contacts/store.ts. */
+/** The contacts operations: parse → call → shape; the rules live in contacts/contacts.ts. */
 export function contactRoutes({ op, store, config, openapi }: RouteKit<MergeDeps>): void {
   // A batch item is a PATCH body: the spec's ContactUpdate, checked item by item so that one
   // invalid item fails alone (the batch schema itself only asks for objects).

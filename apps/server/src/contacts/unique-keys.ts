@@ -1,4 +1,4 @@
-import type { Collection, Filter } from "mongodb";
+import type { Collection } from "mongodb";
 import { isDuplicateKey } from "../platform/database/errors.js";
 import { DomainError, type ErrorCode } from "../platform/errors.js";
 
@@ -45,10 +45,11 @@ const ATTEMPTS = 5;
 /**
  * Runs a write that stores `keys()` for record `selfId`; when the unique index refuses it,
  * answers 409 naming the record that holds the key. `keys` is read after the write fails, so an
- * update can decide its keys inside the write.
+ * update can decide its keys inside the write. Of the collection it needs only `findOne`, over the
+ * fields every record with unique keys has, so no filter of the record's own type is cast.
  */
-export async function writeUnique<T extends WithUniqueKeys, R>(
-  collection: Collection<T>,
+export async function writeUnique<R>(
+  collection: Pick<Collection<WithUniqueKeys>, "findOne">,
   noun: string,
   selfId: string,
   keys: () => UniqueKey[],
@@ -65,17 +66,17 @@ export async function writeUnique<T extends WithUniqueKeys, R>(
   }
 }
 
-async function takenBy<T extends WithUniqueKeys>(
-  collection: Collection<T>,
+async function takenBy(
+  collection: Pick<Collection<WithUniqueKeys>, "findOne">,
   noun: string,
   selfId: string,
   keys: UniqueKey[],
 ): Promise<DomainError | undefined> {
   const wanted = keys.map((k) => k.key);
-  const holder = (await collection.findOne(
-    { unique_keys: { $in: wanted }, _id: { $ne: selfId } } as Filter<T>,
+  const holder = await collection.findOne(
+    { unique_keys: { $in: wanted }, _id: { $ne: selfId } },
     { projection: { unique_keys: 1 } },
-  )) as WithUniqueKeys | null;
+  );
   const key = keys.find((k) => holder?.unique_keys?.includes(k.key));
   if (!holder || !key) return undefined;
   return new DomainError(

@@ -1,9 +1,9 @@
 import type { RouteKit } from "../platform/http/route-kit.js";
 import { assertWorkspace } from "../workspaces/admin-routes.js";
-import type { Workspaces } from "../workspaces/store.js";
+import type { Workspaces } from "../workspaces/workspaces.js";
+import { type Conversations, toConversation } from "./conversations.js";
 import type { Messages } from "./messages.js";
 import { toMessage } from "./messages.js";
-import { type Conversations, toConversation } from "./store.js";
 
 /**
  * docs/design.md, Conversations and admin: the admin API stands in for the channels: it starts conversations, adds customer

@@ -1,8 +1,8 @@
-import type { Collection, Db } from "mongodb";
-import type { EventRelay, WithPendingEvents } from "../events/outbox-relay.js";
+import type { Db } from "mongodb";
+import type { EventRelay } from "../events/outbox-relay.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
 import { newId } from "../platform/ids.js";
-import { insertNew } from "../records/record.js";
+import { type Owned, WorkspaceRecords } from "../records/record.js";
 import type { Schema } from "../spec/types.js";
 
 /**
@@ -14,9 +14,7 @@ import type { Schema } from "../spec/types.js";
 /** Who wrote a message (spec `Message.author_type`); the direction follows from it. */
 export type AuthorType = Schema<"MessageAuthorType">;
 
-export interface MessageDoc extends WithPendingEvents {
-  _id: string;
-  workspace_id: string;
+export interface MessageDoc extends Owned {
   conversation_id: string;
   body: string;
   internal_note: boolean;
@@ -67,12 +65,9 @@ export function newMessage(
   };
 }
 
-export class Messages {
-  private readonly collection: Collection<MessageDoc>;
-
+export class Messages extends WorkspaceRecords<MessageDoc> {
   constructor(db: Db, relay: EventRelay) {
-    this.collection = db.collection<MessageDoc>("messages");
-    relay.track("messages");
+    super({ db, collection: "messages", noun: "message", relay });
   }
 
   async ensureIndexes(): Promise<void> {
@@ -84,11 +79,12 @@ export class Messages {
 
   /**
    * Stores one message, with the `message.received` a customer message carries in
-   * `pending_events` (see `Conversations.addMessage`). A new conversation's first message is the
-   * exception: there the conversation insert, which comes after, records it (`Conversations.start`).
+   * `pending_events` (see `Conversations.addMessage`), and relays it. A new conversation's first
+   * message is the exception: there the conversation insert, which comes after, records it
+   * (`Conversations.start`).
    */
   insert(doc: MessageDoc): Promise<MessageDoc> {
-    return insertNew(this.collection, doc);
+    return this.insertNew(doc);
   }
 
   /** A page of one conversation's messages, newest first, one more than asked for `has_more`. */

@@ -1,10 +1,10 @@
 import { parsePage, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import { type Conversations, toConversation } from "./conversations.js";
 import type { Messages } from "./messages.js";
 import { toMessage } from "./messages.js";
-import { type Conversations, toConversation } from "./store.js";
 
-/** The conversations operations: parse → call → shape; the rules live in conversations/store.ts and conversations/messages.ts. */
+/** The conversations operations: parse → call → shape; the rules live in conversations/conversations.ts and conversations/messages.ts. */
 export function conversationRoutes({
   op,
   store,

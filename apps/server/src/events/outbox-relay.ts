@@ -1,7 +1,7 @@
 import type { Collection, Db, Filter } from "mongodb";
 import type { Logger } from "../platform/logger.js";
+import type { Events } from "./events.js";
 import type { StoredEvent } from "./model.js";
-import type { Events } from "./store.js";
 
 /**
  * Events that can never be lost, without transactions (docs/decisions.md, "What a write's answer
@@ -214,8 +214,8 @@ export class EventRelay {
 
   /** Stores the events (those stored already are left alone) and tells the listeners of the new ones. */
   private async record(events: StoredEvent[]): Promise<void> {
-    const before = await this.events.recordMany(events);
-    const fresh = events.filter((_, i) => !before[i]);
+    const inserted = await this.events.insertOnce(events);
+    const fresh = events.filter((_, i) => inserted[i]);
     if (fresh.length > 0) for (const listener of this.recordedListeners) listener(fresh);
   }
 

@@ -1,11 +1,11 @@
 import { parsePage, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { eventCatalog } from "./catalog.js";
-import { type Events, toEvent } from "./store.js";
+import { type Events, toEvent } from "./events.js";
 
 /**
  * The events API: what webhooks carried (or would have), readable for the retention period.
- * Retention is the store's rule (events/store.ts): `get` and `list` see only kept events.
+ * Retention is the store's rule (events/events.ts): `get` and `list` see only kept events.
  */
 export function eventRoutes({ op, store, openapi }: RouteKit<{ events: Events }>): void {
   // The catalog is the spec's, read once at start-up (events/catalog.ts).

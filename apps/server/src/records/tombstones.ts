@@ -1,10 +1,7 @@
 import type { Collection, Db } from "mongodb";
-import type { EventRelay } from "../events/outbox-relay.js";
 import { afterPosition } from "../platform/database/lists.js";
 import type { PullPosition } from "../platform/database/pull-cursor.js";
-import { notFound } from "../platform/errors.js";
 import type { Schema } from "../spec/types.js";
-import { deleteInWorkspace, existsInWorkspace, type RecordDoc } from "./record.js";
 
 /**
  * Deleted contacts and tickets, so an incremental pull can tell a client what to remove
@@ -85,21 +82,4 @@ export class Tombstones {
     const { deletedCount } = await this.collection.deleteMany({ updated_at: { $lt: cutoff } });
     return deletedCount;
   }
-}
-
-/**
- * Deletes one record of the workspace, its tombstone first: a crash in between leaves the record
- * and a tombstone the pull skips while the record exists; the retried delete stamps it anew.
- */
-export async function deleteRecorded<T extends RecordDoc>(
-  { relay, tombstones }: { relay: EventRelay; tombstones: Tombstones },
-  collection: Collection<T>,
-  object: TombstoneObject,
-  workspaceId: string,
-  id: string,
-  mergedInto: string | null = null,
-): Promise<void> {
-  if (!(await existsInWorkspace(collection, workspaceId, id))) throw notFound(object, id);
-  await tombstones.record(workspaceId, object, id, mergedInto);
-  await deleteInWorkspace(relay, collection, object, workspaceId, id);
 }

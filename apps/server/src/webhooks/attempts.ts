@@ -72,13 +72,12 @@ export class DeliveryAttempts {
   }
 
   /**
-   * Records attempts in one round trip (a lane's concurrent deliveries): for each, true, or false
-   * when that attempt number of the delivery was recorded already.
+   * Stores attempts in one round trip (a lane's concurrent deliveries): for each, whether it was
+   * inserted now (false: that attempt number of the delivery was stored already).
    */
-  async recordMany(inputs: DeliveryAttemptInput[]): Promise<boolean[]> {
+  insertOnce(inputs: DeliveryAttemptInput[]): Promise<boolean[]> {
     const docs = inputs.map((input) => ({ _id: newId("att", input.created_at.getTime()), ...input }));
-    const recordedBefore = await insertManyOnce(this.collection, docs);
-    return recordedBefore.map((before) => !before);
+    return insertManyOnce(this.collection, docs);
   }
 
   /** A page of one endpoint's attempts, newest first, one more than asked for `has_more`. */

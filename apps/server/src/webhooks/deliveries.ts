@@ -159,14 +159,13 @@ export class WebhookDeliveries {
   }
 
   /**
-   * Records new deliveries in one round trip. A delivery whose `_id` exists (the relay ran again)
-   * or whose event already has a pending delivery to the endpoint is not recorded. Returns, per
-   * delivery, whether it was recorded.
+   * Stores new deliveries in one round trip. A delivery whose `_id` exists (the relay ran again)
+   * or whose event already has a pending delivery to the endpoint is not stored. Returns, per
+   * delivery, whether it was inserted now.
    */
-  async recordMany(docs: WebhookDeliveryDoc[]): Promise<boolean[]> {
+  async insertOnce(docs: WebhookDeliveryDoc[]): Promise<boolean[]> {
     if (docs.length === 0) return [];
-    const existed = await insertManyOnce(this.collection, docs);
-    return existed.map((before) => !before);
+    return insertManyOnce(this.collection, docs);
   }
 
   /**

@@ -102,8 +102,8 @@ export class DeliveryQueue {
         lease_holder: null,
       };
     });
-    const recorded = await this.deliveries.recordMany(docs);
-    const queued = docs.filter((_, i) => recorded[i]);
+    const inserted = await this.deliveries.insertOnce(docs);
+    const queued = docs.filter((_, i) => inserted[i]);
     if (queued.length === 0) return queued;
     const lanes = new Map<string, Date>();
     for (const doc of queued) {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import type { Collection, Db, Filter, UpdateFilter } from "mongodb";
+import type { Collection, Db } from "mongodb";
 import { isOperational, receives, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
 import type { Limits } from "../platform/config.js";
@@ -8,18 +8,12 @@ import { newestFirst, type Page } from "../platform/database/lists.js";
 import { concurrentUpdate, DatabaseUnavailableError, DomainError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
 import { type Binding, SecretBox } from "../platform/secret-box.js";
-import {
-  deleteInWorkspace,
-  findInWorkspace,
-  insertNew,
-  type RecordDoc,
-  removeInWorkspace,
-  updateInWorkspace,
-} from "../records/record.js";
+import { MutableRecords, type RecordDoc } from "../records/record.js";
 import type { BodyOf, Schema } from "../spec/types.js";
 import { type CustomHeader, checkHeaderNames, mergeHeaders } from "./custom-headers.js";
 import {
   failureUpdates,
+  type HealthDoc,
   type HealthRules,
   type HealthUpdate,
   operationalEvent,
@@ -217,12 +211,10 @@ export interface EndpointHealthOptions {
   readDelivery?: (id: string) => Promise<Schema<"WebhookDelivery"> | null>;
 }
 
-export class WebhookEndpoints {
-  readonly collection: Collection<WebhookEndpointDoc>;
+export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
   /** Pending while main.ts checks the stored secrets against the keys (`holdSecretWrites`). */
   private secretWritesHeld: Promise<void> | undefined;
 
-  private readonly relay: EventRelay | undefined;
   private readonly rules: HealthRules;
   private readonly readDelivery: NonNullable<EndpointHealthOptions["readDelivery"]>;
   private readonly limits: NonNullable<EndpointHealthOptions["limits"]>;
@@ -233,13 +225,11 @@ export class WebhookEndpoints {
     readonly secretBox: SecretBox = new SecretBox(),
     options: EndpointHealthOptions = {},
   ) {
-    this.collection = db.collection<WebhookEndpointDoc>(COLLECTION);
-    this.relay = options.relay;
+    // Endpoints carry operational events until the relay moves them (endpoint-health.ts).
+    super({ db, collection: COLLECTION, noun: "webhook endpoint", relay: options.relay });
     this.rules = options.rules ?? { failingAfter: 5 };
     this.readDelivery = options.readDelivery ?? (async () => null);
     this.limits = options.limits ?? { endpointsPerWorkspace: 100, secretsPerEndpoint: 5 };
-    // Endpoints carry operational events until the relay moves them (endpoint-health.ts).
-    this.relay?.track(COLLECTION);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -307,7 +297,7 @@ export class WebhookEndpoints {
       created_at: now,
       updated_at: now,
     };
-    const stored = await insertNew(this.collection, doc);
+    const stored = await this.insertNew(doc);
     // Checked again with this one in: of racing creates past the limit, none stays (not one too many).
     await this.assertRoomFor(workspaceId, 1).catch(async (error: unknown) => {
       await this.collection.deleteOne({ _id: id, workspace_id: workspaceId });
@@ -336,10 +326,6 @@ export class WebhookEndpoints {
     );
   }
 
-  get(workspaceId: string, id: string): Promise<WebhookEndpointDoc> {
-    return findInWorkspace(this.collection, "webhook endpoint", workspaceId, id);
-  }
-
   /** A page of the workspace's endpoints, newest first, one more than asked for `has_more`. */
   list(workspaceId: string, page: Page): Promise<WebhookEndpointDoc[]> {
     return newestFirst(this.collection, workspaceId, {}, page);
@@ -357,44 +343,35 @@ export class WebhookEndpoints {
       await this.secretWritesAllowed();
     }
     type Patched = { doc: WebhookEndpointDoc; event?: StoredEvent };
-    const patched = await updateInWorkspace<WebhookEndpointDoc, Patched>(
-      this.collection,
-      "webhook endpoint",
-      workspaceId,
-      id,
-      async (current) => {
-        const now = new Date();
-        const set: Partial<WebhookEndpointDoc> = {};
-        for (const field of ["url", "description", "events", "rate_limit"] as const) {
-          if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[field])) {
-            (set as Record<string, unknown>)[field] = patch[field];
-          }
+    const patched = await this.updateInWorkspace<Patched>(workspaceId, id, async (current) => {
+      const now = new Date();
+      const set: Partial<WebhookEndpointDoc> = {};
+      for (const field of ["url", "description", "events", "rate_limit"] as const) {
+        if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[field])) {
+          (set as Record<string, unknown>)[field] = patch[field];
         }
-        const headers = patch.headers && this.mergedHeaders(current, patch.headers);
-        if (headers) set.custom_headers = headers;
-        if (patch.status === "enabled" && current.status === "disabled") {
-          Object.assign(set, ENABLED);
-        } else if (patch.status === "disabled" && current.status === "enabled") {
-          Object.assign(set, {
-            status: "disabled",
-            disabled_at: now,
-            disabled_reason: OWNER_DISABLED_REASON,
-          });
-        }
-        if (Object.keys(set).length === 0) return { result: { doc: current } };
-        set.updated_at = now;
-        const version = (current.version ?? 0) + 1;
-        const doc = { ...current, ...set, version };
-        // Disabling by the owner says so too (`webhook_endpoint.disabled`, reason `owner`), in the
-        // same write.
-        const event =
-          set.status === "disabled"
-            ? ownerDisabledEvent(workspaceId, toWebhookEndpoint(doc), now)
-            : undefined;
-        return { set, event, result: { doc, event } };
-      },
-    );
-    if (patched.event) await this.relay?.afterWrite(COLLECTION, id, [patched.event]);
+      }
+      const headers = patch.headers && this.mergedHeaders(current, patch.headers);
+      if (headers) set.custom_headers = headers;
+      if (patch.status === "enabled" && current.status === "disabled") {
+        Object.assign(set, ENABLED);
+      } else if (patch.status === "disabled" && current.status === "enabled") {
+        Object.assign(set, {
+          status: "disabled",
+          disabled_at: now,
+          disabled_reason: OWNER_DISABLED_REASON,
+        });
+      }
+      if (Object.keys(set).length === 0) return { result: { doc: current } };
+      set.updated_at = now;
+      const version = (current.version ?? 0) + 1;
+      const doc = { ...current, ...set, version };
+      // Disabling by the owner says so too (`webhook_endpoint.disabled`, reason `owner`), in the
+      // same write.
+      const event =
+        set.status === "disabled" ? ownerDisabledEvent(workspaceId, toWebhookEndpoint(doc), now) : undefined;
+      return { set, event, result: { doc, event } };
+    });
     return patched.doc;
   }
 
@@ -533,22 +510,16 @@ export class WebhookEndpoints {
     candidates: HealthUpdate[],
     settled: () => Promise<boolean>,
   ): Promise<HealthUpdate | undefined> {
+    // The updates name only the health fields (endpoint-health.ts), written through that view.
+    const health: Pick<Collection<HealthDoc>, "updateOne"> = this.collection;
     for (let round = 0; round < HEALTH_TRIES; round++) {
       for (const candidate of candidates) {
-        const filter = candidate.filter as Filter<WebhookEndpointDoc>;
-        const update = candidate.update as UpdateFilter<WebhookEndpointDoc>;
-        if ((await this.collection.updateOne(filter, update)).matchedCount === 0) continue;
-        if (candidate.events.length > 0) await this.relay?.afterWrite(COLLECTION, id, candidate.events);
+        if ((await health.updateOne(candidate.filter, candidate.update)).matchedCount === 0) continue;
+        if (candidate.events.length > 0) await this.relayed(id, candidate.events);
         return candidate;
       }
       if (await settled()) return undefined;
     }
     return undefined;
-  }
-
-  /** Deletes the endpoint once the operational events it carries are relayed. */
-  delete(workspaceId: string, id: string): Promise<void> {
-    if (!this.relay) return removeInWorkspace(this.collection, "webhook endpoint", workspaceId, id);
-    return deleteInWorkspace(this.relay, this.collection, "webhook endpoint", workspaceId, id);
   }
 }

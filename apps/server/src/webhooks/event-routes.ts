@@ -9,7 +9,7 @@ import type { WebhookStores } from "./stores.js";
 /**
  * The webhook side of one event (`/open/v1/events/{id}/…`): the deliveries it made, and a resend
  * to its endpoints. They live with the webhooks, whose records they read and write; the event
- * itself is looked up as the events API does, retention included (events/store.ts).
+ * itself is looked up as the events API does, retention included (events/events.ts).
  */
 export function eventDeliveryRoutes({ op, store, metrics }: RouteKit<WebhookStores>): void {
   op("listEventDeliveries", async ({ ctx, id, query }) => {

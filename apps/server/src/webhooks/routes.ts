@@ -1,4 +1,4 @@
-import type { Events } from "../events/store.js";
+import type { Events } from "../events/events.js";
 import { AppError } from "../platform/errors.js";
 import { parseInstant, parsePage, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";

@@ -1,4 +1,4 @@
-import type { Events } from "../events/store.js";
+import type { Events } from "../events/events.js";
 import type { DeliveryAttempts } from "./attempts.js";
 import type { WebhookDeliveries } from "./deliveries.js";
 import type { DeliveryQueue } from "./delivery-queue.js";

@@ -2,7 +2,7 @@ import { AppError } from "../platform/errors.js";
 import type { RouteKit } from "../platform/http/route-kit.js";
 import type { ApiKeys } from "./api-keys.js";
 import { toApiKey } from "./api-keys.js";
-import { toWorkspace, type Workspaces } from "./store.js";
+import { toWorkspace, type Workspaces } from "./workspaces.js";
 
 /** docs/design.md, Conversations and admin: the operator's API (bearer ADMIN_TOKEN): workspaces and their API keys. */
 export function adminRoutes({ op, store }: RouteKit<{ workspaces: Workspaces; apiKeys: ApiKeys }>): void {

@@ -4,7 +4,8 @@ import { duplicateKeyIndexes } from "./errors.js";
 /**
  * Inserts many documents in one round trip, each unless a unique index already holds it (an
  * unordered `insertMany`: the others go in regardless). Returns, per document, whether it was
- * there already. Recording events and delivery attempts both rely on this: a repeat is a no-op.
+ * inserted now (false: it was stored already). Events, deliveries and delivery attempts are
+ * stored through this (each store's `insertOnce`): a repeat is a no-op.
  */
 export async function insertManyOnce<T extends Document>(
   collection: Collection<T>,
@@ -12,10 +13,10 @@ export async function insertManyOnce<T extends Document>(
 ): Promise<boolean[]> {
   try {
     await collection.insertMany(docs, { ordered: false });
-    return docs.map(() => false);
+    return docs.map(() => true);
   } catch (error) {
     const duplicates = duplicateKeyIndexes(error);
     if (!duplicates) throw error;
-    return docs.map((_, i) => duplicates.includes(i));
+    return docs.map((_, i) => !duplicates.includes(i));
   }
 }

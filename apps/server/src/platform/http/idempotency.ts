@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
 import { stringify } from "safe-stable-stringify";
 import { AppError, DomainError, errorBody } from "../errors.js";
-import type { IdempotencyKeys, StoredResponse } from "../idempotency/store.js";
+import type { IdempotencyKeys, StoredResponse } from "../idempotency/idempotency-keys.js";
 import { withReplayableIds } from "../ids.js";
 import { httpError } from "./error-response.js";
 
@@ -40,8 +40,8 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
       .update(fingerprintText(ctx.method, ctx.path, ctx.state.body))
       .digest("hex");
 
-    const claim = await keys.claim(id, fingerprint);
-    if (claim.outcome === "mismatch") {
+    const reservation = await keys.reserve(id, fingerprint);
+    if (reservation.outcome === "mismatch") {
       throw new AppError(
         422,
         "idempotency_key_reused",
@@ -49,7 +49,7 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
         "Idempotency-Key",
       );
     }
-    if (claim.outcome === "in_flight") {
+    if (reservation.outcome === "in_flight") {
       throw new AppError(
         409,
         "idempotency_key_in_flight",
@@ -58,10 +58,10 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
         { "Retry-After": "1" },
       );
     }
-    if (claim.outcome === "withheld") throw replayUnavailable(claim.response);
-    if (claim.outcome === "replay") {
-      ctx.status = claim.response.status;
-      ctx.body = claim.response.body;
+    if (reservation.outcome === "withheld") throw replayUnavailable(reservation.response);
+    if (reservation.outcome === "replay") {
+      ctx.status = reservation.response.status;
+      ctx.body = reservation.response.body;
       ctx.set("Idempotent-Replayed", "true");
       return;
     }
@@ -69,26 +69,26 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
     try {
       // A run that took the key over after a crash makes the first run's ids, so a record that
       // run already wrote is found, not made twice (records/record.ts `insertNew`).
-      await withReplayableIds(claim.seed, claim.firstRunAt.getTime(), next);
+      await withReplayableIds(reservation.seed, reservation.firstRunAt.getTime(), next);
     } catch (error) {
       const answer = error instanceof DomainError ? httpError(error) : error;
       if (answer instanceof AppError && answer.status < 500) {
-        await keys.complete(id, claim.owner, {
+        await keys.complete(id, reservation.owner, {
           status: answer.status,
           body: errorBody(answer, ctx.state.requestId as string),
         });
       } else {
-        await keys.release(id, claim.owner).catch(() => {});
+        await keys.release(id, reservation.owner).catch(() => {});
       }
       throw error;
     }
-    await keys.complete(id, claim.owner, { status: ctx.status, body: ctx.body });
+    await keys.complete(id, reservation.owner, { status: ctx.status, body: ctx.body });
   };
 }
 
 /**
  * The replay of an answer whose key was not kept (an API key, without SECRETS_ENCRYPTION_KEY:
- * platform/idempotency/store.ts): what the first request made, and what to do instead.
+ * platform/idempotency/idempotency-keys.ts): what the first request made, and what to do instead.
  */
 function replayUnavailable(response: StoredResponse): AppError {
   const id = (response.body as { id?: unknown } | null)?.id;

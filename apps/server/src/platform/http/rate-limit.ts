@@ -2,7 +2,7 @@ import type { Context, Next } from "koa";
 import { gathered } from "../database/gather.js";
 import { AppError } from "../errors.js";
 import type { Logger } from "../logger.js";
-import type { RateLimits } from "../rate-limit/store.js";
+import type { RateLimits } from "../rate-limit/rate-limits.js";
 import {
   type BucketRule,
   intervalOf,
@@ -78,7 +78,7 @@ export function memoryBuckets(rule: BucketRule, clock: () => number = Date.now):
 const RETRY_DATABASE_MS = 1_000;
 
 /**
- * The buckets in MongoDB (platform/rate-limit/store.ts), so a key gets its rate whatever the number of API
+ * The buckets in MongoDB (platform/rate-limit/rate-limits.ts), so a key gets its rate whatever the number of API
  * processes. Three things keep it near the in-memory limiter's speed:
  *
  * - Requests that arrive while a take is in flight are gathered (platform/database/gather.ts) and go to

@@ -8,11 +8,14 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
  * through the sources `watch` is given (metrics-wire.ts), so no process has to keep them in step.
  */
 
-/** How one webhook attempt, or a whole delivery (all its attempts), ended. */
-export type DeliveryOutcome = "succeeded" | "failed";
+/**
+ * How one webhook attempt, or a whole delivery (all its attempts), ended: the metrics' `outcome`
+ * label. Not a delivery's outcome (webhooks/deliveries.ts `DeliveryOutcome`: retry or settled).
+ */
+export type AttemptEnd = "succeeded" | "failed";
 
 /** A delivery also ends `dropped` when its endpoint was disabled (or deleted) while it was due. */
-export type DeliveryEnd = DeliveryOutcome | "dropped";
+export type DeliveryEnd = AttemptEnd | "dropped";
 
 /** What the scrape-time gauges read; each answers from the database when Prometheus scrapes. */
 export interface GaugeSources {
@@ -115,7 +118,7 @@ export class Metrics {
   }
 
   /** One webhook attempt ended after `ms` milliseconds (for the delivery worker). */
-  deliveryAttempt(outcome: DeliveryOutcome, ms: number): void {
+  deliveryAttempt(outcome: AttemptEnd, ms: number): void {
     this.attemptSeconds.observe({ outcome }, ms / 1000);
   }
 

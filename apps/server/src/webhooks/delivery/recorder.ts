@@ -29,7 +29,7 @@ export function gatheredRecorder(
     const outcomes = batches.flatMap((b) => b.outcomes);
     const attempts = batches.flatMap((b) => b.attempts);
     const [, applied] = await Promise.all([
-      attempts.length > 0 ? store.deliveryAttempts.recordMany(attempts) : undefined,
+      attempts.length > 0 ? store.deliveryAttempts.insertOnce(attempts) : undefined,
       store.webhookDeliveries.recordOutcomes(outcomes),
     ]);
     return batches.map((b) => (applied === outcomes.length ? b.outcomes.length : null));

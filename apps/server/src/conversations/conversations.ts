@@ -1,18 +1,10 @@
-import type { Collection, Db } from "mongodb";
-import { newEvent, type StoredEvent } from "../events/model.js";
+import type { Db } from "mongodb";
+import { newEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
 import { DomainError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
-import {
-  ensureVersionCheckIndex,
-  ensureWorkspaceIdIndex,
-  existsInWorkspace,
-  findInWorkspace,
-  insertNew,
-  type RecordDoc,
-  updateInWorkspace,
-} from "../records/record.js";
+import { MutableRecords, type RecordDoc } from "../records/record.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import { type MessageDoc, type MessageInput, type Messages, newMessage, toMessage } from "./messages.js";
 
@@ -73,6 +65,9 @@ export type ConversationFilters = Pick<
   "status" | "channel" | "contact_id" | "unread"
 >;
 
+/** The list filters, each an equality with its own index. */
+const LIST_FILTERS = ["status", "channel", "contact_id", "unread"] as const;
+
 /** What a channel says when a contact starts a conversation. */
 export type ConversationStart = Schema<"ConversationCreate">;
 
@@ -82,31 +77,21 @@ export interface Posted {
   conversation: ConversationDoc;
 }
 
-export class Conversations {
-  private readonly collection: Collection<ConversationDoc>;
-
+export class Conversations extends MutableRecords<ConversationDoc> {
   constructor(
     db: Db,
     private readonly refs: {
       contacts: { exists(workspaceId: string, id: string): Promise<boolean> };
       messages: Messages;
     },
-    private readonly relay: EventRelay,
+    relay: EventRelay,
   ) {
-    this.collection = db.collection<ConversationDoc>("conversations");
-    relay.track("conversations");
+    super({ db, collection: "conversations", noun: "conversation", relay });
   }
 
   async ensureIndexes(): Promise<void> {
     // Each list filter alone is an index range in id order; combined ones narrow the range's scan.
-    await ensureWorkspaceIdIndex(this.collection);
-    await ensureVersionCheckIndex(this.collection);
-    for (const field of ["status", "channel", "contact_id", "unread"] as const) {
-      await this.collection.createIndex(
-        { workspace_id: 1, [field]: 1, _id: -1 },
-        { name: `workspace_${field}_newest` },
-      );
-    }
+    await this.ensureRecordIndexes(LIST_FILTERS);
   }
 
   /**
@@ -150,12 +135,9 @@ export class Conversations {
     const event = newEvent(workspaceId, "message.received", toMessage(message), undefined, now);
     conversation.pending_events = [event];
     const storedMessage = await this.refs.messages.insert(message);
-    const stored = await insertNew(this.collection, conversation);
-    await this.relay.afterWrite("conversations", id, stored.pending_events ?? []);
-    return { message: storedMessage, conversation: stored };
+    return { message: storedMessage, conversation: await this.insertNew(conversation) };
   }
 
-  /** One conversation of the workspace; another workspace's is exactly as missing as an unknown one. */
   /**
    * Points every conversation of these contacts at `toId` (a merge). Each document moves in one
    * atomic write; safe to repeat. No event: no event type reports a conversation's contact.
@@ -167,10 +149,6 @@ export class Conversations {
     );
   }
 
-  get(workspaceId: string, id: string): Promise<ConversationDoc> {
-    return findInWorkspace(this.collection, "conversation", workspaceId, id);
-  }
-
   /** One conversation of any workspace: the admin API stands in for channels of every workspace. */
   async getAny(id: string): Promise<ConversationDoc> {
     const doc = await this.collection.findOne({ _id: id });
@@ -178,15 +156,10 @@ export class Conversations {
     return doc;
   }
 
-  /** Whether the workspace has this conversation (a ticket's `conversation_id` must name one). */
-  exists(workspaceId: string, id: string): Promise<boolean> {
-    return existsInWorkspace(this.collection, workspaceId, id);
-  }
-
   /** A page of the workspace's conversations, newest first, one more than asked for `has_more`. */
   list(workspaceId: string, filters: ConversationFilters, page: Page): Promise<ConversationDoc[]> {
     const filter: Record<string, unknown> = {};
-    for (const field of ["status", "channel", "contact_id", "unread"] as const) {
+    for (const field of LIST_FILTERS) {
       if (filters[field] !== undefined) filter[field] = filters[field];
     }
     return newestFirst(this.collection, workspaceId, filter, page);
@@ -213,7 +186,6 @@ export class Conversations {
         : undefined;
     if (received) message.pending_events = [received];
     const stored = await this.refs.messages.insert(message);
-    await this.relay.afterWrite("messages", stored._id, stored.pending_events ?? []);
     return { message: stored, conversation: await this.record(stored) };
   }
 
@@ -251,29 +223,19 @@ export class Conversations {
     // Any workspace's: the admin API names the conversation alone; the update is then its workspace's.
     const { workspace_id: workspaceId } = await this.getAny(id);
     type Assigned = { changed: boolean; before: ConversationDoc; after: ConversationDoc };
-    let written: StoredEvent | undefined;
-    const assigned = await updateInWorkspace<ConversationDoc, Assigned>(
-      this.collection,
-      "conversation",
-      workspaceId,
-      id,
-      async (before) => {
-        // Both lists are duplicate-free (the spec says so), so equal sizes and inclusion are equal sets.
-        const same =
-          before.assignee_ids.length === assigneeIds.length &&
-          assigneeIds.every((assignee) => before.assignee_ids.includes(assignee));
-        if (same) return { result: { changed: false, before, after: before } };
-        const now = new Date(Math.max(Date.now(), before.updated_at.getTime()));
-        const after = { ...before, assignee_ids: assigneeIds, updated_at: now, version: before.version + 1 };
-        const previous = { assignee_ids: before.assignee_ids };
-        const event = newEvent(workspaceId, "conversation.assigned", toConversation(after), previous, now);
-        written = event;
-        const set = { assignee_ids: assigneeIds, updated_at: now };
-        return { set, event, result: { changed: true, before, after } };
-      },
-    );
-    if (assigned.changed && written) await this.relay.afterWrite("conversations", id, [written]);
-    return assigned;
+    return this.updateInWorkspace<Assigned>(workspaceId, id, async (before) => {
+      // Both lists are duplicate-free (the spec says so), so equal sizes and inclusion are equal sets.
+      const same =
+        before.assignee_ids.length === assigneeIds.length &&
+        assigneeIds.every((assignee) => before.assignee_ids.includes(assignee));
+      if (same) return { result: { changed: false, before, after: before } };
+      const now = new Date(Math.max(Date.now(), before.updated_at.getTime()));
+      const after = { ...before, assignee_ids: assigneeIds, updated_at: now, version: before.version + 1 };
+      const previous = { assignee_ids: before.assignee_ids };
+      const event = newEvent(workspaceId, "conversation.assigned", toConversation(after), previous, now);
+      const set = { assignee_ids: assigneeIds, updated_at: now };
+      return { set, event, result: { changed: true, before, after } };
+    });
   }
 
   /** Closes (stamping `closed_at`); closing a closed conversation changes nothing. */

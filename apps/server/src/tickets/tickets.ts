@@ -1,28 +1,20 @@
 import { schemaProperties } from "@deskline/spec/values";
-import type { Collection, Db } from "mongodb";
+import type { Db } from "mongodb";
 import { newEvent, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
-import { newestFirst, oldestChangeFirst, type Page, type PullWindow } from "../platform/database/lists.js";
 import { DomainError } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
-import { pullPage } from "../records/pull.js";
 import {
   diffPatch,
-  ensurePullIndex,
-  ensureVersionCheckIndex,
-  ensureWorkspaceIdIndex,
-  existingIds,
   type FieldRules,
-  findInWorkspace,
   hasChanges,
-  insertNew,
   normalizeInput,
   publicValues,
-  type RecordDoc,
   toResource,
-  updateInWorkspace,
-} from "../records/record.js";
-import { deleteRecorded, type Tombstones } from "../records/tombstones.js";
+} from "../records/fields.js";
+import { PulledRecords } from "../records/pulled-records.js";
+import type { RecordDoc } from "../records/record.js";
+import type { Tombstones } from "../records/tombstones.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import { initialState, moveTo, type StatusState, type TicketStatus } from "./status-transitions.js";
 
@@ -55,24 +47,25 @@ export const toTicket = (doc: TicketDoc) => toResource(RULES, "ticket", doc) as 
 /** The filters of `listTickets`, as the spec types its query. */
 export type TicketFilters = QueryOf<"listTickets">;
 
+/** A PATCH's answer: the ticket after it, the old values of what changed, its event if any. */
+type Patched = { doc: TicketDoc; previous: Record<string, unknown>; event?: StoredEvent };
+
 /** A collection a ticket may point into; only "is it in this workspace?" matters here. */
 export interface Referenced {
   exists(workspaceId: string, id: string): Promise<boolean>;
 }
 
-export class Tickets {
-  private readonly collection: Collection<TicketDoc>;
+export class Tickets extends PulledRecords<TicketDoc, TicketFilters> {
   /** The fields that point at other records: the field, what it names, where that lives. */
   private readonly references: [field: TicketField, noun: string, target: Referenced][];
 
   constructor(
     db: Db,
     refs: { contacts: Referenced; conversations: Referenced },
-    private readonly relay: EventRelay,
-    private readonly tombstones: Tombstones,
+    relay: EventRelay,
+    tombstones: Tombstones,
   ) {
-    this.collection = db.collection<TicketDoc>("tickets");
-    relay.track("tickets");
+    super({ db, collection: "tickets", noun: "ticket", relay, tombstones });
     this.references = [
       ["contact_id", "contact", refs.contacts],
       ["conversation_id", "conversation", refs.conversations],
@@ -80,17 +73,7 @@ export class Tickets {
   }
 
   async ensureIndexes(): Promise<void> {
-    // One per list filter, each ending in `_id` so the newest-first page is read in index order
-    // (docs/decisions.md lists them).
-    await ensureWorkspaceIdIndex(this.collection);
-    await ensureVersionCheckIndex(this.collection);
-    await ensurePullIndex(this.collection);
-    for (const field of ["status", "priority", "category", "contact_id", "tags"]) {
-      await this.collection.createIndex(
-        { workspace_id: 1, [field]: 1, _id: -1 },
-        { name: `workspace_${field}_newest` },
-      );
-    }
+    await this.ensureRecordIndexes(["status", "priority", "category", "contact_id", "tags"]);
   }
 
   async create(workspaceId: string, input: TicketInput): Promise<TicketDoc> {
@@ -109,13 +92,7 @@ export class Tickets {
     // The event is part of the inserted document: no ticket without its ticket.created.
     const event = newEvent(workspaceId, "ticket.created", toTicket(doc), undefined, now);
     doc.pending_events = [event];
-    const stored = await insertNew(this.collection, doc);
-    await this.relay.afterWrite("tickets", stored._id, stored.pending_events ?? []);
-    return stored;
-  }
-
-  get(workspaceId: string, id: string): Promise<TicketDoc> {
-    return findInWorkspace(this.collection, "ticket", workspaceId, id);
+    return this.insertNew(doc);
   }
 
   /**
@@ -123,17 +100,10 @@ export class Tickets {
    * goes through the status machine, which may stamp `solved_at`/`closed_at` or refuse with 409.
    * Returns the ticket and the old values of what changed (empty: nothing changed or was written).
    */
-  async update(
-    workspaceId: string,
-    id: string,
-    patch: TicketInput,
-  ): Promise<{ doc: TicketDoc; previous: Record<string, unknown>; event?: StoredEvent }> {
+  async update(workspaceId: string, id: string, patch: TicketInput): Promise<Patched> {
     // A conditional update (records/record.ts): a status move is written only if the ticket is still
     // in the state it was decided on, so two racing moves cannot both pass from the same status.
-    const patched = await updateInWorkspace<
-      TicketDoc,
-      { doc: TicketDoc; previous: Record<string, unknown>; event?: StoredEvent }
-    >(this.collection, "ticket", workspaceId, id, async (current) => {
+    return this.updateInWorkspace<Patched>(workspaceId, id, async (current) => {
       const now = new Date();
       const diff = diffPatch(RULES, current, patch);
       const changes: Record<string, unknown> = diff.changes;
@@ -157,8 +127,6 @@ export class Tickets {
       const event = newEvent(workspaceId, "ticket.updated", toTicket(doc), publicValues(previous), now);
       return { set, event, result: { doc, previous, event } };
     });
-    if (patched.event) await this.relay.afterWrite("tickets", id, [patched.event]);
-    return patched;
   }
 
   /**
@@ -177,33 +145,8 @@ export class Tickets {
     }
   }
 
-  /** Deletes a ticket, its tombstone written first (records/tombstones.ts). */
-  delete(workspaceId: string, id: string): Promise<void> {
-    return deleteRecorded(
-      { relay: this.relay, tombstones: this.tombstones },
-      this.collection,
-      "ticket",
-      workspaceId,
-      id,
-    );
-  }
-
-  list(workspaceId: string, filters: TicketFilters, page: Page): Promise<TicketDoc[]> {
-    return newestFirst(this.collection, workspaceId, filterOf(filters), page);
-  }
-
-  /** A page of an incremental pull: changed tickets and deleted ones (records/pull.ts). */
-  pull(workspaceId: string, filters: TicketFilters, window: PullWindow, settleMs: number) {
-    const filter = filterOf(filters);
-    return pullPage<TicketDoc>(
-      {
-        records: (upTo) => oldestChangeFirst(this.collection, workspaceId, filter, window, upTo),
-        tombstones: (upTo) => this.tombstones.since(workspaceId, "ticket", window.after, window.limit, upTo),
-        existing: (ids) => existingIds(this.collection, workspaceId, ids),
-      },
-      window,
-      settleMs,
-    );
+  protected filterOf(filters: TicketFilters): Record<string, unknown> {
+    return filterOf(filters);
   }
 
   /**

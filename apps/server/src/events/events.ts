@@ -50,9 +50,9 @@ export class Events {
   /**
    * Stores events unless they are stored already, in one round trip: an event's `_id` is its id,
    * so a second relay of the same event (another process, or a retry after a crash) leaves it as
-   * it is. Returns, per event, whether it was stored already (an earlier relay recorded it).
+   * it is. Returns, per event, whether it was inserted now (false: an earlier relay stored it).
    */
-  recordMany(events: StoredEvent[]): Promise<boolean[]> {
+  insertOnce(events: StoredEvent[]): Promise<boolean[]> {
     return insertManyOnce(this.collection, events);
   }
 

@@ -1,30 +1,21 @@
 import { schemaProperties } from "@deskline/spec/values";
-import type { Collection, Db } from "mongodb";
+import type { Db } from "mongodb";
 import { newEvent, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
 import { duplicateKeyIndexes } from "../platform/database/errors.js";
-import { newestFirst, oldestChangeFirst, type Page, type PullWindow } from "../platform/database/lists.js";
 import { newId } from "../platform/ids.js";
-import { pullPage } from "../records/pull.js";
 import {
   diffPatch,
-  ensurePullIndex,
-  ensureVersionCheckIndex,
-  ensureWorkspaceIdIndex,
-  existingIds,
-  existsInWorkspace,
   type FieldRules,
-  findInWorkspace,
   hasChanges,
-  insertNew,
   normalizeField,
   normalizeInput,
   publicValues,
-  type RecordDoc,
   toResource,
-  updateInWorkspace,
-} from "../records/record.js";
-import { deleteRecorded, type Tombstones } from "../records/tombstones.js";
+} from "../records/fields.js";
+import { PulledRecords } from "../records/pulled-records.js";
+import type { Decision, RecordDoc } from "../records/record.js";
+import type { Tombstones } from "../records/tombstones.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import { ensureUniqueKeysIndex, type UniqueKey, uniqueKey, writeUnique } from "./unique-keys.js";
 
@@ -129,44 +120,25 @@ function newContact(workspaceId: string, input: ContactInput): { doc: ContactDoc
 
 type Patched = { doc: ContactDoc; previous: Partial<Record<ContactField, unknown>>; event?: StoredEvent };
 
-export class Contacts {
-  private readonly collection: Collection<ContactDoc>;
-
-  constructor(
-    db: Db,
-    private readonly relay: EventRelay,
-    private readonly tombstones: Tombstones,
-  ) {
-    this.collection = db.collection<ContactDoc>("contacts");
-    relay.track("contacts");
+export class Contacts extends PulledRecords<ContactDoc, ContactFilters> {
+  constructor(db: Db, relay: EventRelay, tombstones: Tombstones) {
+    super({ db, collection: "contacts", noun: "contact", relay, tombstones });
   }
 
   async ensureIndexes(): Promise<void> {
     await ensureUniqueKeysIndex(this.collection);
-    // One per list filter, each ending in `_id` so the newest-first page is read in index order
-    // (docs/decisions.md lists them).
-    await ensureWorkspaceIdIndex(this.collection);
-    await ensureVersionCheckIndex(this.collection);
-    await ensurePullIndex(this.collection);
-    for (const field of ["email_lc", "phone", "tags", "segments", "lifecycle_stage"]) {
-      await this.collection.createIndex(
-        { workspace_id: 1, [field]: 1, _id: -1 },
-        { name: `workspace_${field}_newest` },
-      );
-    }
+    await this.ensureRecordIndexes(["email_lc", "phone", "tags", "segments", "lifecycle_stage"]);
   }
 
   async create(workspaceId: string, input: ContactInput): Promise<ContactDoc> {
     const { doc, keys } = newContact(workspaceId, input);
-    const stored = await writeUnique(
+    return writeUnique(
       this.collection,
       "contact",
       doc._id,
       () => keys,
-      () => insertNew(this.collection, doc),
+      () => this.insertNew(doc),
     );
-    await this.relay.afterWrite("contacts", stored._id, stored.pending_events ?? []);
-    return stored;
   }
 
   /**
@@ -186,8 +158,7 @@ export class Contacts {
       for (const index of indexes) refused.add(index);
     }
     const created = docs.map((doc, index) => (refused.has(index) ? undefined : doc));
-    await this.relay.afterWriteMany(
-      "contacts",
+    await this.relayedMany(
       created.flatMap((doc) => (doc ? [{ id: doc._id, events: doc.pending_events ?? [] }] : [])),
     );
     return created;
@@ -208,7 +179,7 @@ export class Contacts {
    * stay as they are until it is deleted, so a crash here loses nothing. Returns the contact.
    */
   releaseForMerge(workspaceId: string, id: string, survivorId: string): Promise<ContactDoc> {
-    return updateInWorkspace(this.collection, "contact", workspaceId, id, async (current) => {
+    return this.updateInWorkspace(workspaceId, id, async (current: ContactDoc) => {
       const done = current.merged_into === survivorId && !current.unique_keys;
       if (done) return { result: current };
       return { set: { merged_into: survivorId }, unset: ["unique_keys"], result: current };
@@ -218,15 +189,6 @@ export class Contacts {
   /** The contact holding a unique key (its email or an external id; see uniqueKeysOf), if any. */
   findByUniqueKey(key: string): Promise<ContactDoc | null> {
     return this.collection.findOne({ unique_keys: key });
-  }
-
-  get(workspaceId: string, id: string): Promise<ContactDoc> {
-    return findInWorkspace(this.collection, "contact", workspaceId, id);
-  }
-
-  /** Whether the workspace has this contact (a ticket's `contact_id` must name one). */
-  exists(workspaceId: string, id: string): Promise<boolean> {
-    return existsInWorkspace(this.collection, workspaceId, id);
   }
 
   /**
@@ -242,84 +204,58 @@ export class Contacts {
     patchOrPlan: ContactInput | ((current: ContactDoc) => ContactInput),
   ): Promise<Patched> {
     let keys: UniqueKey[] = [];
-    const patched = await writeUnique(
+    return writeUnique(
       this.collection,
       "contact",
       id,
       () => keys,
       () =>
-        updateInWorkspace<ContactDoc, Patched>(
-          this.collection,
-          "contact",
-          workspaceId,
-          id,
-          async (current) => {
-            const patch = typeof patchOrPlan === "function" ? patchOrPlan(current) : patchOrPlan;
-            const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
-              MERGED.has(field)
-                ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})
-                : normalizeField(RULES, field, sent),
-            );
-            const { changes, previous } = diff;
-            if (!hasChanges(diff)) return { result: { doc: current, previous } };
-
-            const next = { ...current, ...changes } as ContactDoc;
-            next.email_lc = next.email ? next.email.toLowerCase() : null;
-            next.updated_at = new Date();
-            keys = uniqueKeysOf(workspaceId, next);
-            next.unique_keys = keys.length ? keys.map((k) => k.key) : undefined;
-            next.version = current.version + 1;
-            const set = { ...changes, email_lc: next.email_lc, updated_at: next.updated_at };
-            const event = newEvent(
-              workspaceId,
-              "contact.updated",
-              toContact(next),
-              publicValues(previous),
-              next.updated_at,
-            );
-            const result = { doc: next, previous, event };
-            return next.unique_keys
-              ? { set: { ...set, unique_keys: next.unique_keys }, event, result }
-              : { set, unset: ["unique_keys"], event, result };
-          },
-        ),
-    );
-    if (patched.event) await this.relay.afterWrite("contacts", id, [patched.event]);
-    return patched;
-  }
-
-  /**
-   * Deletes a contact, its tombstone written first (records/tombstones.ts) so that a pull learns of
-   * every deletion; `mergedInto` names the contact a merge moved it into.
-   */
-  delete(workspaceId: string, id: string, mergedInto: string | null = null): Promise<void> {
-    return deleteRecorded(
-      { relay: this.relay, tombstones: this.tombstones },
-      this.collection,
-      "contact",
-      workspaceId,
-      id,
-      mergedInto,
+        this.updateInWorkspace<Patched>(workspaceId, id, async (current) => {
+          const patch = typeof patchOrPlan === "function" ? patchOrPlan(current) : patchOrPlan;
+          const decided = decidePatch(workspaceId, current, patch);
+          keys = decided.keys;
+          return decided;
+        }),
     );
   }
 
-  list(workspaceId: string, filters: ContactFilters, page: Page): Promise<ContactDoc[]> {
-    return newestFirst(this.collection, workspaceId, filterOf(filters), page);
+  protected filterOf(filters: ContactFilters): Record<string, unknown> {
+    return filterOf(filters);
   }
+}
 
-  /** A page of an incremental pull: changed contacts and deleted ones (records/pull.ts). */
-  pull(workspaceId: string, filters: ContactFilters, window: PullWindow, settleMs: number) {
-    const filter = filterOf(filters);
-    return pullPage<ContactDoc>(
-      {
-        records: (upTo) => oldestChangeFirst(this.collection, workspaceId, filter, window, upTo),
-        tombstones: (upTo) => this.tombstones.since(workspaceId, "contact", window.after, window.limit, upTo),
-        existing: (ids) => existingIds(this.collection, workspaceId, ids),
-      },
-      window,
-      settleMs,
-    );
-  }
+/** A PATCH's write: the fields that change, the unique keys after it, its `contact.updated`. */
+function decidePatch(
+  workspaceId: string,
+  current: ContactDoc,
+  patch: ContactInput,
+): Decision<Patched> & { keys: UniqueKey[] } {
+  const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
+    MERGED.has(field)
+      ? merge(old as Record<string, unknown>, (sent as Record<string, unknown>) ?? {})
+      : normalizeField(RULES, field, sent),
+  );
+  const { changes, previous } = diff;
+  if (!hasChanges(diff)) return { result: { doc: current, previous }, keys: [] };
+
+  const next = { ...current, ...changes } as ContactDoc;
+  next.email_lc = next.email ? next.email.toLowerCase() : null;
+  next.updated_at = new Date();
+  const keys = uniqueKeysOf(workspaceId, next);
+  next.unique_keys = keys.length ? keys.map((k) => k.key) : undefined;
+  next.version = current.version + 1;
+  const set = { ...changes, email_lc: next.email_lc, updated_at: next.updated_at };
+  const event = newEvent(
+    workspaceId,
+    "contact.updated",
+    toContact(next),
+    publicValues(previous),
+    next.updated_at,
+  );
+  const result = { doc: next, previous, event };
+  return next.unique_keys
+    ? { set: { ...set, unique_keys: next.unique_keys }, event, result, keys }
+    : { set, unset: ["unique_keys"], event, result, keys };
 }
 
 /** The list filters as a query (every one is an equality or a range some index serves, but `search`). */

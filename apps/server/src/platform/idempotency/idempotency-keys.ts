@@ -72,8 +72,8 @@ export interface IdempotencyDoc {
   lock_expires_at: Date;
 }
 
-export type Claim =
-  | { outcome: "claimed"; owner: string; seed: string; firstRunAt: Date }
+export type Reservation =
+  | { outcome: "reserved"; owner: string; seed: string; firstRunAt: Date }
   | { outcome: "replay"; response: StoredResponse }
   | { outcome: "withheld"; response: StoredResponse }
   | { outcome: "in_flight" }
@@ -96,7 +96,7 @@ export class IdempotencyKeys {
   }
 
   /** Takes the key for this request, or says why not. Atomic through the unique `_id`. */
-  async claim(id: string, fingerprint: string, now = new Date()): Promise<Claim> {
+  async reserve(id: string, fingerprint: string, now = new Date()): Promise<Reservation> {
     const owner = randomUUID();
     const lockExpiresAt = new Date(now.getTime() + LOCK_MS);
     for (;;) {
@@ -112,7 +112,7 @@ export class IdempotencyKeys {
           expires_at: new Date(now.getTime() + this.ttlMs),
           lock_expires_at: lockExpiresAt,
         });
-        return { outcome: "claimed", owner, seed: owner, firstRunAt: now };
+        return { outcome: "reserved", owner, seed: owner, firstRunAt: now };
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
@@ -139,7 +139,7 @@ export class IdempotencyKeys {
           { _id: id, state: "in_flight", lock_expires_at: { $lt: now } },
           { $set: { owner, lock_expires_at: lockExpiresAt } },
         );
-        if (taken) return { outcome: "claimed", owner, seed: taken.seed, firstRunAt: taken.created_at };
+        if (taken) return { outcome: "reserved", owner, seed: taken.seed, firstRunAt: taken.created_at };
       }
       return { outcome: "in_flight" };
     }
