@@ -217,6 +217,7 @@ async function reencryptSecrets(): Promise<void> {
   const logger = createLogger(config.logLevel);
   await withDatabase(config, logger, async (database) => {
     const store = createStore(database.db, config, logger);
+    await prepareDatabase(store, logger); // the stored shapes this version reads (migrations)
     const box = store.secrets.box;
     const report = await sealStoredSecrets(store);
     process.stdout.write(

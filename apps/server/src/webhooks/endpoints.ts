@@ -55,9 +55,9 @@ export interface WebhookEndpointDoc extends RecordDoc {
   secrets: EndpointSecret[];
   /**
    * Sent with every delivery (webhooks/custom-headers.ts), sorted by name; each value sealed like
-   * the secrets (same context). Missing on endpoints stored before endpoints had headers.
+   * the secrets (same context). Empty when it sends none (migration 005 gave it to older endpoints).
    */
-  custom_headers?: CustomHeader[];
+  custom_headers: CustomHeader[];
   /** Deliveries per second at most, or null for no limit (webhooks/delivery/pace.ts). */
   rate_limit: number | null;
   /**
@@ -94,7 +94,7 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
     disabled_reason: doc.disabled_reason,
     consecutive_failures: doc.consecutive_failures,
     rate_limit: doc.rate_limit ?? null,
-    header_names: (doc.custom_headers ?? []).map((header) => header.name),
+    header_names: doc.custom_headers.map((header) => header.name),
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
@@ -305,7 +305,7 @@ export class WebhookEndpoints {
     patch: Record<string, string | null>,
   ): CustomHeader[] | undefined {
     const context = secretBinding(current);
-    const opened = (current.custom_headers ?? []).map((h) => ({
+    const opened = current.custom_headers.map((h) => ({
       name: h.name,
       value: this.secrets.open(h.value, context),
     }));

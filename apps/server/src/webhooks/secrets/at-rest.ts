@@ -24,7 +24,7 @@ export interface SealedOnEndpoint {
   _id: string;
   workspace_id: string;
   secrets: EndpointSecret[];
-  custom_headers?: CustomHeader[];
+  custom_headers: CustomHeader[];
 }
 
 /**
@@ -98,9 +98,7 @@ export class SecretsAtRest {
     let headers = this.openedHeaders.get(doc);
     if (!headers) {
       const context = secretBinding(doc);
-      headers = Object.fromEntries(
-        (doc.custom_headers ?? []).map((h) => [h.name, this.open(h.value, context)]),
-      );
+      headers = Object.fromEntries(doc.custom_headers.map((h) => [h.name, this.open(h.value, context)]));
       this.openedHeaders.set(doc, headers);
     }
     return headers;

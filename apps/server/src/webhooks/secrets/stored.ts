@@ -49,29 +49,28 @@ async function eachStoredSecretSet(store: SecretStores, visit: Visit): Promise<v
   const projection = { secrets: 1, custom_headers: 1, workspace_id: 1 };
   for await (const doc of endpoints.find({}, { projection })) {
     let current: EndpointSecret[] = doc.secrets;
-    let headers: CustomHeader[] | undefined = doc.custom_headers;
-    const values = () => [...current.map((s) => s.secret), ...(headers ?? []).map((h) => h.value)];
+    let headers: CustomHeader[] = doc.custom_headers;
+    const values = () => [...current.map((s) => s.secret), ...headers.map((h) => h.value)];
     await visit(
       values(),
       secretBinding(doc),
       async (next) => {
         const secrets = current.map((s, i) => ({ ...s, secret: next[i] as string }));
-        const sealedHeaders = headers?.map((h, i) => ({ ...h, value: next[current.length + i] as string }));
+        const sealedHeaders = headers.map((h, i) => ({ ...h, value: next[current.length + i] as string }));
         const { matchedCount } = await endpoints.updateOne(
           {
             _id: doc._id,
             secrets: current,
-            // An endpoint stored before endpoints had headers has no such field.
-            custom_headers: headers ?? { $exists: false },
+            custom_headers: headers,
           },
-          { $set: { secrets, ...(sealedHeaders ? { custom_headers: sealedHeaders } : {}) } },
+          { $set: { secrets, custom_headers: sealedHeaders } },
         );
         return matchedCount === 1;
       },
       async () => {
         const fresh = await endpoints.findOne({ _id: doc._id }, { projection });
         current = fresh?.secrets ?? [];
-        headers = fresh?.custom_headers;
+        headers = fresh?.custom_headers ?? [];
         return fresh ? values() : null;
       },
     );
