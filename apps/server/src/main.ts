@@ -14,10 +14,10 @@ import { loadOpenApi } from "./platform/http/openapi.js";
 import { createLogger, type Logger } from "./platform/logger.js";
 import { SecretKeyError } from "./platform/secret-box.js";
 import { startTelemetry, stopTelemetry } from "./platform/telemetry/index.js";
-import { prepareSecretsAtRest, sealStoredSecrets } from "./secrets-at-rest.js";
 import { createStore, prepareDatabase } from "./store.js";
 import { startSweeps } from "./sweeps.js";
 import { WebhookDelivery } from "./webhooks/delivery/worker.js";
+import { holdSecretWritesUntilChecked, sealStoredSecrets } from "./webhooks/secrets/stored.js";
 import { createWorkerApp } from "./worker-app.js";
 
 /** How long a shutdown may take beyond SHUTDOWN_TIMEOUT_MS (the running attempts' bound) before it gives up. */
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   const uri = config.mongodbUri ?? (embedded?.uri as string);
   const database = new DatabaseConnection(uri, config.databaseName);
   const store = createStore(database.db, config, logger);
-  const releaseSecretWrites = store.webhookEndpoints.holdSecretWrites();
+  const checkSecrets = holdSecretWritesUntilChecked(store, logger);
   const metrics = createMetrics({ store, database });
   // Every role queues the deliveries of the events it relays; workers also send them. Agenda is
   // built once the database answers (its backend creates indexes when it connects); events
@@ -76,8 +76,7 @@ async function main(): Promise<void> {
     .then(async () => {
       if (stopping.signal.aborted) return;
       // Before any delivery: a key that cannot open the stored secrets would sign with garbage.
-      await prepareSecretsAtRest(store, store.webhookEndpoints.secretBox, logger);
-      releaseSecretWrites();
+      await checkSecrets();
       delivery = new WebhookDelivery(database.db, store, config, logger, { metrics });
       await delivery.ready();
       deliveryBuilt(delivery);
@@ -218,8 +217,9 @@ async function reencryptSecrets(): Promise<void> {
   const logger = createLogger(config.logLevel);
   await withDatabase(config, logger, async (database) => {
     const store = createStore(database.db, config, logger);
-    const box = store.webhookEndpoints.secretBox;
-    const report = await sealStoredSecrets(store, box);
+    await prepareDatabase(store, logger); // the stored shapes this version reads (migrations)
+    const box = store.secrets.box;
+    const report = await sealStoredSecrets(store);
     process.stdout.write(
       `re-encrypted ${report.sealed} webhook signing secret(s) in ${report.documents} document(s); ` +
         `every stored secret is now under key ${box.currentKeyId}` +

@@ -17,14 +17,17 @@ import { Tickets } from "./tickets/tickets.js";
 import { DeliveryAttempts } from "./webhooks/attempts.js";
 import { toWebhookDelivery, WebhookDeliveries } from "./webhooks/deliveries.js";
 import { DeliveryQueue } from "./webhooks/delivery-queue.js";
-import { useSecretBox, WebhookEndpoints } from "./webhooks/endpoints.js";
+import { WebhookEndpoints } from "./webhooks/endpoints.js";
 import { WebhookRecoveries } from "./webhooks/recoveries.js";
+import { SecretsAtRest } from "./webhooks/secrets/at-rest.js";
 import { ApiKeys } from "./workspaces/api-keys.js";
 import { Workspaces } from "./workspaces/workspaces.js";
 
 /** Every collection module, built over one database. */
 export interface Store {
   db: Db;
+  /** The process's keys: every stored secret is sealed and opened there. */
+  secrets: SecretsAtRest;
   workspaces: Workspaces;
   apiKeys: ApiKeys;
   contacts: Contacts;
@@ -68,9 +71,11 @@ export function createStore(
   >,
   logger: Logger,
 ): Store {
-  // One process, one environment, one set of keys: deliveries open secrets with it too.
-  const secretBox = new SecretBox(config.secretsEncryptionKey, config.secretsEncryptionOldKeys);
-  useSecretBox(secretBox);
+  // One process, one environment, one set of keys: every seal and open of a stored secret goes
+  // through this one object (webhooks/secrets/at-rest.ts).
+  const secrets = new SecretsAtRest(
+    new SecretBox(config.secretsEncryptionKey, config.secretsEncryptionOldKeys),
+  );
   const events = new Events(db, config.eventRetentionMs);
   const relay = new EventRelay(db, events, { immediate: config.eventRelayImmediate, logger });
   const tombstones = new Tombstones(db);
@@ -81,14 +86,15 @@ export function createStore(
   const deliveryQueue = new DeliveryQueue(webhookDeliveries);
   return {
     db,
+    secrets,
     workspaces: new Workspaces(db),
     apiKeys: new ApiKeys(db, { cacheMs: config.apiKeyCacheMs }),
     contacts,
     conversations,
     messages,
     tickets: new Tickets(db, { contacts, conversations }, relay, tombstones),
-    idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs, secretBox),
-    webhookEndpoints: new WebhookEndpoints(db, secretBox, {
+    idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs, secrets.answers),
+    webhookEndpoints: new WebhookEndpoints(db, secrets, {
       relay,
       limits: config.limits,
       rules: { failingAfter: config.webhookFailingAfter },

@@ -1,9 +1,15 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/platform/config.js";
-import { signingSecrets, type WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
+import type { WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
+import { SecretsAtRest } from "../src/webhooks/secrets/at-rest.js";
+
 import { api, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
+
+/** The test servers run without SECRETS_ENCRYPTION_KEY: secrets are stored as they are. */
+const plaintext = new SecretsAtRest();
+const signingSecrets = (doc: WebhookEndpointDoc, now?: Date) => plaintext.signingSecrets(doc, now);
 
 // The bounds on what one workspace can grow (docs/operations.md "Limits"), on a server of their
 // own with small settings over the run's database: endpoints per workspace, live signing secrets

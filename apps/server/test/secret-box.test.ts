@@ -1,5 +1,5 @@
 import { createCipheriv, randomBytes } from "node:crypto";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/platform/config.js";
 import {
   isCurrent,
@@ -9,9 +9,9 @@ import {
   SecretKeyError,
   sealedKeyId,
 } from "../src/platform/secret-box.js";
-import { secretBinding, signingSecrets, useSecretBox } from "../src/webhooks/endpoints.js";
+import { SecretsAtRest, secretBinding } from "../src/webhooks/secrets/at-rest.js";
 
-// The sealing of webhook signing secrets (platform/secret-box.ts) as a pure module, and how
+// The sealing of webhook signing secrets (platform/secret-box.ts, used through webhooks/secrets/at-rest.ts) as a pure module, and how
 // SECRETS_ENCRYPTION_KEY and SECRETS_ENCRYPTION_OLD_KEYS are read. The server-level behaviour
 // (start-up, rotation, replays) is in secrets-at-rest.test.ts.
 
@@ -28,22 +28,22 @@ function sealedAsEnc1(k: Buffer, context: string): string {
 }
 
 describe("an endpoint's sealed secrets, as deliveries open them (signingSecrets)", () => {
-  afterEach(() => useSecretBox(new SecretBox()));
-
   it("an enc1 secret still signs; an enc2 one copied to the same id in another workspace does not open", () => {
     const k = key();
     const box = new SecretBox(k);
-    useSecretBox(box);
+    const secrets = new SecretsAtRest(box);
     const here = { _id: "we_1", workspace_id: "ws_1" };
     const legacy = {
       ...here,
       secrets: [{ secret: sealedAsEnc1(k, "webhook_endpoint:we_1"), expires_at: null }],
     };
-    expect(signingSecrets(legacy)).toEqual([SECRET]);
+    expect(secrets.signingSecrets(legacy)).toEqual([SECRET]);
     const current = box.seal(SECRET, secretBinding(here));
-    expect(signingSecrets({ ...here, secrets: [{ secret: current, expires_at: null }] })).toEqual([SECRET]);
+    expect(secrets.signingSecrets({ ...here, secrets: [{ secret: current, expires_at: null }] })).toEqual([
+      SECRET,
+    ]);
     const copied = { _id: "we_1", workspace_id: "ws_2", secrets: [{ secret: current, expires_at: null }] };
-    expect(() => signingSecrets(copied)).toThrow(SecretKeyError);
+    expect(() => secrets.signingSecrets(copied)).toThrow(SecretKeyError);
   });
 });
 

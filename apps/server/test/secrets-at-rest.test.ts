@@ -8,6 +8,7 @@ import { DatabaseUnavailableError } from "../src/platform/errors.js";
 import { newId } from "../src/platform/ids.js";
 import { keyIdOf, SecretBox } from "../src/platform/secret-box.js";
 import { WebhookEndpoints } from "../src/webhooks/endpoints.js";
+import { SecretsAtRest } from "../src/webhooks/secrets/at-rest.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
 import { startReceiver, testCertificate } from "./helpers/https-receiver.js";
 import { eventually, type MainProcess, startMain } from "./helpers/main-process.js";
@@ -300,8 +301,9 @@ describe("signing secrets at rest", () => {
 
 describe("while the start-up check of the stored secrets runs", () => {
   it("creates wait for it, and answer 503 (DatabaseUnavailableError) if it takes over 5 s", async () => {
-    const endpoints = new WebhookEndpoints(db, new SecretBox(Buffer.from(KEY_1, "base64")));
-    const release = endpoints.holdSecretWrites();
+    const secrets = new SecretsAtRest(new SecretBox(Buffer.from(KEY_1, "base64")));
+    const endpoints = new WebhookEndpoints(db, secrets);
+    const release = secrets.holdWrites();
     let done = false;
     const creating = endpoints.create("ws_held", { url: "https://held.example.invalid/x" }).finally(() => {
       done = true;
@@ -313,7 +315,7 @@ describe("while the start-up check of the stored secrets runs", () => {
     expect(secret).toMatch(/^whsec_/);
     expect(doc.secrets[0]?.secret).toMatch(sealedUnder(KEY_1));
 
-    endpoints.holdSecretWrites(); // never released: the check is stuck (the database went away)
+    secrets.holdWrites(); // never released: the check is stuck (the database went away)
     const started = Date.now();
     await expect(endpoints.create("ws_held", { url: "https://held.example.invalid/y" })).rejects.toThrow(
       DatabaseUnavailableError,

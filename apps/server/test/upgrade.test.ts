@@ -79,6 +79,11 @@ describe("an upgrade from the data an earlier release wrote", () => {
     expect(
       await db.collection("webhook_deliveries").countDocuments({ pending_key: { $exists: false } }),
     ).toBe(0);
+    // The old release's endpoints had no custom headers; every endpoint now has the field.
+    expect(documents("webhook_endpoints").some((endpoint) => "custom_headers" in endpoint)).toBe(false);
+    expect(
+      await db.collection("webhook_endpoints").countDocuments({ custom_headers: { $type: "array" } }),
+    ).toBe(documents("webhook_endpoints").length);
     const names = async (collection: string) =>
       (await db.collection(collection).listIndexes().toArray()).map((index) => index.name);
     expect(await names("webhook_deliveries")).not.toContain("one_pending");

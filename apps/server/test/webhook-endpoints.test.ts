@@ -1,8 +1,14 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { signingSecrets, type WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
+import type { WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
+import { SecretsAtRest } from "../src/webhooks/secrets/at-rest.js";
+
 import { ALL_SCOPES, api, newKey, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";
 import { walkPages } from "./helpers/paging.js";
+
+/** The test servers run without SECRETS_ENCRYPTION_KEY: secrets are stored as they are. */
+const plaintext = new SecretsAtRest();
+const signingSecrets = (doc: WebhookEndpointDoc, now?: Date) => plaintext.signingSecrets(doc, now);
 
 const database = runDatabase();
 let workspaceId: string;

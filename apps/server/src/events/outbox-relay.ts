@@ -1,4 +1,5 @@
 import type { Collection, Db, Filter } from "mongodb";
+import { gathered } from "../platform/database/gather.js";
 import type { Logger } from "../platform/logger.js";
 import type { Events } from "./events.js";
 import type { StoredEvent } from "./model.js";
@@ -52,13 +53,29 @@ export class EventRelay {
   private readonly hooks: RelayHook[] = [];
   private readonly recordedListeners: ((events: StoredEvent[]) => void)[] = [];
   private readonly tracked: Collection<Outboxed>[] = [];
-  /** Written documents whose events await the next relay round (see afterWrite). */
-  private readonly queue: PendingDocument[] = [];
-  private readonly waiting: (() => void)[] = [];
-  private flushing = false;
-  /** Documents whose events are in `events`, waiting for the hooks and the removal. */
-  private readonly recorded: PendingDocument[] = [];
-  private finishing = false;
+  /**
+   * Records the events of the documents written while a recording is under way, together (group
+   * commit, platform/database/gather.ts); each writer's call resolves once its events are in
+   * `events`, or once their failure is logged.
+   */
+  private readonly recordWritten = gathered(async (written: PendingDocument[][]) => {
+    await this.eachBatch(written.flat(), async (batch) => {
+      await this.record(batch.flatMap((d) => d.events));
+      for (const document of batch) void this.finish(document);
+    });
+    return written.map(() => undefined);
+  }, RELAY_BATCH);
+  /**
+   * Runs the hooks for recorded documents and removes their pending copies, in batches gathered
+   * the same way, in the background (a failure is logged; the sweep relays them again).
+   */
+  private readonly finish = gathered(async (recorded: PendingDocument[]) => {
+    await this.eachBatch(recorded, async (batch) => {
+      await this.runHooks(batch.flatMap((d) => d.events));
+      await this.removePending(batch);
+    });
+    return recorded.map(() => undefined);
+  }, RELAY_BATCH);
 
   constructor(
     private readonly db: Db,
@@ -108,46 +125,26 @@ export class EventRelay {
   afterWriteMany(collection: string, written: { id: string; events: StoredEvent[] }[]): Promise<void> {
     const relayed = written.filter((w) => w.events.length > 0);
     if (!this.options.immediate || relayed.length === 0) return Promise.resolve();
-    return new Promise((done) => {
-      for (const { id, events } of relayed) this.queue.push({ collection, id, events });
-      this.waiting.push(done);
-      if (!this.flushing) void this.flush();
-    });
+    return this.recordWritten(relayed.map(({ id, events }) => ({ collection, id, events })));
   }
 
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, RELAY_BATCH);
-      // Every writer waiting now has its documents in this batch or in an earlier one.
-      const waiting = this.queue.length === 0 ? this.waiting.splice(0) : [];
+  /**
+   * Runs `step` on the documents RELAY_BATCH at a time (one bulk write and one insertMany each);
+   * a failed batch is logged and left to the sweep, and the next goes on.
+   */
+  private async eachBatch(
+    documents: PendingDocument[],
+    step: (batch: PendingDocument[]) => Promise<void>,
+  ): Promise<void> {
+    for (let at = 0; at < documents.length; at += RELAY_BATCH) {
+      const batch = documents.slice(at, at + RELAY_BATCH);
       try {
-        await this.record(batch.flatMap((d) => d.events));
-        this.recorded.push(...batch);
-        if (!this.finishing) void this.finish();
-      } catch (err) {
-        const ids = batch.map((b) => b.id);
-        this.options.logger.warn({ err, ids }, "event relay failed; the sweep will retry");
-      }
-      for (const done of waiting) done();
-    }
-    this.flushing = false;
-  }
-
-  /** Runs the hooks and removes the pending copies of recorded events, a batch at a time. */
-  private async finish(): Promise<void> {
-    this.finishing = true;
-    while (this.recorded.length > 0) {
-      const batch = this.recorded.splice(0, RELAY_BATCH);
-      try {
-        await this.runHooks(batch.flatMap((d) => d.events));
-        await this.removePending(batch);
+        await step(batch);
       } catch (err) {
         const ids = batch.map((b) => b.id);
         this.options.logger.warn({ err, ids }, "event relay failed; the sweep will retry");
       }
     }
-    this.finishing = false;
   }
 
   /** Moves every event still pending on one document of `collection` into `events`. */

@@ -3,6 +3,7 @@ import { retireAgendaLaneJobs } from "./001-retire-agenda-lane-jobs.js";
 import { keySettledDeliveries } from "./002-key-settled-deliveries.js";
 import { attemptsUniquePerDelivery } from "./003-attempts-unique-per-delivery.js";
 import { apiKeysUniqueInWorkspace } from "./004-api-keys-unique-in-workspace.js";
+import { endpointsHaveCustomHeaders } from "./005-endpoints-have-custom-headers.js";
 
 /**
  * Every migration, in order (docs/decisions.md, "Migrations"). A new one goes at the end with the
@@ -14,4 +15,5 @@ export const MIGRATIONS: readonly Migration[] = [
   keySettledDeliveries,
   attemptsUniquePerDelivery,
   apiKeysUniqueInWorkspace,
+  endpointsHaveCustomHeaders,
 ];

@@ -5,9 +5,8 @@ import { isOperational, receives, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
 import type { Limits } from "../platform/config.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
-import { concurrentUpdate, DatabaseUnavailableError, DomainError, notFound } from "../platform/errors.js";
+import { concurrentUpdate, DomainError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
-import { type Binding, SecretBox } from "../platform/secret-box.js";
 import { MutableRecords, type RecordDoc } from "../records/record.js";
 import type { BodyOf, Schema } from "../spec/types.js";
 import { type CustomHeader, checkHeaderNames, mergeHeaders } from "./custom-headers.js";
@@ -20,29 +19,22 @@ import {
   ownerDisabledEvent,
   successUpdates,
 } from "./endpoint-health.js";
+import { type EndpointSecret, SecretsAtRest, secretBinding } from "./secrets/at-rest.js";
 
 /**
  * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its
  * events, which types, whether deliveries are on, the signing secrets and the custom headers.
  * Secrets never leave this module except as the one-time answer of create and rotate, and for
  * signing deliveries; header values only for deliveries. With SECRETS_ENCRYPTION_KEY both are
- * stored sealed (platform/secret-box.ts) and opened only here.
+ * stored sealed, and sealed and opened by webhooks/secrets/at-rest.ts only.
  */
 
 export type EndpointStatus = Schema<"WebhookEndpointStatus">;
 type Subscription = Schema<"EventSubscription">;
 
-/** A signing secret; `expires_at` null for the current one, set for one being rotated out. */
-export interface EndpointSecret {
-  /** `whsec_…`, or sealed (`enc1:…`) when a key is set: open it with `signingSecrets`. */
-  secret: string;
-  expires_at: Date | null;
-}
-
 /**
  * A mutable record like the others (records/record.ts): looked up in its workspace, PATCHed by a
- * version-checked update, deleted in its workspace. An endpoint stored before endpoints had a
- * `version` has none; `updateInWorkspace` checks that it still has none, and its first update sets 1.
+ * version-checked update, deleted in its workspace.
  */
 export interface WebhookEndpointDoc extends RecordDoc {
   url: string;
@@ -57,9 +49,9 @@ export interface WebhookEndpointDoc extends RecordDoc {
   secrets: EndpointSecret[];
   /**
    * Sent with every delivery (webhooks/custom-headers.ts), sorted by name; each value sealed like
-   * the secrets (same context). Missing on endpoints stored before endpoints had headers.
+   * the secrets (same context). Empty when it sends none (migration 005 gave it to older endpoints).
    */
-  custom_headers?: CustomHeader[];
+  custom_headers: CustomHeader[];
   /** Deliveries per second at most, or null for no limit (webhooks/delivery/pace.ts). */
   rate_limit: number | null;
   /**
@@ -96,7 +88,7 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
     disabled_reason: doc.disabled_reason,
     consecutive_failures: doc.consecutive_failures,
     rate_limit: doc.rate_limit ?? null,
-    header_names: (doc.custom_headers ?? []).map((header) => header.name),
+    header_names: doc.custom_headers.map((header) => header.name),
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
@@ -104,66 +96,6 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
 
 /** `whsec_` + 32 random bytes, base64 (docs/design.md, Webhook delivery). */
 export const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
-
-/**
- * What a sealed secret (or custom header value) of an endpoint is bound to: it opens in this
- * endpoint's document, of this workspace, only. `legacy` is what secrets sealed before the
- * workspace was bound name (docs/decisions.md "Signing secrets at rest").
- */
-export const secretBinding = (doc: Pick<WebhookEndpointDoc, "_id" | "workspace_id">): Binding => ({
-  context: `webhook_endpoint:${doc.workspace_id}:${doc._id}`,
-  legacy: `webhook_endpoint:${doc._id}`,
-});
-
-/**
- * The process's keys (SECRETS_ENCRYPTION_KEY and _OLD_KEYS), set once by `createStore`: one
- * environment, one set of keys, so deliveries open secrets without being handed them.
- */
-let processSecretBox = new SecretBox();
-export function useSecretBox(box: SecretBox): void {
-  processSecretBox = box;
-}
-
-/** Opened secrets per endpoint document read: a batch's document is opened once, not per attempt. */
-const opened = new WeakMap<object, EndpointSecret[]>();
-
-/**
- * The plaintext secrets deliveries sign with at `now`: the current one and those still in their
- * grace period. Opens sealed ones once per document object (deliveries read each endpoint once
- * per batch). Throws SecretKeyError when a secret is sealed with a key this process lacks.
- */
-export function signingSecrets(
-  doc: Pick<WebhookEndpointDoc, "_id" | "workspace_id" | "secrets">,
-  now = new Date(),
-): string[] {
-  let secrets = opened.get(doc);
-  if (!secrets) {
-    const context = secretBinding(doc);
-    secrets = doc.secrets.map((s) => ({ ...s, secret: processSecretBox.open(s.secret, context) }));
-    opened.set(doc, secrets);
-  }
-  return secrets
-    .filter((s) => s.expires_at === null || s.expires_at.getTime() > now.getTime())
-    .map((s) => s.secret);
-}
-
-/** Opened custom headers per endpoint document read, as for the secrets. */
-const openedHeaders = new WeakMap<object, Record<string, string>>();
-
-/** The custom headers deliveries send, name → plaintext value (opened once per document read). */
-export function customHeaders(
-  doc: Pick<WebhookEndpointDoc, "_id" | "workspace_id" | "custom_headers">,
-): Record<string, string> {
-  let headers = openedHeaders.get(doc);
-  if (!headers) {
-    const context = secretBinding(doc);
-    headers = Object.fromEntries(
-      (doc.custom_headers ?? []).map((h) => [h.name, processSecretBox.open(h.value, context)]),
-    );
-    openedHeaders.set(doc, headers);
-  }
-  return headers;
-}
 
 /**
  * The secrets after a rotation: the new one first, older ones valid for at most `expiresInMs` more
@@ -189,9 +121,6 @@ export function rotateSecrets(
   return [{ secret: fresh, expires_at: null }, ...kept].slice(0, Math.max(1, limit));
 }
 
-// How long a create or rotation waits for the start-up check of the stored secrets before a 503.
-const SECRET_CHECK_WAIT_MS = 5_000;
-
 // A rotation races only with another rotation of the same endpoint; a few tries settle it.
 const ROTATION_TRIES = 5;
 
@@ -212,9 +141,6 @@ export interface EndpointHealthOptions {
 }
 
 export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
-  /** Pending while main.ts checks the stored secrets against the keys (`holdSecretWrites`). */
-  private secretWritesHeld: Promise<void> | undefined;
-
   private readonly rules: HealthRules;
   private readonly readDelivery: NonNullable<EndpointHealthOptions["readDelivery"]>;
   private readonly limits: NonNullable<EndpointHealthOptions["limits"]>;
@@ -222,7 +148,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
   constructor(
     db: Db,
     /** Seals the secrets written (SECRETS_ENCRYPTION_KEY); without a key they stay plaintext. */
-    readonly secretBox: SecretBox = new SecretBox(),
+    readonly secrets: SecretsAtRest = new SecretsAtRest(),
     options: EndpointHealthOptions = {},
   ) {
     // Endpoints carry operational events until the relay moves them (endpoint-health.ts).
@@ -236,48 +162,19 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
   }
 
-  /**
-   * Until the returned function is called, creates and rotations wait (then answer 503, retry):
-   * a process whose key turns out not to open the stored secrets (it then stops) must not seal
-   * new ones with that key meanwhile. main.ts holds them until secrets-at-rest.ts has checked,
-   * which takes moments once the database answers.
-   */
-  holdSecretWrites(): () => void {
-    let release = () => {};
-    this.secretWritesHeld = new Promise<void>((done) => {
-      release = done;
-    });
-    return () => {
-      this.secretWritesHeld = undefined;
-      release();
-    };
-  }
-
-  private async secretWritesAllowed(): Promise<void> {
-    const held = this.secretWritesHeld;
-    if (!held) return;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<"late">((done) => {
-      timer = setTimeout(() => done("late"), SECRET_CHECK_WAIT_MS);
-    });
-    const outcome = await Promise.race([held, late]);
-    clearTimeout(timer);
-    if (outcome === "late") throw new DatabaseUnavailableError("stored signing secrets not checked yet");
-  }
-
   /** Registers an endpoint; returns it with its first secret, which the caller shows once. */
   async create(
     workspaceId: string,
     input: WebhookEndpointInput,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
     checkHeaderNames(input.headers ?? {});
-    await this.secretWritesAllowed();
+    await this.secrets.writesAllowed();
     const now = new Date();
     const secret = newSecret();
     const id = newId("we", now.getTime());
     await this.assertRoomFor(workspaceId, 0);
     const binding = secretBinding({ _id: id, workspace_id: workspaceId });
-    const seal = (value: string) => this.secretBox.seal(value, binding);
+    const seal = (value: string) => this.secrets.seal(value, binding);
     const doc: WebhookEndpointDoc = {
       _id: id,
       workspace_id: workspaceId,
@@ -306,7 +203,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     // A retried creation answers the first run's endpoint, and so its secret.
     if (stored === doc) return { doc, secret };
     const first = stored.secrets[0]?.secret;
-    return { doc: stored, secret: first ? this.secretBox.open(first, secretBinding(stored)) : secret };
+    return { doc: stored, secret: first ? this.secrets.open(first, secretBinding(stored)) : secret };
   }
 
   /**
@@ -340,7 +237,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
   async update(workspaceId: string, id: string, patch: WebhookEndpointPatch): Promise<WebhookEndpointDoc> {
     if (patch.headers !== undefined) {
       checkHeaderNames(patch.headers);
-      await this.secretWritesAllowed();
+      await this.secrets.writesAllowed();
     }
     type Patched = { doc: WebhookEndpointDoc; event?: StoredEvent };
     const patched = await this.updateInWorkspace<Patched>(workspaceId, id, async (current) => {
@@ -364,7 +261,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
       }
       if (Object.keys(set).length === 0) return { result: { doc: current } };
       set.updated_at = now;
-      const version = (current.version ?? 0) + 1;
+      const version = current.version + 1;
       const doc = { ...current, ...set, version };
       // Disabling by the owner says so too (`webhook_endpoint.disabled`, reason `owner`), in the
       // same write.
@@ -384,13 +281,13 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     patch: Record<string, string | null>,
   ): CustomHeader[] | undefined {
     const context = secretBinding(current);
-    const opened = (current.custom_headers ?? []).map((h) => ({
+    const opened = current.custom_headers.map((h) => ({
       name: h.name,
-      value: this.secretBox.open(h.value, context),
+      value: this.secrets.open(h.value, context),
     }));
     const next = mergeHeaders(opened, patch, (value) => value);
     if (isDeepStrictEqual(next, opened)) return undefined;
-    return next.map((h) => ({ name: h.name, value: this.secretBox.seal(h.value, context) }));
+    return next.map((h) => ({ name: h.name, value: this.secrets.seal(h.value, context) }));
   }
 
   /**
@@ -403,12 +300,12 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     id: string,
     expiresInMs: number,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
-    await this.secretWritesAllowed();
+    await this.secrets.writesAllowed();
     for (let attempt = 0; attempt < ROTATION_TRIES; attempt++) {
       const current = await this.get(workspaceId, id);
       const now = new Date();
       const secret = newSecret();
-      const sealed = this.secretBox.seal(secret, secretBinding(current));
+      const sealed = this.secrets.seal(secret, secretBinding(current));
       const secrets = rotateSecrets(
         current.secrets,
         expiresInMs,

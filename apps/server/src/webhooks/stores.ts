@@ -4,6 +4,7 @@ import type { WebhookDeliveries } from "./deliveries.js";
 import type { DeliveryQueue } from "./delivery-queue.js";
 import type { WebhookEndpoints } from "./endpoints.js";
 import type { WebhookRecoveries } from "./recoveries.js";
+import type { SecretsAtRest } from "./secrets/at-rest.js";
 
 /**
  * The stores the webhook machinery reaches: its routes, recovery and the delivery worker. The
@@ -17,4 +18,6 @@ export interface WebhookStores {
   deliveryQueue: DeliveryQueue;
   webhookRecoveries: WebhookRecoveries;
   events: Events;
+  /** Opens the secrets and header values deliveries sign with and send. */
+  secrets: SecretsAtRest;
 }

@@ -1,6 +1,7 @@
 /**
- * Group commit for database calls made many times at once (the shared rate limiter's takes,
- * platform/http/rate-limit.ts): where each round trip costs more than the work it carries, the calls made
+ * The one group commit of the server, for database calls made many times at once (the shared
+ * rate limiter's takes, platform/http/rate-limit.ts; the event relay's recording and finishing,
+ * events/outbox-relay.ts; the delivery worker's records, reads and lease releases): where each round trip costs more than the work it carries, the calls made
  * while one is in flight go to the database together. `gathered(run)` returns a function that
  * calls `run` at once when nothing is in flight, and otherwise gathers the calls made meanwhile
  * and passes them to `run` together when the call in flight returns.

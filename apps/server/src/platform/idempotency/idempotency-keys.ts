@@ -1,38 +1,43 @@
 import { randomUUID } from "node:crypto";
 import type { Collection, Db } from "mongodb";
 import { isDuplicateKey } from "../database/errors.js";
-import { SecretBox } from "../secret-box.js";
 
 /**
- * No key or secret is kept in the clear in a stored answer (docs/decisions.md "Keys and secrets
- * in stored answers"). The answers that carry one name it at the top level: `secret` (a webhook
- * endpoint's create and rotation) and `key` (the admin API's new API key). With
- * SECRETS_ENCRYPTION_KEY it is kept sealed, bound to its record (the workspace and the
- * Idempotency-Key), and `reencrypt-secrets` moves it with the rest. Without a key, a signing
- * secret is kept as the endpoint itself keeps it (in the clear; the server warns at start), and an
- * API key, stored nowhere else but as a hash, is not kept at all: its replay is answered
- * `409 idempotency_replay_unavailable`.
+ * Fields of a stored answer that must not be kept as they were answered (docs/decisions.md "Keys
+ * and secrets in stored answers"). The caller names them and says how each is kept: this store
+ * only applies it to the top-level fields of an answer's body, bound to the record (the
+ * workspace and the Idempotency-Key, `replayContext`).
  */
+export interface AnswerSealing {
+  /** Top-level fields of an answer's body to seal when they hold a string. */
+  readonly fields: readonly string[];
+  /**
+   * What to store for `value` of `field`, bound to `context`; undefined leaves the field out of
+   * the stored answer, whose replay is then refused (`withheld`).
+   */
+  seal(value: string, field: string, context: string): string | undefined;
+  /** A value stored by `seal`, opened for a replay. */
+  open(stored: string, context: string): string;
+}
+
+/** Keeps every answer as it was (a store told of no sealed fields). */
+const KEPT_AS_ANSWERED: AnswerSealing = { fields: [], seal: (value) => value, open: (stored) => stored };
+
+/** What a sealed field of a stored answer is bound to: it opens in this record only. */
 export const replayContext = (id: string) => `idempotency:${id}`;
 
-/** The fields of a stored answer that hold a key or secret. */
-export const SECRET_FIELDS = ["secret", "key"] as const;
-type SecretField = (typeof SECRET_FIELDS)[number];
-
-/** A field kept nowhere in the clear but here: without a key it is left out of the stored answer. */
-const UNKEPT_IN_THE_CLEAR: readonly SecretField[] = ["key"];
-
-function mapSecrets(
+function mapSealed(
   response: StoredResponse,
-  map: (secret: string, field: SecretField) => string | undefined,
+  fields: readonly string[],
+  map: (value: string, field: string) => string | undefined,
 ) {
   const body = response.body as Record<string, unknown> | null;
   if (!body || typeof body !== "object" || Array.isArray(body)) return response;
-  const fields = SECRET_FIELDS.filter((field) => typeof body[field] === "string");
-  if (fields.length === 0) return response;
+  const present = fields.filter((field) => typeof body[field] === "string");
+  if (present.length === 0) return response;
   const next: Record<string, unknown> = { ...body };
   const withheld: string[] = [];
-  for (const field of fields) {
+  for (const field of present) {
     const value = map(body[field] as string, field);
     if (value === undefined) {
       delete next[field];
@@ -45,7 +50,7 @@ function mapSecrets(
 export interface StoredResponse {
   status: number;
   body: unknown;
-  /** Fields of the answer not kept (a key, without SECRETS_ENCRYPTION_KEY): it cannot be replayed. */
+  /** Fields of the answer not kept (`AnswerSealing.seal` left them out): it cannot be replayed. */
   withheld?: string[];
 }
 
@@ -86,7 +91,8 @@ export class IdempotencyKeys {
   constructor(
     db: Db,
     private readonly ttlMs: number,
-    private readonly secretBox: SecretBox = new SecretBox(),
+    /** The fields of answers kept sealed, and how (none without it). */
+    readonly sealing: AnswerSealing = KEPT_AS_ANSWERED,
   ) {
     this.collection = db.collection<IdempotencyDoc>("idempotency_keys");
   }
@@ -129,7 +135,7 @@ export class IdempotencyKeys {
         const context = replayContext(id);
         return {
           outcome: "replay",
-          response: mapSecrets(existing.response, (s) => this.secretBox.open(s, context)),
+          response: mapSealed(existing.response, this.sealing.fields, (s) => this.sealing.open(s, context)),
         };
       }
       if (existing.lock_expires_at < now) {
@@ -147,10 +153,10 @@ export class IdempotencyKeys {
 
   /** Stores the response of the request that owns the key. */
   async complete(id: string, owner: string, response: StoredResponse): Promise<void> {
-    const stored = mapSecrets(response, (s, field) => {
-      if (this.secretBox.encrypting) return this.secretBox.seal(s, replayContext(id));
-      return UNKEPT_IN_THE_CLEAR.includes(field) ? undefined : s;
-    });
+    const context = replayContext(id);
+    const stored = mapSealed(response, this.sealing.fields, (s, field) =>
+      this.sealing.seal(s, field, context),
+    );
     await this.collection.updateOne(
       { _id: id, owner, state: "in_flight" },
       { $set: { state: "done", response: stored } },

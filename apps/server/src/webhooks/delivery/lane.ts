@@ -5,7 +5,7 @@ import type { Metrics } from "../../platform/metrics/metrics.js";
 import { withDeliveryAttemptSpan } from "../../platform/telemetry/index.js";
 import type { DeliveryAttemptInput } from "../attempts.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "../deliveries.js";
-import { customHeaders, signingSecrets, type WebhookEndpointDoc } from "../endpoints.js";
+import type { WebhookEndpointDoc } from "../endpoints.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
 import type { LaneLeases } from "./lane-leases.js";
@@ -143,8 +143,8 @@ async function sendBatch(
 ): Promise<boolean> {
   // Once per batch: the secrets and header values valid now. One this process cannot open (a
   // key it lacks, SecretKeyError) fails the run; the claimed attempts come back when their lease ends.
-  const secrets = signingSecrets(endpoint);
-  const headers = customHeaders(endpoint);
+  const secrets = deps.store.secrets.signingSecrets(endpoint);
+  const headers = deps.store.secrets.customHeaders(endpoint);
   const events = await (known ?? deps.readEvents([...new Set(batch.map((d) => d.event_id))]));
   const context: BatchContext = {
     deps,

@@ -1,19 +1,10 @@
-import {
-  type IdempotencyDoc,
-  replayContext,
-  SECRET_FIELDS,
-} from "./platform/idempotency/idempotency-keys.js";
-import type { Logger } from "./platform/logger.js";
-import {
-  type Binding,
-  isCurrent,
-  type SecretBox,
-  SecretKeyError,
-  sealedKeyId,
-} from "./platform/secret-box.js";
-import type { Store } from "./store.js";
-import type { CustomHeader } from "./webhooks/custom-headers.js";
-import { type EndpointSecret, secretBinding } from "./webhooks/endpoints.js";
+import type { IdempotencyDoc, IdempotencyKeys } from "../../platform/idempotency/idempotency-keys.js";
+import { replayContext } from "../../platform/idempotency/idempotency-keys.js";
+import type { Logger } from "../../platform/logger.js";
+import { type Binding, isCurrent, SecretKeyError, sealedKeyId } from "../../platform/secret-box.js";
+import type { CustomHeader } from "../custom-headers.js";
+import type { WebhookEndpoints } from "../endpoints.js";
+import { type EndpointSecret, type SecretsAtRest, secretBinding } from "./at-rest.js";
 
 /**
  * Keeps the stored keys, signing secrets and endpoints' custom header values in step with the configured keys (docs/decisions.md
@@ -35,6 +26,13 @@ export interface SealReport {
 
 const TRIES = 5;
 
+/** Where keys and secrets are stored, and the one box they are sealed with. */
+export interface SecretStores {
+  secrets: SecretsAtRest;
+  webhookEndpoints: Pick<WebhookEndpoints, "collection">;
+  idempotencyKeys: Pick<IdempotencyKeys, "collection" | "sealing">;
+}
+
 /** Visits one stored set of secrets: their values, what they are bound to, how to write them back. */
 type Visit = (
   values: string[],
@@ -44,45 +42,46 @@ type Visit = (
 ) => Promise<void>;
 
 /** Where keys and secrets are stored: endpoints' signing secrets, and stored answers that carry one. */
-async function eachStoredSecretSet(store: Store, visit: Visit): Promise<void> {
+async function eachStoredSecretSet(store: SecretStores, visit: Visit): Promise<void> {
   const endpoints = store.webhookEndpoints.collection;
   // An endpoint's signing secrets and its custom header values are sealed alike (one binding),
   // and visited as one set: secrets first, then the header values.
   const projection = { secrets: 1, custom_headers: 1, workspace_id: 1 };
   for await (const doc of endpoints.find({}, { projection })) {
     let current: EndpointSecret[] = doc.secrets;
-    let headers: CustomHeader[] | undefined = doc.custom_headers;
-    const values = () => [...current.map((s) => s.secret), ...(headers ?? []).map((h) => h.value)];
+    let headers: CustomHeader[] = doc.custom_headers;
+    const values = () => [...current.map((s) => s.secret), ...headers.map((h) => h.value)];
     await visit(
       values(),
       secretBinding(doc),
       async (next) => {
         const secrets = current.map((s, i) => ({ ...s, secret: next[i] as string }));
-        const sealedHeaders = headers?.map((h, i) => ({ ...h, value: next[current.length + i] as string }));
+        const sealedHeaders = headers.map((h, i) => ({ ...h, value: next[current.length + i] as string }));
         const { matchedCount } = await endpoints.updateOne(
           {
             _id: doc._id,
             secrets: current,
-            // An endpoint stored before endpoints had headers has no such field.
-            custom_headers: headers ?? { $exists: false },
+            custom_headers: headers,
           },
-          { $set: { secrets, ...(sealedHeaders ? { custom_headers: sealedHeaders } : {}) } },
+          { $set: { secrets, custom_headers: sealedHeaders } },
         );
         return matchedCount === 1;
       },
       async () => {
         const fresh = await endpoints.findOne({ _id: doc._id }, { projection });
         current = fresh?.secrets ?? [];
-        headers = fresh?.custom_headers;
+        headers = fresh?.custom_headers ?? [];
         return fresh ? values() : null;
       },
     );
   }
-  for (const field of SECRET_FIELDS) await eachStoredAnswer(store, `response.body.${field}`, visit);
+  for (const field of store.idempotencyKeys.sealing.fields) {
+    await eachStoredAnswer(store, `response.body.${field}`, visit);
+  }
 }
 
 /** The stored answers (idempotency_keys) holding a key or secret at `path`. */
-async function eachStoredAnswer(store: Store, path: string, visit: Visit): Promise<void> {
+async function eachStoredAnswer(store: SecretStores, path: string, visit: Visit): Promise<void> {
   const replays = store.idempotencyKeys.collection;
   const storedAt = (doc: IdempotencyDoc | null) => {
     const value = doc
@@ -116,7 +115,8 @@ async function eachStoredAnswer(store: Store, path: string, visit: Visit): Promi
  * key or in the older format, with the current key. Throws SecretKeyError at the first value no
  * configured key opens. Needs a key.
  */
-export async function sealStoredSecrets(store: Store, box: SecretBox): Promise<SealReport> {
+export async function sealStoredSecrets(store: SecretStores): Promise<SealReport> {
+  const { box } = store.secrets;
   if (!box.encrypting) throw new Error("sealStoredSecrets needs SECRETS_ENCRYPTION_KEY");
   const report: SealReport = { sealed: 0, documents: 0, notCurrent: 0 };
   await eachStoredSecretSet(store, async (values, binding, write, reread) => {
@@ -142,7 +142,8 @@ export async function sealStoredSecrets(store: Store, box: SecretBox): Promise<S
  * rest"): `reencrypt-secrets` seals what an earlier keyless run stored. Counts those not under
  * the current key and format.
  */
-async function checkStoredSecrets(store: Store, box: SecretBox): Promise<SealReport> {
+async function checkStoredSecrets(store: SecretStores): Promise<SealReport> {
+  const { box } = store.secrets;
   const report: SealReport = { sealed: 0, documents: 0, notCurrent: 0 };
   await eachStoredSecretSet(store, async (values, binding) => {
     for (const value of values) {
@@ -154,7 +155,7 @@ async function checkStoredSecrets(store: Store, box: SecretBox): Promise<SealRep
 }
 
 /** Is any stored secret sealed? (Without a key, that is fatal.) */
-async function anySealed(store: Store): Promise<string | undefined> {
+async function anySealed(store: SecretStores): Promise<string | undefined> {
   let found: string | undefined;
   await eachStoredSecretSet(store, async (values) => {
     found ??= values.map(sealedKeyId).find((id) => id !== undefined);
@@ -167,7 +168,8 @@ async function anySealed(store: Store): Promise<string | undefined> {
  * one, make sure nothing is sealed and say once that secrets are stored in the clear. Throws
  * SecretKeyError (the server must not start: it would send deliveries with bad signatures).
  */
-export async function prepareSecretsAtRest(store: Store, box: SecretBox, logger: Logger): Promise<void> {
+async function prepareSecretsAtRest(store: SecretStores, logger: Logger): Promise<void> {
+  const { box } = store.secrets;
   if (!box.encrypting) {
     const keyId = await anySealed(store);
     if (keyId) {
@@ -184,7 +186,7 @@ export async function prepareSecretsAtRest(store: Store, box: SecretBox, logger:
   }
   let report: SealReport;
   try {
-    report = await checkStoredSecrets(store, box);
+    report = await checkStoredSecrets(store);
   } catch (error) {
     if (!(error instanceof SecretKeyError)) throw error;
     const fix =
@@ -203,4 +205,17 @@ export async function prepareSecretsAtRest(store: Store, box: SecretBox, logger:
       ? "webhook signing secrets are encrypted at rest; some are under an older key or format: run `deskline-server reencrypt-secrets`"
       : "webhook signing secrets are encrypted at rest",
   );
+}
+
+/**
+ * Holds creates and rotations from now until the returned start-up check has run (and passed):
+ * call it before the app takes requests, and run the check once the database answers, before
+ * any delivery. The check throws SecretKeyError (the server must not start); writes stay held.
+ */
+export function holdSecretWritesUntilChecked(store: SecretStores, logger: Logger): () => Promise<void> {
+  const release = store.secrets.holdWrites();
+  return async () => {
+    await prepareSecretsAtRest(store, logger);
+    release();
+  };
 }
