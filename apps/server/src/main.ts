@@ -2,10 +2,10 @@
 import type { Server } from "node:http";
 import type Koa from "koa";
 import { createApp } from "./app.js";
+import { type Config, ConfigError, loadConfig } from "./config.js";
 import { demoConsoleLink } from "./console/demo-link.js";
 import { type DemoWorkspace, openDemoWorkspace } from "./demo.js";
 import { createMetrics } from "./metrics-wire.js";
-import { type Config, ConfigError, loadConfig } from "./platform/config.js";
 import { DatabaseConnection } from "./platform/database/client.js";
 import { DataDirInUse } from "./platform/database/data-dir.js";
 import { startEmbeddedDatabase } from "./platform/database/embedded.js";

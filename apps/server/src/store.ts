@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import type { Config } from "./config.js";
 import { ConsoleSessions } from "./console/sessions.js";
 import { Contacts } from "./contacts/store.js";
 import { Messages } from "./conversations/messages.js";
@@ -6,7 +7,6 @@ import { Conversations } from "./conversations/store.js";
 import { EventRelay } from "./events/outbox-relay.js";
 import { Events } from "./events/store.js";
 import { MIGRATIONS } from "./migrations/index.js";
-import type { Config } from "./platform/config.js";
 import { type MigrateReport, runMigrations } from "./platform/database/migrations.js";
 import { IdempotencyKeys } from "./platform/idempotency/store.js";
 import type { Logger } from "./platform/logger.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/platform/config.js";
+import { ConfigError, loadConfig } from "../src/config.js";
 import { signingSecrets, type WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";

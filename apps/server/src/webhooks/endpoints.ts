@@ -3,7 +3,6 @@ import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db, Filter, UpdateFilter } from "mongodb";
 import { isOperational, receives, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
-import type { Limits } from "../platform/config.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
 import { concurrentUpdate, DatabaseUnavailableError, DomainError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
@@ -26,6 +25,7 @@ import {
   ownerDisabledEvent,
   successUpdates,
 } from "./endpoint-health.js";
+import type { Limits } from "./settings.js";
 
 /**
  * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its
