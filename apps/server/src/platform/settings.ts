@@ -40,6 +40,9 @@ export interface SettingGroup<R> {
 /** Unset, or set to nothing: either way the default applies. */
 const blank = (raw: string | undefined): raw is undefined | "" => raw === undefined || raw === "";
 const code = (value: unknown) => `\`${String(value)}\``;
+/** The table's `default` cell: as the declaration words it, else the value, else "unset". */
+const defaultCell = (described: Described, value: unknown) =>
+  described.defaultDoc ?? (value === undefined ? "unset" : code(value));
 
 /** Parses one variable of `env`, or throws ConfigError with the schema's first message. */
 function parse<T>(setting: Setting<T>, env: NodeJS.ProcessEnv): T {
@@ -49,14 +52,14 @@ function parse<T>(setting: Setting<T>, env: NodeJS.ProcessEnv): T {
 }
 
 /**
- * A group of settings. `build` gets the values as getters, each parsed when first read, so a
- * setting that only matters beside another (the OpenTelemetry ones without an endpoint) is
+ * A group of settings. `build` gets the values as getters, each parsed (once) when first read, so
+ * a setting that only matters beside another (the OpenTelemetry ones without an endpoint) is
  * checked only then; without `build`, the group's value is every setting's, in order.
  */
 export function settingGroup<S extends Settings, R = ValuesOf<S>>(
   settings: S,
   options: {
-    build?: (values: ValuesOf<S>, env: NodeJS.ProcessEnv) => R;
+    build?: (values: ValuesOf<S>) => R;
     alsoDocumented?: DocumentedVariable[];
   } = {},
 ): SettingGroup<R> {
@@ -74,9 +77,14 @@ export function settingGroup<S extends Settings, R = ValuesOf<S>>(
     read(env) {
       const values = {} as ValuesOf<S>;
       for (const [key, setting] of Object.entries(settings)) {
-        Object.defineProperty(values, key, { enumerable: true, get: () => parse(setting, env) });
+        let read: { value: unknown } | undefined;
+        const get = () => {
+          read ??= { value: parse(setting, env) };
+          return read.value;
+        };
+        Object.defineProperty(values, key, { enumerable: true, get });
       }
-      return build(values, env);
+      return build(values);
     },
   };
 }
@@ -142,7 +150,7 @@ export function integer<D extends number | undefined>(
     env,
     // Not trimmed: Number() ignores the spaces around a number, as it always has here.
     schema: withDefault(fallback, given, false),
-    default: options.defaultDoc ?? (options.default === undefined ? "unset" : code(options.default)),
+    default: defaultCell(options, options.default),
     accepts: max ? `integer, ${min} to ${max.value}` : `integer ≥ ${min}`,
     doc: options.doc,
   };
@@ -158,7 +166,7 @@ export function flag(env: string, options: Described & { default: boolean }): Se
   return {
     env,
     schema: withDefault(options.default, given),
-    default: options.defaultDoc ?? code(options.default),
+    default: defaultCell(options, options.default),
     accepts: "`true` or `false`",
     doc: options.doc,
   };
@@ -172,7 +180,7 @@ export function text<D extends string | undefined = undefined>(
   return {
     env,
     schema: withDefault(options.default as D, z.string()),
-    default: options.defaultDoc ?? (options.default === undefined ? "unset" : code(options.default)),
+    default: defaultCell(options, options.default),
     accepts: options.accepts ?? "text",
     doc: options.doc,
   };
@@ -193,7 +201,7 @@ export function oneOf<const T extends readonly [string, ...string[]], O extends 
     schema: withDefault(fallback, given) as Setting<
       O extends true ? T[number] | undefined : T[number]
     >["schema"],
-    default: options.defaultDoc ?? code(fallback),
+    default: defaultCell(options, fallback),
     accepts: values.map(code).join(", "),
     doc: options.doc,
   };
@@ -227,7 +235,7 @@ export function custom<T, U extends string | undefined = undefined>(
   return {
     env,
     schema: schema as z.ZodType<U extends string ? T : T | undefined, string | undefined>,
-    default: options.defaultDoc ?? (unset === undefined ? "unset" : code(unset)),
+    default: defaultCell(options, unset),
     accepts: options.accepts,
     doc: options.doc,
   };
