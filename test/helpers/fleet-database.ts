@@ -2,7 +2,7 @@
 // set, else an embedded one of the test's own (mongod, or mongo-java-server where none can be
 // had), under a database name no other test uses.
 import { randomBytes } from "node:crypto";
-import { loadConfig } from "../../apps/server/src/platform/config.js";
+import { loadConfig } from "../../apps/server/src/config.js";
 import { startEmbeddedDatabase } from "../../apps/server/src/platform/database/embedded.js";
 import { createLogger } from "../../apps/server/src/platform/logger.js";
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Db, MongoClient } from "mongodb";
+import { loadConfig } from "../src/config.js";
 import { Events } from "../src/events/events.js";
 import { EventRelay } from "../src/events/outbox-relay.js";
-import { loadConfig } from "../src/platform/config.js";
 import { createMongoClient } from "../src/platform/database/client.js";
 import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
 import { createLogger } from "../src/platform/logger.js";

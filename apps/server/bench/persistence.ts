@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadConfig } from "../src/platform/config.js";
+import { loadConfig } from "../src/config.js";
 import { type EmbeddedDatabase, startEmbeddedDatabase } from "../src/platform/database/embedded.js";
 import { createLogger } from "../src/platform/logger.js";
 import { contactBody, contactScenarios } from "./contacts.js";

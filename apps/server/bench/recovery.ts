@@ -1,8 +1,8 @@
 import { MongoClient } from "mongodb";
+import { loadConfig } from "../src/config.js";
 import { Events } from "../src/events/events.js";
 import { newEvent, type StoredEvent } from "../src/events/model.js";
 import { AGAIN, retry } from "../src/platform/backoff.js";
-import { loadConfig } from "../src/platform/config.js";
 import { newId } from "../src/platform/ids.js";
 import {
   benchWorkspace,

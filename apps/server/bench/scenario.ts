@@ -1,4 +1,4 @@
-import type { Config } from "../src/platform/config.js";
+import type { Config } from "../src/config.js";
 import type { BenchContext, RequestContext } from "./environment.js";
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { loadConfig } from "../src/platform/config.js";
+import { loadConfig } from "../src/config.js";
 import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
 import { createLogger } from "../src/platform/logger.js";
 import { createTcpProxy, type TcpProxy } from "../test/helpers/tcp-proxy.js";

@@ -1,5 +1,6 @@
 import { Router } from "@koa/router";
 import type Koa from "koa";
+import type { Config } from "./config.js";
 import { adminConsoleRoutes } from "./console/admin-routes.js";
 import { consoleMiddleware } from "./console/routes.js";
 import { contactRoutes } from "./contacts/routes.js";
@@ -8,7 +9,6 @@ import { conversationRoutes } from "./conversations/routes.js";
 import { docsRoutes } from "./docs/routes.js";
 import { eventRoutes } from "./events/routes.js";
 import { createMetrics } from "./metrics-wire.js";
-import type { Config } from "./platform/config.js";
 import type { DatabaseConnection } from "./platform/database/client.js";
 import { metricsRoutes } from "./platform/http/metrics-routes.js";
 import type { OpenApi } from "./platform/http/openapi.js";

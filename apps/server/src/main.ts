@@ -2,19 +2,20 @@
 import type { Server } from "node:http";
 import type Koa from "koa";
 import { createApp } from "./app.js";
+import { type Config, ConfigError, loadConfig } from "./config.js";
 import { demoConsoleLink } from "./console/demo-link.js";
 import { type DemoWorkspace, openDemoWorkspace } from "./demo.js";
 import { createMetrics } from "./metrics-wire.js";
-import { type Config, ConfigError, loadConfig } from "./platform/config.js";
 import { DatabaseConnection } from "./platform/database/client.js";
 import { DataDirInUse } from "./platform/database/data-dir.js";
-import { startEmbeddedDatabase } from "./platform/database/embedded.js";
+import { type EmbeddedDatabase, startEmbeddedDatabase } from "./platform/database/embedded.js";
 import { answerClientErrors } from "./platform/http/client-errors.js";
 import { loadOpenApi } from "./platform/http/openapi.js";
 import { createLogger, type Logger } from "./platform/logger.js";
+import type { Metrics } from "./platform/metrics/metrics.js";
 import { SecretKeyError } from "./platform/secret-box.js";
 import { startTelemetry, stopTelemetry } from "./platform/telemetry/index.js";
-import { createStore, prepareDatabase } from "./store.js";
+import { createStore, prepareDatabase, type Store } from "./store.js";
 import { startSweeps } from "./sweeps.js";
 import { WebhookDelivery } from "./webhooks/delivery/worker.js";
 import { holdSecretWritesUntilChecked, sealStoredSecrets } from "./webhooks/secrets/stored.js";
@@ -35,7 +36,31 @@ const SHUTDOWN_MARGIN_MS = 15_000;
  */
 async function main(): Promise<void> {
   const config = loadConfig();
-  // Before the logger, the database client and the app: each instruments itself only when on.
+  const logger = await startLogging(config);
+  const ephemeral = process.argv.includes("--ephemeral");
+  const { database, embedded } = await openDatabase(config, logger, ephemeral ? undefined : config.dataDir);
+  const store = createStore(database.db, config, logger);
+  const core: Core = { config, logger, database, store, metrics: createMetrics({ store, database }) };
+  const background = startBackground(core);
+  const server = await listen(await buildApp(core), config, logger);
+  if (config.role !== "worker" && process.argv.includes("--demo")) {
+    await background.databaseReady;
+    await showDemo(core, server.baseUrl, embedded?.dataDir);
+  }
+  stopOnSignals(core, { server, background, embedded });
+}
+
+/** What the start-up steps share once the database client exists. */
+interface Core {
+  config: Config;
+  logger: Logger;
+  database: DatabaseConnection;
+  store: Store;
+  metrics: Metrics;
+}
+
+/** Tracing first: the logger, the database client and the app instrument themselves only when it is on. */
+async function startLogging(config: Config): Promise<Logger> {
   const telemetry = await startTelemetry(config.telemetry);
   const logger = createLogger(config.logLevel, {
     format: config.logFormat,
@@ -45,110 +70,167 @@ async function main(): Promise<void> {
     const { tracesUrl, protocol, serviceName, sampler } = config.telemetry;
     logger.info({ tracesUrl, protocol, serviceName, sampler: sampler.name }, "tracing on (OpenTelemetry)");
   }
-  const ephemeral = process.argv.includes("--ephemeral");
+  return logger;
+}
+
+/** A client of MONGODB_URI, or of the embedded database this starts (in `dataDir`, else in memory). */
+async function openDatabase(
+  config: Config,
+  logger: Logger,
+  dataDir: string | undefined,
+): Promise<{ database: DatabaseConnection; embedded: EmbeddedDatabase | undefined }> {
   const embedded = config.mongodbUri
     ? undefined
-    : await startEmbeddedDatabase(logger, config.embeddedDatabase, {
-        dataDir: ephemeral ? undefined : config.dataDir,
-      });
+    : await startEmbeddedDatabase(logger, config.embeddedDatabase, { dataDir });
   const uri = config.mongodbUri ?? (embedded?.uri as string);
-  const database = new DatabaseConnection(uri, config.databaseName);
-  const store = createStore(database.db, config, logger);
+  return { database: new DatabaseConnection(uri, config.databaseName), embedded };
+}
+
+/** The work beside the HTTP server: migrations and indexes, webhook delivery, the sweeps. */
+interface Background {
+  /** Settles once the database answered and its migrations and indexes are done. */
+  databaseReady: Promise<void>;
+  /** Stops what started (or waits for it to start first), letting running attempts finish. */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * Connects (retrying until the database answers), migrates, then starts delivery and the sweeps.
+ * Every role queues the deliveries of the events it relays; workers also send them. Agenda is
+ * built once the database answers (its backend creates indexes when it connects); events
+ * relayed before then wait for it, so none is relayed without its deliveries.
+ */
+function startBackground(core: Core): Background {
+  const { database, store, logger } = core;
   const checkSecrets = holdSecretWritesUntilChecked(store, logger);
-  const metrics = createMetrics({ store, database });
-  // Every role queues the deliveries of the events it relays; workers also send them. Agenda is
-  // built once the database answers (its backend creates indexes when it connects); events
-  // relayed before then wait for it, so none is relayed without its deliveries.
-  let delivery: WebhookDelivery | undefined;
   let deliveryBuilt: (built: WebhookDelivery) => void = () => {};
   const deliveryReady = new Promise<WebhookDelivery>((done) => {
     deliveryBuilt = done;
   });
   store.relay.addHook(async (events) => (await deliveryReady).enqueue(events));
-
   const stopping = new AbortController();
   const prepare = () => prepareDatabase(store, logger).then(() => {});
-  const indexesReady = database.connectUntilReady(prepare, logger, stopping.signal);
-  let stopSweeps = () => {};
+  const databaseReady = database.connectUntilReady(prepare, logger, stopping.signal);
   // Shutdown waits for this: a SIGTERM that lands while Agenda is starting must not close the
   // database under its first queries (an unhandled MongoClientClosedError, exit 1).
-  const started = indexesReady
-    .then(async () => {
-      if (stopping.signal.aborted) return;
-      // Before any delivery: a key that cannot open the stored secrets would sign with garbage.
-      await checkSecrets();
-      delivery = new WebhookDelivery(database.db, store, config, logger, { metrics });
-      await delivery.ready();
-      deliveryBuilt(delivery);
-      stopSweeps = startSweeps(store, config, logger);
-      if (config.role !== "api") {
-        await delivery.start();
-        logger.info({ role: config.role, concurrency: config.webhookConcurrency }, "delivering webhooks");
-      }
-    })
-    .catch((err: unknown) => {
-      if (err instanceof SecretKeyError) {
-        logger.fatal({ keyId: err.keyId }, err.message);
-        console.error(`secrets error: ${err.message}`);
-        process.exit(1);
-      }
-      // A process that cannot deliver (or create delivery jobs) must not look healthy: exit, and
-      // let the supervisor restart it.
-      logger.fatal({ err }, "webhook delivery could not start");
-      process.exit(1);
-    });
+  const started = databaseReady
+    .then(() => (stopping.signal.aborted ? undefined : startDelivery(core, checkSecrets, deliveryBuilt)))
+    .catch((err: unknown) => exitOnStartFailure(logger, err));
+  return {
+    databaseReady,
+    async stop(timeoutMs) {
+      stopping.abort();
+      const running = await started;
+      running?.stopSweeps();
+      await running?.delivery.stop(timeoutMs);
+    },
+  };
+}
 
-  // A worker serves only its probes and metrics (worker-app.ts); the other roles the whole API.
-  const app =
-    config.role === "worker"
-      ? createWorkerApp({ database, logger, metrics, metricsToken: config.metricsToken })
-      : createApp({ config, store, database, openapi: await loadOpenApi(), logger, metrics });
-  const server = await listen(app, config, logger);
-
-  if (config.role !== "worker" && process.argv.includes("--demo")) {
-    await indexesReady;
-    const demo = await openDemoWorkspace(store, embedded?.dataDir);
-    const consoleUrl = await demoConsoleLink(store, demo.workspaceId, server.baseUrl, config);
-    printDemo(server.baseUrl, demo, dataLine(config, embedded?.dataDir), config.adminToken, consoleUrl);
+/** Once the database is ready: the stored secrets checked, delivery built (and run by workers), sweeps on. */
+async function startDelivery(
+  { config, logger, database, store, metrics }: Core,
+  checkSecrets: () => Promise<void>,
+  deliveryBuilt: (delivery: WebhookDelivery) => void,
+): Promise<{ delivery: WebhookDelivery; stopSweeps: () => void }> {
+  // Before any delivery: a key that cannot open the stored secrets would sign with garbage.
+  await checkSecrets();
+  const delivery = new WebhookDelivery(database.db, store, config, logger, { metrics });
+  await delivery.ready();
+  deliveryBuilt(delivery);
+  const stopSweeps = startSweeps(store, config, logger);
+  if (config.role !== "api") {
+    await delivery.start();
+    logger.info({ role: config.role, concurrency: config.webhookConcurrency }, "delivering webhooks");
   }
+  return { delivery, stopSweeps };
+}
 
+/**
+ * A process that cannot deliver (or create delivery jobs) must not look healthy: it exits, and
+ * the supervisor restarts it.
+ */
+function exitOnStartFailure(logger: Logger, err: unknown): never {
+  if (err instanceof SecretKeyError) {
+    logger.fatal({ keyId: err.keyId }, err.message);
+    console.error(`secrets error: ${err.message}`);
+    process.exit(1);
+  }
+  logger.fatal({ err }, "webhook delivery could not start");
+  process.exit(1);
+}
+
+/** A worker serves only its probes and metrics (worker-app.ts); the other roles the whole API. */
+async function buildApp({ config, logger, database, store, metrics }: Core): Promise<Koa> {
+  if (config.role === "worker") {
+    return createWorkerApp({ database, logger, metrics, metricsToken: config.metricsToken });
+  }
+  return createApp({ config, store, database, openapi: await loadOpenApi(), logger, metrics });
+}
+
+/** `pnpm start`: the demo workspace, its key and a console link, in a banner. */
+async function showDemo(
+  { config, store }: Core,
+  baseUrl: string,
+  dataDir: string | undefined,
+): Promise<void> {
+  const demo = await openDemoWorkspace(store, dataDir);
+  const consoleUrl = await demoConsoleLink(store, demo.workspaceId, baseUrl, config);
+  printDemo(baseUrl, demo, dataLine(config, dataDir), config.adminToken, consoleUrl);
+}
+
+interface Running {
+  server: Listening;
+  background: Background;
+  embedded: EmbeddedDatabase | undefined;
+}
+
+/** SIGTERM and SIGINT stop the process gracefully, once. */
+function stopOnSignals(core: Core, running: Running): void {
   let shuttingDown = false;
-  const shutdown = async (signal: string) => {
+  const onSignal = (signal: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
-    logger.info({ signal }, "shutting down: finishing in-flight requests and delivery attempts");
-    // A stop must end even when the database stops answering (a call on a connection that died
-    // without closing waits forever): after the attempts' own bound and a margin, exit anyway.
-    // Locks left behind expire and their jobs are taken over, as after a SIGKILL.
-    setTimeout(() => {
-      logger.error({ signal }, "shutdown did not finish in time (is the database answering?); exiting");
-      process.exit(1);
-    }, config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS).unref();
-    stopping.abort();
-    await Promise.all([
-      server.close(config.shutdownTimeoutMs),
-      started.then(() => {
-        stopSweeps();
-        return delivery?.stop(config.shutdownTimeoutMs);
-      }),
-    ]);
-    await database.close();
-    await embedded?.stop();
-    // Exports the spans still buffered.
-    await stopTelemetry().catch((err: unknown) => logger.warn({ err }, "tracing: final export failed"));
-    logger.info("stopped");
-    process.exit(0);
+    void shutdown(core, running, signal);
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  process.on("SIGINT", () => onSignal("SIGINT"));
+}
+
+/** In-flight requests and running attempts finish, then the database closes and the process exits 0. */
+async function shutdown(
+  { config, logger, database }: Core,
+  running: Running,
+  signal: string,
+): Promise<never> {
+  logger.info({ signal }, "shutting down: finishing in-flight requests and delivery attempts");
+  // A stop must end even when the database stops answering (a call on a connection that died
+  // without closing waits forever): after the attempts' own bound and a margin, exit anyway.
+  // Locks left behind expire and their jobs are taken over, as after a SIGKILL.
+  setTimeout(() => {
+    logger.error({ signal }, "shutdown did not finish in time (is the database answering?); exiting");
+    process.exit(1);
+  }, config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS).unref();
+  await Promise.all([
+    running.background.stop(config.shutdownTimeoutMs),
+    running.server.close(config.shutdownTimeoutMs),
+  ]);
+  await database.close();
+  await running.embedded?.stop();
+  // Exports the spans still buffered.
+  await stopTelemetry().catch((err: unknown) => logger.warn({ err }, "tracing: final export failed"));
+  logger.info("stopped");
+  process.exit(0);
+}
+
+/** A listening HTTP server; `close` lets in-flight requests finish, up to `timeoutMs`. */
+interface Listening {
+  baseUrl: string;
+  close(timeoutMs: number): Promise<void>;
 }
 
 /** Serves `app` on HOST:PORT; `close` lets in-flight requests finish, up to `timeoutMs`. */
-async function listen(
-  app: Koa,
-  config: Config,
-  logger: Logger,
-): Promise<{ baseUrl: string; close(timeoutMs: number): Promise<void> }> {
+async function listen(app: Koa, config: Config, logger: Logger): Promise<Listening> {
   const server: Server = app.listen(config.port, config.host);
   answerClientErrors(server);
   await new Promise<void>((done, fail) => server.once("listening", done).once("error", fail));
@@ -250,13 +332,7 @@ async function withDatabase(
   logger: Logger,
   work: (database: DatabaseConnection) => Promise<void>,
 ): Promise<void> {
-  const embedded = config.mongodbUri
-    ? undefined
-    : await startEmbeddedDatabase(logger, config.embeddedDatabase, { dataDir: config.dataDir });
-  const database = new DatabaseConnection(
-    config.mongodbUri ?? (embedded?.uri as string),
-    config.databaseName,
-  );
+  const { database, embedded } = await openDatabase(config, logger, config.dataDir);
   try {
     await database.client.connect();
     await work(database);

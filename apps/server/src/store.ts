@@ -1,4 +1,5 @@
 import type { Db } from "mongodb";
+import type { Config } from "./config.js";
 import { ConsoleSessions } from "./console/sessions.js";
 import { Contacts } from "./contacts/contacts.js";
 import { Conversations } from "./conversations/conversations.js";
@@ -6,7 +7,6 @@ import { Messages } from "./conversations/messages.js";
 import { Events } from "./events/events.js";
 import { EventRelay } from "./events/outbox-relay.js";
 import { MIGRATIONS } from "./migrations/index.js";
-import type { Config } from "./platform/config.js";
 import { type MigrateReport, runMigrations } from "./platform/database/migrations.js";
 import { IdempotencyKeys } from "./platform/idempotency/idempotency-keys.js";
 import type { Logger } from "./platform/logger.js";

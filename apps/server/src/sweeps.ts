@@ -1,4 +1,4 @@
-import type { Config } from "./platform/config.js";
+import type { Config } from "./config.js";
 import type { Logger } from "./platform/logger.js";
 import type { Store } from "./store.js";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/platform/config.js";
+import { ConfigError, loadConfig } from "../src/config.js";
 import { admin, api, newWorkspace, request } from "./helpers/api.js";
 import { type Browserless, exchange, mintSession, viaConsole } from "./helpers/console.js";
 import { runDatabase } from "./helpers/database.js";

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { MongoClient } from "mongodb";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/platform/config.js";
+import { ConfigError, loadConfig } from "../src/config.js";
 import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
 
 /** A logger whose lines this test reads. */

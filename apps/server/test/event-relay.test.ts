@@ -1,9 +1,9 @@
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { loadConfig } from "../src/config.js";
 import { Events } from "../src/events/events.js";
 import { newEvent } from "../src/events/model.js";
 import { EventRelay, pushEvent, type WithPendingEvents } from "../src/events/outbox-relay.js";
-import { loadConfig } from "../src/platform/config.js";
 import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/platform/config.js";
+import { ConfigError, loadConfig } from "../src/config.js";
 import type { WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
 import { SecretsAtRest } from "../src/webhooks/secrets/at-rest.js";
 

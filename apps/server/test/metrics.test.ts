@@ -1,8 +1,8 @@
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { loadConfig } from "../src/config.js";
 import { newEvent, type StoredEvent } from "../src/events/model.js";
 import { createMetrics } from "../src/metrics-wire.js";
-import { loadConfig } from "../src/platform/config.js";
 import { createLogger } from "../src/platform/logger.js";
 import { Metrics } from "../src/platform/metrics/metrics.js";
 import { createStore } from "../src/store.js";

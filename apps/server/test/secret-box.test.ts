@@ -1,6 +1,6 @@
 import { createCipheriv, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../src/platform/config.js";
+import { ConfigError, loadConfig } from "../src/config.js";
 import {
   isCurrent,
   isSealed,

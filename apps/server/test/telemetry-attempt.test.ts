@@ -4,7 +4,7 @@
 // wired whole through a delivering server).
 import { context, trace } from "@opentelemetry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/platform/config.js";
+import { loadConfig } from "../src/config.js";
 import {
   currentTraceparent,
   startTelemetry,

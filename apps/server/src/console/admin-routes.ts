@@ -2,6 +2,7 @@ import type { RouteKit } from "../platform/http/route-kit.js";
 import { assertWorkspace } from "../workspaces/admin-routes.js";
 import type { Workspaces } from "../workspaces/workspaces.js";
 import type { ConsoleSessions } from "./sessions.js";
+import type { ConsoleSettings } from "./settings.js";
 
 /**
  * The operator's door to the console: a one-time link for one workspace (docs/console.md). The
@@ -12,7 +13,7 @@ export function adminConsoleRoutes({
   op,
   store,
   config,
-}: RouteKit<{ workspaces: Workspaces; consoleSessions: ConsoleSessions }>): void {
+}: RouteKit<{ workspaces: Workspaces; consoleSessions: ConsoleSessions }, ConsoleSettings>): void {
   op("createConsoleSession", async ({ ctx, id, body }) => {
     await assertWorkspace(store.workspaces, id);
     const ttlMs = body.expires_in === undefined ? config.consoleSessionTtlMs : body.expires_in * 1000;

@@ -1,13 +1,13 @@
-import type { Config } from "../platform/config.js";
 import { consoleLink } from "./admin-routes.js";
 import type { ConsoleSessions } from "./sessions.js";
+import type { ConsoleSettings } from "./settings.js";
 
 /** `pnpm start`'s console link for the demo workspace: a session of the default length, as the admin API mints one. */
 export async function demoConsoleLink(
   store: { consoleSessions: ConsoleSessions },
   workspaceId: string,
   baseUrl: string,
-  config: Pick<Config, "consoleSessionTtlMs">,
+  config: Pick<ConsoleSettings, "consoleSessionTtlMs">,
 ): Promise<string> {
   const { linkToken } = await store.consoleSessions.mint(workspaceId, config.consoleSessionTtlMs);
   return consoleLink(baseUrl, linkToken);

@@ -1,6 +1,6 @@
 import { Router } from "@koa/router";
 import type { Context } from "koa";
-import type { Config } from "../platform/config.js";
+import type { HttpSettings } from "../platform/config.js";
 import { AppError } from "../platform/errors.js";
 import { readJsonBody } from "../platform/http/body.js";
 import type { Before } from "../platform/http/serve.js";
@@ -10,6 +10,7 @@ import { consoleApiGateway, requireSession } from "./gateway.js";
 import { consoleHeaders, consolePage } from "./page.js";
 import { clearSessionCookie, sessionCookie, setSessionCookie } from "./session-cookie.js";
 import type { ConsoleSessions, LiveSession } from "./sessions.js";
+import type { ConsoleSettings } from "./settings.js";
 
 /**
  * The webhook console under `/console/` (docs/console.md): its page and files, the session
@@ -26,7 +27,7 @@ const sessionBody = (session: LiveSession) => ({
 
 export function consoleMiddleware(
   sessions: ConsoleSessions,
-  config: Pick<Config, "consoleFrameAncestors" | "bodyLimitBytes">,
+  config: Pick<ConsoleSettings, "consoleFrameAncestors"> & Pick<HttpSettings, "bodyLimitBytes">,
 ): Before[] {
   const frameAncestors = config.consoleFrameAncestors;
   const headers = consoleHeaders(frameAncestors);

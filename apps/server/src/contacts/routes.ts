@@ -5,13 +5,14 @@ import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { assertValid } from "../platform/http/validate.js";
 import { toPulledPage } from "../records/pull.js";
+import type { PullSettings } from "../records/settings.js";
 import type { Schema } from "../spec/types.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
 import { type ContactInput, toContact } from "./contacts.js";
 import { type MergeDeps, mergeContacts } from "./merge.js";
 
 /** The contacts operations: parse → call → shape; the rules live in contacts/contacts.ts. */
-export function contactRoutes({ op, store, config, openapi }: RouteKit<MergeDeps>): void {
+export function contactRoutes({ op, store, config, openapi }: RouteKit<MergeDeps, PullSettings>): void {
   // A batch item is a PATCH body: the spec's ContactUpdate, checked item by item so that one
   // invalid item fails alone (the batch schema itself only asks for objects).
   const validateItem = openapi.operations.get("updateContact")?.validateBody as ValidateFunction;

@@ -1,10 +1,11 @@
 import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { toPulledPage } from "../records/pull.js";
+import type { PullSettings } from "../records/settings.js";
 import { type Tickets, toTicket } from "./tickets.js";
 
 /** The tickets operations: parse → call → shape; the rules live in tickets/tickets.ts and tickets/status-transitions.ts. */
-export function ticketRoutes({ op, store, config }: RouteKit<{ tickets: Tickets }>): void {
+export function ticketRoutes({ op, store, config }: RouteKit<{ tickets: Tickets }, PullSettings>): void {
   op("listTickets", async ({ ctx, query }) => {
     const pull = parsePull(query);
     if (pull) {

@@ -3,7 +3,6 @@ import { isDeepStrictEqual } from "node:util";
 import type { Collection, Db } from "mongodb";
 import { isOperational, receives, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
-import type { Limits } from "../platform/config.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
 import { concurrentUpdate, DomainError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
@@ -20,6 +19,7 @@ import {
   successUpdates,
 } from "./endpoint-health.js";
 import { type EndpointSecret, SecretsAtRest, secretBinding } from "./secrets/at-rest.js";
+import type { Limits } from "./settings.js";
 
 /**
  * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its

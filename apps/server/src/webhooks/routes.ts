@@ -9,6 +9,7 @@ import { toWebhookDelivery } from "./deliveries.js";
 import { toWebhookEndpoint } from "./endpoints.js";
 import { toWebhookRecovery } from "./recoveries.js";
 import { endpointDisabled, type RecoveryWindow } from "./recovery.js";
+import type { WebhookSettings } from "./settings.js";
 import type { WebhookStores } from "./stores.js";
 
 // The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a day.
@@ -18,7 +19,12 @@ const DEFAULT_GRACE_SECONDS = 86_400;
  * The spec's webhook endpoint operations: what receivers expect from Stripe and Svix (get, PATCH, secret rotation). The
  * secret appears only in the answers of create and rotate; every other answer omits it.
  */
-export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit<WebhookStores>): void {
+export function webhookEndpointRoutes({
+  op,
+  store,
+  config,
+  metrics,
+}: RouteKit<WebhookStores, WebhookSettings>): void {
   op("listWebhookEndpoints", async ({ ctx, query }) => {
     const page = parsePage(query);
     const docs = await store.webhookEndpoints.list(workspaceOf(ctx), page);

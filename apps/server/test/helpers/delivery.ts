@@ -1,9 +1,9 @@
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, expect, inject } from "vitest";
+import { loadConfig } from "../../src/config.js";
 import { Events } from "../../src/events/events.js";
 import { type EventType, newEvent, type StoredEvent } from "../../src/events/model.js";
 import { EventRelay, pushEvent } from "../../src/events/outbox-relay.js";
-import { loadConfig } from "../../src/platform/config.js";
 import { newId } from "../../src/platform/ids.js";
 import { createLogger } from "../../src/platform/logger.js";
 import { createStore } from "../../src/store.js";

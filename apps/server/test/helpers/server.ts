@@ -1,6 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { createApp } from "../../src/app.js";
-import { type Config, loadConfig } from "../../src/platform/config.js";
+import { type Config, loadConfig } from "../../src/config.js";
 import { DatabaseConnection } from "../../src/platform/database/client.js";
 import { startEmbeddedDatabase } from "../../src/platform/database/embedded.js";
 import { answerClientErrors } from "../../src/platform/http/client-errors.js";

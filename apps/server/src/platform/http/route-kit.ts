@@ -1,7 +1,7 @@
 import type { Router } from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { OperationId } from "../../spec/types.js";
-import type { Config } from "../config.js";
+import type { HttpSettings } from "../config.js";
 import type { DatabaseConnection } from "../database/client.js";
 import { DatabaseUnavailableError } from "../errors.js";
 import type { IdempotencyKeys } from "../idempotency/idempotency-keys.js";
@@ -19,10 +19,11 @@ import { memoryBuckets, rateLimit, sharedBuckets } from "./rate-limit.js";
  * the spec. Each capability's routes name the stores they use (`RouteKit<{ contacts: Contacts }>`),
  * so the platform knows no capability; app.ts passes the whole store (store.ts).
  */
-export interface RouteKit<S = unknown> {
+export interface RouteKit<S = unknown, C = HttpSettings> {
   store: S;
   database: Pick<DatabaseConnection, "isConnected" | "ping">;
-  config: Config;
+  /** The settings the routes read: the chain's own, and those a capability names (`RouteKit<S, PullSettings>`). */
+  config: C;
   openapi: OpenApi;
   /** The process's metrics, for routes that count what they did (resends, recoveries). */
   metrics?: Metrics;
@@ -51,12 +52,12 @@ function requireDatabase(database: RouteKit["database"]): Middleware {
   };
 }
 
-export function createRouteKit<S extends KitStores>(
+export function createRouteKit<S extends KitStores, C extends HttpSettings>(
   router: Router,
-  { store, database, config, openapi, metrics }: Omit<RouteKit<S>, "op">,
+  { store, database, config, openapi, metrics }: Omit<RouteKit<S, C>, "op">,
   logger: Logger,
   clock: () => number = Date.now,
-): RouteKit<S> {
+): RouteKit<S, C> {
   const databaseGate = requireDatabase(database);
   const rule = { perSecond: config.rateLimitPerSecond, burst: config.rateLimitBurst };
   const buckets = config.rateLimitShared

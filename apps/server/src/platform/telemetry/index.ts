@@ -5,7 +5,7 @@
 // (docs/decisions.md, "Fastify plugin, tracing, readable logs").
 import type { Middleware } from "koa";
 import type { MongoClient } from "mongodb";
-import type { TelemetryConfig } from "../config.js";
+import type { TelemetryConfig } from "./settings.js";
 
 import type { ActiveTelemetry, DeliveryAttemptInfo } from "./types.js";
 

@@ -29,7 +29,7 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic
 import type { Context as KoaContext, Middleware } from "koa";
 import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent, MongoClient } from "mongodb";
 import packageJson from "../../../package.json" with { type: "json" };
-import type { TelemetryConfig } from "../config.js";
+import type { TelemetryConfig } from "./settings.js";
 import type { ActiveTelemetry, DeliveryAttemptInfo } from "./types.js";
 
 const SCOPE = "@deskline/server";

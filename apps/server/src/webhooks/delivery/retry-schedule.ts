@@ -1,6 +1,6 @@
 /**
  * When a failed delivery attempt is tried again: the delays between attempts (the setting
- * `WEBHOOK_RETRY_DELAYS`, default 1m,5m,30m,2h, read and checked by config.ts as every setting is),
+ * `WEBHOOK_RETRY_DELAYS`, default 1m,5m,30m,2h, declared and checked in webhooks/settings.ts),
  * and the ±20 % jitter that keeps a burst of failures from coming back as a burst. Pure: the
  * random source is a parameter.
  */

@@ -4,11 +4,12 @@ import { Agenda } from "agenda";
 import type { Db } from "mongodb";
 import type { Agent } from "undici";
 import { receives, type StoredEvent } from "../../events/model.js";
-import type { Config } from "../../platform/config.js";
+import type { ServerSettings } from "../../platform/config.js";
 import { gathered } from "../../platform/database/gather.js";
 import { idTime } from "../../platform/ids.js";
 import type { Logger } from "../../platform/logger.js";
 import { attachRecoveryJob, RECOVERY_CONCURRENCY } from "../recovery-job.js";
+import type { WebhookSettings } from "../settings.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { Dispatcher } from "./dispatcher.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
@@ -47,7 +48,7 @@ const LINGER_MS = 200;
 const LINGER_CHECK_MS = 50;
 
 export type DeliveryConfig = Pick<
-  Config,
+  ServerSettings & WebhookSettings,
   | "role"
   | "webhookTimeoutMs"
   | "webhookRetryDelaysMs"
