@@ -55,12 +55,9 @@ export function consoleMiddleware(
   router.post("/session", async (ctx) => {
     const body = (await readJsonBody(ctx, config.bodyLimitBytes)) as { token?: unknown } | undefined;
     if (typeof body?.token !== "string") {
-      throw new AppError(
-        400,
-        "parameter_missing",
-        'Send the link\'s token as `{"token": "cst_…"}`.',
-        "token",
-      );
+      throw new AppError(400, "parameter_missing", 'Send the link\'s token as `{"token": "cst_…"}`.', {
+        param: "token",
+      });
     }
     const exchanged = await sessions.exchange(body.token);
     if (!exchanged) {
@@ -68,7 +65,7 @@ export function consoleMiddleware(
         401,
         "invalid_api_key",
         "This console link was already used or has expired: ask for a new one.",
-        "token",
+        { param: "token" },
       );
     }
     setSessionCookie(ctx, exchanged.sessionToken, exchanged.session.expires_at, frameAncestors.length > 0);

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from "ajv";
-import { AppError, DomainError } from "../platform/errors.js";
+import { AppError, DomainError, errorObject } from "../platform/errors.js";
 import { httpError } from "../platform/http/error-response.js";
 import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
@@ -71,10 +71,5 @@ export function contactRoutes({ op, store, config, openapi }: RouteKit<MergeDeps
 function toBatchItemResult(result: BatchItemResult, index: number): Schema<"ContactBatchItemResult"> {
   if (result.status !== "error") return { index, status: result.status, contact: toContact(result.doc) };
   const error = result.error instanceof DomainError ? httpError(result.error) : result.error;
-  const { type, code, message, param, details } = error;
-  return {
-    index,
-    status: "error",
-    error: { type, code, message, ...(param === undefined ? {} : { param }), ...details },
-  };
+  return { index, status: "error", error: errorObject(error) };
 }

@@ -121,7 +121,7 @@ export class Conversations {
         "invalid",
         "parameter_invalid",
         `\`contact_id\` must be the id of a contact in this workspace; '${input.contact_id}' is not one.`,
-        "contact_id",
+        { param: "contact_id" },
       );
     }
     const now = new Date();

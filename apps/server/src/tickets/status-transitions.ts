@@ -57,6 +57,6 @@ function forbidden(from: TicketStatus, to: TicketStatus): DomainError {
     "conflict",
     "ticket_status_terminal",
     `Cannot move the ticket from '${from}' to '${to}': ${options}.`,
-    "status",
+    { param: "status" },
   );
 }

@@ -218,7 +218,7 @@ export class Tickets {
         "invalid",
         "parameter_invalid",
         `\`${param}\` must be the id of a ${noun} in this workspace; '${id}' is not one.`,
-        param,
+        { param },
       );
     }
   }

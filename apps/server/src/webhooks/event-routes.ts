@@ -1,5 +1,5 @@
 import { receives } from "../events/model.js";
-import { AppError } from "../platform/errors.js";
+import { AppError, notFound } from "../platform/errors.js";
 import { parsePage, toPage } from "../platform/http/paging.js";
 import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { toWebhookDelivery } from "./deliveries.js";
@@ -28,12 +28,7 @@ export function eventDeliveryRoutes({ op, store, metrics }: RouteKit<WebhookStor
     } else {
       const endpoint = await store.webhookEndpoints.find(endpointId);
       if (!endpoint || endpoint.workspace_id !== event.workspace_id) {
-        throw new AppError(
-          404,
-          "resource_missing",
-          `No such webhook endpoint: '${endpointId}'.`,
-          "endpoint_id",
-        );
+        throw notFound("webhook endpoint", endpointId, "endpoint_id");
       }
       if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "endpoint_id");
       if (!receives(endpoint, event)) {
@@ -41,12 +36,9 @@ export function eventDeliveryRoutes({ op, store, metrics }: RouteKit<WebhookStor
           event.about_endpoint_id === endpoint._id
             ? `is what this ${event.type} event is about, and never receives it`
             : `is not subscribed to ${event.type} events`;
-        throw new AppError(
-          400,
-          "parameter_invalid",
-          `Webhook endpoint ${endpoint._id} ${why}.`,
-          "endpoint_id",
-        );
+        throw new AppError(400, "parameter_invalid", `Webhook endpoint ${endpoint._id} ${why}.`, {
+          param: "endpoint_id",
+        });
       }
       endpoints = [endpoint];
     }

@@ -33,7 +33,9 @@ export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit<W
     if (url === undefined) return;
     // RFC 3986 (the spec's `format: uri`) takes hosts such as 999.1.1.1 that no delivery can reach.
     if (!URL.canParse(url)) {
-      throw new AppError(400, "parameter_invalid", "`url` is not a URL deliveries can be sent to.", "url");
+      throw new AppError(400, "parameter_invalid", "`url` is not a URL deliveries can be sent to.", {
+        param: "url",
+      });
     }
     if (config.webhookAllowPrivateNetworks) return;
     const refused = refusedUrlHost(url);
@@ -42,7 +44,7 @@ export function webhookEndpointRoutes({ op, store, config, metrics }: RouteKit<W
         400,
         "url_address_refused",
         `Webhooks may not be sent to ${new URL(url).hostname} (${refused}); use a publicly reachable host.`,
-        "url",
+        { param: "url" },
       );
     }
   };
@@ -135,7 +137,7 @@ function recoveryWindow(
       400,
       "parameter_invalid",
       "The window ends before it starts: `until` must not be before `since` (and `since` not in the future).",
-      param,
+      { param },
     );
   }
   if (since < events.keptSince(new Date(now))) {
@@ -144,7 +146,7 @@ function recoveryWindow(
       400,
       "parameter_invalid",
       `\`since\` is older than the event retention (${days} days): events before it are gone.`,
-      "since",
+      { param: "since" },
     );
   }
   return { since, until };

@@ -1,4 +1,4 @@
-import { AppError } from "../platform/errors.js";
+import { notFound } from "../platform/errors.js";
 import type { RouteKit } from "../platform/http/route-kit.js";
 import type { ApiKeys } from "./api-keys.js";
 import { toApiKey } from "./api-keys.js";
@@ -26,18 +26,17 @@ export function adminRoutes({ op, store }: RouteKit<{ workspaces: Workspaces; ap
   op("introspectApiKey", async ({ body }) => {
     const doc = await store.apiKeys.findByPlaintext(body.key);
     // The plaintext is never echoed back, not even in the error.
-    if (!doc) throw new AppError(404, "resource_missing", "No such API key.", "key");
+    if (!doc) throw notFound("API key", undefined, "key");
     return { status: 200, body: toApiKey(doc) };
   });
 
   op("revokeApiKey", async ({ id }) => {
     const doc = await store.apiKeys.revoke(id);
-    if (!doc) throw new AppError(404, "resource_missing", `No such API key: '${id}'.`, "id");
+    if (!doc) throw notFound("API key", id);
     return { status: 200, body: toApiKey(doc) };
   });
 }
 
 export async function assertWorkspace(workspaces: Pick<Workspaces, "exists">, id: string): Promise<void> {
-  if (!(await workspaces.exists(id)))
-    throw new AppError(404, "resource_missing", `No such workspace: '${id}'.`, "id");
+  if (!(await workspaces.exists(id))) throw notFound("workspace", id);
 }

@@ -28,7 +28,9 @@ const DEFAULT_LIMIT = 10;
 export function parseTimestamp(value: string, param: string): Date {
   const date = /^\d+$/.test(value) ? new Date(Number(value) * 1000) : new Date(value);
   if (Number.isNaN(date.getTime())) {
-    throw new AppError(400, "parameter_invalid", `\`${param}\` is not a time this server can read.`, param);
+    throw new AppError(400, "parameter_invalid", `\`${param}\` is not a time this server can read.`, {
+      param,
+    });
   }
   return date;
 }
@@ -70,7 +72,7 @@ export function parsePull(query: PullQuery): PullWindow | undefined {
       400,
       "parameter_invalid",
       "Pass either `updated_after` (to start a pull) or `cursor` (to continue one), not both.",
-      "cursor",
+      { param: "cursor" },
     );
   }
   if (query.starting_after !== undefined) {
@@ -78,7 +80,7 @@ export function parsePull(query: PullQuery): PullWindow | undefined {
       400,
       "parameter_invalid",
       "`starting_after` pages the newest-first list; a pull continues with `cursor` (its `next_cursor`).",
-      "starting_after",
+      { param: "starting_after" },
     );
   }
   const { createdAfter, createdBefore, limit } = parsePage(query);
@@ -91,7 +93,7 @@ export function parsePull(query: PullQuery): PullWindow | undefined {
       400,
       "parameter_invalid",
       "`cursor` must be a `next_cursor` from a previous page of a pull.",
-      "cursor",
+      { param: "cursor" },
     );
   }
   return { limit, after, createdAfter, createdBefore };
