@@ -1,4 +1,4 @@
-import { schemaProperties } from "@deskline/spec/values";
+import { schemaDefaults, schemaProperties } from "@deskline/spec/values";
 import type { Collection, Db } from "mongodb";
 import { newEvent, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
@@ -42,7 +42,8 @@ export interface TicketDoc extends Record<TicketField, unknown>, RecordDoc, Stat
 
 const RULES: FieldRules<TicketField> = {
   fields: TICKET_FIELDS,
-  empty: { tags: [] },
+  // What an unset `tags` reads as: the spec's `TicketCreate` default.
+  empty: { tags: schemaDefaults.TicketCreate.tags },
   deduped: new Set(["tags"]),
   dates: new Set(["due_at"]),
   // Stamped by the status machine only; the spec's create and update bodies do not take them.

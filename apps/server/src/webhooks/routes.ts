@@ -1,3 +1,4 @@
+import { schemaDefaults } from "@deskline/spec/values";
 import type { Events } from "../events/store.js";
 import { AppError } from "../platform/errors.js";
 import type { Handler } from "../platform/http/operation.js";
@@ -12,8 +13,9 @@ import { toWebhookRecovery } from "./recoveries.js";
 import { endpointDisabled, type RecoveryWindow } from "./recovery.js";
 import type { WebhookStores } from "./stores.js";
 
-// The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a day.
-const DEFAULT_GRACE_SECONDS = 86_400;
+// The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a
+// day, the spec's `WebhookEndpointSecretRotation.expires_in` default.
+const DEFAULT_GRACE_SECONDS = schemaDefaults.WebhookEndpointSecretRotation.expires_in;
 
 type Kit = RouteKit<WebhookStores>;
 

@@ -1,3 +1,4 @@
+import { parameterDefaults } from "@deskline/spec/values";
 import type { QueryOf } from "../../spec/types.js";
 import type { Page, PullWindow } from "../database/lists.js";
 import { decodeCursor } from "../database/pull-cursor.js";
@@ -19,7 +20,8 @@ export type PageQuery = Pick<
 /** The parameters of an incremental pull, on the lists that offer one. */
 export type PullQuery = PageQuery & Pick<QueryOf<"listContacts">, "updated_after" | "cursor">;
 
-const DEFAULT_LIMIT = 10;
+/** A page's size when `limit` is not sent: the spec's `Limit` parameter default. */
+const DEFAULT_LIMIT = parameterDefaults.Limit;
 
 /**
  * `created_after`/`created_before`/`updated_after`: Unix seconds or RFC 3339 with a zone, exactly
