@@ -1889,6 +1889,7 @@ export const operationErrorCodes = {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "concurrent_update",
     "route_not_found",
     "database_unavailable",
     "internal_error"
