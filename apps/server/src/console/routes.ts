@@ -1,5 +1,5 @@
 import { Router } from "@koa/router";
-import type { Context } from "koa";
+import type { Context, Middleware } from "koa";
 import type { Config } from "../platform/config.js";
 import { AppError } from "../platform/errors.js";
 import { readJsonBody } from "../platform/http/body.js";
@@ -50,9 +50,29 @@ export function consoleMiddleware(
     sendAsset(ctx, asset, "no-cache");
   });
 
-  // The link's token comes in a JSON body: a cross-site form cannot send JSON, and a cross-site
-  // script's fetch with this content type needs a preflight this server never grants.
-  router.post("/session", async (ctx) => {
+  router.post("/session", exchangeLink(sessions, config));
+  router.get("/session", async (ctx) => respond(ctx, sessionBody(await requireSession(ctx, sessions))));
+
+  router.delete("/session", async (ctx) => {
+    const session = await requireSession(ctx, sessions);
+    await sessions.end(sessionCookie(ctx) as string);
+    clearSessionCookie(ctx);
+    respond(ctx, { ...sessionBody(session), csrf_token: undefined, ended: true });
+  });
+
+  return [router.routes(), consoleApiGateway(sessions)];
+}
+
+/**
+ * `POST /console/session`: a link's one-time token exchanged for the session cookie. The token
+ * comes in a JSON body: a cross-site form cannot send JSON, and a cross-site script's fetch with
+ * this content type needs a preflight this server never grants.
+ */
+function exchangeLink(
+  sessions: ConsoleSessions,
+  config: Pick<Config, "consoleFrameAncestors" | "bodyLimitBytes">,
+): Middleware {
+  return async (ctx) => {
     const body = (await readJsonBody(ctx, config.bodyLimitBytes)) as { token?: unknown } | undefined;
     if (typeof body?.token !== "string") {
       throw new AppError(400, "parameter_missing", 'Send the link\'s token as `{"token": "cst_…"}`.', {
@@ -68,20 +88,10 @@ export function consoleMiddleware(
         { param: "token" },
       );
     }
-    setSessionCookie(ctx, exchanged.sessionToken, exchanged.session.expires_at, frameAncestors.length > 0);
+    const crossSite = config.consoleFrameAncestors.length > 0;
+    setSessionCookie(ctx, exchanged.sessionToken, exchanged.session.expires_at, crossSite);
     respond(ctx, sessionBody(exchanged.session));
-  });
-
-  router.get("/session", async (ctx) => respond(ctx, sessionBody(await requireSession(ctx, sessions))));
-
-  router.delete("/session", async (ctx) => {
-    const session = await requireSession(ctx, sessions);
-    await sessions.end(sessionCookie(ctx) as string);
-    clearSessionCookie(ctx);
-    respond(ctx, { ...sessionBody(session), csrf_token: undefined, ended: true });
-  });
-
-  return [router.routes(), consoleApiGateway(sessions)];
+  };
 }
 
 function respond(ctx: Context, body: unknown): void {
