@@ -3,25 +3,27 @@ import { AppError, DomainError, errorObject } from "../platform/errors.js";
 import { httpError } from "../platform/http/error-response.js";
 import type { Handler } from "../platform/http/operation.js";
 import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
-import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import { mountHandlers, type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { assertValid } from "../platform/http/validate.js";
 import { toPulledPage } from "../records/pull.js";
 import type { Schema } from "../spec/types.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
-import { type MergeDeps, mergeContacts } from "./merge.js";
+import { type MergeDeps, mergeContacts as merge } from "./merge.js";
 import { type ContactInput, toContact } from "./store.js";
 
 type Kit = RouteKit<MergeDeps>;
 
 /** The contacts operations: parse → call → shape; the rules live in contacts/store.ts. */
 export function contactRoutes(kit: Kit): void {
-  kit.op("listContacts", listContacts(kit));
-  kit.op("createContact", createContact(kit));
-  kit.op("batchUpsertContacts", batchUpsertContacts(kit));
-  kit.op("mergeContacts", mergeContactsHandler(kit));
-  kit.op("getContact", getContact(kit));
-  kit.op("updateContact", updateContact(kit));
-  kit.op("deleteContact", deleteContact(kit));
+  mountHandlers(kit, {
+    listContacts,
+    createContact,
+    batchUpsertContacts,
+    mergeContacts,
+    getContact,
+    updateContact,
+    deleteContact,
+  });
 }
 
 function listContacts({ store, config }: Kit): Handler<"listContacts"> {
@@ -64,9 +66,9 @@ function batchUpsertContacts({ store, openapi }: Kit): Handler<"batchUpsertConta
   };
 }
 
-function mergeContactsHandler({ store }: Kit): Handler<"mergeContacts"> {
+function mergeContacts({ store }: Kit): Handler<"mergeContacts"> {
   return async ({ ctx, id, body }) => {
-    const doc = await mergeContacts(store, workspaceOf(ctx), id, body);
+    const doc = await merge(store, workspaceOf(ctx), id, body);
     return { status: 200, body: toContact(doc) };
   };
 }

@@ -1,6 +1,6 @@
 import type { Handler } from "../platform/http/operation.js";
 import { parsePage, toPage } from "../platform/http/paging.js";
-import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import { mountHandlers, type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import type { Messages } from "./messages.js";
 import { toMessage } from "./messages.js";
 import { type Conversations, toConversation } from "./store.js";
@@ -9,10 +9,7 @@ type Kit = RouteKit<{ conversations: Conversations; messages: Messages }>;
 
 /** The conversations operations: parse → call → shape; the rules live in conversations/store.ts and conversations/messages.ts. */
 export function conversationRoutes(kit: Kit): void {
-  kit.op("listConversations", listConversations(kit));
-  kit.op("getConversation", getConversation(kit));
-  kit.op("listMessages", listMessages(kit));
-  kit.op("sendMessage", sendMessage(kit));
+  mountHandlers(kit, { listConversations, getConversation, listMessages, sendMessage });
 }
 
 function listConversations({ store }: Kit): Handler<"listConversations"> {

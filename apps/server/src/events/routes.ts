@@ -1,6 +1,6 @@
 import type { Handler } from "../platform/http/operation.js";
 import { parsePage, toPage } from "../platform/http/paging.js";
-import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import { mountHandlers, type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { eventCatalog } from "./catalog.js";
 import { type Events, toEvent } from "./store.js";
 
@@ -11,9 +11,7 @@ type Kit = RouteKit<{ events: Events }>;
  * Retention is the store's rule (events/store.ts): `get` and `list` see only kept events.
  */
 export function eventRoutes(kit: Kit): void {
-  kit.op("listEventTypes", listEventTypes(kit));
-  kit.op("listEvents", listEvents(kit));
-  kit.op("getEvent", getEvent(kit));
+  mountHandlers(kit, { listEventTypes, listEvents, getEvent });
 }
 
 function listEventTypes({ openapi }: Kit): Handler<"listEventTypes"> {

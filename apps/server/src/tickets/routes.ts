@@ -1,6 +1,6 @@
 import type { Handler } from "../platform/http/operation.js";
 import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
-import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import { mountHandlers, type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { toPulledPage } from "../records/pull.js";
 import { type Tickets, toTicket } from "./store.js";
 
@@ -8,11 +8,7 @@ type Kit = RouteKit<{ tickets: Tickets }>;
 
 /** The tickets operations: parse → call → shape; the rules live in tickets/store.ts and tickets/status-transitions.ts. */
 export function ticketRoutes(kit: Kit): void {
-  kit.op("listTickets", listTickets(kit));
-  kit.op("createTicket", createTicket(kit));
-  kit.op("getTicket", getTicket(kit));
-  kit.op("updateTicket", updateTicket(kit));
-  kit.op("deleteTicket", deleteTicket(kit));
+  mountHandlers(kit, { listTickets, createTicket, getTicket, updateTicket, deleteTicket });
 }
 
 function listTickets({ store, config }: Kit): Handler<"listTickets"> {

@@ -2,7 +2,7 @@ import { receives, type StoredEvent } from "../events/model.js";
 import { AppError, notFound } from "../platform/errors.js";
 import type { Handler } from "../platform/http/operation.js";
 import { parsePage, toPage } from "../platform/http/paging.js";
-import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import { mountHandlers, type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { toWebhookDelivery } from "./deliveries.js";
 import { endpointDisabled, resend } from "./recovery.js";
 import type { WebhookStores } from "./stores.js";
@@ -15,8 +15,7 @@ type Kit = RouteKit<WebhookStores>;
  * itself is looked up as the events API does, retention included (events/store.ts).
  */
 export function eventDeliveryRoutes(kit: Kit): void {
-  kit.op("listEventDeliveries", listEventDeliveries(kit));
-  kit.op("resendEvent", resendEvent(kit));
+  mountHandlers(kit, { listEventDeliveries, resendEvent });
 }
 
 function listEventDeliveries({ store }: Kit): Handler<"listEventDeliveries"> {

@@ -3,7 +3,7 @@ import type { Events } from "../events/store.js";
 import { AppError } from "../platform/errors.js";
 import type { Handler } from "../platform/http/operation.js";
 import { parseInstant, parsePage, toPage } from "../platform/http/paging.js";
-import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import { mountHandlers, type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import type { Schema } from "../spec/types.js";
 import { refusedUrlHost } from "./address-policy.js";
 import { toDeliveryAttempt } from "./attempts.js";
@@ -24,16 +24,18 @@ type Kit = RouteKit<WebhookStores>;
  * secret appears only in the answers of create and rotate; every other answer omits it.
  */
 export function webhookEndpointRoutes(kit: Kit): void {
-  kit.op("listWebhookEndpoints", listWebhookEndpoints(kit));
-  kit.op("createWebhookEndpoint", createWebhookEndpoint(kit));
-  kit.op("getWebhookEndpoint", getWebhookEndpoint(kit));
-  kit.op("updateWebhookEndpoint", updateWebhookEndpoint(kit));
-  kit.op("rotateWebhookEndpointSecret", rotateWebhookEndpointSecret(kit));
-  kit.op("listWebhookEndpointAttempts", listWebhookEndpointAttempts(kit));
-  kit.op("listWebhookEndpointDeliveries", listWebhookEndpointDeliveries(kit));
-  kit.op("recoverWebhookEndpoint", recoverWebhookEndpoint(kit));
-  kit.op("getWebhookRecovery", getWebhookRecovery(kit));
-  kit.op("deleteWebhookEndpoint", deleteWebhookEndpoint(kit));
+  mountHandlers(kit, {
+    listWebhookEndpoints,
+    createWebhookEndpoint,
+    getWebhookEndpoint,
+    updateWebhookEndpoint,
+    rotateWebhookEndpointSecret,
+    listWebhookEndpointAttempts,
+    listWebhookEndpointDeliveries,
+    recoverWebhookEndpoint,
+    getWebhookRecovery,
+    deleteWebhookEndpoint,
+  });
 }
 
 /**
