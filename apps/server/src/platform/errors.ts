@@ -19,7 +19,7 @@ const typeByStatus = (status: number): ErrorType => {
 };
 
 /** What an error carries beyond its status, code and message; every field is optional. */
-export interface ErrorOptions {
+export interface AppErrorOptions {
   /** The request field at fault, as the spec's `param` names it. */
   param?: string | undefined;
   /** Headers the answer carries (`WWW-Authenticate`, `Retry-After`). */
@@ -42,7 +42,7 @@ export class AppError extends Error {
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    { param, headers = {}, details = {} }: ErrorOptions = {},
+    { param, headers = {}, details = {} }: AppErrorOptions = {},
   ) {
     super(message);
     this.type = typeByStatus(status);
@@ -70,7 +70,7 @@ export class DomainError extends Error {
     readonly kind: ErrorKind,
     readonly code: ErrorCode,
     message: string,
-    { param, details = {} }: Omit<ErrorOptions, "headers"> = {},
+    { param, details = {} }: Omit<AppErrorOptions, "headers"> = {},
   ) {
     super(message);
     this.param = param;
