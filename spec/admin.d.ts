@@ -493,7 +493,8 @@ export type components = {
         /**
          * @description Stable machine-readable code of an error; `message` is for people. The server answers only
          *     these; new codes may be added within v1, so a client should treat an unknown one by its
-         *     HTTP status and `type`.
+         *     HTTP status and `type`. Each operation lists the codes it may answer in its
+         *     `x-error-codes`.
          * @example parameter_invalid
          * @enum {string}
          */
@@ -862,6 +863,8 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            /** @description The admin API is off (`ADMIN_TOKEN` is unset). */
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -1228,6 +1231,8 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            /** @description Other requests kept changing the conversation; retry. Codes: `concurrent_update`. */
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];

@@ -1152,7 +1152,8 @@ export type components = {
         /**
          * @description Stable machine-readable code of an error; `message` is for people. The server answers only
          *     these; new codes may be added within v1, so a client should treat an unknown one by its
-         *     HTTP status and `type`.
+         *     HTTP status and `type`. Each operation lists the codes it may answer in its
+         *     `x-error-codes`.
          * @example parameter_invalid
          * @enum {string}
          */
@@ -1346,7 +1347,9 @@ export type components = {
             birthday?: string | null;
             address?: components["schemas"]["Address"] | null;
             company?: string | null;
+            /** @default [] */
             tags?: string[] | null;
+            /** @default [] */
             segments?: string[] | null;
             lifecycle_stage?: string | null;
             preferred_channel?: string | null;
@@ -1354,15 +1357,27 @@ export type components = {
             preferred_language?: components["schemas"]["LanguageTag"] | null;
             /** @description IANA time zone name, e.g. `Europe/Paris`. */
             timezone?: components["schemas"]["TimeZone"] | null;
-            /** @description Defaults to `false`. */
+            /**
+             * @description Defaults to `false`.
+             * @default false
+             */
             do_not_contact?: boolean | null;
-            /** @description Defaults to `false`. */
+            /**
+             * @description Defaults to `false`.
+             * @default false
+             */
             marketing_consent?: boolean | null;
-            /** @description Flat custom key/value data; a `null` value is dropped. */
+            /**
+             * @description Flat custom key/value data; a `null` value is dropped.
+             * @default {}
+             */
             custom_fields?: {
                 [key: string]: string | number | boolean | null;
             } | null;
-            /** @description External system name → that system's identifier. Each value is unique per (workspace, system) (`409 external_id_taken`). */
+            /**
+             * @description External system name → that system's identifier. Each value is unique per (workspace, system) (`409 external_id_taken`).
+             * @default {}
+             */
             external_ids?: {
                 [key: string]: string;
             } | null;
@@ -1582,6 +1597,7 @@ export type components = {
             /** @description A conversation of the API key's workspace; otherwise `400 parameter_invalid`. */
             conversation_id?: string | null;
             assignee_id?: string | null;
+            /** @default [] */
             tags?: string[] | null;
             notes?: string | null;
             /** @description BCP 47 language tag, e.g. `en-US`. */
@@ -1782,13 +1798,19 @@ export type components = {
              */
             url: string;
             description?: string | null;
-            /** @description Event types to receive, or `["*"]` for all. Omitted means all. */
+            /**
+             * @description Event types to receive, or `["*"]` for all. Omitted means all.
+             * @default [
+             *       "*"
+             *     ]
+             */
             events?: components["schemas"]["EventSubscription"][];
             /**
              * @description Deliveries per second at most, across every worker (held within 10 % over a minute); `null` or omitted for none.
              * @example 50
              */
             rate_limit?: number | null;
+            /** @default {} */
             headers?: components["schemas"]["WebhookEndpointHeaders"];
         };
         /**
@@ -2352,7 +2374,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `webhook_endpoint_disabled` (each operation lists the ones it can return). `idempotency_key_in_flight` and `concurrent_update` are worth retrying after a moment; the others are not. */
+        /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `webhook_endpoint_disabled` (the `x-error-codes` of each operation lists the ones it can return). `idempotency_key_in_flight` and `concurrent_update` are worth retrying after a moment; the others are not. */
         Conflict: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -2749,7 +2771,6 @@ export interface operations {
                     "application/json": components["schemas"]["ContactList"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2800,7 +2821,6 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2842,7 +2862,6 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2880,7 +2899,6 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedContact"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2922,7 +2940,6 @@ export interface operations {
                     "application/json": components["schemas"]["Contact"];
                 };
             };
-            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -2982,7 +2999,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description Conflict. Codes: `idempotency_key_in_flight`. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3141,7 +3157,6 @@ export interface operations {
                     "application/json": components["schemas"]["TicketList"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3196,7 +3211,6 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description Conflict. Codes: `idempotency_key_in_flight`. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3234,7 +3248,6 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3272,7 +3285,6 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedTicket"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3381,7 +3393,6 @@ export interface operations {
                     "application/json": components["schemas"]["ConversationList"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3418,7 +3429,6 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3467,7 +3477,6 @@ export interface operations {
                     "application/json": components["schemas"]["MessageList"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3525,12 +3534,10 @@ export interface operations {
                     "application/json": components["schemas"]["Message"];
                 };
             };
-            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description Conflict. Codes: `idempotency_key_in_flight`. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3573,7 +3580,6 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointList"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3666,7 +3672,6 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3704,7 +3709,6 @@ export interface operations {
                     "application/json": components["schemas"]["DeletedWebhookEndpoint"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3862,7 +3866,6 @@ export interface operations {
                     "application/json": components["schemas"]["DeliveryAttemptList"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3931,7 +3934,6 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3969,7 +3971,6 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointStats"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4067,7 +4068,6 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4158,7 +4158,6 @@ export interface operations {
                     "application/json": components["schemas"]["EventTypeList"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4195,7 +4194,6 @@ export interface operations {
                     "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_unknown` (this operation takes no query parameters). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4244,7 +4242,6 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
-            /** @description Invalid query. Codes: `parameter_invalid`, `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -22,13 +22,61 @@ const header = (
 `;
 
 interface Schema {
-  properties?: Record<string, unknown>;
+  properties?: Record<string, { default?: unknown }>;
   enum?: unknown[];
   /** From each enum value, the values it may change to (itself aside). */
   "x-transitions"?: Record<string, unknown[]>;
 }
 
 type Transitions = Record<string, unknown[]>;
+
+/** An operation as far as the generator reads it. */
+interface Operation {
+  operationId?: string;
+  "x-error-codes"?: string[];
+}
+
+/** The operations of both files (method and path beside each), in the order the files list them. */
+export function readOperations(files: string[]): { method: string; path: string; operation: Operation }[] {
+  const out: { method: string; path: string; operation: Operation }[] = [];
+  for (const file of files) {
+    const spec = parse(readFileSync(new URL(file, SPEC_DIR), "utf8")) as {
+      paths?: Record<string, Record<string, Operation>>;
+    };
+    for (const [path, item] of Object.entries(spec.paths ?? {})) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (typeof operation === "object" && operation?.operationId) out.push({ method, path, operation });
+      }
+    }
+  }
+  return out;
+}
+
+/** operationId → the error codes it may answer (`x-error-codes`), refused where one has none. */
+function errorCodesByOperation(files: string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const { operation } of readOperations(files)) {
+    const codes = operation["x-error-codes"];
+    if (!Array.isArray(codes) || codes.length === 0)
+      throw new Error(`${operation.operationId}: x-error-codes must list the error codes it may answer`);
+    out[operation.operationId as string] = codes;
+  }
+  return out;
+}
+
+/** The `default` of each named parameter of both files that has one (`Limit`: 10). */
+function readParameterDefaults(files: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const file of files) {
+    const spec = parse(readFileSync(new URL(file, SPEC_DIR), "utf8")) as {
+      components?: { parameters?: Record<string, { schema?: { default?: unknown } }> };
+    };
+    for (const [name, parameter] of Object.entries(spec.components?.parameters ?? {})) {
+      if (parameter.schema?.default !== undefined) out[name] = parameter.schema.default;
+    }
+  }
+  return out;
+}
 
 /** The named schemas of both files, each once. */
 function readSchemas(files: string[]): Map<string, Schema> {
@@ -81,12 +129,20 @@ function constType(value: unknown, indent = ""): string {
 }
 
 /** The three tables, each with the comment its declaration and its value carry. */
-function valueTables(schemas: Map<string, Schema>): { name: string; doc: string; value: unknown }[] {
+function valueTables(
+  schemas: Map<string, Schema>,
+  errorCodes: Record<string, string[]>,
+  parameterDefaults: Record<string, unknown>,
+): { name: string; doc: string; value: unknown }[] {
   const properties: Record<string, string[]> = {};
+  const defaults: Record<string, Record<string, unknown>> = {};
   const enums: Record<string, unknown[]> = {};
   const transitions: Record<string, Transitions> = {};
   for (const [name, schema] of schemas) {
     if (schema.properties) properties[name] = Object.keys(schema.properties);
+    const withDefaults = Object.entries(schema.properties ?? {}).filter(([, p]) => p?.default !== undefined);
+    if (withDefaults.length)
+      defaults[name] = Object.fromEntries(withDefaults.map(([key, p]) => [key, p.default]));
     if (schema.enum) enums[name] = schema.enum;
     const moves = transitionsOf(name, schema);
     if (moves) transitions[name] = moves;
@@ -99,58 +155,112 @@ function valueTables(schemas: Map<string, Schema>): { name: string; doc: string;
     },
     { name: "schemaEnums", doc: "The values of each named enum schema.", value: enums },
     {
+      name: "schemaDefaults",
+      doc: "For each named object schema with defaults: each property's `default`, what an omitted field is.",
+      value: defaults,
+    },
+    {
+      name: "parameterDefaults",
+      doc: "The `default` of each named parameter that has one.",
+      value: parameterDefaults,
+    },
+    {
       name: "schemaTransitions",
       doc: "For each enum schema with `x-transitions`: from each value, the values it may change to.",
       value: transitions,
     },
+    {
+      name: "operationErrorCodes",
+      doc: "For each operationId, the error codes it may answer (its `x-error-codes`), in the `ErrorCode` enum's order.",
+      value: errorCodes,
+    },
   ];
 }
 
-const WHAT = "Values of the spec for code to use at run time: schema property names, enums and transitions.";
+const WHAT =
+  "Values of the spec for code to use at run time: schema property names, enums, defaults, transitions and error codes.";
+
+type Tables = ReturnType<typeof valueTables>;
 
 /** values.js: the tables. */
-function renderValuesJs(schemas: Map<string, Schema>, command: string): string {
-  const tables = valueTables(schemas).map(
+function renderValuesJs(tablesOf: Tables, command: string): string {
+  const tables = tablesOf.map(
     ({ name, doc, value }) => `/** ${doc} */\nexport const ${name} = ${JSON.stringify(value, null, 2)};\n`,
   );
   return `${header(WHAT, command)}\n${tables.join("\n")}`;
 }
 
 /** values.d.ts: each table's exact type. */
-function renderValuesDts(schemas: Map<string, Schema>, command: string): string {
-  const tables = valueTables(schemas).map(
+function renderValuesDts(tablesOf: Tables, command: string): string {
+  const tables = tablesOf.map(
     ({ name, doc, value }) => `/** ${doc} */\nexport declare const ${name}: ${constType(value)};\n`,
   );
   return `${header(WHAT, command)}\n${tables.join("\n")}`;
 }
 
-const TABLE_START = /<!-- ticket-transitions:start[^>]*-->\n/;
-const TABLE_END = "<!-- ticket-transitions:end -->";
+/** The text between `<!-- name:start … -->` and `<!-- name:end -->` of a doc, replaced. */
+function replaceBetweenMarkers(doc: string, name: string, text: string): string {
+  const start = doc.match(new RegExp(`<!-- ${name}:start[^>]*-->\\n`));
+  const end = doc.indexOf(`<!-- ${name}:end -->`);
+  if (!start || start.index === undefined || end < start.index)
+    throw new Error(`docs/api.md needs the ${name} markers`);
+  return doc.slice(0, start.index + start[0].length) + text + doc.slice(end);
+}
 
-/** docs/api.md with the table of ticket moves between its markers rendered from the spec. */
-function renderApiDoc(schemas: Map<string, Schema>): string {
-  const doc = readFileSync(API_DOC, "utf8");
+const code = (value: unknown) => `\`${String(value)}\``;
+
+/** The table of ticket moves, from TicketStatus's `x-transitions`. */
+function transitionsTable(schemas: Map<string, Schema>): string {
   const status = schemas.get("TicketStatus");
   const moves = status && transitionsOf("TicketStatus", status);
-  const start = doc.match(TABLE_START);
-  const end = doc.indexOf(TABLE_END);
-  if (!moves || !start || start.index === undefined || end < start.index)
-    throw new Error("docs/api.md needs the ticket-transitions markers and TicketStatus its x-transitions");
-  const code = (value: unknown) => `\`${String(value)}\``;
+  if (!moves) throw new Error("TicketStatus needs its x-transitions");
   const rows = Object.entries(moves).map(
     ([from, to]) => `| ${code(from)} | ${to.length === 0 ? "nothing: final" : to.map(code).join(", ")} |`,
   );
-  const table = ["| From | May move to |", "| --- | --- |", ...rows, ""].join("\n");
-  const after = start.index + start[0].length;
-  return doc.slice(0, after) + table + doc.slice(end);
+  return ["| From | May move to |", "| --- | --- |", ...rows, ""].join("\n");
+}
+
+/**
+ * The table of each operation's error codes, from its `x-error-codes`: the codes every operation
+ * of a file answers are said once above that file's table, each row lists the rest.
+ */
+function errorCodesTables(files: string[]): string {
+  const out: string[] = [];
+  for (const file of files) {
+    const operations = readOperations([file]);
+    const lists = operations.map(({ operation }) => operation["x-error-codes"] ?? []);
+    const everywhere = (lists[0] ?? []).filter((c) => lists.every((list) => list.includes(c)));
+    out.push(
+      `Every operation of \`spec/${file}\` may answer ${everywhere.map(code).join(", ")}; beyond those:`,
+      "",
+      "| Operation | Request | Error codes |",
+      "| --- | --- | --- |",
+    );
+    for (const { method, path, operation } of operations) {
+      const own = (operation["x-error-codes"] ?? []).filter((c) => !everywhere.includes(c));
+      const codes = own.length === 0 ? "none" : own.map(code).join(", ");
+      out.push(`| \`${operation.operationId}\` | \`${method.toUpperCase()} ${path}\` | ${codes} |`);
+    }
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+/** docs/api.md with the tables between its markers rendered from the spec. */
+function renderApiDoc(schemas: Map<string, Schema>, files: string[]): string {
+  const doc = readFileSync(API_DOC, "utf8");
+  const withMoves = replaceBetweenMarkers(doc, "ticket-transitions", transitionsTable(schemas));
+  return replaceBetweenMarkers(withMoves, "error-codes", errorCodesTables(files));
 }
 
 /** values.js, values.d.ts and docs/api.md (absolute paths), rendered from the spec as it is now. */
 export function renderValues(command: string): Map<string, string> {
-  const schemas = readSchemas(["openapi.yaml", "admin.yaml"]);
+  const files = ["openapi.yaml", "admin.yaml"];
+  const schemas = readSchemas(files);
+  const tables = valueTables(schemas, errorCodesByOperation(files), readParameterDefaults(files));
   return new Map([
-    [fileURLToPath(new URL("values.js", SPEC_DIR)), renderValuesJs(schemas, command)],
-    [fileURLToPath(new URL("values.d.ts", SPEC_DIR)), renderValuesDts(schemas, command)],
-    [fileURLToPath(API_DOC), renderApiDoc(schemas)],
+    [fileURLToPath(new URL("values.js", SPEC_DIR)), renderValuesJs(tables, command)],
+    [fileURLToPath(new URL("values.d.ts", SPEC_DIR)), renderValuesDts(tables, command)],
+    [fileURLToPath(API_DOC), renderApiDoc(schemas, files)],
   ]);
 }

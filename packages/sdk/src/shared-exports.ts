@@ -1,6 +1,7 @@
 // What both entry points export besides `Deskline` and `createDesklineClient` (which differ only in
 // their default transport). Runtime-neutral: no Node import may appear here.
-import type { components } from "@deskline/spec/openapi";
+import type { components, operations } from "@deskline/spec/openapi";
+import type { operationErrorCodes } from "@deskline/spec/values";
 
 export type { components, operations, paths } from "@deskline/spec/openapi";
 export type { RequestOptions } from "./attempt-fetch.js";
@@ -61,3 +62,10 @@ export type EventTypeDescription = Schemas["EventTypeDescription"];
 export type ErrorCode = Schemas["ErrorCode"];
 /** The broad category of an error, fixed per HTTP status (`DesklineError.type`). */
 export type ErrorType = Schemas["ErrorType"];
+/**
+ * The error codes an operation may answer, from its `x-error-codes` in the spec:
+ * `OperationErrorCode<"createContact">` is `"email_taken" | "external_id_taken" | …`, so a `switch`
+ * on `DesklineError.code` can cover exactly what that call can fail with.
+ */
+export type OperationErrorCode<Id extends keyof operations & keyof typeof operationErrorCodes> =
+  (typeof operationErrorCodes)[Id][number];

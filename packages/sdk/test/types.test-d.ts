@@ -8,6 +8,7 @@ import type {
   ErrorBody,
   ErrorCode,
   Message,
+  OperationErrorCode,
   PagePromise,
   Ticket,
   WebhookDelivery,
@@ -107,5 +108,17 @@ describe("Deskline types", () => {
     await raw.GET("/open/v1/tickets/{id}", {});
     // @ts-expect-error no such path
     await raw.GET("/open/v1/nothing");
+  });
+});
+
+describe("OperationErrorCode", () => {
+  it("is the codes the spec's x-error-codes lists for the operation, all of them ErrorCodes", () => {
+    expectTypeOf<"ticket_status_terminal">().toMatchTypeOf<OperationErrorCode<"updateTicket">>();
+    expectTypeOf<"email_taken">().toMatchTypeOf<OperationErrorCode<"createContact">>();
+    expectTypeOf<OperationErrorCode<"mergeContacts">>().toMatchTypeOf<ErrorCode>();
+    // getContact never answers a status conflict.
+    expectTypeOf<"ticket_status_terminal">().not.toMatchTypeOf<OperationErrorCode<"getContact">>();
+    // @ts-expect-error: an admin operation is not the SDK's
+    expectTypeOf<OperationErrorCode<"createWorkspace">>().toBeString();
   });
 });

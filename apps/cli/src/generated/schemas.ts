@@ -144,6 +144,7 @@ export const contactCreateSchema = {
         "array",
         "null"
       ],
+      "default": [],
       "maxItems": 100,
       "items": {
         "type": "string",
@@ -156,6 +157,7 @@ export const contactCreateSchema = {
         "array",
         "null"
       ],
+      "default": [],
       "maxItems": 100,
       "items": {
         "type": "string",
@@ -1322,6 +1324,7 @@ export const contactCreateSchema = {
         "boolean",
         "null"
       ],
+      "default": false,
       "description": "Defaults to `false`."
     },
     "marketing_consent": {
@@ -1329,6 +1332,7 @@ export const contactCreateSchema = {
         "boolean",
         "null"
       ],
+      "default": false,
       "description": "Defaults to `false`."
     },
     "custom_fields": {
@@ -1336,6 +1340,7 @@ export const contactCreateSchema = {
         "object",
         "null"
       ],
+      "default": {},
       "description": "Flat custom key/value data; a `null` value is dropped.",
       "maxProperties": 100,
       "propertyNames": {
@@ -1376,6 +1381,7 @@ export const contactCreateSchema = {
         "object",
         "null"
       ],
+      "default": {},
       "description": "External system name → that system's identifier. Each value is unique per (workspace, system) (`409 external_id_taken`).",
       "maxProperties": 20,
       "propertyNames": {
@@ -1553,6 +1559,7 @@ export const ticketCreateSchema = {
         "array",
         "null"
       ],
+      "default": [],
       "maxItems": 100,
       "items": {
         "type": "string",

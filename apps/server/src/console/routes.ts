@@ -1,5 +1,5 @@
 import { Router } from "@koa/router";
-import type { Context } from "koa";
+import type { Context, Middleware } from "koa";
 import type { HttpSettings } from "../platform/config.js";
 import { AppError } from "../platform/errors.js";
 import { readJsonBody } from "../platform/http/body.js";
@@ -51,31 +51,7 @@ export function consoleMiddleware(
     sendAsset(ctx, asset, "no-cache");
   });
 
-  // The link's token comes in a JSON body: a cross-site form cannot send JSON, and a cross-site
-  // script's fetch with this content type needs a preflight this server never grants.
-  router.post("/session", async (ctx) => {
-    const body = (await readJsonBody(ctx, config.bodyLimitBytes)) as { token?: unknown } | undefined;
-    if (typeof body?.token !== "string") {
-      throw new AppError(
-        400,
-        "parameter_missing",
-        'Send the link\'s token as `{"token": "cst_…"}`.',
-        "token",
-      );
-    }
-    const exchanged = await sessions.exchange(body.token);
-    if (!exchanged) {
-      throw new AppError(
-        401,
-        "invalid_api_key",
-        "This console link was already used or has expired: ask for a new one.",
-        "token",
-      );
-    }
-    setSessionCookie(ctx, exchanged.sessionToken, exchanged.session.expires_at, frameAncestors.length > 0);
-    respond(ctx, sessionBody(exchanged.session));
-  });
-
+  router.post("/session", exchangeLink(sessions, config));
   router.get("/session", async (ctx) => respond(ctx, sessionBody(await requireSession(ctx, sessions))));
 
   router.delete("/session", async (ctx) => {
@@ -86,6 +62,37 @@ export function consoleMiddleware(
   });
 
   return [router.routes(), consoleApiGateway(sessions)];
+}
+
+/**
+ * `POST /console/session`: a link's one-time token exchanged for the session cookie. The token
+ * comes in a JSON body: a cross-site form cannot send JSON, and a cross-site script's fetch with
+ * this content type needs a preflight this server never grants.
+ */
+function exchangeLink(
+  sessions: ConsoleSessions,
+  config: Pick<ConsoleSettings, "consoleFrameAncestors"> & Pick<HttpSettings, "bodyLimitBytes">,
+): Middleware {
+  return async (ctx) => {
+    const body = (await readJsonBody(ctx, config.bodyLimitBytes)) as { token?: unknown } | undefined;
+    if (typeof body?.token !== "string") {
+      throw new AppError(400, "parameter_missing", 'Send the link\'s token as `{"token": "cst_…"}`.', {
+        param: "token",
+      });
+    }
+    const exchanged = await sessions.exchange(body.token);
+    if (!exchanged) {
+      throw new AppError(
+        401,
+        "invalid_api_key",
+        "This console link was already used or has expired: ask for a new one.",
+        { param: "token" },
+      );
+    }
+    const crossSite = config.consoleFrameAncestors.length > 0;
+    setSessionCookie(ctx, exchanged.sessionToken, exchanged.session.expires_at, crossSite);
+    respond(ctx, sessionBody(exchanged.session));
+  };
 }
 
 function respond(ctx: Context, body: unknown): void {

@@ -67,12 +67,9 @@ async function upsertOne(
     try {
       if (!existing) {
         if (typeof item.name !== "string") {
-          throw new DomainError(
-            "invalid",
-            "parameter_missing",
-            "`name` is required to create a contact.",
-            "name",
-          );
+          throw new DomainError("invalid", "parameter_missing", "`name` is required to create a contact.", {
+            param: "name",
+          });
         }
         return { status: "created", doc: await contacts.create(workspaceId, item) };
       }
@@ -122,7 +119,7 @@ export async function upsertBatch(
         "invalid",
         "parameter_missing",
         `\`${match.param}\` is required: it is how this batch matches contacts.`,
-        match.param,
+        { param: match.param },
       );
       results[index] = { status: "error", error };
       return;

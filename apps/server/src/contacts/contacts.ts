@@ -1,4 +1,4 @@
-import { schemaProperties } from "@deskline/spec/values";
+import { schemaDefaults, schemaProperties } from "@deskline/spec/values";
 import type { Db } from "mongodb";
 import { newEvent, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
@@ -43,15 +43,9 @@ export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc {
 
 const RULES: FieldRules<ContactField> = {
   fields: CONTACT_FIELDS,
-  // Fields whose "unset" is not null: arrays clear to [], flags to false, maps to {}.
-  empty: {
-    tags: [],
-    segments: [],
-    do_not_contact: false,
-    marketing_consent: false,
-    custom_fields: {},
-    external_ids: {},
-  },
+  // Fields whose "unset" is not null (arrays clear to [], flags to false, maps to {}): the spec's
+  // `ContactCreate` defaults, what an omitted field is.
+  empty: schemaDefaults.ContactCreate,
   deduped: new Set(["tags", "segments"]),
 };
 /** Maps merged per key (RFC 7396): a null value removes that key. */

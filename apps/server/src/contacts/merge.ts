@@ -106,7 +106,7 @@ export function mergePlan(
       "merge_conflict",
       `The contacts hold different values: ${conflicts.map((c) => `${c.param} (${c.detail})`).join("; ")}. ` +
         "Pass `prefer` with the id of the contact whose values win.",
-      conflicts[0]?.param,
+      { param: conflicts[0]?.param },
     );
   }
 
@@ -148,7 +148,7 @@ export async function mergeContacts(
       "invalid",
       "parameter_invalid",
       "`contact_ids` must not include the surviving contact.",
-      "contact_ids",
+      { param: "contact_ids" },
     );
   }
   if (request.prefer !== undefined && request.prefer !== survivorId && !ids.includes(request.prefer)) {
@@ -156,7 +156,7 @@ export async function mergeContacts(
       "invalid",
       "parameter_invalid",
       "`prefer` must be the surviving contact or one of `contact_ids`.",
-      "prefer",
+      { param: "prefer" },
     );
   }
   const merged = await pending(deps, workspaceId, survivorId, ids);
@@ -200,7 +200,7 @@ async function pending(
           "conflict",
           "merge_conflict",
           `Contact '${id}' is being merged into '${contact.merged_into}'; finish that merge first.`,
-          "contact_ids",
+          { param: "contact_ids" },
         );
       }
       out.push(contact);

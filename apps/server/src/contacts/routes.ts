@@ -1,23 +1,34 @@
 import type { ValidateFunction } from "ajv";
-import { AppError, DomainError } from "../platform/errors.js";
+import { AppError, DomainError, errorObject } from "../platform/errors.js";
 import { httpError } from "../platform/http/error-response.js";
+import type { Handler } from "../platform/http/operation.js";
 import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
-import { type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
+import { mountHandlers, type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { assertValid } from "../platform/http/validate.js";
 import { toPulledPage } from "../records/pull.js";
 import type { PullSettings } from "../records/settings.js";
 import type { Schema } from "../spec/types.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
 import { type ContactInput, toContact } from "./contacts.js";
-import { type MergeDeps, mergeContacts } from "./merge.js";
+import { type MergeDeps, mergeContacts as merge } from "./merge.js";
+
+type Kit = RouteKit<MergeDeps, PullSettings>;
 
 /** The contacts operations: parse → call → shape; the rules live in contacts/contacts.ts. */
-export function contactRoutes({ op, store, config, openapi }: RouteKit<MergeDeps, PullSettings>): void {
-  // A batch item is a PATCH body: the spec's ContactUpdate, checked item by item so that one
-  // invalid item fails alone (the batch schema itself only asks for objects).
-  const validateItem = openapi.operations.get("updateContact")?.validateBody as ValidateFunction;
+export function contactRoutes(kit: Kit): void {
+  mountHandlers(kit, {
+    listContacts,
+    createContact,
+    batchUpsertContacts,
+    mergeContacts,
+    getContact,
+    updateContact,
+    deleteContact,
+  });
+}
 
-  op("listContacts", async ({ ctx, query }) => {
+function listContacts({ store, config }: Kit): Handler<"listContacts"> {
+  return async ({ ctx, query }) => {
     const pull = parsePull(query);
     if (pull) {
       const pulled = await store.contacts.pull(workspaceOf(ctx), query, pull, config.syncSettleMs);
@@ -26,56 +37,67 @@ export function contactRoutes({ op, store, config, openapi }: RouteKit<MergeDeps
     const page = parsePage(query);
     const docs = await store.contacts.list(workspaceOf(ctx), query, page);
     return { status: 200, body: toPage(docs, page.limit, toContact) };
-  });
+  };
+}
 
-  op("createContact", async ({ ctx, body }) => {
+function createContact({ store }: Kit): Handler<"createContact"> {
+  return async ({ ctx, body }) => {
     const doc = await store.contacts.create(workspaceOf(ctx), body);
     return { status: 201, body: toContact(doc) };
-  });
+  };
+}
 
-  op("batchUpsertContacts", async ({ ctx, body }) => {
-    const items = body.contacts.map((item) => {
-      try {
-        assertValid(validateItem, item, "body");
-        return item as ContactInput;
-      } catch (error) {
-        if (error instanceof AppError) return error;
-        throw error;
-      }
-    });
+function batchUpsertContacts({ store, openapi }: Kit): Handler<"batchUpsertContacts"> {
+  // A batch item is a PATCH body: the spec's ContactUpdate, checked item by item so that one
+  // invalid item fails alone (the batch schema itself only asks for objects).
+  const validateItem = openapi.operations.get("updateContact")?.validateBody as ValidateFunction;
+  const parseItem = (item: unknown): ContactInput | AppError => {
+    try {
+      assertValid(validateItem, item, "body");
+      return item as ContactInput;
+    } catch (error) {
+      if (error instanceof AppError) return error;
+      throw error;
+    }
+  };
+  return async ({ ctx, body }) => {
+    const items = body.contacts.map(parseItem);
     const results = await upsertBatch(store.contacts, workspaceOf(ctx), parseMatchKey(body.match), items);
     return { status: 200, body: { object: "contact_batch", data: results.map(toBatchItemResult) } };
-  });
+  };
+}
 
-  op("mergeContacts", async ({ ctx, id, body }) => {
-    const doc = await mergeContacts(store, workspaceOf(ctx), id, body);
+function mergeContacts({ store }: Kit): Handler<"mergeContacts"> {
+  return async ({ ctx, id, body }) => {
+    const doc = await merge(store, workspaceOf(ctx), id, body);
     return { status: 200, body: toContact(doc) };
-  });
+  };
+}
 
-  op("getContact", async ({ ctx, id }) => ({
+function getContact({ store }: Kit): Handler<"getContact"> {
+  return async ({ ctx, id }) => ({
     status: 200,
     body: toContact(await store.contacts.get(workspaceOf(ctx), id)),
-  }));
+  });
+}
 
-  op("updateContact", async ({ ctx, id, body }) => {
+function updateContact({ store }: Kit): Handler<"updateContact"> {
+  return async ({ ctx, id, body }) => {
     const { doc } = await store.contacts.update(workspaceOf(ctx), id, body);
     return { status: 200, body: toContact(doc) };
-  });
+  };
+}
 
-  op("deleteContact", async ({ ctx, id }) => {
+function deleteContact({ store }: Kit): Handler<"deleteContact"> {
+  return async ({ ctx, id }) => {
     await store.contacts.delete(workspaceOf(ctx), id);
     return { status: 200, body: { id, object: "contact", deleted: true } };
-  });
+  };
 }
 
 /** One item's result as the spec shows it: the contact, or the error it would have got alone. */
 function toBatchItemResult(result: BatchItemResult, index: number): Schema<"ContactBatchItemResult"> {
   if (result.status !== "error") return { index, status: result.status, contact: toContact(result.doc) };
   const error = result.error instanceof DomainError ? httpError(result.error) : result.error;
-  const { type, code, message, param, details } = error;
-  return {
-    index,
-    status: "error",
-    error: { type, code, message, ...(param === undefined ? {} : { param }), ...details },
-  };
+  return { index, status: "error", error: errorObject(error) };
 }

@@ -83,8 +83,7 @@ async function takenBy(
     "conflict",
     key.code,
     `Another ${noun} already has this ${key.param.replace(".", " ")}: '${holder._id}'. Update that ${noun} instead.`,
-    key.param,
-    // A field, so a client finds the holder without parsing the message.
-    { holder_id: holder._id },
+    // `holder_id` a field, so a client finds the holder without parsing the message.
+    { param: key.param, details: { holder_id: holder._id } },
   );
 }

@@ -106,7 +106,7 @@ export class Conversations extends MutableRecords<ConversationDoc> {
         "invalid",
         "parameter_invalid",
         `\`contact_id\` must be the id of a contact in this workspace; '${input.contact_id}' is not one.`,
-        "contact_id",
+        { param: "contact_id" },
       );
     }
     const now = new Date();

@@ -18,6 +18,16 @@ const typeByStatus = (status: number): ErrorType => {
   return "invalid_request_error";
 };
 
+/** What an error carries beyond its status, code and message; every field is optional. */
+export interface AppErrorOptions {
+  /** The request field at fault, as the spec's `param` names it. */
+  param?: string | undefined;
+  /** Headers the answer carries (`WWW-Authenticate`, `Retry-After`). */
+  headers?: Record<string, string>;
+  /** Fields the error object carries beyond the common ones, declared in the spec's `Error`. */
+  details?: ErrorDetails;
+}
+
 /**
  * The one way code reports a client-visible failure. The error middleware
  * (platform/http/error-response.ts) turns it into the spec's error body; `code` is stable and documented
@@ -25,17 +35,20 @@ const typeByStatus = (status: number): ErrorType => {
  */
 export class AppError extends Error {
   readonly type: ErrorType;
+  readonly param: string | undefined;
+  readonly headers: Record<string, string>;
+  readonly details: ErrorDetails;
   constructor(
     readonly status: number,
     readonly code: ErrorCode,
     message: string,
-    readonly param?: string,
-    readonly headers: Record<string, string> = {},
-    /** Fields the error object carries beyond the common ones, declared in the spec's `Error`. */
-    readonly details: ErrorDetails = {},
+    { param, headers = {}, details = {} }: AppErrorOptions = {},
   ) {
     super(message);
     this.type = typeByStatus(status);
+    this.param = param;
+    this.headers = headers;
+    this.details = details;
   }
 }
 
@@ -51,21 +64,33 @@ export type ErrorKind = "not_found" | "conflict" | "invalid";
  * (platform/http/error-response.ts `httpError`).
  */
 export class DomainError extends Error {
+  readonly param: string | undefined;
+  readonly details: ErrorDetails;
   constructor(
     readonly kind: ErrorKind,
     readonly code: ErrorCode,
     message: string,
-    readonly param?: string,
-    /** Fields the error object carries beyond the common ones, declared in the spec's `Error`. */
-    readonly details: ErrorDetails = {},
+    { param, details = {} }: Omit<AppErrorOptions, "headers"> = {},
   ) {
     super(message);
+    this.param = param;
+    this.details = details;
   }
 }
 
-/** No record of the workspace has that id; another workspace's id is exactly as missing. */
-export function notFound(noun: string, id: string): DomainError {
-  return new DomainError("not_found", "resource_missing", `No such ${noun}: '${id}'.`, "id");
+/**
+ * The one 404 of a named resource: no record of the workspace has that id (another workspace's
+ * id is exactly as missing). `param` names the field that carried the id; without an `id` (a
+ * lookup by a secret, which is never echoed back) the message names only the noun.
+ */
+export function notFound(noun: string, id: string | undefined, param = "id"): DomainError {
+  const what = id === undefined ? noun : `${noun}: '${id}'`;
+  return new DomainError("not_found", "resource_missing", `No such ${what}.`, { param });
+}
+
+/** No route has this path (or the path has no route for this method and no other either). */
+export function routeNotFound(method: string, path: string): AppError {
+  return new AppError(404, "route_not_found", `No route for ${method} ${path}.`);
 }
 
 /** Other writes to one record kept winning for too long (records/record.ts `updateInWorkspace`). */
@@ -86,15 +111,21 @@ export interface ErrorDetails {
 /** Raised before touching a database not yet reached (platform/http/route-kit.ts); answered with 503. */
 export class DatabaseUnavailableError extends Error {}
 
-export function errorBody(error: AppError, requestId: string) {
+/**
+ * The spec's `Error` object: the one place its fields are laid out, in the spec's order. A batch
+ * item's error is this object alone; a response adds the request's id (`errorBody`).
+ */
+export function errorObject(error: AppError) {
   return {
-    error: {
-      type: error.type,
-      code: error.code,
-      message: error.message,
-      ...(error.param === undefined ? {} : { param: error.param }),
-      ...error.details,
-      request_id: requestId,
-    },
+    type: error.type,
+    code: error.code,
+    message: error.message,
+    ...(error.param === undefined ? {} : { param: error.param }),
+    ...error.details,
   };
+}
+
+/** The body of every error response (the spec's `ErrorResponse`). */
+export function errorBody(error: AppError, requestId: string) {
+  return { error: { ...errorObject(error), request_id: requestId } };
 }

@@ -34,12 +34,9 @@ export function normalizeField<F extends string>(rules: FieldRules<F>, field: F,
     const date = new Date(value as string);
     // The spec's date-time format lets a leap second through; Date cannot hold it.
     if (Number.isNaN(date.getTime())) {
-      throw new DomainError(
-        "invalid",
-        "parameter_invalid",
-        `\`${field}\` is not a valid RFC 3339 time.`,
-        field,
-      );
+      throw new DomainError("invalid", "parameter_invalid", `\`${field}\` is not a valid RFC 3339 time.`, {
+        param: field,
+      });
     }
     return date;
   }

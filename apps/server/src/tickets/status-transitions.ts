@@ -1,11 +1,12 @@
-import { schemaEnums, schemaTransitions } from "@deskline/spec/values";
+import { schemaDefaults, schemaEnums, schemaTransitions } from "@deskline/spec/values";
 import { DomainError } from "../platform/errors.js";
 
 /** The ticket statuses, in the order the spec's `TicketStatus` lists them. */
 export const TICKET_STATUSES = schemaEnums.TicketStatus;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
-export const INITIAL_STATUS: TicketStatus = "New";
+/** A new ticket's status when its create body names none: the spec's `TicketCreate.status` default. */
+export const INITIAL_STATUS: TicketStatus = schemaDefaults.TicketCreate.status;
 
 /**
  * Where each status may go, itself aside: the spec's `x-transitions` of `TicketStatus`, generated
@@ -57,6 +58,6 @@ function forbidden(from: TicketStatus, to: TicketStatus): DomainError {
     "conflict",
     "ticket_status_terminal",
     `Cannot move the ticket from '${from}' to '${to}': ${options}.`,
-    "status",
+    { param: "status" },
   );
 }

@@ -1,4 +1,4 @@
-import { schemaProperties } from "@deskline/spec/values";
+import { schemaDefaults, schemaProperties } from "@deskline/spec/values";
 import type { Db } from "mongodb";
 import { newEvent, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
@@ -34,7 +34,8 @@ export interface TicketDoc extends Record<TicketField, unknown>, RecordDoc, Stat
 
 const RULES: FieldRules<TicketField> = {
   fields: TICKET_FIELDS,
-  empty: { tags: [] },
+  // What an unset `tags` reads as: the spec's `TicketCreate` default.
+  empty: { tags: schemaDefaults.TicketCreate.tags },
   deduped: new Set(["tags"]),
   dates: new Set(["due_at"]),
   // Stamped by the status machine only; the spec's create and update bodies do not take them.
@@ -161,7 +162,7 @@ export class Tickets extends PulledRecords<TicketDoc, TicketFilters> {
         "invalid",
         "parameter_invalid",
         `\`${param}\` must be the id of a ${noun} in this workspace; '${id}' is not one.`,
-        param,
+        { param },
       );
     }
   }

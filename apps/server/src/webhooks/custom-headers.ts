@@ -43,7 +43,7 @@ export function ownedByDelivery(name: string): string | undefined {
 }
 
 const invalid = (message: string, param: string) =>
-  new DomainError("invalid", "parameter_invalid", message, param);
+  new DomainError("invalid", "parameter_invalid", message, { param });
 
 /**
  * Refuses the names a delivery owns and names given twice in different case, naming the header

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
+import { schemaDefaults } from "@deskline/spec/values";
 import type { Collection, Db } from "mongodb";
 import { isOperational, receives, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
@@ -180,7 +181,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
       workspace_id: workspaceId,
       url: input.url,
       description: input.description ?? null,
-      events: input.events ?? ["*"],
+      events: input.events ?? [...schemaDefaults.WebhookEndpointCreate.events],
       status: "enabled",
       disabled_at: null,
       disabled_reason: null,

@@ -164,7 +164,7 @@ export class WebhookRecoveries {
       `Recovery ${running?._id ?? "of this endpoint"} is still under way, and an endpoint may have ` +
         `${this.perEndpoint} at once (WEBHOOK_RECOVERIES_PER_ENDPOINT); follow it with getWebhookRecovery, ` +
         "then recover again if needed.",
-      "id",
+      { param: "id" },
     );
   }
 

@@ -16,7 +16,7 @@ export function endpointDisabled(endpoint: Pick<WebhookEndpointDoc, "_id">, para
     "conflict",
     "webhook_endpoint_disabled",
     `Webhook endpoint ${endpoint._id} is disabled; enable it (updateWebhookEndpoint with status "enabled") first.`,
-    param,
+    { param },
   );
 }
 

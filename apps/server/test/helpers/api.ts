@@ -73,6 +73,14 @@ export function assertMatchesSpec(operation: SpecOperation, status: number, body
       `${operation.operationId} ${status}: body does not match the spec: ${JSON.stringify(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`,
     );
   }
+  // Every error code an operation answers is one its `x-error-codes` lists, so the list the docs
+  // and the SDK read is checked by every test that sees an error.
+  const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+  if (status >= 400 && typeof code === "string" && !operation.errorCodes.includes(code)) {
+    throw new Error(
+      `${operation.operationId} answered ${status} ${code}, a code its x-error-codes does not list`,
+    );
+  }
 }
 
 /** Answers outside any operation (unknown route, 405) still use the documented error body. */

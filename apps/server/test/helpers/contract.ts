@@ -20,6 +20,8 @@ export interface SpecOperation {
   method: string;
   path: string;
   responses: Json;
+  /** The error codes the operation may answer (its `x-error-codes`). */
+  errorCodes: string[];
   /** The JSON Schema of its `application/json` request body, if it takes one. */
   bodySchema: Json | undefined;
   /** Which spec document it comes from. */
@@ -51,6 +53,7 @@ function operationsOf(file: SpecFile): SpecOperation[] {
         method: method.toUpperCase(),
         path,
         responses: operation.responses,
+        errorCodes: operation["x-error-codes"] ?? [],
         bodySchema: operation.requestBody?.content?.["application/json"]?.schema,
         file,
         definition: { ...operation, security: operation.security ?? spec.security },

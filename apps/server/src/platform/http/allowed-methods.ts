@@ -1,5 +1,5 @@
 import type { Router, RouterMiddleware } from "@koa/router";
-import { AppError } from "../errors.js";
+import { AppError, routeNotFound } from "../errors.js";
 
 /**
  * A method the path does not have is `405 method_not_allowed` with `Allow` listing the ones it has
@@ -16,14 +16,13 @@ export function allowedMethods(router: Router): RouterMiddleware {
     if (allow === "") {
       // An unknown method on an unknown path: the path is what is wrong.
       ctx.remove("Allow");
-      throw new AppError(404, "route_not_found", `No route for ${ctx.method} ${ctx.path}.`);
+      throw routeNotFound(ctx.method, ctx.path);
     }
     throw new AppError(
       405,
       "method_not_allowed",
       `${ctx.method} is not allowed on ${ctx.path}; it allows ${allow}.`,
-      undefined,
-      { Allow: allow },
+      { headers: { Allow: allow } },
     );
   };
 }

@@ -22,13 +22,9 @@ const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
 function bearerToken(ctx: Context): string {
   const match = BEARER.exec(ctx.get("Authorization"));
   if (!match?.[1]) {
-    throw new AppError(
-      401,
-      "missing_api_key",
-      "Send your API key as `Authorization: Bearer <API_KEY>`.",
-      undefined,
-      { "WWW-Authenticate": 'Bearer realm="deskline"' },
-    );
+    throw new AppError(401, "missing_api_key", "Send your API key as `Authorization: Bearer <API_KEY>`.", {
+      headers: { "WWW-Authenticate": 'Bearer realm="deskline"' },
+    });
   }
   return match[1];
 }
@@ -47,8 +43,10 @@ export function requireApiKey(apiKeys: KeyAuthenticator, scope: string | undefin
       (ctx.state.consoleKey as AuthenticatedKey | undefined) ??
       (await apiKeys.authenticate(bearerToken(ctx)));
     if (!key) {
-      throw new AppError(401, "invalid_api_key", "The API key is unknown or has been revoked.", undefined, {
-        "WWW-Authenticate": 'Bearer realm="deskline", error="invalid_token"',
+      throw new AppError(401, "invalid_api_key", "The API key is unknown or has been revoked.", {
+        headers: {
+          "WWW-Authenticate": 'Bearer realm="deskline", error="invalid_token"',
+        },
       });
     }
     if (scope && !key.scopes.includes(scope)) {
@@ -56,8 +54,11 @@ export function requireApiKey(apiKeys: KeyAuthenticator, scope: string | undefin
         403,
         "insufficient_scope",
         `This API key lacks the \`${scope}\` scope; issue a key that has it.`,
-        undefined,
-        { "WWW-Authenticate": `Bearer realm="deskline", error="insufficient_scope", scope="${scope}"` },
+        {
+          headers: {
+            "WWW-Authenticate": `Bearer realm="deskline", error="insufficient_scope", scope="${scope}"`,
+          },
+        },
       );
     }
     ctx.state.apiKey = key;
@@ -107,8 +108,10 @@ const digest = (token: string): Buffer => createHash("sha256").update(token).dig
 /** A fixed operator token (not an API key): present, and equal in constant time. */
 function assertToken(ctx: Context, expected: Buffer, realm: string, wrong: string): void {
   if (!timingSafeEqual(digest(bearerToken(ctx)), expected)) {
-    throw new AppError(401, "invalid_api_key", wrong, undefined, {
-      "WWW-Authenticate": `Bearer realm="${realm}", error="invalid_token"`,
+    throw new AppError(401, "invalid_api_key", wrong, {
+      headers: {
+        "WWW-Authenticate": `Bearer realm="${realm}", error="invalid_token"`,
+      },
     });
   }
 }

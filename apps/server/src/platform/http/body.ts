@@ -47,14 +47,11 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
   // would not hold what was sent (see i-json.ts).
   const duplicate = findDuplicateName(raw);
   if (duplicate !== undefined) {
-    throw new AppError(
-      400,
-      "invalid_json",
-      `\`${duplicate}\` appears more than once in the body.`,
-      duplicate,
-    );
+    throw new AppError(400, "invalid_json", `\`${duplicate}\` appears more than once in the body.`, {
+      param: duplicate,
+    });
   }
   const unsafe = findUnsafeValue(parsed);
-  if (unsafe) throw new AppError(400, "parameter_invalid", unsafe.message, unsafe.param);
+  if (unsafe) throw new AppError(400, "parameter_invalid", unsafe.message, { param: unsafe.param });
   return parsed;
 }

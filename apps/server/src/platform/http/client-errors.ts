@@ -5,7 +5,7 @@
  */
 import type { Server } from "node:http";
 import type { Duplex } from "node:stream";
-import type { ErrorCode } from "../errors.js";
+import { AppError, type ErrorCode, errorBody } from "../errors.js";
 import { newId } from "../ids.js";
 
 interface Refusal {
@@ -45,14 +45,9 @@ export function answerClientErrors(server: Server): void {
     }
     const refusal = REFUSALS[error.code ?? ""] ?? MALFORMED;
     const requestId = newId("req");
-    const body = JSON.stringify({
-      error: {
-        type: "invalid_request_error",
-        code: refusal.code,
-        message: refusal.message,
-        request_id: requestId,
-      },
-    });
+    const body = JSON.stringify(
+      errorBody(new AppError(refusal.status, refusal.code, refusal.message), requestId),
+    );
     socket.end(
       `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,6 +1,13 @@
 import type { Context, Next } from "koa";
 import { isDatabaseUnavailable } from "../database/errors.js";
-import { AppError, DatabaseUnavailableError, DomainError, type ErrorKind, errorBody } from "../errors.js";
+import {
+  AppError,
+  DatabaseUnavailableError,
+  DomainError,
+  type ErrorKind,
+  errorBody,
+  routeNotFound,
+} from "../errors.js";
 import type { Logger } from "../logger.js";
 
 // Where whatever a request's handlers throw becomes the API's error response: an AppError as it
@@ -11,7 +18,10 @@ const STATUS_OF_KIND: Record<ErrorKind, number> = { invalid: 400, not_found: 404
 
 /** A store's or a rule's error as the API answers it. */
 export function httpError(error: DomainError): AppError {
-  return new AppError(STATUS_OF_KIND[error.kind], error.code, error.message, error.param, {}, error.details);
+  return new AppError(STATUS_OF_KIND[error.kind], error.code, error.message, {
+    param: error.param,
+    details: error.details,
+  });
 }
 
 /**
@@ -25,7 +35,7 @@ export function errorMiddleware(logger: Logger) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new AppError(404, "route_not_found", `No route for ${ctx.method} ${ctx.path}.`);
+        throw routeNotFound(ctx.method, ctx.path);
       }
     } catch (caught) {
       const error = toAppError(caught, ctx, logger);
@@ -48,8 +58,7 @@ function toAppError(caught: unknown, ctx: Context, logger: Logger): AppError {
       503,
       "database_unavailable",
       "The database is unreachable right now; retry with backoff.",
-      undefined,
-      { "Retry-After": "5" },
+      { headers: { "Retry-After": "5" } },
     );
   }
   logger.error({ err: caught, requestId: ctx.state.requestId }, "unhandled error");

@@ -46,7 +46,7 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
         422,
         "idempotency_key_reused",
         "This Idempotency-Key was used with a different request; use a new key for a new request.",
-        "Idempotency-Key",
+        { param: "Idempotency-Key" },
       );
     }
     if (reservation.outcome === "in_flight") {
@@ -54,8 +54,7 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
         409,
         "idempotency_key_in_flight",
         "A request with this Idempotency-Key is still being processed; retry in a moment.",
-        "Idempotency-Key",
-        { "Retry-After": "1" },
+        { param: "Idempotency-Key", headers: { "Retry-After": "1" } },
       );
     }
     if (reservation.outcome === "withheld") throw replayUnavailable(reservation.response);
@@ -98,6 +97,6 @@ function replayUnavailable(response: StoredResponse): AppError {
     "idempotency_replay_unavailable",
     `The first request with this Idempotency-Key succeeded${made}; its answer carried a key shown only once, ` +
       "which this server does not keep (SECRETS_ENCRYPTION_KEY is not set). If the key was lost, revoke it and create another.",
-    "Idempotency-Key",
+    { param: "Idempotency-Key" },
   );
 }

@@ -1,3 +1,4 @@
+import { parameterDefaults } from "@deskline/spec/values";
 import type { QueryOf } from "../../spec/types.js";
 import type { Page, PullWindow } from "../database/lists.js";
 import { decodeCursor } from "../database/pull-cursor.js";
@@ -19,7 +20,8 @@ export type PageQuery = Pick<
 /** The parameters of an incremental pull, on the lists that offer one. */
 export type PullQuery = PageQuery & Pick<QueryOf<"listContacts">, "updated_after" | "cursor">;
 
-const DEFAULT_LIMIT = 10;
+/** A page's size when `limit` is not sent: the spec's `Limit` parameter default. */
+const DEFAULT_LIMIT = parameterDefaults.Limit;
 
 /**
  * `created_after`/`created_before`/`updated_after`: Unix seconds or RFC 3339 with a zone, exactly
@@ -28,7 +30,9 @@ const DEFAULT_LIMIT = 10;
 export function parseTimestamp(value: string, param: string): Date {
   const date = /^\d+$/.test(value) ? new Date(Number(value) * 1000) : new Date(value);
   if (Number.isNaN(date.getTime())) {
-    throw new AppError(400, "parameter_invalid", `\`${param}\` is not a time this server can read.`, param);
+    throw new AppError(400, "parameter_invalid", `\`${param}\` is not a time this server can read.`, {
+      param,
+    });
   }
   return date;
 }
@@ -70,7 +74,7 @@ export function parsePull(query: PullQuery): PullWindow | undefined {
       400,
       "parameter_invalid",
       "Pass either `updated_after` (to start a pull) or `cursor` (to continue one), not both.",
-      "cursor",
+      { param: "cursor" },
     );
   }
   if (query.starting_after !== undefined) {
@@ -78,7 +82,7 @@ export function parsePull(query: PullQuery): PullWindow | undefined {
       400,
       "parameter_invalid",
       "`starting_after` pages the newest-first list; a pull continues with `cursor` (its `next_cursor`).",
-      "starting_after",
+      { param: "starting_after" },
     );
   }
   const { createdAfter, createdBefore, limit } = parsePage(query);
@@ -91,7 +95,7 @@ export function parsePull(query: PullQuery): PullWindow | undefined {
       400,
       "parameter_invalid",
       "`cursor` must be a `next_cursor` from a previous page of a pull.",
-      "cursor",
+      { param: "cursor" },
     );
   }
   return { limit, after, createdAfter, createdBefore };

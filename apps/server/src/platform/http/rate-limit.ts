@@ -39,11 +39,13 @@ export function rateLimit(rule: BucketRule, buckets: Buckets) {
     ctx.set(headers);
     if (!allowed) {
       const retryAfter = retryAfterSeconds(rule, tat, now);
-      throw new AppError(429, "rate_limited", `Too many requests; retry after ${retryAfter} s.`, undefined, {
-        ...headers,
-        "Retry-After": String(retryAfter),
-        "RateLimit-Remaining": "0",
-        "RateLimit-Reset": String(retryAfter),
+      throw new AppError(429, "rate_limited", `Too many requests; retry after ${retryAfter} s.`, {
+        headers: {
+          ...headers,
+          "Retry-After": String(retryAfter),
+          "RateLimit-Remaining": "0",
+          "RateLimit-Reset": String(retryAfter),
+        },
       });
     }
     await next();

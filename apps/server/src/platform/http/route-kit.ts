@@ -41,6 +41,22 @@ export interface KitStores {
   rateLimits: RateLimits;
 }
 
+/**
+ * A capability's handlers, each named after the operation it answers and made from the kit (the
+ * stores and settings it closes over): `mountHandlers(kit, { listTickets, getTicket })`.
+ */
+export type HandlerMakers<K> = { [Id in OperationId]?: (kit: K) => Handler<Id> };
+
+/** Mounts each handler under the operation its name is. */
+export function mountHandlers<K extends Pick<RouteKit, "op">>(kit: K, makers: HandlerMakers<K>): void {
+  for (const [operationId, make] of Object.entries(makers) as [
+    OperationId,
+    (kit: K) => Handler<OperationId>,
+  ][]) {
+    kit.op(operationId, make(kit));
+  }
+}
+
 /** The workspace of the authenticated API key. */
 export const workspaceOf = (ctx: Context): string => apiKeyOf(ctx).workspace_id;
 

@@ -96,5 +96,5 @@ export function assertValid(validate: ValidateFunction, data: unknown, where: Wh
       : error.keyword === "additionalProperties"
         ? "parameter_unknown"
         : "parameter_invalid";
-  throw new AppError(400, code, describe(error, param, where), param);
+  throw new AppError(400, code, describe(error, param, where), { param });
 }
