@@ -163,6 +163,12 @@ export class Pull<P extends Page<{ id: string }>> implements AsyncIterable<P> {
 /** One item of `contacts.batch`: the fields of a contact update (`name` is needed to create one). */
 export type ContactBatchItem = components["schemas"]["ContactUpdate"];
 
+/** `contacts.batch`, its `match` narrowed to the keys the API takes (`email`, `external_ids.<system>`). */
+type ContactBatch = (
+  body: { match: "email" | `external_ids.${string}`; contacts: ContactBatchItem[] },
+  options?: RequestOptions,
+) => Promise<ResultOf<OperationOf<"/open/v1/contacts/batch", "post">>>;
+
 export class Contacts extends Resource {
   /**
    * List contacts.
@@ -253,11 +259,7 @@ export class Contacts extends Resource {
    *
    * `POST /open/v1/contacts/batch` (`batchUpsertContacts`).
    */
-  batch: (
-    body: { match: "email" | `external_ids.${string}`; contacts: ContactBatchItem[] },
-    options?: RequestOptions,
-  ) => Promise<ResultOf<OperationOf<"/open/v1/contacts/batch", "post">>> =
-    this.creator("/open/v1/contacts/batch");
+  batch: ContactBatch = this.creator("/open/v1/contacts/batch");
   /**
    * Merge contacts into this one.
    *
