@@ -72,14 +72,17 @@ function messageCommand(conversations: Command, verb: "reply" | "note", note: bo
       )
       .argument("<id>", "conversation id")
       .option("-m, --body <text>", "the message text; - reads stdin")
-      .action(async (id: string, options: { body?: string }, command: Command) => {
-        if (options.body === undefined)
-          throw new UsageError("give the message with -m/--body <text> (- reads stdin)");
-        const body = options.body === "-" ? readFileSync(0, "utf8") : options.body;
-        const deskline = await clientFor(command);
-        const message = await deskline.conversations.messages.create(id, { body, internal_note: note });
-        printObject(message, Boolean(globalsOf(command).json));
-      }),
+      .action((id: string, options: { body?: string }, command: Command) =>
+        runMessage(id, options.body, note, command),
+      ),
     `deskline conversations ${verb} conv_0VbeYBCu9tPuFypVLWBsJN -m ${note ? "'Refund approved by finance'" : "'Thanks, fixed now!'"}`,
   );
+}
+
+async function runMessage(id: string, text: string | undefined, note: boolean, command: Command) {
+  if (text === undefined) throw new UsageError("give the message with -m/--body <text> (- reads stdin)");
+  const body = text === "-" ? readFileSync(0, "utf8") : text;
+  const deskline = await clientFor(command);
+  const message = await deskline.conversations.messages.create(id, { body, internal_note: note });
+  printObject(message, Boolean(globalsOf(command).json));
 }

@@ -107,12 +107,14 @@ function typesCommand(events: Command): void {
       .description(
         "list every event type an endpoint can subscribe to, with what it means; --json adds the JSON Schema of its body",
       )
-      .action(async (_options, command: Command) => {
-        const deskline = await clientFor(command);
-        const catalog = await deskline.events.types();
-        await printList(catalog.data, TYPE_COLUMNS, { json: Boolean(globalsOf(command).json) });
-      }),
+      .action(runTypes),
     "deskline events types",
     "deskline events types --json | jq 'select(.type == \"ticket.updated\") | .schema'",
   );
+}
+
+async function runTypes(_options: unknown, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const catalog = await deskline.events.types();
+  await printList(catalog.data, TYPE_COLUMNS, { json: Boolean(globalsOf(command).json) });
 }

@@ -106,12 +106,7 @@ function setStatusCommand(tickets: Command): void {
     moveCommand(
       tickets.command("set-status").argument("<status>", `one of: ${STATUSES.join(", ")}`),
       "move tickets to any status the status machine allows",
-    ).action(async (status: string, ids: string[], options, command: Command) => {
-      if (!STATUSES.includes(status as TicketStatus)) {
-        throw new UsageError(`unknown status '${status}'; one of: ${STATUSES.join(", ")}`);
-      }
-      await runMove(command, ids, options, status as TicketStatus);
-    }),
+    ).action(runSetStatus),
     'deskline tickets set-status "On hold" --status New --priority low',
   );
 }
@@ -122,6 +117,18 @@ function moveCommand(command: Command, summary: string): Command {
     .addListOptions(command.description(`${summary}: by id, or every ticket matching the filters`), FILTERS)
     .argument("[ids...]", "ticket ids (tkt_…); or give filters instead")
     .option("--concurrency <n>", "tickets moved at once", kit.positiveInteger, 4);
+}
+
+async function runSetStatus(
+  status: string,
+  ids: string[],
+  options: Record<string, unknown>,
+  command: Command,
+): Promise<void> {
+  if (!STATUSES.includes(status as TicketStatus)) {
+    throw new UsageError(`unknown status '${status}'; one of: ${STATUSES.join(", ")}`);
+  }
+  await runMove(command, ids, options, status as TicketStatus);
 }
 
 async function runMove(

@@ -147,15 +147,7 @@ function listCommand(endpoints: Command): void {
       .command("list")
       .description("list webhook endpoints (secrets are never listed)")
       .option("--limit <n>", "at most this many in total", kit.positiveInteger)
-      .action(async (options: { limit?: number }, command: Command) => {
-        const deskline = await clientFor(command);
-        await kit.listCommand(
-          command,
-          deskline.webhookEndpoints.list({ limit: kit.pageSize(options.limit) }),
-          COLUMNS,
-          options.limit,
-        );
-      }),
+      .action(runList),
     "deskline webhooks endpoints list --json",
   );
 }
@@ -222,11 +214,7 @@ function rotateSecretCommand(endpoints: Command): void {
         "grace period of the old secret (0: stop using it now)",
         kit.positiveInteger,
       )
-      .action(async (id: string, options: { expiresIn?: number }, command: Command) => {
-        const deskline = await clientFor(command);
-        const body = options.expiresIn === undefined ? {} : { expires_in: options.expiresIn };
-        printObject(await deskline.webhookEndpoints.rotateSecret(id, body), Boolean(globalsOf(command).json));
-      }),
+      .action(runRotateSecret),
     "deskline webhooks endpoints rotate-secret we_0VbeYBCu9tPuFypVLWBsJN --expires-in 3600",
   );
 }
@@ -239,10 +227,7 @@ function statsCommand(endpoints: Command): void {
         "count the endpoint's deliveries of the last 24 hours by status, in total and per hour (what the webhook console charts)",
       )
       .argument("<id>", "endpoint id (we_…)")
-      .action(async (id: string, _options: unknown, command: Command) => {
-        const deskline = await clientFor(command);
-        printObject(await deskline.webhookEndpoints.stats(id), Boolean(globalsOf(command).json));
-      }),
+      .action(runStats),
     "deskline webhooks endpoints stats we_0VbeYBCu9tPuFypVLWBsJN --json | jq .totals",
   );
 }
@@ -334,13 +319,32 @@ function recoveryCommand(endpoints: Command): void {
       )
       .argument("<id>", "recovery id (rcv_…), from recover")
       .option("--wait", "wait until it has gone through the whole window, with a progress bar")
-      .action(async (id: string, options: { wait?: boolean }, command: Command) => {
-        const deskline = await clientFor(command);
-        const recovery = options.wait
-          ? await waitForRecovery(deskline, id)
-          : await deskline.webhookEndpoints.getRecovery(id);
-        printObject(recovery, Boolean(globalsOf(command).json));
-      }),
+      .action(runRecovery),
     "deskline webhooks endpoints recovery rcv_2bXkt7MnO9pQ1rSt --wait",
   );
+}
+
+async function runList(options: { limit?: number }, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const items = deskline.webhookEndpoints.list({ limit: kit.pageSize(options.limit) });
+  await kit.listCommand(command, items, COLUMNS, options.limit);
+}
+
+async function runRotateSecret(id: string, options: { expiresIn?: number }, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const body = options.expiresIn === undefined ? {} : { expires_in: options.expiresIn };
+  printObject(await deskline.webhookEndpoints.rotateSecret(id, body), Boolean(globalsOf(command).json));
+}
+
+async function runStats(id: string, _options: unknown, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  printObject(await deskline.webhookEndpoints.stats(id), Boolean(globalsOf(command).json));
+}
+
+async function runRecovery(id: string, options: { wait?: boolean }, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const recovery = options.wait
+    ? await waitForRecovery(deskline, id)
+    : await deskline.webhookEndpoints.getRecovery(id);
+  printObject(recovery, Boolean(globalsOf(command).json));
 }
