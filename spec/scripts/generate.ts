@@ -5,12 +5,15 @@
 //   all import `@deskline/spec/openapi` or `/admin`. Declarations only (`.d.ts`): nothing of them
 //   exists at run time, and the published SDK and verifier inline what they use into their own
 //   declarations (tsup `dts.resolve`);
-// - the values code needs at run time (scripts/values.ts): values.js and values.d.ts.
+// - the values code needs at run time (scripts/values.ts): values.js and values.d.ts;
+// - the doc comments of the SDK's resource methods, from each operation's summary and
+//   description (scripts/sdk-docs.ts), in packages/sdk/src/resources.ts.
 // `pnpm generate` at the workspace root runs this and every other package's generator. `--check`
 // exits 1 when a committed file is stale; test/generated.test.ts runs the same check.
 import { fileURLToPath } from "node:url";
 import openapiTS, { astToString, NEVER } from "openapi-typescript";
 import { writeGenerated } from "../../scripts/write-generated.js";
+import { renderSdkDocs } from "./sdk-docs.js";
 import { renderValues } from "./values.js";
 
 const SPEC_DIR = new URL("../", import.meta.url);
@@ -48,6 +51,7 @@ export async function renderAll(): Promise<Map<string, string>> {
     out.set(fileURLToPath(new URL(`${spec}.d.ts`, SPEC_DIR)), await render(`${spec}.yaml`));
   }
   for (const [file, contents] of renderValues(COMMAND)) out.set(file, contents);
+  for (const [file, contents] of renderSdkDocs()) out.set(file, contents);
   return out;
 }
 

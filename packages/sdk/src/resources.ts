@@ -1,6 +1,8 @@
 // The namespaces of `new Deskline()`, one per resource of the spec. Each method is one line that
-// names its spec path; every parameter, body and result type is derived from the generated types.
-// A new spec operation is one more line here (and a new resource one more small class).
+// names its spec path; every parameter, body and result type is derived from the generated types,
+// and the doc comment above it from the operation's summary and description (`pnpm generate`
+// rewrites them: spec/scripts/sdk-docs.ts). A new spec operation is one more line here (and a new
+// resource one more small class).
 
 import type { components, paths } from "@deskline/spec/openapi";
 import type { RequestOptions } from "./attempt-fetch.js";
@@ -161,87 +163,432 @@ export class Pull<P extends Page<{ id: string }>> implements AsyncIterable<P> {
 /** One item of `contacts.batch`: the fields of a contact update (`name` is needed to create one). */
 export type ContactBatchItem = components["schemas"]["ContactUpdate"];
 
+/** `contacts.batch`, its `match` narrowed to the keys the API takes (`email`, `external_ids.<system>`). */
+type ContactBatch = (
+  body: { match: "email" | `external_ids.${string}`; contacts: ContactBatchItem[] },
+  options?: RequestOptions,
+) => Promise<ResultOf<OperationOf<"/open/v1/contacts/batch", "post">>>;
+
 export class Contacts extends Resource {
+  /**
+   * List contacts.
+   *
+   * Returns the workspace's contacts, newest first; with `updated_after` or `cursor`, an
+   * incremental pull instead, oldest change first (see *Incremental pull*). All filters can be
+   * combined. `search` is a
+   * case-insensitive substring match against name, email or phone; `email` matches the whole
+   * address case-insensitively. Looking a contact up by `email` before writing (a typical sync)
+   * needs `contacts:read` in addition to `contacts:write`.
+   *
+   * **Checked beyond the schema:** `updated_after` and `cursor` exclude each other (one starts a
+   * pull, the other continues one), and neither combines with `starting_after`: `400
+   * parameter_invalid` naming the second one.
+   *
+   * Await it for the first page, or `for await` over it for every item, page after page.
+   *
+   * `GET /open/v1/contacts` (`listContacts`).
+   */
   list = this.lister("/open/v1/contacts");
   /** Every contact changed since `updated_after` or a kept `cursor`, page by page (see `Pull`). */
   pull = this.puller("/open/v1/contacts");
-  create = this.creator("/open/v1/contacts");
-  get = this.byId("get", "/open/v1/contacts/{id}");
-  update = this.updater("/open/v1/contacts/{id}");
-  delete = this.byId("delete", "/open/v1/contacts/{id}");
-  readonly #batch = this.creator("/open/v1/contacts/batch");
   /**
-   * Creates or updates up to 100 contacts matched by `match` (`email` or `external_ids.<system>`);
-   * resolves to one result per item, in input order (`created`, `updated`, `unchanged` with the
-   * contact, or `error` with the error); a failing item never fails the others.
+   * Create a contact.
+   *
+   * Creates a contact. Only `name` is required; optional fields may be omitted or sent as `null`
+   * (unset). `do_not_contact` and `marketing_consent` default to `false`, `tags` and `segments`
+   * to `[]`, `custom_fields` and `external_ids` to `{}` (a `null` value inside `custom_fields` is
+   * dropped). Emits `contact.created`. To avoid duplicates in a sync, look the contact up first
+   * (list with `email`, which needs `contacts:read` as well) or send an `Idempotency-Key`.
+   *
+   * `POST /open/v1/contacts` (`createContact`).
    */
-  batch = (
-    body: { match: "email" | `external_ids.${string}`; contacts: ContactBatchItem[] },
-    options?: RequestOptions,
-  ) => this.#batch(body, options);
+  create = this.creator("/open/v1/contacts");
   /**
-   * Merges `contact_ids` into the contact `id` (tickets and conversations move to it, tags,
-   * segments and external ids are unioned, its empty fields filled, the others deleted); `prefer`
-   * names whose values win a conflict. Safe to retry. Resolves to the surviving contact.
+   * Retrieve a contact.
+   *
+   * Returns one contact of the workspace.
+   *
+   * `GET /open/v1/contacts/{id}` (`getContact`).
+   */
+  get = this.byId("get", "/open/v1/contacts/{id}");
+  /**
+   * Update a contact.
+   *
+   * Changes only the fields sent. `null` clears an optional field (`tags`/`segments` become
+   * `[]`, `do_not_contact`/`marketing_consent` become `false`, `custom_fields`/`external_ids`
+   * become `{}`); `name` cannot be cleared. `custom_fields` and `external_ids` merge per key
+   * (RFC 7396: a `null` value removes that key); `tags`, `segments` and `address` are replaced
+   * whole. Emits `contact.updated` with `previous_attributes` when something changed; a PATCH
+   * that changes nothing returns `200` and emits no event.
+   *
+   * `PATCH /open/v1/contacts/{id}` (`updateContact`).
+   */
+  update = this.updater("/open/v1/contacts/{id}");
+  /**
+   * Delete a contact.
+   *
+   * Removes the contact. Tickets and conversations that reference it keep its id. Deleting it
+   * again is `404 resource_missing`.
+   *
+   * `DELETE /open/v1/contacts/{id}` (`deleteContact`).
+   */
+  delete = this.byId("delete", "/open/v1/contacts/{id}");
+  /**
+   * Create or update up to 100 contacts.
+   *
+   * Upserts up to 100 contacts in one request, each found by the `match` key: `email`
+   * (case-insensitive) or `external_ids.<system>` (e.g. `external_ids.salesforce`). Every item
+   * must carry its match value. An item whose contact does not exist yet is created (`name`
+   * required; emits `contact.created`); one that exists is updated with PATCH semantics
+   * (`updateContact`: only the fields sent, only what differs; emits `contact.updated` with
+   * `previous_attributes`) or left `unchanged` (no write, no event).
+   *
+   * The answer is `200` with one result per item, **in input order**: `created`, `updated` or
+   * `unchanged` with the contact, or `error` with the error object (`type`, `code`, `message`,
+   * `param`) the same item would have got alone, e.g. `parameter_missing`, `parameter_invalid`,
+   * `email_taken`, `external_id_taken`, `concurrent_update`. One failing item never fails the
+   * others. Items with the same match value are applied in input order; concurrent batches
+   * that touch the same contacts never create duplicates (the match value is unique) nor lose
+   * an update (each update applies to the version it was decided on). With an
+   * `Idempotency-Key` the whole batch is replayed, results included, without a second write.
+   *
+   * **Checked beyond the schema:** each item is an open object (so that a wrong item gets its own
+   * `error` result), but the request as a whole, like every request, may carry no number beyond
+   * ±(2^53 − 1) (JSON readers cannot hold it exactly) and no string with a NUL or a lone
+   * surrogate, wherever it sits in an item: `400 parameter_invalid` naming where.
+   *
+   * `POST /open/v1/contacts/batch` (`batchUpsertContacts`).
+   */
+  batch: ContactBatch = this.creator("/open/v1/contacts/batch");
+  /**
+   * Merge contacts into this one.
+   *
+   * Merges the contacts of `contact_ids` into the contact of the path (the survivor): their
+   * tickets and conversations are re-pointed to the survivor (each ticket emits
+   * `ticket.updated`), `tags`, `segments` and `external_ids` are unioned, the survivor's empty
+   * fields are filled from them (in `contact_ids` order; `custom_fields` per key), the merged
+   * contacts are deleted (their tombstones in an incremental pull name the survivor in
+   * `merged_into`), and `contact.updated` with `previous_attributes` is emitted for the
+   * survivor. Answers the survivor.
+   *
+   * Two different values for the same external-id system are a conflict: `409 merge_conflict`
+   * naming every conflicting system (`param` is the first, `external_ids.<system>`), and
+   * nothing changes, unless `prefer` names the contact (the survivor or one of `contact_ids`)
+   * whose values win. The same holds for two different emails when the survivor has none.
+   *
+   * A merge is safe to retry: repeating it after a failure or a crash completes it (contacts
+   * already merged into this survivor count as merged), and repeating a completed one answers
+   * the survivor unchanged.
+   *
+   * **Checked beyond the schema:** `prefer` must be the survivor or one of `contact_ids`,
+   * otherwise `400 parameter_invalid` (`param` is `prefer`).
+   *
+   * `POST /open/v1/contacts/{id}/merge` (`mergeContacts`).
    */
   merge = this.action("/open/v1/contacts/{id}/merge");
 }
 
 export class Tickets extends Resource {
+  /**
+   * List tickets.
+   *
+   * Returns the workspace's tickets, newest first; with `updated_after` or `cursor`, an
+   * incremental pull instead, oldest change first (see *Incremental pull*). All filters can be
+   * combined.
+   *
+   * **Checked beyond the schema:** `updated_after` and `cursor` exclude each other (one starts a
+   * pull, the other continues one), and neither combines with `starting_after`: `400
+   * parameter_invalid` naming the second one.
+   *
+   * Await it for the first page, or `for await` over it for every item, page after page.
+   *
+   * `GET /open/v1/tickets` (`listTickets`).
+   */
   list = this.lister("/open/v1/tickets");
   /** Every ticket changed since `updated_after` or a kept `cursor`, page by page (see `Pull`). */
   pull = this.puller("/open/v1/tickets");
+  /**
+   * Create a ticket.
+   *
+   * Creates a ticket. Only `subject` is required; `status` defaults to `New`. Creating a ticket
+   * directly in a terminal status stamps `solved_at` (`Solved`) or `closed_at` (`Closed`,
+   * `Cancelled`). Emits `ticket.created`.
+   *
+   * **Checked beyond the schema:** `contact_id` and `conversation_id` must name a contact and a
+   * conversation of the API key's workspace: an unknown or foreign id is `400
+   * parameter_invalid` with `param` naming the field.
+   *
+   * `POST /open/v1/tickets` (`createTicket`).
+   */
   create = this.creator("/open/v1/tickets");
+  /**
+   * Retrieve a ticket.
+   *
+   * Returns one ticket of the workspace.
+   *
+   * `GET /open/v1/tickets/{id}` (`getTicket`).
+   */
   get = this.byId("get", "/open/v1/tickets/{id}");
+  /**
+   * Update a ticket.
+   *
+   * Changes only the fields sent, e.g. `{"status": "Solved"}`. `null` clears an optional field
+   * (`tags` becomes `[]`); `subject` and `status` cannot be cleared. `tags` is replaced whole.
+   *
+   * **Checked beyond the schema:** `contact_id` and `conversation_id` must name a contact and a
+   * conversation of the API key's workspace: an unknown or foreign id is `400
+   * parameter_invalid` with `param` naming the field.
+   *
+   * **Status machine.** `New`, `On you`, `On customer` and `On hold` are non-terminal and move
+   * freely among themselves and to any terminal status. `Solved`, `Closed` and `Cancelled` are
+   * terminal: `Solved` may still move to `Closed`; `Closed` and `Cancelled` move nowhere. Any
+   * other move is `409 ticket_status_terminal`. Setting the current status again is a no-op.
+   * Entering `Solved` stamps `solved_at`; entering `Closed` or `Cancelled` stamps `closed_at`; a
+   * stamp is never cleared or moved.
+   *
+   * | From | To | Result |
+   * |---|---|---|
+   * | `New`, `On you`, `On customer`, `On hold` | any status | allowed |
+   * | `Solved` | `Closed` | allowed, stamps `closed_at` |
+   * | `Solved` | any other status but `Solved` | `409 ticket_status_terminal` |
+   * | `Closed`, `Cancelled` | any other status | `409 ticket_status_terminal` |
+   *
+   * Emits `ticket.updated` with `previous_attributes` when something changed; a PATCH that
+   * changes nothing returns `200` and emits no event.
+   *
+   * `PATCH /open/v1/tickets/{id}` (`updateTicket`).
+   */
   update = this.updater("/open/v1/tickets/{id}");
+  /**
+   * Delete a ticket.
+   *
+   * Removes the ticket, whatever its status. Deleting it again is `404 resource_missing`.
+   *
+   * `DELETE /open/v1/tickets/{id}` (`deleteTicket`).
+   */
   delete = this.byId("delete", "/open/v1/tickets/{id}");
 }
 
 export class Messages extends Resource {
-  /** The messages of a conversation, newest first. */
+  /**
+   * List a conversation's messages.
+   *
+   * Returns the messages of the conversation, internal notes included, newest first.
+   *
+   * Await it for the first page, or `for await` over it for every item, page after page.
+   *
+   * `GET /open/v1/conversations/{id}/messages` (`listMessages`).
+   */
   list = this.nestedLister("/open/v1/conversations/{id}/messages");
-  /** Sends an agent message (or an internal note) into a conversation. */
+  /**
+   * Send a message.
+   *
+   * Adds an agent message to the conversation (`direction: "outbound"`, `author_type: "api"`),
+   * or an internal note when `internal_note` is `true` (never shown to the customer). A message
+   * that is not an internal note marks the conversation read (`unread: false`); every message
+   * updates `last_message_at`. The conversation's status does not change (a closed conversation
+   * stays closed). No event is emitted: `message.received` is for customer messages only.
+   *
+   * `POST /open/v1/conversations/{id}/messages` (`sendMessage`).
+   */
   create = this.nestedCreator("/open/v1/conversations/{id}/messages");
   /** Same as `create`: the spec's `sendMessage`. */
   send = this.create;
 }
 
 export class Conversations extends Resource {
+  /**
+   * List conversations.
+   *
+   * Returns the workspace's conversations, newest first. All filters can be combined.
+   *
+   * Await it for the first page, or `for await` over it for every item, page after page.
+   *
+   * `GET /open/v1/conversations` (`listConversations`).
+   */
   list = this.lister("/open/v1/conversations");
+  /**
+   * Retrieve a conversation.
+   *
+   * Returns one conversation of the workspace.
+   *
+   * `GET /open/v1/conversations/{id}` (`getConversation`).
+   */
   get = this.byId("get", "/open/v1/conversations/{id}");
   readonly messages = new Messages(this.context);
 }
 
 export class WebhookEndpoints extends Resource {
+  /**
+   * List webhook endpoints.
+   *
+   * Returns the workspace's webhook endpoints, newest first, disabled ones included. The `secret` is never returned here.
+   *
+   * Await it for the first page, or `for await` over it for every item, page after page.
+   *
+   * `GET /open/v1/webhook-endpoints` (`listWebhookEndpoints`).
+   */
   list = this.lister("/open/v1/webhook-endpoints");
-  /** The response carries the signing `secret`, this once. */
+  /**
+   * Create a webhook endpoint.
+   *
+   * Registers an HTTPS endpoint for the given event types; `events` omitted means all types
+   * (`["*"]`, which also covers types added later). Unknown types are `400 parameter_invalid`.
+   * The response contains the signing `secret` (`whsec_…`) this once; store it to verify
+   * deliveries. A host name in `url` is checked against the refused address ranges each time a
+   * delivery connects, and a delivery to such an address fails (unless the deployment allows
+   * private networks for development).
+   *
+   * **Checked beyond the schema:** a `url` whose host is an IP address in a special-purpose
+   * range (loopback, private, shared, link-local and cloud metadata, documentation,
+   * benchmarking, multicast, reserved, unique-local, and IPv6 forms of such IPv4 addresses) is
+   * `400 url_address_refused` with `param` `url` (unless the deployment allows private
+   * networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`;
+   * a custom header a delivery sets itself (`headers.Host`), or two whose names differ only in
+   * case, are `400 parameter_invalid` with `param` naming the header. A workspace has at most
+   * 100 endpoints (a deployment's setting): one more is `409 webhook_endpoint_limit_reached`.
+   *
+   * **Replays:** with an `Idempotency-Key`, the answer is kept for its replay; the `secret` in it
+   * is kept sealed like the endpoint's own copy (encrypted when the deployment sets an
+   * encryption key), and the replay shows it again.
+   *
+   * `POST /open/v1/webhook-endpoints` (`createWebhookEndpoint`).
+   */
   create = this.creator("/open/v1/webhook-endpoints");
+  /**
+   * Retrieve a webhook endpoint.
+   *
+   * Returns one webhook endpoint of the workspace. The `secret` is never returned here.
+   *
+   * `GET /open/v1/webhook-endpoints/{id}` (`getWebhookEndpoint`).
+   */
   get = this.byId("get", "/open/v1/webhook-endpoints/{id}");
+  /**
+   * Update a webhook endpoint.
+   *
+   * Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
+   * (replaced whole), `headers` (merged by name: a value sets a header, `null` removes it) and
+   * `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
+   * says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
+   * to 0, also for an endpoint that deliveries disabled. Deliveries that were due while it was
+   * disabled are `dropped`, and events of that time make none: enabling does not resend them,
+   * `recoverWebhookEndpoint` does. A PATCH that changes nothing
+   * returns `200`. The `secret` is never returned here (see `rotateWebhookEndpointSecret`).
+   *
+   * **Checked beyond the schema:** `url` as on create: an IP-address host in a refused range is
+   * `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses is
+   * `400 parameter_invalid`; `headers` as on create, and more than 20 once merged is
+   * `400 parameter_invalid` (`param` `headers`).
+   *
+   * `PATCH /open/v1/webhook-endpoints/{id}` (`updateWebhookEndpoint`).
+   */
   update = this.updater("/open/v1/webhook-endpoints/{id}");
+  /**
+   * Delete a webhook endpoint.
+   *
+   * Removes the endpoint; its pending deliveries stop.
+   *
+   * `DELETE /open/v1/webhook-endpoints/{id}` (`deleteWebhookEndpoint`).
+   */
   delete = this.byId("delete", "/open/v1/webhook-endpoints/{id}");
-  /** A new signing secret (returned this once); the old one stays valid for `expires_in` seconds. */
+  /**
+   * Rotate the signing secret.
+   *
+   * Makes a new signing secret and returns it this once. For a grace period of `expires_in`
+   * seconds (default 86400, i.e. 24 hours; `0` ends it now) the previous secret stays valid:
+   * deliveries carry one `v1=` signature per valid secret, so receivers verifying with either
+   * secret keep working while they switch. Rotating again during a grace period shortens the
+   * grace of older secrets to the new `expires_in`, never lengthens it. An endpoint has at most 5
+   * live secrets (a deployment's setting): a rotation past that ends the oldest grace periods
+   * now, so deliveries never carry more signatures than receivers read.
+   *
+   * **Replays:** with an `Idempotency-Key`, the new `secret` is kept for the replay sealed like
+   * the endpoint's own copy, and the replay shows it again.
+   *
+   * `POST /open/v1/webhook-endpoints/{id}/rotate-secret` (`rotateWebhookEndpointSecret`).
+   */
   rotateSecret = this.action("/open/v1/webhook-endpoints/{id}/rotate-secret");
-  /** Every delivery attempt to the endpoint, newest first: status, duration and why it failed. */
+  /**
+   * List an endpoint's delivery attempts.
+   *
+   * Every HTTP attempt to deliver an event to this endpoint, newest first: the attempt number
+   * (1, then up to 4 retries), the endpoint's HTTP status, how long it took, and why it failed
+   * (`HTTP 503`, `timeout after 10000 ms`, `redirect not followed (HTTP 302)`, `connection
+   * refused`, `address refused: …` for a private address). Use it to see why deliveries fail.
+   * Attempts are kept as long as events.
+   *
+   * Await it for the first page, or `for await` over it for every item, page after page.
+   *
+   * `GET /open/v1/webhook-endpoints/{id}/attempts` (`listWebhookEndpointAttempts`).
+   */
   listAttempts = this.nestedLister("/open/v1/webhook-endpoints/{id}/attempts");
   /**
-   * The endpoint's deliveries (one event each), newest first, with their `status` (`pending`,
-   * `succeeded`, `failed`, `dropped`), attempts and last answer; filter by `status`,
-   * `event_type`, `created_after`/`created_before`. Iterate to walk every page.
+   * List an endpoint's deliveries.
+   *
+   * Every delivery of an event to this endpoint, newest first: one per queueing (the event
+   * happening, `resendEvent`, `recoverWebhookEndpoint`), each with its status (`pending`,
+   * `succeeded`, `failed` when its retries ran out, `dropped` when the endpoint was disabled or
+   * paused while it was due), how many attempts it made and how the last one went. Filters
+   * combine: `status`, `event_type`, and `created_after`/`created_before` (exclusive, on when the
+   * delivery was queued). Deliveries are kept as long as events. The attempts behind a delivery
+   * are in `listWebhookEndpointAttempts`, each naming its `delivery_id`.
+   *
+   * Await it for the first page, or `for await` over it for every item, page after page.
+   *
+   * `GET /open/v1/webhook-endpoints/{id}/deliveries` (`listWebhookEndpointDeliveries`).
    */
   deliveries = this.nestedLister("/open/v1/webhook-endpoints/{id}/deliveries");
-  /** The endpoint's deliveries of the last 24 hours counted by status, in total and per hour. */
+  /**
+   * Count an endpoint's recent deliveries.
+   *
+   * How the endpoint's deliveries of the last 24 hours went, by status, in total and per hour:
+   * 24 clock hours (UTC), oldest first, each counting the deliveries queued in that hour; the
+   * last is the current hour, so `until` is when it ends. The success rate of the window is
+   * `succeeded / (succeeded + failed)`. What the webhook console charts; the deliveries
+   * themselves are in `listWebhookEndpointDeliveries`.
+   *
+   * `GET /open/v1/webhook-endpoints/{id}/stats` (`getWebhookEndpointStats`).
+   */
   stats = this.byId("get", "/open/v1/webhook-endpoints/{id}/stats");
   /**
-   * Queues, oldest first, one delivery of every event from `since` to `until` (default now) that
-   * the endpoint subscribes to and never received: failed, dropped, or never sent while it was
-   * disabled. Safe to repeat. After an outage: enable the endpoint (`update(id, { status:
-   * "enabled" })`; a disabled one is a `ConflictError`), then recover since the first failure.
-   * Resolves at once to the recovery, `queued`; the server's workers then page through the
-   * window. Follow it with `getRecovery`, or `waitForRecovery`. One recovery of an endpoint runs
-   * at a time: another meanwhile is a `ConflictError` (`webhook_recovery_in_progress`).
+   * Recover the deliveries an endpoint missed.
+   *
+   * Starts a recovery, which queues, oldest event first, one delivery of every event of the
+   * window that the endpoint subscribes to and that has no `succeeded` delivery to it:
+   * deliveries that failed, were dropped, or were never made because the endpoint was disabled
+   * when the event happened. The answer comes at once, with the recovery `queued`; the
+   * deployment's workers then page through the window, queueing deliveries as they go, and
+   * `getWebhookRecovery` shows its `status` and counts. A recovery a worker was running when it
+   * stopped is taken up again where it was.
+   * The window holds the events whose `created` is at or after `since` (to the second) and at
+   * or before `until` (default: now; a later `until` means now); `since` may go back at most
+   * the event retention (30 days by default). Each delivery carries the event's stored bytes
+   * and its id (`Service-Delivery`, `webhook-id`), signed anew, with the normal retries.
+   *
+   * Safe to repeat: an event that already has a pending delivery to the endpoint is not queued
+   * again, so `queued` counts only the deliveries this recovery made. One recovery of an
+   * endpoint runs at a time (a deployment's setting): another while it is `queued` or `running`
+   * is `409 webhook_recovery_in_progress` naming it. The endpoint must be enabled
+   * (`updateWebhookEndpoint` with `status: "enabled"`) first; a disabled one is `409
+   * webhook_endpoint_disabled`. After an outage: enable the endpoint, then
+   * recover since the first failure.
+   *
+   * **Checked beyond the schema:** the window may not end before it starts (`until` before
+   * `since`, or `since` in the future without `until`), and `since` may go back at most the
+   * event retention: `400 parameter_invalid` naming `until` or `since`.
+   *
+   * `POST /open/v1/webhook-endpoints/{id}/recover` (`recoverWebhookEndpoint`).
    */
   recover = this.nestedCreator("/open/v1/webhook-endpoints/{id}/recover");
-  /** A recovery and its progress: `status` (`queued`, `running`, `succeeded`), `scanned`, `queued`. */
+  /**
+   * Get a recovery.
+   *
+   * A recovery started by `recoverWebhookEndpoint`, with its progress: `status` (`queued`,
+   * `running`, `succeeded`), how many events of the window it has read (`scanned`) and how many
+   * deliveries it has queued (`queued`). Poll it until `succeeded`.
+   *
+   * `GET /open/v1/webhook-recoveries/{id}` (`getWebhookRecovery`).
+   */
   getRecovery = this.byId("get", "/open/v1/webhook-recoveries/{id}");
 
   /**
@@ -284,22 +631,70 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 export class Events extends Resource {
-  /** Recorded events, newest first (the same bodies the webhooks deliver). */
+  /**
+   * List events.
+   *
+   * Returns the workspace's events of the last 30 days (by default; the deployment's
+   * `EVENT_RETENTION_DAYS`), newest first, whether or not any endpoint received them: the way
+   * to catch up after an outage. Filters combine: `type` may repeat (any of them matches),
+   * `created_after` and `created_before` are exclusive and compare with the event's `created`.
+   * Each event is exactly the body a webhook delivery carries.
+   *
+   * Await it for the first page, or `for await` over it for every item, page after page.
+   *
+   * `GET /open/v1/events` (`listEvents`).
+   */
   list = this.lister("/open/v1/events");
+  /**
+   * Retrieve an event.
+   *
+   * Returns one event of the workspace, exactly as webhook deliveries carry it, while it is kept (30 days by default, `EVENT_RETENTION_DAYS`); an older one is `404` `resource_missing`, even before the hourly sweep removes it.
+   *
+   * `GET /open/v1/events/{id}` (`getEvent`).
+   */
   get = this.byId("get", "/open/v1/events/{id}");
   /**
-   * Delivers the event again, with the same id and bytes (receivers that drop duplicates by event
-   * id stay correct) and the normal retries: to `endpoint_id`, or, without it, to every enabled
-   * endpoint subscribed to its type. Resolves to the list of deliveries it queued. An event past
-   * retention is a `NotFoundError`, a disabled endpoint a `ConflictError`.
+   * Resend an event.
+   *
+   * Queues a new delivery of the event, with the normal retries: to `endpoint_id`, or, without
+   * it, to every enabled endpoint subscribed to the event's type (but the one an operational
+   * event is about). It carries the same bytes and
+   * the same event id (`Service-Delivery`, `webhook-id`) as the first delivery, signed anew, so
+   * receivers that drop duplicates by event id stay correct. An endpoint that already has a
+   * pending delivery of the event is left to it (not queued twice). `202` with the deliveries
+   * queued. An event past retention is `404`; a disabled `endpoint_id` is
+   * `409 webhook_endpoint_disabled`.
+   *
+   * **Checked beyond the schema:** `endpoint_id` must name an endpoint subscribed to the event's
+   * type (or `*`), and not the endpoint an operational event is about: `400 parameter_invalid`
+   * naming `endpoint_id`.
+   *
+   * `POST /open/v1/events/{id}/resend` (`resendEvent`).
    */
   resend = this.action("/open/v1/events/{id}/resend");
-  /** The event's deliveries, one per endpoint it was sent (or resent) to, newest first. */
+  /**
+   * List an event's deliveries.
+   *
+   * Every delivery of this event, to every endpoint, newest first: one per queueing (the event
+   * happening, `resendEvent`, `recoverWebhookEndpoint`), each with its status and how its last
+   * attempt went. An endpoint that was disabled when the event happened has none (see
+   * `recoverWebhookEndpoint`). An event past retention is `404`.
+   *
+   * Await it for the first page, or `for await` over it for every item, page after page.
+   *
+   * `GET /open/v1/events/{id}/deliveries` (`listEventDeliveries`).
+   */
   deliveries = this.nestedLister("/open/v1/events/{id}/deliveries");
   /**
-   * The event-type catalog: every type an endpoint can subscribe to, with its description, the
-   * JSON Schema of its body and whether it is operational (about the webhooks themselves).
-   * Resolves to one page holding them all.
+   * List event types.
+   *
+   * The catalog of every event type a webhook endpoint can subscribe to: what each means, the
+   * JSON Schema (2020-12) of the body its deliveries carry, and whether it is *operational*
+   * (about the webhooks themselves, such as `webhook_endpoint.disabled`) rather than about a
+   * resource. Taken from this document's `webhooks` section, so it never disagrees with it.
+   * One page holds them all (`has_more` is `false`).
+   *
+   * `GET /open/v1/event-types` (`listEventTypes`).
    */
   types = this.reader("/open/v1/event-types");
 }

@@ -93,6 +93,19 @@ export function checkPayload(payload: unknown): asserts payload is WebhookPayloa
 }
 
 export function parseSignatureHeader(header: unknown): ParsedHeader {
+  const text = checkHeaderText(header);
+  const canonical = parseCanonical(text);
+  if (canonical !== undefined) return canonical;
+  const { timestampText, signatures } = readItems(text);
+  return {
+    timestampText,
+    timestamp: Number(timestampText),
+    signatures: signatures.map(checkSignature),
+  };
+}
+
+/** The header as a string of a bounded length, before any splitting. */
+function checkHeaderText(header: unknown): string {
   if (header === undefined || header === null) {
     throw new WebhookVerificationError("missing_header", "The Service-Signature header is missing");
   }
@@ -105,50 +118,62 @@ export function parseSignatureHeader(header: unknown): ParsedHeader {
       `The Service-Signature header is longer than ${MAX_HEADER_LENGTH} characters`,
     );
   }
-  const canonical = parseCanonical(header);
-  if (canonical !== undefined) return canonical;
+  return header;
+}
+
+/** The general parser: the `t` item and the `v1` items of `key=value,…`, in any order and spacing. */
+function readItems(header: string): { timestampText: string; signatures: string[] } {
   let timestampText: string | undefined;
   const signatures: string[] = [];
-  let start = 0;
   let sawItem = false;
-  while (start <= header.length) {
+  for (let start = 0; start <= header.length; ) {
     let end = header.indexOf(",", start);
     if (end === -1) end = header.length;
-    const item = header.slice(start, end);
+    const item = readItem(header.slice(start, end));
     start = end + 1;
-    const eq = item.indexOf("=");
-    if (eq === -1) {
-      // Tolerate empty items ("a=1,,b=2", a trailing comma); anything else without "=" is garbage.
-      if (item.trim() === "") continue;
-      throw new WebhookVerificationError("malformed_header", "A Service-Signature item is not key=value");
-    }
-    const key = item.slice(0, eq).trim();
-    if (key === "") {
-      throw new WebhookVerificationError("malformed_header", "A Service-Signature item has an empty key");
-    }
+    if (item === undefined) continue;
     sawItem = true;
-    if (key === "t") {
+    if (item.key === "t") {
       if (timestampText !== undefined) {
         throw new WebhookVerificationError(
           "malformed_header",
           "The Service-Signature header has several t items",
         );
       }
-      timestampText = item.slice(eq + 1).trim();
-    } else if (key === "v1") {
+      timestampText = item.value;
+    } else if (item.key === "v1") {
       if (signatures.length === MAX_SIGNATURES) {
         throw new WebhookVerificationError(
           "too_many_signatures",
           `The Service-Signature header has more than ${MAX_SIGNATURES} v1 signatures`,
         );
       }
-      signatures.push(item.slice(eq + 1).trim());
+      signatures.push(item.value);
     }
     // Unknown keys (v0, future schemes) are ignored on purpose: the sender may add schemes.
   }
   if (!sawItem) {
     throw new WebhookVerificationError("missing_header", "The Service-Signature header is empty");
   }
+  return { timestampText: checkTimestamp(timestampText), signatures: checkSignatureCount(signatures) };
+}
+
+/** One `key=value` item, trimmed; `undefined` for an empty one ("a=1,,b=2", a trailing comma). */
+function readItem(item: string): { key: string; value: string } | undefined {
+  const eq = item.indexOf("=");
+  if (eq === -1) {
+    // Empty items are tolerated; anything else without "=" is garbage.
+    if (item.trim() === "") return undefined;
+    throw new WebhookVerificationError("malformed_header", "A Service-Signature item is not key=value");
+  }
+  const key = item.slice(0, eq).trim();
+  if (key === "") {
+    throw new WebhookVerificationError("malformed_header", "A Service-Signature item has an empty key");
+  }
+  return { key, value: item.slice(eq + 1).trim() };
+}
+
+function checkTimestamp(timestampText: string | undefined): string {
   if (timestampText === undefined) {
     throw new WebhookVerificationError("missing_timestamp", "The Service-Signature header has no t item");
   }
@@ -158,24 +183,29 @@ export function parseSignatureHeader(header: unknown): ParsedHeader {
       "The Service-Signature timestamp is not a decimal integer of Unix seconds",
     );
   }
+  return timestampText;
+}
+
+function checkSignatureCount(signatures: string[]): string[] {
   if (signatures.length === 0) {
     throw new WebhookVerificationError(
       "missing_signature",
       "The Service-Signature header has no v1 signature",
     );
   }
-  for (let i = 0; i < signatures.length; i++) {
-    const sig = signatures[i] as string;
-    if (!SIGNATURE.test(sig)) {
-      throw new WebhookVerificationError(
-        "invalid_signature_format",
-        "A v1 signature is not 64 hexadecimal digits (HMAC-SHA256)",
-      );
-    }
-    // Uppercase hex is accepted; the comparison is done on lowercase, as the HMACs are rendered.
-    signatures[i] = sig.toLowerCase();
+  return signatures;
+}
+
+/** A `v1` value as 64 lowercase hex digits. */
+function checkSignature(signature: string): string {
+  if (!SIGNATURE.test(signature)) {
+    throw new WebhookVerificationError(
+      "invalid_signature_format",
+      "A v1 signature is not 64 hexadecimal digits (HMAC-SHA256)",
+    );
   }
-  return { timestampText, timestamp: Number(timestampText), signatures };
+  // Uppercase hex is accepted; the comparison is done on lowercase, as the HMACs are rendered.
+  return signature.toLowerCase();
 }
 
 export function checkTolerance(timestamp: number, options: VerifyOptions | undefined): number {

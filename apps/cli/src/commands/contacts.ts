@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { contactColumns } from "../export/columns.js";
 import { catalogOf } from "../fields.js";
-import { contactCreateSchema, listParameters } from "../generated/schemas.js";
+import { contactCreateSchema } from "../generated/schemas.js";
 import { INPUT_FORMATS, type InputFormat } from "../import/read-rows.js";
 import type { Column } from "../output.js";
 import * as kit from "./kit.js";
@@ -20,7 +20,6 @@ const COLUMNS: Column<Contact>[] = [
 ];
 
 const catalog = () => catalogOf(contactCreateSchema);
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** What `create` and `update` write, and their help. */
 const TARGET: kit.BodyTarget = { noun: "contact", catalog: catalog };
@@ -39,65 +38,21 @@ const HELP = {
 
 export function register(contacts: Command): void {
   kit.examples(contacts, "deskline contacts import customers.csv", "deskline contacts list --search ada");
-
-  kit.examples(
-    contacts
-      .command("import")
-      .description(
-        "create or update contacts from a CSV, JSON Lines or JSON array file (- for stdin). Columns name contact fields; " +
-          "tags/segments split on ; or |; custom_fields.<key> and external_ids.<system> columns fill those maps. " +
-          "A row whose email (or --match external id) exists updates that contact with what differs; re-running changes nothing. " +
-          "The id, created_at and updated_at columns of a `contacts export` file are skipped.",
-      )
-      .argument("<file>", "CSV, .jsonl/.ndjson or .json file, or - for stdin")
-      .option(
-        "--format <format>",
-        `input format (default: from the extension, else sniffed): ${INPUT_FORMATS.join(", ")}`,
-      )
-      .option(
-        "--map <Column=field>",
-        'rename a column, e.g. --map "E-Mail=email" (repeatable; "Column=" skips it)',
-        collect,
-        [],
-      )
-      .option("--match <key>", "find existing contacts by 'email' or 'external_ids.<system>'", "email")
-      .option("--concurrency <n>", "requests in flight at once", kit.positiveInteger, 8)
-      .option("--errors <file>", "write rejected rows here with their line number and reason")
-      .option("--dry-run", "validate and report what would happen, writing nothing")
-      .action(async (file: string, options, command: Command) => {
-        const { importContacts } = await import("../import/import-contacts.js");
-        const deskline = await clientFor(command, { maxRetries: 8 });
-        await importContacts(deskline, {
-          file,
-          format: options.format as InputFormat | undefined,
-          map: options.map,
-          match: options.match,
-          concurrency: Math.max(1, options.concurrency),
-          errors: options.errors,
-          dryRun: Boolean(options.dryRun),
-          json: Boolean(globalsOf(command).json),
-        });
-      }),
-    'deskline contacts import crm-export.csv --map "E-Mail=email" --map "CRM Id=external_ids.crm" --match external_ids.crm --errors rejected.csv',
-    "deskline contacts import contacts.jsonl --dry-run --json",
-    "cat contacts.csv | deskline contacts import - --concurrency 16",
+  importCommand(contacts);
+  kit.listingCommand(
+    contacts,
+    {
+      name: "list",
+      description: "list contacts, newest first",
+      operation: "listContacts",
+      columns: COLUMNS,
+      examples: [
+        "deskline contacts list --tag vip --lifecycle-stage customer --limit 50",
+        "deskline contacts list --json | jq -r .email",
+      ],
+    },
+    (d, query) => d.contacts.list(query),
   );
-
-  kit.examples(
-    kit
-      .addListOptions(
-        contacts.command("list").description("list contacts, newest first"),
-        listParameters.listContacts,
-      )
-      .action(async (options, command: Command) => {
-        const deskline = await clientFor(command);
-        const query = { ...kit.queryOf(options, "listContacts"), limit: kit.pageSize(options.limit) };
-        await kit.listCommand(command, deskline.contacts.list(query), COLUMNS, options.limit);
-      }),
-    "deskline contacts list --tag vip --lifecycle-stage customer --limit 50",
-    "deskline contacts list --json | jq -r .email",
-  );
-
   kit.exportCommand(contacts, {
     noun: "contacts",
     operation: "listContacts",
@@ -111,22 +66,77 @@ export function register(contacts: Command): void {
       "deskline contacts export --format jsonl --updated-after 2026-01-01T00:00:00Z | jq -r .email",
     ],
   });
-
   kit.getCommand(
     contacts,
     { noun: "contact", id: "con", example: "deskline contacts get con_0VbeYDSZ9Ll1A3gKu1ulxi --json" },
     (d, id) => d.contacts.get(id),
   );
-
   kit.createCommand<ContactCreate>(contacts, TARGET, HELP.create, (d, body) => d.contacts.create(body));
-
   kit.updateCommand<ContactUpdate>(contacts, TARGET, HELP.update, (d, id, body) =>
     d.contacts.update(id, body),
   );
-
   kit.deleteCommand(
     contacts,
     { noun: "contact", id: "con", example: "deskline contacts delete con_0VbeYDSZ9Ll1A3gKu1ulxi" },
     (d, id) => d.contacts.delete(id),
   );
+}
+
+/** `deskline contacts import <file>`: the flags; the import itself is loaded only when it runs. */
+function importCommand(contacts: Command): void {
+  const command = contacts
+    .command("import")
+    .description(
+      "create or update contacts from a CSV, JSON Lines or JSON array file (- for stdin). Columns name contact fields; " +
+        "tags/segments split on ; or |; custom_fields.<key> and external_ids.<system> columns fill those maps. " +
+        "A row whose email (or --match external id) exists updates that contact with what differs; re-running changes nothing. " +
+        "The id, created_at and updated_at columns of a `contacts export` file are skipped.",
+    )
+    .argument("<file>", "CSV, .jsonl/.ndjson or .json file, or - for stdin")
+    .option(
+      "--format <format>",
+      `input format (default: from the extension, else sniffed): ${INPUT_FORMATS.join(", ")}`,
+    )
+    .option(
+      "--map <Column=field>",
+      'rename a column, e.g. --map "E-Mail=email" (repeatable; "Column=" skips it)',
+      kit.collect,
+      [],
+    )
+    .option("--match <key>", "find existing contacts by 'email' or 'external_ids.<system>'", "email")
+    .option("--concurrency <n>", "requests in flight at once", kit.positiveInteger, 8)
+    .option("--errors <file>", "write rejected rows here with their line number and reason")
+    .option("--dry-run", "validate and report what would happen, writing nothing")
+    .action(runImport);
+  kit.examples(
+    command,
+    'deskline contacts import crm-export.csv --map "E-Mail=email" --map "CRM Id=external_ids.crm" --match external_ids.crm --errors rejected.csv',
+    "deskline contacts import contacts.jsonl --dry-run --json",
+    "cat contacts.csv | deskline contacts import - --concurrency 16",
+  );
+}
+
+/** The flags of `contacts import`, as commander parses them. */
+interface ImportFlags {
+  format?: string;
+  map: string[];
+  match: string;
+  concurrency: number;
+  errors?: string;
+  dryRun?: boolean;
+}
+
+async function runImport(file: string, options: ImportFlags, command: Command): Promise<void> {
+  const { importContacts } = await import("../import/import-contacts.js");
+  const deskline = await clientFor(command, { maxRetries: 8 });
+  await importContacts(deskline, {
+    file,
+    format: options.format as InputFormat | undefined,
+    map: options.map,
+    match: options.match,
+    concurrency: Math.max(1, options.concurrency),
+    errors: options.errors,
+    dryRun: Boolean(options.dryRun),
+    json: Boolean(globalsOf(command).json),
+  });
 }

@@ -4,9 +4,8 @@ import type { Conversation, Message } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
-import { listParameters } from "../generated/schemas.js";
 import { type Column, printObject } from "../output.js";
-import { addListOptions, examples, getCommand, listCommand, pageSize, queryOf } from "./kit.js";
+import { examples, getCommand, listingCommand, nestedListingCommand } from "./kit.js";
 
 const COLUMNS: Column<Conversation>[] = [
   { header: "ID", value: (c) => c.id },
@@ -31,61 +30,59 @@ export function register(conversations: Command): void {
     "deskline conversations list --unread true",
     "deskline conversations reply conv_… -m 'On it!'",
   );
-
-  examples(
-    addListOptions(
-      conversations.command("list").description("list conversations, newest first"),
-      listParameters.listConversations,
-    ).action(async (options, command: Command) => {
-      const deskline = await clientFor(command);
-      const query = { ...queryOf(options, "listConversations"), limit: pageSize(options.limit) };
-      await listCommand(command, deskline.conversations.list(query), COLUMNS, options.limit);
-    }),
-    "deskline conversations list --status open --channel email --unread true",
+  listingCommand(
+    conversations,
+    {
+      name: "list",
+      description: "list conversations, newest first",
+      operation: "listConversations",
+      columns: COLUMNS,
+      examples: ["deskline conversations list --status open --channel email --unread true"],
+    },
+    (d, query) => d.conversations.list(query),
   );
-
   getCommand(
     conversations,
     { noun: "conversation", id: "conv", example: "deskline conversations get conv_0VbeYBCu9tPuFypVLWBsJN" },
     (d, id) => d.conversations.get(id),
   );
-
-  examples(
-    addListOptions(
-      conversations
-        .command("messages")
-        .description("list a conversation's messages, newest first")
-        .argument("<id>", "conversation id"),
-      listParameters.listMessages,
-    ).action(async (id: string, options, command: Command) => {
-      const deskline = await clientFor(command);
-      const items = deskline.conversations.messages.list(id, { limit: pageSize(options.limit) });
-      await listCommand(command, items, MESSAGE_COLUMNS, options.limit);
-    }),
-    "deskline conversations messages conv_0VbeYBCu9tPuFypVLWBsJN --limit 20 --json",
+  nestedListingCommand(
+    conversations,
+    {
+      name: "messages",
+      description: "list a conversation's messages, newest first",
+      argument: "conversation id",
+      operation: "listMessages",
+      columns: MESSAGE_COLUMNS,
+      examples: ["deskline conversations messages conv_0VbeYBCu9tPuFypVLWBsJN --limit 20 --json"],
+    },
+    (d, id, query) => d.conversations.messages.list(id, query),
   );
+  messageCommand(conversations, "reply", false);
+  messageCommand(conversations, "note", true);
+}
 
-  for (const [verb, note] of [
-    ["reply", false],
-    ["note", true],
-  ] as const) {
-    examples(
-      conversations
-        .command(verb)
-        .description(
-          note ? "add an internal note (not sent to the contact)" : "send an agent message to the contact",
-        )
-        .argument("<id>", "conversation id")
-        .option("-m, --body <text>", "the message text; - reads stdin")
-        .action(async (id: string, options: { body?: string }, command: Command) => {
-          if (options.body === undefined)
-            throw new UsageError("give the message with -m/--body <text> (- reads stdin)");
-          const body = options.body === "-" ? readFileSync(0, "utf8") : options.body;
-          const deskline = await clientFor(command);
-          const message = await deskline.conversations.messages.create(id, { body, internal_note: note });
-          printObject(message, Boolean(globalsOf(command).json));
-        }),
-      `deskline conversations ${verb} conv_0VbeYBCu9tPuFypVLWBsJN -m ${note ? "'Refund approved by finance'" : "'Thanks, fixed now!'"}`,
-    );
-  }
+/** `reply` (an agent message to the contact) and `note` (an internal note): the text from -m or stdin. */
+function messageCommand(conversations: Command, verb: "reply" | "note", note: boolean): void {
+  examples(
+    conversations
+      .command(verb)
+      .description(
+        note ? "add an internal note (not sent to the contact)" : "send an agent message to the contact",
+      )
+      .argument("<id>", "conversation id")
+      .option("-m, --body <text>", "the message text; - reads stdin")
+      .action((id: string, options: { body?: string }, command: Command) =>
+        runMessage(id, options.body, note, command),
+      ),
+    `deskline conversations ${verb} conv_0VbeYBCu9tPuFypVLWBsJN -m ${note ? "'Refund approved by finance'" : "'Thanks, fixed now!'"}`,
+  );
+}
+
+async function runMessage(id: string, text: string | undefined, note: boolean, command: Command) {
+  if (text === undefined) throw new UsageError("give the message with -m/--body <text> (- reads stdin)");
+  const body = text === "-" ? readFileSync(0, "utf8") : text;
+  const deskline = await clientFor(command);
+  const message = await deskline.conversations.messages.create(id, { body, internal_note: note });
+  printObject(message, Boolean(globalsOf(command).json));
 }

@@ -3,10 +3,9 @@
 import type { DesklineEvent as Event, EventTypeDescription } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
-import { listParameters } from "../generated/schemas.js";
 import { type Column, printList, writeLine } from "../output.js";
 import { deliveryColumns, guided } from "../webhooks/deliveries.js";
-import { addListOptions, examples, getCommand, listCommand, pageSize, queryOf } from "./kit.js";
+import { examples, getCommand, listingCommand, nestedListingCommand } from "./kit.js";
 
 const COLUMNS: Column<Event>[] = [
   { header: "ID", value: (e) => e.id },
@@ -27,16 +26,18 @@ export function register(events: Command): void {
     "deskline events list --type ticket.updated --limit 20",
     "deskline events resend evt_2bXkqB4cD6eF8gHi --endpoint we_0VbeYBCu9tPuFypVLWBsJN",
   );
-  examples(
-    addListOptions(
-      events.command("list").description("list events, newest first"),
-      listParameters.listEvents,
-    ).action(async (options, command: Command) => {
-      const deskline = await clientFor(command);
-      const query = { ...queryOf(options, "listEvents"), limit: pageSize(options.limit) };
-      await listCommand(command, deskline.events.list(query), COLUMNS, options.limit);
-    }),
-    "deskline events list --type contact.created --type contact.updated --created-after 2026-01-01T00:00:00Z --json",
+  listingCommand(
+    events,
+    {
+      name: "list",
+      description: "list events, newest first",
+      operation: "listEvents",
+      columns: COLUMNS,
+      examples: [
+        "deskline events list --type contact.created --type contact.updated --created-after 2026-01-01T00:00:00Z --json",
+      ],
+    },
+    (d, query) => d.events.list(query),
   );
   typesCommand(events);
   getCommand(
@@ -44,7 +45,27 @@ export function register(events: Command): void {
     { noun: "event", id: "evt", example: "deskline events get evt_2bXkqB4cD6eF8gHi --json" },
     (d, id) => d.events.get(id),
   );
+  resendCommand(events);
+  nestedListingCommand(
+    events,
+    {
+      name: "deliveries",
+      description: "list an event's deliveries, one per endpoint it was sent to (or resent), newest first",
+      argument: "event id (evt_…)",
+      operation: "listEventDeliveries",
+      columns: deliveryColumns("event"),
+      examples: [
+        "deskline events deliveries evt_2bXkqB4cD6eF8gHi",
+        "deskline events deliveries evt_2bXkqB4cD6eF8gHi --json | jq -r 'select(.status != \"succeeded\") | .endpoint_id'",
+      ],
+    },
+    (d, id, query) => d.events.deliveries(id, query),
+    (listing, id) => guided(listing, { eventId: id }),
+  );
+}
 
+/** `deskline events resend <id>`: the deliveries it queued, or why there is none. */
+function resendCommand(events: Command): void {
   examples(
     events
       .command("resend")
@@ -53,49 +74,29 @@ export function register(events: Command): void {
       )
       .argument("<id>", "event id (evt_…)")
       .option("--endpoint <id>", "only to this endpoint (we_…); it must be enabled")
-      .action(async (id: string, options: { endpoint?: string }, command: Command) => {
-        const deskline = await clientFor(command);
-        const body = options.endpoint ? { endpoint_id: options.endpoint } : {};
-        const queued = await guided(deskline.events.resend(id, body), {
-          eventId: id,
-          endpointId: options.endpoint,
-        });
-        const json = Boolean(globalsOf(command).json);
-        if (!json) {
-          writeLine(
-            queued.data.length
-              ? `queued ${queued.data.length} ${queued.data.length === 1 ? "delivery" : "deliveries"} of ${id}:`
-              : `queued no delivery of ${id}: no enabled endpoint subscribes to its type, or each has one pending`,
-          );
-          if (queued.data.length === 0) return;
-        }
-        await printList(queued.data, deliveryColumns("event"), { json });
-      }),
+      .action(runResend),
     "deskline events resend evt_2bXkqB4cD6eF8gHi",
     "deskline events resend evt_2bXkqB4cD6eF8gHi --endpoint we_0VbeYBCu9tPuFypVLWBsJN --json",
   );
+}
 
-  examples(
-    addListOptions(
-      events
-        .command("deliveries")
-        .description("list an event's deliveries, one per endpoint it was sent to (or resent), newest first")
-        .argument("<id>", "event id (evt_…)"),
-      listParameters.listEventDeliveries,
-    ).action(async (id: string, options, command: Command) => {
-      const deskline = await clientFor(command);
-      const query = {
-        ...queryOf(options, "listEventDeliveries"),
-        limit: pageSize(options.limit),
-      };
-      await guided(
-        listCommand(command, deskline.events.deliveries(id, query), deliveryColumns("event"), options.limit),
-        { eventId: id },
-      );
-    }),
-    "deskline events deliveries evt_2bXkqB4cD6eF8gHi",
-    "deskline events deliveries evt_2bXkqB4cD6eF8gHi --json | jq -r 'select(.status != \"succeeded\") | .endpoint_id'",
-  );
+async function runResend(id: string, options: { endpoint?: string }, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const body = options.endpoint ? { endpoint_id: options.endpoint } : {};
+  const queued = await guided(deskline.events.resend(id, body), {
+    eventId: id,
+    endpointId: options.endpoint,
+  });
+  const json = Boolean(globalsOf(command).json);
+  if (!json) {
+    writeLine(
+      queued.data.length
+        ? `queued ${queued.data.length} ${queued.data.length === 1 ? "delivery" : "deliveries"} of ${id}:`
+        : `queued no delivery of ${id}: no enabled endpoint subscribes to its type, or each has one pending`,
+    );
+    if (queued.data.length === 0) return;
+  }
+  await printList(queued.data, deliveryColumns("event"), { json });
 }
 
 /** `deskline events types`: the event-type catalog, a table or JSON Lines (with each schema). */
@@ -106,12 +107,14 @@ function typesCommand(events: Command): void {
       .description(
         "list every event type an endpoint can subscribe to, with what it means; --json adds the JSON Schema of its body",
       )
-      .action(async (_options, command: Command) => {
-        const deskline = await clientFor(command);
-        const catalog = await deskline.events.types();
-        await printList(catalog.data, TYPE_COLUMNS, { json: Boolean(globalsOf(command).json) });
-      }),
+      .action(runTypes),
     "deskline events types",
     "deskline events types --json | jq 'select(.type == \"ticket.updated\") | .schema'",
   );
+}
+
+async function runTypes(_options: unknown, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const catalog = await deskline.events.types();
+  await printList(catalog.data, TYPE_COLUMNS, { json: Boolean(globalsOf(command).json) });
 }

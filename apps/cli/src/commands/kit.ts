@@ -91,7 +91,58 @@ export async function listCommand<T>(
   await printList(items, columns, { json: Boolean(globalsOf(command).json), limit });
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+/** What a list command shows: its operation (whose query parameters are its flags) and columns. */
+export interface Listing<Id extends ListOperation, T> {
+  /** The subcommand's name: `list`, or what a nested list is of (`deliveries`). */
+  name: string;
+  description: string;
+  operation: Id;
+  columns: readonly Column<T>[];
+  examples: string[];
+}
+
+/** `<group> list`: the operation's filters as flags, every page printed (a table, or JSON Lines). */
+export function listingCommand<Id extends ListOperation, T>(
+  parent: Command,
+  what: Listing<Id, T>,
+  list: (deskline: Deskline, query: ListQuery<Id>) => AsyncIterable<T>,
+): void {
+  const command = addListOptions(
+    parent.command(what.name).description(what.description),
+    listParameters[what.operation],
+  );
+  command.action(async (options, command: Command) => {
+    const deskline = await clientFor(command);
+    const query = { ...queryOf(options, what.operation), limit: pageSize(options.limit) };
+    await listCommand(command, list(deskline, query), what.columns, options.limit);
+  });
+  examples(command, ...what.examples);
+}
+
+/**
+ * `<group> <name> <id>`: a list under one parent (an event's deliveries), like `listingCommand`;
+ * `run` wraps the listing (`guided`, which says what to do after a foreseeable error).
+ */
+export function nestedListingCommand<Id extends ListOperation, T>(
+  parent: Command,
+  what: Listing<Id, T> & { argument: string },
+  list: (deskline: Deskline, id: string, query: ListQuery<Id>) => AsyncIterable<T>,
+  run: (listing: Promise<void>, id: string) => Promise<void> = (listing) => listing,
+): void {
+  const command = addListOptions(
+    parent.command(what.name).description(what.description).argument("<id>", what.argument),
+    listParameters[what.operation],
+  );
+  command.action(async (id: string, options, command: Command) => {
+    const deskline = await clientFor(command);
+    const query = { ...queryOf(options, what.operation), limit: pageSize(options.limit) };
+    await run(listCommand(command, list(deskline, id, query), what.columns, options.limit), id);
+  });
+  examples(command, ...what.examples);
+}
+
+/** A repeatable option's values, in order (`--tag a --tag b`). */
+export const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `--data <json|@file|->` and repeatable `--set field=value` for create and update. */
 export function addBodyOptions(command: Command): Command {
@@ -234,22 +285,22 @@ export function deleteCommand(
   );
 }
 
+/** What `<group> export` writes: the resource, its list operation and the columns of its fields. */
+interface ExportTarget<Id extends ListOperation> {
+  noun: string;
+  operation: Id;
+  catalog: () => FieldCatalog;
+  /** What the columns are, for the help. */
+  columns: string;
+  list: (deskline: Deskline, query: ListQuery<Id>) => AsyncIterable<object>;
+  examples: string[];
+}
+
 /**
  * `<group> export`: the list's filters, plus `--format`, `--fields` and `--output`; every item
  * (auto-paging) in the columns `contacts import` reads.
  */
-export function exportCommand<Id extends ListOperation>(
-  parent: Command,
-  what: {
-    noun: string;
-    operation: Id;
-    catalog: () => FieldCatalog;
-    /** What the columns are, for the help. */
-    columns: string;
-    list: (deskline: Deskline, query: ListQuery<Id>) => AsyncIterable<object>;
-    examples: string[];
-  },
-): void {
+export function exportCommand<Id extends ListOperation>(parent: Command, what: ExportTarget<Id>): void {
   const command = addListOptions(
     parent
       .command("export")
@@ -269,24 +320,38 @@ export function exportCommand<Id extends ListOperation>(
       "write CSV cells as they are: by default a cell starting with = + - @ tab or CR gets a leading ' so spreadsheets show it as text (import takes it off)",
     );
   examples(
-    command.action(async (options, cmd: Command) => {
-      const { exportItems } = await import("../export/export.js");
-      const deskline = await clientFor(cmd, { maxRetries: 8 });
-      const query = { ...queryOf(options, what.operation), limit: pageSize(options.limit) };
-      await exportItems(
-        what.list(deskline, query) as AsyncIterable<Record<string, unknown>>,
-        what.catalog(),
-        {
-          noun: what.noun,
-          format: options.format,
-          fields: options.fields,
-          output: options.output,
-          limit: options.limit,
-          json: Boolean(globalsOf(cmd).json),
-          escapeFormulas: options.escapeFormulas !== false,
-        },
-      );
-    }),
+    command.action((options: ExportFlags, cmd: Command) => runExport(what, options, cmd)),
     ...what.examples,
   );
+}
+
+/** The flags of `<group> export`, as commander parses them (the list's filters besides). */
+interface ExportFlags extends Record<string, unknown> {
+  format: string;
+  fields?: string;
+  output?: string;
+  limit?: number;
+  escapeFormulas?: boolean;
+}
+
+async function runExport<Id extends ListOperation>(
+  what: ExportTarget<Id>,
+  options: ExportFlags,
+  cmd: Command,
+): Promise<void> {
+  const { exportItems } = await import("../export/export.js");
+  const deskline = await clientFor(cmd, { maxRetries: 8 });
+  const query = {
+    ...queryOf(options, what.operation),
+    limit: pageSize(options.limit),
+  };
+  await exportItems(what.list(deskline, query) as AsyncIterable<Record<string, unknown>>, what.catalog(), {
+    noun: what.noun,
+    format: options.format,
+    fields: options.fields,
+    output: options.output,
+    limit: options.limit,
+    json: Boolean(globalsOf(cmd).json),
+    escapeFormulas: options.escapeFormulas !== false,
+  });
 }

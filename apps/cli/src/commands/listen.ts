@@ -2,7 +2,7 @@
 // endpoint (Stripe's `stripe listen`). Follows the events API and forwards each event, signed
 // with a local secret, to a receiver on the developer's machine.
 
-import type { DesklineEvent, EventType } from "@deskline/sdk";
+import type { Deskline, DesklineEvent, EventType } from "@deskline/sdk";
 import type { Command } from "commander";
 import { MISSING_KEY_MESSAGE, resolveSettings } from "../config.js";
 import { clientFor, globalsOf } from "../context.js";
@@ -104,8 +104,7 @@ async function runListen(command: Command, options: ListenOptions): Promise<void
   const deskline = await clientFor(command);
   const cursorPath = options.state ?? state.cursorPath(forwardTo);
   const start = await startingPoint(deskline, options.since, loadCursor(cursorPath));
-  let cursor: Cursor = start.cursor;
-  saveCursor(cursorPath, forwardTo, cursor);
+  saveCursor(cursorPath, forwardTo, start.cursor);
 
   // Ctrl-C (or a SIGTERM) ends the follow and any attempt in flight; the cursor is saved after
   // every event, so what was handled stays handled and the interrupted event comes again next run.
@@ -118,36 +117,54 @@ async function runListen(command: Command, options: ListenOptions): Promise<void
     `Ready. Forwarding ${types.length ? types.join(", ") : "all events"} to ${forwardTo}, ${start.description}.`,
   );
   info(`Your webhook signing secret is ${secret} (^C to quit)`);
-
-  let apiDown = false;
   try {
-    const batches = followEvents(deskline, () => cursor, {
-      types,
-      signal: stop.signal,
-      onPollError: (error) => {
-        if (!apiDown)
-          process.stderr.write(`events API: ${(error as Error).message}; retrying every second\n`);
-        apiDown = true;
-      },
-      onPollOk: () => {
-        if (apiDown) process.stderr.write("events API: reachable again\n");
-        apiDown = false;
-      },
-    });
-    for await (const batch of batches) {
-      for (const event of batch) {
-        const result = await forward(event, forwardTo, secret, stop.signal);
-        if (!result) break;
-        writeLine(json ? JSON.stringify(jsonLine(event, result)) : humanLine(event, result));
-        cursor = markHandled(cursor, event);
-        saveCursor(cursorPath, forwardTo, cursor);
-      }
-    }
+    await forwardAll(
+      deskline,
+      { types, forwardTo, secret, cursorPath, json, signal: stop.signal },
+      start.cursor,
+    );
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
   process.stderr.write("Stopped.\n");
+}
+
+/** Where and how `listen` forwards, once its flags are checked. */
+interface Forwarding {
+  types: EventType[];
+  forwardTo: string;
+  secret: string;
+  cursorPath: string;
+  json: boolean;
+  signal: AbortSignal;
+}
+
+/** Follows the events from `cursor` and forwards each, saving the cursor after each, until stopped. */
+async function forwardAll(deskline: Deskline, to: Forwarding, from: Cursor): Promise<void> {
+  let cursor = from;
+  let apiDown = false;
+  const batches = followEvents(deskline, () => cursor, {
+    types: to.types,
+    signal: to.signal,
+    onPollError: (error) => {
+      if (!apiDown) process.stderr.write(`events API: ${(error as Error).message}; retrying every second\n`);
+      apiDown = true;
+    },
+    onPollOk: () => {
+      if (apiDown) process.stderr.write("events API: reachable again\n");
+      apiDown = false;
+    },
+  });
+  for await (const batch of batches) {
+    for (const event of batch) {
+      const result = await forward(event, to.forwardTo, to.secret, to.signal);
+      if (!result) break;
+      writeLine(to.json ? JSON.stringify(jsonLine(event, result)) : humanLine(event, result));
+      cursor = markHandled(cursor, event);
+      saveCursor(to.cursorPath, to.forwardTo, cursor);
+    }
+  }
 }
 
 /** Forwards one event; undefined when Ctrl-C interrupted it. */

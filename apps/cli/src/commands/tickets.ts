@@ -51,40 +51,19 @@ export function register(tickets: Command): void {
     'deskline tickets solve --status "On you" --tag billing',
     "deskline tickets list --status New",
   );
-
-  for (const move of MOVES) {
-    kit.examples(
-      moveCommand(tickets.command(move.verb), move.summary).action(
-        async (ids: string[], options, command: Command) => runMove(command, ids, options, move.status),
-      ),
-      `deskline tickets ${move.verb} tkt_0VbeYBCu9tPuFypVLWBsJN tkt_0VbeYBCu9tPuFypVLWBsJO`,
-      `deskline tickets ${move.verb} --status "On you" --tag billing --json`,
-    );
-  }
-  kit.examples(
-    moveCommand(
-      tickets.command("set-status").argument("<status>", `one of: ${STATUSES.join(", ")}`),
-      "move tickets to any status the status machine allows",
-    ).action(async (status: string, ids: string[], options, command: Command) => {
-      if (!STATUSES.includes(status as TicketStatus)) {
-        throw new UsageError(`unknown status '${status}'; one of: ${STATUSES.join(", ")}`);
-      }
-      await runMove(command, ids, options, status as TicketStatus);
-    }),
-    'deskline tickets set-status "On hold" --status New --priority low',
+  for (const move of MOVES) verbCommand(tickets, move);
+  setStatusCommand(tickets);
+  kit.listingCommand(
+    tickets,
+    {
+      name: "list",
+      description: "list tickets, newest first",
+      operation: "listTickets",
+      columns: COLUMNS,
+      examples: ['deskline tickets list --status "On you" --priority urgent'],
+    },
+    (d, query) => d.tickets.list(query),
   );
-
-  kit.examples(
-    kit
-      .addListOptions(tickets.command("list").description("list tickets, newest first"), FILTERS)
-      .action(async (options, command: Command) => {
-        const deskline = await clientFor(command);
-        const query = { ...kit.queryOf(options, "listTickets"), limit: kit.pageSize(options.limit) };
-        await kit.listCommand(command, deskline.tickets.list(query), COLUMNS, options.limit);
-      }),
-    'deskline tickets list --status "On you" --priority urgent',
-  );
-
   kit.exportCommand(tickets, {
     noun: "tickets",
     operation: "listTickets",
@@ -96,13 +75,11 @@ export function register(tickets: Command): void {
       "deskline tickets export --format jsonl --fields id,subject,status,tags",
     ],
   });
-
   kit.getCommand(
     tickets,
     { noun: "ticket", id: "tkt", example: "deskline tickets get tkt_0VbeYBCu9tPuFypVLWBsJN" },
     (d, id) => d.tickets.get(id),
   );
-
   kit.createCommand<TicketCreate>(tickets, TARGET, HELP.create, (d, body) => d.tickets.create(body));
   kit.updateCommand<TicketUpdate>(tickets, TARGET, HELP.update, (d, id, body) => d.tickets.update(id, body));
   kit.deleteCommand(
@@ -112,12 +89,46 @@ export function register(tickets: Command): void {
   );
 }
 
+/** `deskline tickets solve|close|cancel`: one bulk move by the verb ops people use. */
+function verbCommand(tickets: Command, move: (typeof MOVES)[number]): void {
+  kit.examples(
+    moveCommand(tickets.command(move.verb), move.summary).action(
+      async (ids: string[], options, command: Command) => runMove(command, ids, options, move.status),
+    ),
+    `deskline tickets ${move.verb} tkt_0VbeYBCu9tPuFypVLWBsJN tkt_0VbeYBCu9tPuFypVLWBsJO`,
+    `deskline tickets ${move.verb} --status "On you" --tag billing --json`,
+  );
+}
+
+/** `deskline tickets set-status <status>`: a bulk move to any status the status machine allows. */
+function setStatusCommand(tickets: Command): void {
+  kit.examples(
+    moveCommand(
+      tickets.command("set-status").argument("<status>", `one of: ${STATUSES.join(", ")}`),
+      "move tickets to any status the status machine allows",
+    ).action(runSetStatus),
+    'deskline tickets set-status "On hold" --status New --priority low',
+  );
+}
+
 /** Ids, or the list filters (`--status "On you" --tag billing`) to move every match. */
 function moveCommand(command: Command, summary: string): Command {
   return kit
     .addListOptions(command.description(`${summary}: by id, or every ticket matching the filters`), FILTERS)
     .argument("[ids...]", "ticket ids (tkt_…); or give filters instead")
     .option("--concurrency <n>", "tickets moved at once", kit.positiveInteger, 4);
+}
+
+async function runSetStatus(
+  status: string,
+  ids: string[],
+  options: Record<string, unknown>,
+  command: Command,
+): Promise<void> {
+  if (!STATUSES.includes(status as TicketStatus)) {
+    throw new UsageError(`unknown status '${status}'; one of: ${STATUSES.join(", ")}`);
+  }
+  await runMove(command, ids, options, status as TicketStatus);
 }
 
 async function runMove(

@@ -20,18 +20,7 @@ export function register(trigger: Command): void {
         `\nmessage.received and conversation.assigned need $${ADMIN_TOKEN_VARIABLE} (the server's ADMIN_TOKEN).` +
           "\nwebhook_endpoint.recovered needs a receiver that fails, then answers: not triggered here.",
       )
-      .action(async (type: string | undefined, options: { list?: boolean }, command: Command) => {
-        const json = Boolean(globalsOf(command).json);
-        if (options.list) return printRecipes(json);
-        if (!type)
-          throw new UsageError(`give an event type (${RECIPES.map((r) => r.type).join(", ")}) or --list`);
-        const recipe = RECIPES.find((r) => r.type === type);
-        if (!recipe) {
-          throw new UsageError(`cannot trigger '${type}'; one of: ${RECIPES.map((r) => r.type).join(", ")}`);
-        }
-        const created = await recipe.run(await contextFor(command, recipe));
-        printObject(json ? { type: recipe.type, ...created } : { triggered: recipe.type, ...created }, json);
-      }),
+      .action(runTrigger),
     "deskline trigger ticket.updated",
     "DESKLINE_ADMIN_TOKEN=… deskline trigger message.received --json",
     "deskline trigger --list",
@@ -69,4 +58,16 @@ async function contextFor(command: Command, recipe: Recipe): Promise<TriggerCont
       return { client, workspaceId: await workspace };
     },
   };
+}
+
+async function runTrigger(type: string | undefined, options: { list?: boolean }, command: Command) {
+  const json = Boolean(globalsOf(command).json);
+  if (options.list) return printRecipes(json);
+  if (!type) throw new UsageError(`give an event type (${RECIPES.map((r) => r.type).join(", ")}) or --list`);
+  const recipe = RECIPES.find((r) => r.type === type);
+  if (!recipe) {
+    throw new UsageError(`cannot trigger '${type}'; one of: ${RECIPES.map((r) => r.type).join(", ")}`);
+  }
+  const created = await recipe.run(await contextFor(command, recipe));
+  printObject(json ? { type: recipe.type, ...created } : { triggered: recipe.type, ...created }, json);
 }

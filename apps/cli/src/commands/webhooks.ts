@@ -5,7 +5,7 @@ import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
 import { catalogOf } from "../fields.js";
-import { listParameters, webhookEndpointUpdateSchema } from "../generated/schemas.js";
+import { webhookEndpointUpdateSchema } from "../generated/schemas.js";
 import { type Column, printObject, writeLine } from "../output.js";
 import { startRecoveryProgress } from "../progress.js";
 import { deliveryColumns, guided } from "../webhooks/deliveries.js";
@@ -19,8 +19,6 @@ const COLUMNS: Column<WebhookEndpoint>[] = [
   { header: "EVENTS", value: (e) => e.events },
   { header: "DESCRIPTION", value: (e) => e.description },
 ];
-
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /**
  * `--header 'Name: value'` (repeatable) into the body's `headers`; on update, `'Name:'` with no
@@ -66,7 +64,6 @@ async function instantOf(deskline: Deskline, edge: { eventId: string } | { at: s
   return (await guided(deskline.events.get(edge.eventId), { eventId: edge.eventId })).created;
 }
 
-/** What `create` and `update` write, and their help. */
 /** Polls the recovery until its job has gone through the window, drawing its progress on a terminal. */
 async function waitForRecovery(deskline: Deskline, id: string) {
   const progress = startRecoveryProgress();
@@ -83,6 +80,7 @@ async function waitForRecovery(deskline: Deskline, id: string) {
 /** How often `--wait` reads a recovery: often enough for a lively bar, one small GET each. */
 const RECOVERY_POLL_MS = 500;
 
+/** What `update` writes, and its help. */
 const TARGET: kit.BodyTarget = { noun: "endpoint", catalog: () => catalogOf(webhookEndpointUpdateSchema) };
 const HELP = {
   update: {
@@ -114,24 +112,7 @@ export function register(webhooks: Command): void {
     endpoints,
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event ticket.updated",
   );
-
-  kit.examples(
-    endpoints
-      .command("list")
-      .description("list webhook endpoints (secrets are never listed)")
-      .option("--limit <n>", "at most this many in total", kit.positiveInteger)
-      .action(async (options: { limit?: number }, command: Command) => {
-        const deskline = await clientFor(command);
-        await kit.listCommand(
-          command,
-          deskline.webhookEndpoints.list({ limit: kit.pageSize(options.limit) }),
-          COLUMNS,
-          options.limit,
-        );
-      }),
-    "deskline webhooks endpoints list --json",
-  );
-
+  listCommand(endpoints);
   createCommand(endpoints);
   kit.getCommand(
     endpoints,
@@ -142,7 +123,68 @@ export function register(webhooks: Command): void {
     },
     (d, id) => d.webhookEndpoints.get(id),
   );
+  updateCommand(endpoints);
+  rotateSecretCommand(endpoints);
+  statsCommand(endpoints);
+  kit.deleteCommand(
+    endpoints,
+    {
+      noun: "webhook endpoint",
+      id: "we",
+      example: "deskline webhooks endpoints delete we_0VbeYBCu9tPuFypVLWBsJN",
+    },
+    (d, id) => d.webhookEndpoints.delete(id),
+  );
+  recoverCommand(endpoints);
+  recoveryCommand(endpoints);
+  deliveriesCommand(endpoints);
+}
 
+/** `deskline webhooks endpoints list`: every endpoint (the operation has no filters). */
+function listCommand(endpoints: Command): void {
+  kit.examples(
+    endpoints
+      .command("list")
+      .description("list webhook endpoints (secrets are never listed)")
+      .option("--limit <n>", "at most this many in total", kit.positiveInteger)
+      .action(runList),
+    "deskline webhooks endpoints list --json",
+  );
+}
+
+/** `deskline webhooks endpoints create`: prints the secret, this once. */
+function createCommand(endpoints: Command): void {
+  kit.examples(
+    endpoints
+      .command("create")
+      .description("register an endpoint; prints its signing secret, which is shown this once")
+      .requiredOption("--url <url>", "HTTPS URL that receives the events")
+      .option("--description <text>", "what the endpoint is for")
+      .option("--event <type>", "an event type to receive (repeatable; default: all)", kit.collect)
+      .option("--header <header>", HEADER_HELP, kit.collect)
+      .option("--rate-limit <n>", "deliveries per second at most (default: no limit)", kit.positiveInteger)
+      .action(runCreate),
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --header 'X-Api-Key: gw_4f9c2a7e'",
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --rate-limit 20",
+  );
+}
+
+async function runCreate(options: CreateOptions, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const headers = headersOf(options.header, false) as Record<string, string> | undefined;
+  const created = await deskline.webhookEndpoints.create({
+    url: options.url,
+    ...(options.description ? { description: options.description } : {}),
+    ...(options.event ? { events: options.event as EventType[] } : {}),
+    ...(headers ? { headers } : {}),
+    ...(options.rateLimit ? { rate_limit: options.rateLimit } : {}),
+  });
+  printObject(created, Boolean(globalsOf(command).json));
+}
+
+/** `deskline webhooks endpoints update`: `--set`/`--data` and `--header` (`'Name:'` removes one). */
+function updateCommand(endpoints: Command): void {
   kit.updateCommand<WebhookEndpointUpdate>(
     endpoints,
     TARGET,
@@ -150,14 +192,16 @@ export function register(webhooks: Command): void {
     (d, id, body) => d.webhookEndpoints.update(id, body),
     {
       options: (command) =>
-        command.option("--header <header>", `${HEADER_HELP}; 'Name:' removes one`, collect),
+        command.option("--header <header>", `${HEADER_HELP}; 'Name:' removes one`, kit.collect),
       body: (options) => {
         const headers = headersOf(options.header as string[] | undefined, true);
         return headers ? { headers } : {};
       },
     },
   );
+}
 
+function rotateSecretCommand(endpoints: Command): void {
   kit.examples(
     endpoints
       .command("rotate-secret")
@@ -170,14 +214,12 @@ export function register(webhooks: Command): void {
         "grace period of the old secret (0: stop using it now)",
         kit.positiveInteger,
       )
-      .action(async (id: string, options: { expiresIn?: number }, command: Command) => {
-        const deskline = await clientFor(command);
-        const body = options.expiresIn === undefined ? {} : { expires_in: options.expiresIn };
-        printObject(await deskline.webhookEndpoints.rotateSecret(id, body), Boolean(globalsOf(command).json));
-      }),
+      .action(runRotateSecret),
     "deskline webhooks endpoints rotate-secret we_0VbeYBCu9tPuFypVLWBsJN --expires-in 3600",
   );
+}
 
+function statsCommand(endpoints: Command): void {
   kit.examples(
     endpoints
       .command("stats")
@@ -185,88 +227,33 @@ export function register(webhooks: Command): void {
         "count the endpoint's deliveries of the last 24 hours by status, in total and per hour (what the webhook console charts)",
       )
       .argument("<id>", "endpoint id (we_…)")
-      .action(async (id: string, _options: unknown, command: Command) => {
-        const deskline = await clientFor(command);
-        printObject(await deskline.webhookEndpoints.stats(id), Boolean(globalsOf(command).json));
-      }),
+      .action(runStats),
     "deskline webhooks endpoints stats we_0VbeYBCu9tPuFypVLWBsJN --json | jq .totals",
   );
+}
 
-  kit.deleteCommand(
+function deliveriesCommand(endpoints: Command): void {
+  kit.nestedListingCommand(
     endpoints,
     {
-      noun: "webhook endpoint",
-      id: "we",
-      example: "deskline webhooks endpoints delete we_0VbeYBCu9tPuFypVLWBsJN",
+      name: "deliveries",
+      description:
+        "list the endpoint's deliveries (one each time an event was queued to it), newest first: status (pending, succeeded, failed, dropped), attempts, last answer",
+      argument: "endpoint id (we_…)",
+      operation: "listWebhookEndpointDeliveries",
+      columns: deliveryColumns("endpoint"),
+      examples: [
+        "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --status failed",
+        "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --event-type ticket.updated --created-after 6h --json",
+      ],
     },
-    (d, id) => d.webhookEndpoints.delete(id),
-  );
-
-  registerRecovery(endpoints);
-
-  kit.examples(
-    kit
-      .addListOptions(
-        endpoints
-          .command("deliveries")
-          .description(
-            "list the endpoint's deliveries (one each time an event was queued to it), newest first: status (pending, succeeded, failed, dropped), attempts, last answer",
-          )
-          .argument("<id>", "endpoint id (we_…)"),
-        listParameters.listWebhookEndpointDeliveries,
-      )
-      .action(async (id: string, options, command: Command) => {
-        const deskline = await clientFor(command);
-        const query = {
-          ...kit.queryOf(options, "listWebhookEndpointDeliveries"),
-          limit: kit.pageSize(options.limit),
-        };
-        await guided(
-          kit.listCommand(
-            command,
-            deskline.webhookEndpoints.deliveries(id, query),
-            deliveryColumns("endpoint"),
-            options.limit,
-          ),
-          { endpointId: id },
-        );
-      }),
-    "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --status failed",
-    "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --event-type ticket.updated --created-after 6h --json",
+    (d, id, query) => d.webhookEndpoints.deliveries(id, query),
+    (listing, id) => guided(listing, { endpointId: id }),
   );
 }
 
-/** `deskline webhooks endpoints create`: prints the secret, this once. */
-function createCommand(endpoints: Command): void {
-  kit.examples(
-    endpoints
-      .command("create")
-      .description("register an endpoint; prints its signing secret, which is shown this once")
-      .requiredOption("--url <url>", "HTTPS URL that receives the events")
-      .option("--description <text>", "what the endpoint is for")
-      .option("--event <type>", "an event type to receive (repeatable; default: all)", collect)
-      .option("--header <header>", HEADER_HELP, collect)
-      .option("--rate-limit <n>", "deliveries per second at most (default: no limit)", kit.positiveInteger)
-      .action(async (options: CreateOptions, command: Command) => {
-        const deskline = await clientFor(command);
-        const headers = headersOf(options.header, false) as Record<string, string> | undefined;
-        const created = await deskline.webhookEndpoints.create({
-          url: options.url,
-          ...(options.description ? { description: options.description } : {}),
-          ...(options.event ? { events: options.event as EventType[] } : {}),
-          ...(headers ? { headers } : {}),
-          ...(options.rateLimit ? { rate_limit: options.rateLimit } : {}),
-        });
-        printObject(created, Boolean(globalsOf(command).json));
-      }),
-    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
-    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --header 'X-Api-Key: gw_4f9c2a7e'",
-    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --rate-limit 20",
-  );
-}
-
-/** `endpoints recover` and `endpoints recovery`: start a recovery, and follow one. */
-function registerRecovery(endpoints: Command): void {
+/** `endpoints recover`: start a recovery of a window, and follow it with `--wait`. */
+function recoverCommand(endpoints: Command): void {
   kit.examples(
     endpoints
       .command("recover")
@@ -280,46 +267,50 @@ function registerRecovery(endpoints: Command): void {
         "--wait",
         "wait until the server's workers have gone through the whole window, with a progress bar",
       )
-      .addHelpText(
-        "after",
-        [
-          "",
-          "After an outage: enable the endpoint, then recover since the first failure (the oldest",
-          "event of its failed deliveries; after a pause, of its dropped ones too), e.g.",
-          "  FIRST=$(deskline webhooks endpoints deliveries we_… --status failed --json | jq -rs 'map(.event_id) | min')",
-          "  deskline webhooks endpoints recover we_… --since $FIRST",
-          "Events already delivered, or already waiting for a delivery, are not queued again. The",
-          "window includes both ends and reaches back at most as far as events are kept (30 days).",
-        ].join("\n"),
-      )
-      .action(
-        async (id: string, options: { since: string; until?: string; wait?: boolean }, command: Command) => {
-          const since = windowEdge("--since", options.since);
-          const until = options.until === undefined ? undefined : windowEdge("--until", options.until);
-          const deskline = await clientFor(command);
-          const body = {
-            since: await instantOf(deskline, since),
-            ...(until ? { until: await instantOf(deskline, until) } : {}),
-          };
-          const started = await guided(deskline.webhookEndpoints.recover(id, body), { endpointId: id });
-          const recovery = options.wait ? await waitForRecovery(deskline, started.id) : started;
-          const json = Boolean(globalsOf(command).json);
-          printObject(recovery, json);
-          if (!json && !options.wait) {
-            writeLine(
-              `\nfollow it: deskline webhooks endpoints recovery ${recovery.id} (or recover with --wait)`,
-            );
-          } else if (!json && recovery.queued > 0) {
-            writeLine(`\nfollow them: deskline webhooks endpoints deliveries ${id} --status pending`);
-          }
-        },
-      ),
+      .addHelpText("after", RECOVER_HELP)
+      .action(runRecover),
     "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2d",
     "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since evt_2bXkqB4cD6eF8gHi",
     "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2026-03-01T00:00:00Z --until 2026-03-02T00:00:00Z --json",
     "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2d --wait",
   );
+}
 
+const RECOVER_HELP = [
+  "",
+  "After an outage: enable the endpoint, then recover since the first failure (the oldest",
+  "event of its failed deliveries; after a pause, of its dropped ones too), e.g.",
+  "  FIRST=$(deskline webhooks endpoints deliveries we_… --status failed --json | jq -rs 'map(.event_id) | min')",
+  "  deskline webhooks endpoints recover we_… --since $FIRST",
+  "Events already delivered, or already waiting for a delivery, are not queued again. The",
+  "window includes both ends and reaches back at most as far as events are kept (30 days).",
+].join("\n");
+
+async function runRecover(
+  id: string,
+  options: { since: string; until?: string; wait?: boolean },
+  command: Command,
+): Promise<void> {
+  const since = windowEdge("--since", options.since);
+  const until = options.until === undefined ? undefined : windowEdge("--until", options.until);
+  const deskline = await clientFor(command);
+  const body = {
+    since: await instantOf(deskline, since),
+    ...(until ? { until: await instantOf(deskline, until) } : {}),
+  };
+  const started = await guided(deskline.webhookEndpoints.recover(id, body), { endpointId: id });
+  const recovery = options.wait ? await waitForRecovery(deskline, started.id) : started;
+  const json = Boolean(globalsOf(command).json);
+  printObject(recovery, json);
+  if (!json && !options.wait) {
+    writeLine(`\nfollow it: deskline webhooks endpoints recovery ${recovery.id} (or recover with --wait)`);
+  } else if (!json && recovery.queued > 0) {
+    writeLine(`\nfollow them: deskline webhooks endpoints deliveries ${id} --status pending`);
+  }
+}
+
+/** `endpoints recovery <id>`: how far a recovery is, or (`--wait`) a bar until it is done. */
+function recoveryCommand(endpoints: Command): void {
   kit.examples(
     endpoints
       .command("recovery")
@@ -328,13 +319,32 @@ function registerRecovery(endpoints: Command): void {
       )
       .argument("<id>", "recovery id (rcv_…), from recover")
       .option("--wait", "wait until it has gone through the whole window, with a progress bar")
-      .action(async (id: string, options: { wait?: boolean }, command: Command) => {
-        const deskline = await clientFor(command);
-        const recovery = options.wait
-          ? await waitForRecovery(deskline, id)
-          : await deskline.webhookEndpoints.getRecovery(id);
-        printObject(recovery, Boolean(globalsOf(command).json));
-      }),
+      .action(runRecovery),
     "deskline webhooks endpoints recovery rcv_2bXkt7MnO9pQ1rSt --wait",
   );
+}
+
+async function runList(options: { limit?: number }, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const items = deskline.webhookEndpoints.list({ limit: kit.pageSize(options.limit) });
+  await kit.listCommand(command, items, COLUMNS, options.limit);
+}
+
+async function runRotateSecret(id: string, options: { expiresIn?: number }, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const body = options.expiresIn === undefined ? {} : { expires_in: options.expiresIn };
+  printObject(await deskline.webhookEndpoints.rotateSecret(id, body), Boolean(globalsOf(command).json));
+}
+
+async function runStats(id: string, _options: unknown, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  printObject(await deskline.webhookEndpoints.stats(id), Boolean(globalsOf(command).json));
+}
+
+async function runRecovery(id: string, options: { wait?: boolean }, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const recovery = options.wait
+    ? await waitForRecovery(deskline, id)
+    : await deskline.webhookEndpoints.getRecovery(id);
+  printObject(recovery, Boolean(globalsOf(command).json));
 }

@@ -128,8 +128,7 @@ export async function exportItems(
   if (!EXPORT_FORMATS.includes(format))
     throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(", ")}, not '${options.format}'`);
   const chosen = options.fields === undefined ? undefined : parseFields(options.fields, catalog);
-  const hasMaps = [...catalog.kinds.values()].includes("map");
-  const safe = options.escapeFormulas ?? true;
+  const layout: Layout = { format, catalog, chosen, safe: options.escapeFormulas ?? true };
 
   const progress = startProgress(undefined);
   let rows = 0;
@@ -143,42 +142,8 @@ export async function exportItems(
   const source = () => Readable.from(counted(), { objectMode: true, highWaterMark: READ_AHEAD });
 
   const sink = openSink(options.output);
-  let spool: string | undefined;
   try {
-    if (format === "jsonl") {
-      const map = (item: Item) => jsonRow(item, chosen ?? columnsOfItem(catalog, item));
-      await sink.fill(source(), mapping(map));
-    } else if (chosen || !hasMaps) {
-      const columns = chosen ?? columnsOf(catalog, () => []);
-      await sink.fill(
-        source(),
-        mapping((item) => csvCells(item, columns, safe)),
-        csvWriter(columns),
-      );
-    } else {
-      // A CSV header names every column before the first row, but no API call lists the keys of
-      // `custom_fields` or `external_ids`: the items go to a JSON Lines spool on disk while their
-      // keys are gathered, then the CSV is written from it (docs/decisions.md, "Exports …").
-      spool = mkdtempSync(join(tmpdir(), "deskline-export-"));
-      const file = join(spool, "items.jsonl");
-      const keys = new Map<string, Set<string>>();
-      const gather = mapping((item) => {
-        for (const [field, kind] of catalog.kinds) {
-          if (kind !== "map") continue;
-          const set = keys.get(field) ?? new Set<string>();
-          for (const key of Object.keys((item[field] as Item | null) ?? {})) set.add(key);
-          keys.set(field, set);
-        }
-        return `${JSON.stringify(item)}\n`;
-      });
-      await pipeline(source(), gather, createWriteStream(file));
-      const columns = columnsOf(catalog, (field) => [...(keys.get(field) ?? [])].sort());
-      await sink.fill(
-        Readable.from(spooled(file), { objectMode: true }),
-        mapping((item) => csvCells(item, columns, safe)),
-        csvWriter(columns),
-      );
-    }
+    await fillSink(sink, source, layout);
     await sink.commit();
   } catch (error) {
     sink.abandon();
@@ -186,7 +151,6 @@ export async function exportItems(
     if ((error as NodeJS.ErrnoException).code !== "EPIPE") throw error;
   } finally {
     progress.stop();
-    if (spool) rmSync(spool, { recursive: true, force: true });
   }
 
   const summary: ExportSummary = {
@@ -195,20 +159,80 @@ export async function exportItems(
     output: options.output ?? "-",
     duration_ms: Math.round(performance.now() - started),
   };
-  // The rows are on stdout unless --output took them: only then is there room for a summary.
-  if (options.output !== undefined) {
-    writeLine(
-      options.json
-        ? JSON.stringify(summary)
-        : formatRecord({
-            exported: `${rows} ${options.noun}`,
-            format,
-            file: options.output,
-            duration: formatDuration(summary.duration_ms),
-          }),
-    );
-  }
+  printSummary(summary, options);
   return summary;
+}
+
+/** How the items become lines: the format, the fields, the columns asked for, formula escaping. */
+interface Layout {
+  format: ExportFormat;
+  catalog: FieldCatalog;
+  chosen: Target[] | undefined;
+  safe: boolean;
+}
+
+/** Writes the items of `source` (a fresh stream each call) to the sink in the layout's format. */
+async function fillSink(sink: Sink, source: () => Readable, layout: Layout): Promise<void> {
+  const { catalog, chosen, safe } = layout;
+  if (layout.format === "jsonl") {
+    const map = (item: Item) => jsonRow(item, chosen ?? columnsOfItem(catalog, item));
+    await sink.fill(source(), mapping(map));
+  } else if (chosen || ![...catalog.kinds.values()].includes("map")) {
+    const columns = chosen ?? columnsOf(catalog, () => []);
+    await sink.fill(
+      source(),
+      mapping((item) => csvCells(item, columns, safe)),
+      csvWriter(columns),
+    );
+  } else {
+    await fillThroughSpool(sink, source(), catalog, safe);
+  }
+}
+
+/**
+ * A CSV header names every column before the first row, but no API call lists the keys of
+ * `custom_fields` or `external_ids`: the items go to a JSON Lines spool on disk while their keys
+ * are gathered, then the CSV is written from it (docs/decisions.md, "Exports …").
+ */
+async function fillThroughSpool(sink: Sink, source: Readable, catalog: FieldCatalog, safe: boolean) {
+  const spool = mkdtempSync(join(tmpdir(), "deskline-export-"));
+  try {
+    const file = join(spool, "items.jsonl");
+    const keys = new Map<string, Set<string>>();
+    const gather = mapping((item) => {
+      for (const [field, kind] of catalog.kinds) {
+        if (kind !== "map") continue;
+        const set = keys.get(field) ?? new Set<string>();
+        for (const key of Object.keys((item[field] as Item | null) ?? {})) set.add(key);
+        keys.set(field, set);
+      }
+      return `${JSON.stringify(item)}\n`;
+    });
+    await pipeline(source, gather, createWriteStream(file));
+    const columns = columnsOf(catalog, (field) => [...(keys.get(field) ?? [])].sort());
+    await sink.fill(
+      Readable.from(spooled(file), { objectMode: true }),
+      mapping((item) => csvCells(item, columns, safe)),
+      csvWriter(columns),
+    );
+  } finally {
+    rmSync(spool, { recursive: true, force: true });
+  }
+}
+
+/** The rows are on stdout unless --output took them: only then is there room for a summary. */
+function printSummary(summary: ExportSummary, options: ExportOptions): void {
+  if (options.output === undefined) return;
+  writeLine(
+    options.json
+      ? JSON.stringify(summary)
+      : formatRecord({
+          exported: `${summary.rows} ${options.noun}`,
+          format: summary.format,
+          file: options.output,
+          duration: formatDuration(summary.duration_ms),
+        }),
+  );
 }
 
 function mapping(map: (item: Item) => unknown): Transform {

@@ -2,11 +2,18 @@
 // the server matches, creates or updates only what differs, and answers per row, so a row costs a
 // hundredth of a request instead of one to three. Rows without a match value, and every row when
 // the server predates the batch operation, go through the one-row upsert instead.
-import { AuthenticationError, ConnectionError, errorFromResponse, PermissionError } from "@deskline/sdk";
+import { errorFromResponse } from "@deskline/sdk";
 import { describeError } from "../errors.js";
 import { forEachConcurrent } from "../pool.js";
 import type { SourceRow } from "./read-rows.js";
-import { type Match, matchValue, type Outcome, type UpsertOptions, upsertContact } from "./upsert.js";
+import {
+  isFatal,
+  type Match,
+  matchValue,
+  type Outcome,
+  type UpsertOptions,
+  upsertContact,
+} from "./upsert.js";
 
 /** The most the API takes in one batch. */
 const BATCH_SIZE = 100;
@@ -23,11 +30,6 @@ export interface RowReport {
   done(outcome: Outcome): void;
   failed(row: SourceRow, reason: string, code: string | undefined): Promise<void>;
 }
-
-const isFatal = (error: unknown): boolean =>
-  error instanceof AuthenticationError ||
-  error instanceof PermissionError ||
-  error instanceof ConnectionError;
 
 /** A server without the batch operation answers its path with 404 route_not_found (or 405). */
 const lacksBatch = (status: number, code: string | undefined) =>

@@ -2,7 +2,7 @@
 // spec, upsert the valid ones (100 a request through the batch operation where the server has
 // it, else one by one, `concurrency` at a time), send the rest to the errors file, and report
 // created / updated / unchanged / failed.
-import { AuthenticationError, ConnectionError, type Deskline, PermissionError } from "@deskline/sdk";
+import type { Deskline } from "@deskline/sdk";
 import { describeError, PartialFailure, UsageError } from "../errors.js";
 import { CONTACT_SKIPPED_ON_IMPORT } from "../export/columns.js";
 import { catalogOf, parseRenames } from "../fields.js";
@@ -15,7 +15,14 @@ import { BatchImporter } from "./batch.js";
 import { type ErrorsWriter, type FailedRow, openErrorsFile } from "./errors-file.js";
 import { type InputFormat, openRows, type SourceRow } from "./read-rows.js";
 import { RowMapper } from "./row-body.js";
-import { type Outcome, parseMatch, previewContact, upsertContact } from "./upsert.js";
+import {
+  isFatal,
+  type Outcome,
+  parseMatch,
+  previewContact,
+  type UpsertOptions,
+  upsertContact,
+} from "./upsert.js";
 
 export interface ImportOptions {
   file: string;
@@ -41,14 +48,59 @@ export interface ImportSummary {
 /** Failures shown on stderr when no --errors file takes them. */
 const SHOWN_FAILURES = 20;
 
-/** Errors that no other row would escape: stop the run instead of failing every row alike. */
-const isFatal = (error: unknown) =>
-  error instanceof AuthenticationError ||
-  error instanceof PermissionError ||
-  error instanceof ConnectionError;
-
 export async function importContacts(deskline: Deskline, options: ImportOptions): Promise<ImportSummary> {
   const started = performance.now();
+  const { match, catalog, mapper, validate, source } = await openImport(options);
+  const fromText = source.format === "csv";
+  const tally = new Tally(
+    options.errors ? openErrorsFile(options.errors, source.format, source.header) : undefined,
+  );
+  const progress = startProgress(source.totalBytes);
+  const upsertOptions = { deskline, catalog, match, file: options.file };
+  const batches = new BatchImporter(
+    { ...upsertOptions, concurrency: options.concurrency },
+    {
+      done: (outcome) => tally.counts[outcome]++,
+      failed: (row, reason, code) => tally.fail({ row, reason, code }),
+    },
+  );
+
+  const handle = async (row: SourceRow) => {
+    tally.rows++;
+    const mapped = mapper.bodyOf(row, fromText);
+    const reason = "error" in mapped ? mapped.error : validate(mapped.body);
+    if (reason !== undefined || !("body" in mapped)) {
+      await tally.fail({ row, reason: reason ?? "invalid" });
+    } else if (!options.dryRun && batches.accepts(mapped.body)) {
+      await batches.add(row, mapped.body);
+    } else {
+      await upsertOne(row, mapped.body, { ...upsertOptions, dryRun: options.dryRun }, tally);
+    }
+    progress.update(tally.rows, source.bytesRead());
+  };
+
+  try {
+    await forEachConcurrent(source.rows, options.concurrency, handle);
+    await batches.flush();
+  } finally {
+    progress.stop();
+    await tally.close();
+  }
+  tally.reportHidden();
+  const summary: ImportSummary = {
+    rows: tally.rows,
+    ...tally.counts,
+    failed: tally.failed,
+    duration_ms: Math.round(performance.now() - started),
+    dry_run: options.dryRun,
+  };
+  printSummary(summary, options.json);
+  if (tally.failed > 0) throw new PartialFailure(`${tally.failed} rows failed`);
+  return summary;
+}
+
+/** What the rows are read, mapped and checked with; usage errors surface before any row is read. */
+async function openImport(options: ImportOptions) {
   const match = parseMatch(options.match);
   if (!match)
     throw new UsageError(`--match must be 'email' or 'external_ids.<system>', not '${options.match}'`);
@@ -61,72 +113,53 @@ export async function importContacts(deskline: Deskline, options: ImportOptions)
   const validate = compileValidator(contactCreateSchema);
   const source = await openRows(options.file, options.format);
   if (source.header) mapper.checkHeader(source.header);
-  const fromText = source.format === "csv";
+  return { match, catalog, mapper, validate, source };
+}
 
-  const errors: ErrorsWriter | undefined = options.errors
-    ? openErrorsFile(options.errors, source.format, source.header)
-    : undefined;
-  const counts: Record<Outcome, number> = { created: 0, updated: 0, unchanged: 0 };
-  let failed = 0;
-  let rows = 0;
-  const progress = startProgress(source.totalBytes);
-  const upsertOptions = { deskline, catalog, match, file: options.file };
-
-  const fail = async (failure: FailedRow) => {
-    failed++;
-    if (errors) await errors.write(failure);
-    else if (failed <= SHOWN_FAILURES) process.stderr.write(`line ${failure.row.line}: ${failure.reason}\n`);
-  };
-  const batches = new BatchImporter(
-    { ...upsertOptions, concurrency: options.concurrency },
-    { done: (outcome) => counts[outcome]++, failed: (row, reason, code) => fail({ row, reason, code }) },
-  );
-
-  const handle = async (row: SourceRow) => {
-    rows++;
-    const mapped = mapper.bodyOf(row, fromText);
-    const reason = "error" in mapped ? mapped.error : validate(mapped.body);
-    if (reason !== undefined || !("body" in mapped)) {
-      await fail({ row, reason: reason ?? "invalid" });
-    } else if (!options.dryRun && batches.accepts(mapped.body)) {
-      await batches.add(row, mapped.body);
-    } else {
-      try {
-        const outcome = options.dryRun
-          ? await previewContact(mapped.body, upsertOptions)
-          : await upsertContact(mapped.body, upsertOptions);
-        counts[outcome]++;
-      } catch (error) {
-        if (isFatal(error)) throw error;
-        const { code, reason: why } = describeError(error);
-        await fail({ row, reason: why, code });
-      }
-    }
-    progress.update(rows, source.bytesRead());
-  };
-
+/** One row through the one-row upsert (or its preview): rows a batch cannot take. */
+async function upsertOne(
+  row: SourceRow,
+  body: Record<string, unknown>,
+  options: UpsertOptions & { dryRun: boolean },
+  tally: Tally,
+): Promise<void> {
   try {
-    await forEachConcurrent(source.rows, options.concurrency, handle);
-    await batches.flush();
-  } finally {
-    progress.stop();
-    await errors?.close();
+    const outcome = options.dryRun ? await previewContact(body, options) : await upsertContact(body, options);
+    tally.counts[outcome]++;
+  } catch (error) {
+    if (isFatal(error)) throw error;
+    const { code, reason } = describeError(error);
+    await tally.fail({ row, reason, code });
   }
-  if (!errors && failed > SHOWN_FAILURES) {
-    process.stderr.write(
-      `… and ${failed - SHOWN_FAILURES} more failed rows (--errors <file> keeps them all)\n`,
-    );
+}
+
+/** The run's counts, and where its failed rows go: the errors file, else the first few on stderr. */
+class Tally {
+  readonly counts: Record<Outcome, number> = { created: 0, updated: 0, unchanged: 0 };
+  failed = 0;
+  rows = 0;
+
+  constructor(private readonly errors: ErrorsWriter | undefined) {}
+
+  async fail(failure: FailedRow): Promise<void> {
+    this.failed++;
+    if (this.errors) await this.errors.write(failure);
+    else if (this.failed <= SHOWN_FAILURES)
+      process.stderr.write(`line ${failure.row.line}: ${failure.reason}\n`);
   }
-  const summary: ImportSummary = {
-    rows,
-    ...counts,
-    failed,
-    duration_ms: Math.round(performance.now() - started),
-    dry_run: options.dryRun,
-  };
-  printSummary(summary, options.json);
-  if (failed > 0) throw new PartialFailure(`${failed} rows failed`);
-  return summary;
+
+  async close(): Promise<void> {
+    await this.errors?.close();
+  }
+
+  /** Says how many failures stderr did not show. */
+  reportHidden(): void {
+    if (!this.errors && this.failed > SHOWN_FAILURES) {
+      process.stderr.write(
+        `… and ${this.failed - SHOWN_FAILURES} more failed rows (--errors <file> keeps them all)\n`,
+      );
+    }
+  }
 }
 
 function printSummary(summary: ImportSummary, json: boolean): void {

@@ -143,26 +143,29 @@ async function readCsv(
       const next = await records.next();
       if (skipped.length > 0) yield* skipped.splice(0);
       if (next.done) return;
-      const { record, info } = next.value;
-      // The parser counts lines up to the record's end; a quoted newline inside it moves its start up.
-      const newlines = record.reduce((sum, value) => sum + (value.match(/\n/g)?.length ?? 0), 0);
-      const line = info.lines - newlines;
-      if (record.length !== header.length) {
-        yield {
-          line,
-          original: record,
-          error: `has ${record.length} fields where the header has ${header.length}`,
-        };
-        continue;
-      }
-      const values: Record<string, unknown> = {};
-      header.forEach((name, index) => {
-        values[name] = record[index];
-      });
-      yield { line, values, original: record };
+      yield csvRow(next.value.record, next.value.info.lines, header);
     }
   }
   return { format: "csv", header, rows: rows() };
+}
+
+/** One record as a row, its fields named by the header; `lines`: the parser's count at its end. */
+function csvRow(record: string[], lines: number, header: readonly string[]): SourceRow {
+  // The parser counts lines up to the record's end; a quoted newline inside it moves its start up.
+  const newlines = record.reduce((sum, value) => sum + (value.match(/\n/g)?.length ?? 0), 0);
+  const line = lines - newlines;
+  if (record.length !== header.length) {
+    return {
+      line,
+      original: record,
+      error: `has ${record.length} fields where the header has ${header.length}`,
+    };
+  }
+  const values: Record<string, unknown> = {};
+  header.forEach((name, index) => {
+    values[name] = record[index];
+  });
+  return { line, values, original: record };
 }
 
 async function* readJsonLines(input: Readable): AsyncGenerator<SourceRow> {

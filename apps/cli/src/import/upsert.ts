@@ -2,18 +2,27 @@
 // (or external id) and PATCH only what differs. Creating first costs a new contact one request
 // (what most imports are); the API's 409 names the holder when the contact exists.
 import {
+  AuthenticationError,
   ConflictError,
+  ConnectionError,
   type Contact,
   type ContactCreate,
   type Deskline,
   errorFromResponse,
   NotFoundError,
+  PermissionError,
 } from "@deskline/sdk";
 import type { FieldCatalog } from "../fields.js";
 import { patchFor } from "./diff.js";
 import { rowIdempotencyKey } from "./idempotency.js";
 
 export type Outcome = "created" | "updated" | "unchanged";
+
+/** Errors that no other row would escape: stop the run instead of failing every row alike. */
+export const isFatal = (error: unknown): boolean =>
+  error instanceof AuthenticationError ||
+  error instanceof PermissionError ||
+  error instanceof ConnectionError;
 
 /** How a row finds its contact: by email, or by one system of `external_ids`. */
 export type Match = { kind: "email" } | { kind: "external_id"; system: string };

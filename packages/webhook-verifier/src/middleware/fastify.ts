@@ -36,6 +36,34 @@ interface KeptRequest {
 }
 
 /**
+ * The content-type parser of the plugin's scope: the body is read from the stream Fastify hands
+ * over (after any preParsing hook), with our own cap, so an oversized delivery gets our 413 body
+ * rather than Fastify's. A verification error is kept for the preValidation hook to answer.
+ */
+function rawBodyParser(max: number) {
+  return (
+    request: FastifyRequest,
+    payload: NodeJS.ReadableStream,
+    done: (e: Error | null, body?: unknown) => void,
+  ) => {
+    readBody(payload as Readable, request.headers["content-length"], max).then(
+      (raw) => {
+        (request as KeptRequest)[RAW] = raw;
+        done(null, raw);
+      },
+      (error: unknown) => {
+        if (!(error instanceof WebhookVerificationError)) {
+          done(error as Error);
+          return;
+        }
+        (request as KeptRequest)[RAW] = error;
+        done(null, undefined);
+      },
+    );
+  };
+}
+
+/**
  * Fastify plugin that verifies Deskline deliveries. Every route of the scope it is registered in
  * is verified on its raw bytes before its handler runs; the event is on `request.webhookEvent`
  * (and `request.body` is the raw Buffer). A failed verification is answered 400 (413 for a body
@@ -61,28 +89,7 @@ export async function fastifyWebhookPlugin(
   // decoration as `decorateRequest(name, null, dependencies)` (its value overload wants an event).
   if (!instance.hasRequestDecorator("webhookEvent")) instance.decorateRequest("webhookEvent", null, []);
 
-  // The body is read from the stream Fastify hands over (after any preParsing hook), with our
-  // own cap, so an oversized delivery gets our 413 body rather than Fastify's.
-  const keepRaw = (
-    request: FastifyRequest,
-    payload: NodeJS.ReadableStream,
-    done: (e: Error | null, body?: unknown) => void,
-  ) => {
-    readBody(payload as Readable, request.headers["content-length"], max).then(
-      (raw) => {
-        (request as KeptRequest)[RAW] = raw;
-        done(null, raw);
-      },
-      (error: unknown) => {
-        if (!(error instanceof WebhookVerificationError)) {
-          done(error as Error);
-          return;
-        }
-        (request as KeptRequest)[RAW] = error;
-        done(null, undefined);
-      },
-    );
-  };
+  const keepRaw = rawBodyParser(max);
   instance.removeAllContentTypeParsers();
   instance.addContentTypeParser("application/json", keepRaw);
   instance.addContentTypeParser("*", keepRaw);
