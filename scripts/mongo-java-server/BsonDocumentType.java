@@ -1,4 +1,4 @@
-// How H2FileBackend.java stores a document in the H2 file: as BSON, through the
+// How WorkspaceIndexedH2Backend.java stores a document in the H2 file: as BSON, through the
 // library's own wire-protocol encoder and decoder. Left to itself, MVStore stores a value of a
 // class it does not know through Java serialization, which made each create on the persistent
 // fallback about three times as slow as in memory (bench/persistence.ts); BSON is also what the

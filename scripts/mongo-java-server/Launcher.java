@@ -1,6 +1,6 @@
 // Starts mongo-java-server on a loopback port for the Deskline server's embedded database
 // (apps/server/src/platform/database/mongo-java-server.ts), which spawns this as a child process: in memory
-// (InMemoryBackend.java), or persistent in one H2 file (H2FileBackend.java).
+// (WorkspaceIndexedBackend.java), or persistent in one H2 file (WorkspaceIndexedH2Backend.java).
 //
 // Usage: java -cp '<lib>/*:<classes>' Launcher [port] [file]
 //   port 0 or absent: a free one; file absent: in memory, else the H2 file to open or create
@@ -22,7 +22,7 @@ import java.net.InetSocketAddress;
 public final class Launcher {
   public static void main(String[] args) throws IOException {
     int port = args.length > 0 ? Integer.parseInt(args[0]) : 0;
-    MongoBackend backend = args.length > 1 ? new H2FileBackend(args[1]) : new InMemoryBackend();
+    MongoBackend backend = args.length > 1 ? new WorkspaceIndexedH2Backend(args[1]) : new WorkspaceIndexedBackend();
     if (Boolean.getBoolean("deskline.oplog")) backend.enableOplog();
     MongoServer server = new MongoServer(backend);
     server.bind(new InetSocketAddress("127.0.0.1", port));

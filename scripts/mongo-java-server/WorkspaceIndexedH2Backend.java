@@ -23,7 +23,7 @@ import java.util.List;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
 
-public final class H2FileBackend extends H2Backend {
+public final class WorkspaceIndexedH2Backend extends H2Backend {
   // The map names H2Database gives a collection's documents and metadata (package-private and
   // private there); the restart test (apps/server/test/persistence.test.ts) fails if they drift.
   private static final String DATA_PREFIX = "databases.";
@@ -35,7 +35,7 @@ public final class H2FileBackend extends H2Backend {
   private static final int CACHE_MB = 256;
 
   /** Opens (or creates) the file; the databases already in it are opened here, through the override below. */
-  public H2FileBackend(String fileName) {
+  public WorkspaceIndexedH2Backend(String fileName) {
     super(new MVStore.Builder().fileName(fileName).cacheSize(CACHE_MB).open());
   }
 

@@ -10,7 +10,7 @@ import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
 
-public final class InMemoryBackend extends MemoryBackend {
+public final class WorkspaceIndexedBackend extends MemoryBackend {
   // A findAndModify's changes go to the oplog too, when it is on (FindAndModifyOplog.java).
   @Override
   public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
