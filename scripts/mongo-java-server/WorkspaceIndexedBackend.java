@@ -1,9 +1,11 @@
-// mongo-java-server's in-memory backend (`pnpm start --ephemeral`, the tests), whose collections
-// report a findAndModify's changes for the oplog (FindAndModifyOplog.java).
+// mongo-java-server's in-memory backend (`pnpm start --ephemeral`, the tests) with the
+// indexes of CollectionIndexes.java: a list walks only its page, the delivery queue's queries
+// read only the jobs they need. Its collection's hooks hand over to CollectionHooks.java.
 
 import de.bwaldvogel.mongo.MongoDatabase;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
@@ -29,26 +31,46 @@ public final class WorkspaceIndexedBackend extends MemoryBackend {
   }
 
   static final class Collection extends MemoryCollection {
+    private final CollectionHooks<Integer> hooks =
+        new CollectionHooks<>(this, this::streamAllDocumentsWithPosition, this::getDocument);
+
     Collection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors) {
       super(database, name, options, cursors);
     }
 
     @Override
+    protected Integer addDocumentInternal(Document document) {
+      return hooks.insert(document, () -> super.addDocumentInternal(document));
+    }
+
+    @Override
+    protected void removeDocument(Integer position) {
+      hooks.remove(position, () -> super.removeDocument(position));
+    }
+
+    @Override
     protected void handleUpdate(Integer position, Document oldDocument, Document newDocument) {
-      super.handleUpdate(position, oldDocument, newDocument);
-      FindAndModifyOplog.updated(this, newDocument.get("_id"));
+      hooks.update(position, oldDocument, newDocument, () -> super.handleUpdate(position, oldDocument, newDocument));
     }
 
     @Override
     public void addDocument(Document document) {
       super.addDocument(document);
-      FindAndModifyOplog.inserted(this, document);
+      hooks.added(document);
     }
 
     @Override
     public void removeDocument(Document document) {
       super.removeDocument(document);
-      FindAndModifyOplog.deleted(this, document.get("_id"));
+      hooks.removed(document);
+    }
+
+    @Override
+    protected QueryResult matchDocuments(
+        Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
+      return hooks.match(query, orderBy, getIndexes(), Collection::deriveComparator,
+          (documents, order) -> matchDocumentsFromStream(query, documents, skip, limit, batchSize, order, fieldSelector),
+          () -> super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector));
     }
   }
 }

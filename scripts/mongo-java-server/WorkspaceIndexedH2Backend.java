@@ -1,7 +1,8 @@
 // mongo-java-server's persistent backend (`pnpm start`'s data under .deskline/data when no mongod
-// can be had): H2's MVStore, one file; the unique indexes are the library's own, kept in the file.
-// Its collections report a findAndModify's changes for the oplog (FindAndModifyOplog.java), as the
-// in-memory backend's do.
+// can be had): H2's MVStore, one file, with the indexes of CollectionIndexes.java. Those live in
+// memory and are rebuilt from the documents on a collection's first query or write after the file
+// opens (one pass over that collection); the unique indexes are the library's own, kept in the file.
+// Its collection's hooks hand over to CollectionHooks.java, as the in-memory backend's do.
 //
 // MVStore commits in the background about once a second and on close (the launcher closes it on
 // stdin's end and on SIGTERM), so a clean stop keeps everything and a SIGKILL can lose the last
@@ -14,6 +15,7 @@ import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.EmptyIndex;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.h2.H2Backend;
 import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
@@ -84,6 +86,8 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
   }
 
   static final class Collection extends H2Collection {
+    private CollectionHooks<Object> hooks;
+
     Collection(
         MongoDatabase database,
         String name,
@@ -94,22 +98,46 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
       super(database, name, options, documents, meta, cursors);
     }
 
+    // Made on first use, like the indexes it builds from the file, so opening a large file does
+    // not wait for them (and a hook H2Collection's constructor might call finds it all the same).
+    private CollectionHooks<Object> hooks() {
+      if (hooks == null) hooks = new CollectionHooks<>(this, this::streamAllDocumentsWithPosition, this::getDocument);
+      return hooks;
+    }
+
+    @Override
+    protected Object addDocumentInternal(Document document) {
+      return hooks().insert(document, () -> super.addDocumentInternal(document));
+    }
+
+    @Override
+    protected void removeDocument(Object position) {
+      hooks().remove(position, () -> super.removeDocument(position));
+    }
+
     @Override
     protected void handleUpdate(Object position, Document oldDocument, Document newDocument) {
-      super.handleUpdate(position, oldDocument, newDocument);
-      FindAndModifyOplog.updated(this, newDocument.get("_id"));
+      hooks().update(position, oldDocument, newDocument, () -> super.handleUpdate(position, oldDocument, newDocument));
     }
 
     @Override
     public void addDocument(Document document) {
       super.addDocument(document);
-      FindAndModifyOplog.inserted(this, document);
+      hooks().added(document);
     }
 
     @Override
     public void removeDocument(Document document) {
       super.removeDocument(document);
-      FindAndModifyOplog.deleted(this, document.get("_id"));
+      hooks().removed(document);
+    }
+
+    @Override
+    protected QueryResult matchDocuments(
+        Document query, Document orderBy, int skip, int limit, int batchSize, Document fieldSelector) {
+      return hooks().match(query, orderBy, getIndexes(), Collection::deriveComparator,
+          (documents, order) -> matchDocumentsFromStream(query, documents, skip, limit, batchSize, order, fieldSelector),
+          () -> super.matchDocuments(query, orderBy, skip, limit, batchSize, fieldSelector));
     }
   }
 }
