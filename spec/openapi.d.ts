@@ -1367,17 +1367,11 @@ export type components = {
              * @default false
              */
             marketing_consent?: boolean | null;
-            /**
-             * @description Flat custom key/value data; a `null` value is dropped.
-             * @default {}
-             */
+            /** @description Flat custom key/value data; a `null` value is dropped. */
             custom_fields?: {
                 [key: string]: string | number | boolean | null;
             } | null;
-            /**
-             * @description External system name → that system's identifier. Each value is unique per (workspace, system) (`409 external_id_taken`).
-             * @default {}
-             */
+            /** @description External system name → that system's identifier. Each value is unique per (workspace, system) (`409 external_id_taken`). */
             external_ids?: {
                 [key: string]: string;
             } | null;

@@ -1249,8 +1249,6 @@ export declare const schemaDefaults: {
     readonly "segments": readonly [];
     readonly "do_not_contact": false;
     readonly "marketing_consent": false;
-    readonly "custom_fields": {};
-    readonly "external_ids": {};
   };
   readonly "TicketCreate": {
     readonly "status": "New";

@@ -1248,9 +1248,7 @@ export const schemaDefaults = {
     "tags": [],
     "segments": [],
     "do_not_contact": false,
-    "marketing_consent": false,
-    "custom_fields": {},
-    "external_ids": {}
+    "marketing_consent": false
   },
   "TicketCreate": {
     "status": "New",

@@ -1340,7 +1340,6 @@ export const contactCreateSchema = {
         "object",
         "null"
       ],
-      "default": {},
       "description": "Flat custom key/value data; a `null` value is dropped.",
       "maxProperties": 100,
       "propertyNames": {
@@ -1381,7 +1380,6 @@ export const contactCreateSchema = {
         "object",
         "null"
       ],
-      "default": {},
       "description": "External system name → that system's identifier. Each value is unique per (workspace, system) (`409 external_id_taken`).",
       "maxProperties": 20,
       "propertyNames": {

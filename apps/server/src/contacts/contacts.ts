@@ -44,8 +44,9 @@ export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc {
 const RULES: FieldRules<ContactField> = {
   fields: CONTACT_FIELDS,
   // Fields whose "unset" is not null (arrays clear to [], flags to false, maps to {}): the spec's
-  // `ContactCreate` defaults, what an omitted field is.
-  empty: schemaDefaults.ContactCreate,
+  // `ContactCreate` defaults, what an omitted field is; the maps' `{}` is not a spec default
+  // (docs/decisions.md, "Field defaults in the spec").
+  empty: { ...schemaDefaults.ContactCreate, custom_fields: {}, external_ids: {} },
   deduped: new Set(["tags", "segments"]),
 };
 /** Maps merged per key (RFC 7396): a null value removes that key. */
