@@ -40,6 +40,39 @@ describe("minting a console session (admin API)", () => {
     expect(Date.parse(minted.body.link_expires_at) - before).toBeLessThanOrEqual(10 * 60_000 + 5_000);
   });
 
+  it("starts the link with CONSOLE_PUBLIC_URL when set, not with the address the request came by; refuses a URL that is no address", async () => {
+    const server = await startTestServer({
+      mongodbUri: inject("mongodbUri"),
+      databaseName: inject("databaseName"),
+      config: {
+        consolePublicUrl: loadConfig({ CONSOLE_PUBLIC_URL: "https://deskline.invalid/support/" })
+          .consolePublicUrl,
+      },
+    });
+    try {
+      const minted = await admin(
+        "POST",
+        `/admin/v1/workspaces/${workspaceId}/console-sessions`,
+        {},
+        server.baseUrl,
+      );
+      expect(minted.status).toBe(201);
+      expect(minted.body.url).toMatch(
+        /^https:\/\/deskline\.invalid\/support\/console\/#token=cst_[A-Za-z0-9_-]{43}$/,
+      );
+    } finally {
+      await server.stop();
+    }
+    for (const bad of [
+      "support.example.com",
+      "ftp://deskline.invalid",
+      "https://deskline.invalid/?a=1",
+      "https://u:p@deskline.invalid",
+    ]) {
+      expect(() => loadConfig({ CONSOLE_PUBLIC_URL: bad }), bad).toThrow(ConfigError);
+    }
+  });
+
   it("takes a shorter session, refuses a length out of range and an unknown workspace", async () => {
     const short = await admin("POST", `/admin/v1/workspaces/${workspaceId}/console-sessions`, {
       expires_in: 120,

@@ -6,8 +6,9 @@ import type { ConsoleSettings } from "./settings.js";
 
 /**
  * The operator's door to the console: a one-time link for one workspace (docs/console.md). The
- * link's origin is the one the operator reached this server by; its token rides in the
- * fragment, which browsers never send to a server, so it reaches no access log or Referer.
+ * link starts with CONSOLE_PUBLIC_URL, or else with the scheme and host the operator reached this
+ * server by (a Host header is the client's word: behind a proxy, set the URL); its token rides in
+ * the fragment, which browsers never send to a server, so it reaches no access log or Referer.
  */
 export function adminConsoleRoutes({
   op,
@@ -23,7 +24,7 @@ export function adminConsoleRoutes({
       body: {
         object: "console_session",
         workspace_id: id,
-        url: consoleLink(`${ctx.protocol}://${ctx.host}`, minted.linkToken),
+        url: consoleLink(config.consolePublicUrl ?? `${ctx.protocol}://${ctx.host}`, minted.linkToken),
         link_expires_at: minted.linkExpiresAt.toISOString(),
         expires_at: minted.expiresAt.toISOString(),
       },

@@ -7,8 +7,8 @@ export async function demoConsoleLink(
   store: { consoleSessions: ConsoleSessions },
   workspaceId: string,
   baseUrl: string,
-  config: Pick<ConsoleSettings, "consoleSessionTtlMs">,
+  config: Pick<ConsoleSettings, "consoleSessionTtlMs" | "consolePublicUrl">,
 ): Promise<string> {
   const { linkToken } = await store.consoleSessions.mint(workspaceId, config.consoleSessionTtlMs);
-  return consoleLink(baseUrl, linkToken);
+  return consoleLink(config.consolePublicUrl ?? baseUrl, linkToken);
 }

@@ -18,6 +18,20 @@ function frameAncestors(raw: string): string[] {
     });
 }
 
+/**
+ * CONSOLE_PUBLIC_URL: where browsers reach this server (a proxy's address, with any path it
+ * mounts the server under), kept without a trailing slash; console links start with it.
+ */
+function publicUrl(raw: string): string {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(
+      `CONSOLE_PUBLIC_URL takes an http(s) URL without query, fragment or credentials, like https://support.example.com, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
+}
+
 export const consoleSettings = settingGroup({
   consoleSessionTtlMs: integer("CONSOLE_SESSION_TTL_MINUTES", {
     default: 60,
@@ -31,6 +45,12 @@ export const consoleSettings = settingGroup({
     defaultDoc: "unset",
     read: frameAncestors,
     doc: "origins (`https://app.example.com`, space- or comma-separated) whose pages may embed the webhook console in an iframe; unset, none may. Set, the session cookie is `SameSite=None; Secure; Partitioned`, so the console must be served over HTTPS",
+  }),
+  consolePublicUrl: custom("CONSOLE_PUBLIC_URL", {
+    accepts: "an http(s) URL",
+    defaultDoc: "unset",
+    read: publicUrl,
+    doc: "where browsers reach this server, e.g. a proxy's `https://support.example.com` (a path prefix is kept); console links (`createConsoleSession`) start with it. Unset, a link starts with the scheme and host the request came in by",
   }),
 });
 export type ConsoleSettings = ReturnType<typeof consoleSettings.read>;
