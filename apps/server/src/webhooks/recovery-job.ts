@@ -33,15 +33,13 @@ type EventRef = Pick<StoredEvent, "_id" | "workspace_id" | "type" | "created_at"
 
 /**
  * The hook delivery's Agenda calls (webhooks/delivery/worker.ts): every role schedules recoveries
- * through `agenda`; workers (`processes`) also run them. `stopping`: true once the process is
- * stopping; a recovery under way then ends after its page and hands the rest on (below).
+ * through `agenda`; workers (`processes`) also run them.
  */
 export function attachRecoveryJob(
   agenda: Agenda,
   store: WebhookStores,
   logger: Logger,
   processes: boolean,
-  stopping: () => boolean = () => false,
 ): void {
   const { pageSize, lockMs } = store.webhookRecoveries.job;
   store.webhookRecoveries.attachScheduler(async (recoveryId) => {
@@ -55,18 +53,14 @@ export function attachRecoveryJob(
   agenda.define<RecoveryData>(
     RECOVERY_JOB,
     async (job) => {
-      const recoveryId = job.attrs.data.recovery_id;
       try {
-        const ended = await runRecovery(store, recoveryId, pageSize, () => job.touch(), stopping);
-        // Due again at once and unlocked as the run returns: another worker goes on from the
-        // last page recorded, without waiting for this one's lock to lapse, and never beside it.
-        if (ended === "paused") {
-          logger.info({ recoveryId }, "webhook recovery handed on: this worker is stopping");
-          job.schedule(new Date());
-        }
+        await runRecovery(store, job.attrs.data.recovery_id, pageSize, () => job.touch());
       } catch (err) {
         // The database went away mid-way: run again soon, from the last page recorded.
-        logger.warn({ err, recoveryId }, "webhook recovery stopped; running it again");
+        logger.warn(
+          { err, recoveryId: job.attrs.data.recovery_id },
+          "webhook recovery stopped; running it again",
+        );
         job.schedule(new Date(Date.now() + 1_000));
       }
     },
@@ -74,25 +68,18 @@ export function attachRecoveryJob(
   );
 }
 
-/**
- * Runs (or resumes) one recovery to its end; "paused" when `stopping` said so between two pages
- * (the pages before are recorded, so a later run goes on after them).
- */
+/** Runs (or resumes) one recovery to its end. */
 export async function runRecovery(
   store: WebhookStores,
   recoveryId: string,
   pageSize: number,
   keepAlive: () => Promise<unknown> = async () => {},
-  stopping: () => boolean = () => false,
-): Promise<"done" | "paused"> {
+): Promise<void> {
   const recovery = await store.webhookRecoveries.find(recoveryId);
-  if (!recovery || recovery.status === "succeeded") return "done";
+  if (!recovery || recovery.status === "succeeded") return;
   const endpoint = await store.webhookEndpoints.find(recovery.endpoint_id);
   // Deleted meanwhile: nothing left to deliver to.
-  if (!endpoint) {
-    await store.webhookRecoveries.succeeded(recoveryId);
-    return "done";
-  }
+  if (!endpoint) return store.webhookRecoveries.succeeded(recoveryId);
   await store.webhookRecoveries.running(recoveryId);
   let progress: RecoveryProgress = {
     cursor: recovery.cursor ?? "",
@@ -107,10 +94,8 @@ export async function runRecovery(
     await store.webhookRecoveries.progressed(recoveryId, progress);
     await keepAlive();
     if (page.length < pageSize) break;
-    if (stopping()) return "paused";
   }
   await store.webhookRecoveries.succeeded(recoveryId);
-  return "done";
 }
 
 /** The window's next events after `cursor` that the endpoint subscribes to, in id order. */

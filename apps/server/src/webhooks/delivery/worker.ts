@@ -89,7 +89,7 @@ export class WebhookDelivery {
     });
     store.deliveryQueue.attachLanes(async (due) => this.dispatcher?.queued(due));
     // Recoveries run as Agenda jobs on workers (webhooks/recovery-job.ts); every role can queue one.
-    attachRecoveryJob(this.jobs, store, logger, config.role !== "api", () => this.stopping);
+    attachRecoveryJob(this.jobs, store, logger, config.role !== "api");
     if (config.role === "api") return;
     const perEndpoint = config.webhookEndpointConcurrency;
     this.agent = createDeliveryAgent({
@@ -223,26 +223,22 @@ export class WebhookDelivery {
   }
 
   /**
-   * Graceful stop (SIGTERM): start no new lanes or jobs, let the lane runs under way finish their
-   * batch and let their lanes go, and a recovery under way finish its page and hand the rest on
-   * (webhooks/recovery-job.ts), all within `timeoutMs`; then close connections. A recovery is
-   * drained, not unlocked: unlocked, another worker would start it while this one still ran it.
+   * Graceful stop (SIGTERM): start no new lanes, let the runs under way finish their batch (at
+   * most `timeoutMs`) and let their lanes go, close connections.
    */
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
     await this.wake?.stop();
+    await this.jobs.stop(false);
     if (this.dispatcher && this.dispatcher.lanes.size > 0) {
       this.logger.info({ running: this.dispatcher.lanes.size }, "letting running webhook attempts finish");
     }
     let timer: NodeJS.Timeout | undefined;
-    await Promise.all([
-      this.jobs.drain({ timeout: timeoutMs, closeConnection: false }),
-      Promise.race([
-        this.dispatcher?.stop(),
-        new Promise((done) => {
-          timer = setTimeout(done, timeoutMs);
-        }),
-      ]),
+    await Promise.race([
+      this.dispatcher?.stop(),
+      new Promise((done) => {
+        timer = setTimeout(done, timeoutMs);
+      }),
     ]);
     clearTimeout(timer);
     await this.agent?.close();
