@@ -83,6 +83,18 @@ export const webhookSettings = settingGroup({
     max: { value: 14, why: "below 15 (the failures that disable)" },
     doc: "the consecutive failed delivery at which an endpoint's workspace gets `webhook_endpoint.failing`, once per streak: a warning before the 15th disables it",
   }),
+  /** How long a worker holds an endpoint's lane and its claimed deliveries (webhooks/delivery/lane-leases.ts). */
+  webhookLeaseMs: integer("WEBHOOK_LEASE_MS", {
+    default: undefined,
+    min: 100,
+    doc: "how long a worker holds an endpoint's lane and the deliveries it claimed before another worker may take them over (a worker that died or paused); unset: `WEBHOOK_TIMEOUT_MS` + 30 s. It must exceed `WEBHOOK_TIMEOUT_MS` + `WEBHOOK_LEASE_MARGIN_MS`",
+  }),
+  /** Left of a lease, beyond an attempt's timeout, for a send to start (webhooks/delivery/lane.ts). */
+  webhookLeaseMarginMs: integer("WEBHOOK_LEASE_MARGIN_MS", {
+    default: 2_000,
+    min: 0,
+    doc: "a lane sends or claims only while its lease has more than `WEBHOOK_TIMEOUT_MS` plus this left (on this process's monotonic clock): the time for recording an outcome, and for clocks that differ",
+  }),
   webhookRecoveryPageSize: integer("WEBHOOK_RECOVERY_PAGE_SIZE", {
     default: 1000,
     min: 1,

@@ -57,8 +57,18 @@ export type DeliveryConfig = Pick<
   | "webhookWakeIntervalMs"
   | "webhookConcurrency"
   | "webhookEndpointConcurrency"
+  | "webhookLeaseMs"
+  | "webhookLeaseMarginMs"
   | "extraCaCertsFile"
 >;
+
+/**
+ * WEBHOOK_LEASE_MS, or longer than an attempt can take (the timeout) plus the database work
+ * around it on a loaded machine, so that a lease expires only when its worker died or paused.
+ */
+export function leaseLength(config: Pick<DeliveryConfig, "webhookLeaseMs" | "webhookTimeoutMs">): number {
+  return config.webhookLeaseMs ?? config.webhookTimeoutMs + 30_000;
+}
 
 export class WebhookDelivery {
   /** Agenda, for the jobs that are jobs; started on workers (ROLE worker or all). */
@@ -103,9 +113,7 @@ export class WebhookDelivery {
     // Names this process in the leases it holds (a log line can tell whose a lane was).
     const holder = `${config.role}-${process.pid}-${randomUUID().slice(0, 8)}`;
     const leases = new LaneLeases(store.webhookEndpoints.collection);
-    // Longer than an attempt can take (the timeout), plus the database work around it on a
-    // loaded machine: a lease expires only when its worker died.
-    const leaseMs = config.webhookTimeoutMs + 30_000;
+    const leaseMs = leaseLength(config);
     const readEvents = this.eventReader();
     const lane = this.laneDeps({ leases, holder, leaseMs, readEvents, metrics: options.metrics });
     this.dispatcher = new Dispatcher({
