@@ -50,7 +50,7 @@ describe("the failure count of one endpoint, counted by two workers at once", ()
   it("15 concurrent failures: one failing, one disabled, the endpoint disabled at 15; kept on the endpoint until relayed, stored once", async () => {
     const endpoint = await newEndpoint();
     const disabledBy = await Promise.all(
-      Array.from({ length: 15 }, (_, i) => worker(i).webhookEndpoints.deliveryFailed(endpoint, `dlv_${i}`)),
+      Array.from({ length: 15 }, (_, i) => worker(i).webhookEndpoints.deliveryFailed(endpoint, newId("dlv"))),
     );
     expect(disabledBy.filter(Boolean)).toHaveLength(1);
     const stored = await worker(1).webhookEndpoints.find(endpoint._id);
@@ -81,8 +81,8 @@ describe("the failure count of one endpoint, counted by two workers at once", ()
 
   it("a streak that reached the warning ends with one recovered, however many successes race; a shorter one with none", async () => {
     const endpoint = await newEndpoint();
-    for (let i = 0; i < 5; i++) await worker(i).webhookEndpoints.deliveryFailed(endpoint, `dlv_${i}`);
-    await Promise.all([0, 1, 2, 3].map((i) => worker(i).webhookEndpoints.deliverySucceeded(endpoint)));
+    for (let i = 0; i < 5; i++) await worker(i).webhookEndpoints.deliveryFailed(endpoint, newId("dlv"));
+    await Promise.all([0, 1, 2, 3].map((i) => worker(i).webhookEndpoints.deliverySucceeded(endpoint, newId("dlv"))));
     expect(typesOf(await pending(endpoint._id))).toEqual([
       "webhook_endpoint.failing",
       "webhook_endpoint.recovered",
@@ -90,13 +90,35 @@ describe("the failure count of one endpoint, counted by two workers at once", ()
     expect((await worker(0).webhookEndpoints.find(endpoint._id))?.consecutive_failures).toBe(0);
 
     // A new streak of 4 (below the warning), then a success: no event.
-    for (let i = 0; i < 4; i++) await worker(i).webhookEndpoints.deliveryFailed(endpoint, `dlv_${i}`);
-    await worker(0).webhookEndpoints.deliverySucceeded(endpoint);
+    for (let i = 0; i < 4; i++) await worker(i).webhookEndpoints.deliveryFailed(endpoint, newId("dlv"));
+    await worker(0).webhookEndpoints.deliverySucceeded(endpoint, newId("dlv"));
     expect(await pending(endpoint._id)).toHaveLength(2);
     // And a new streak reaching 5 warns again: once per streak, not once per endpoint.
-    for (let i = 0; i < 6; i++) await worker(i).webhookEndpoints.deliveryFailed(endpoint, `dlv_${i}`);
+    for (let i = 0; i < 6; i++) await worker(i).webhookEndpoints.deliveryFailed(endpoint, newId("dlv"));
     expect(typesOf(await pending(endpoint._id))).toEqual([
       "webhook_endpoint.failing",
+      "webhook_endpoint.failing",
+      "webhook_endpoint.recovered",
+    ]);
+  });
+
+  it("counts each delivery once, however many workers count it and in whatever order", async () => {
+    const endpoint = await newEndpoint();
+    const failed = Array.from({ length: 5 }, () => newId("dlv"));
+    // Every failure counted by both workers at once (a worker that resumed after a pause counts
+    // what the one that took over counted): 5 failures, one failing warning.
+    await Promise.all(
+      failed.flatMap((id) => [0, 1].map((i) => worker(i).webhookEndpoints.deliveryFailed(endpoint, id))),
+    );
+    expect((await worker(0).webhookEndpoints.find(endpoint._id))?.consecutive_failures).toBe(5);
+    expect(typesOf(await pending(endpoint._id))).toEqual(["webhook_endpoint.failing"]);
+    // A success, then a later failure, then the success counted again: the failure stays counted.
+    const succeeded = newId("dlv");
+    await worker(0).webhookEndpoints.deliverySucceeded(endpoint, succeeded);
+    await worker(1).webhookEndpoints.deliveryFailed(endpoint, newId("dlv"));
+    await worker(1).webhookEndpoints.deliverySucceeded(endpoint, succeeded);
+    expect((await worker(0).webhookEndpoints.find(endpoint._id))?.consecutive_failures).toBe(1);
+    expect(typesOf(await pending(endpoint._id))).toEqual([
       "webhook_endpoint.failing",
       "webhook_endpoint.recovered",
     ]);

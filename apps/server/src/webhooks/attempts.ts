@@ -31,6 +31,13 @@ export interface DeliveryAttemptDoc {
 
 export type DeliveryAttemptInput = Omit<DeliveryAttemptDoc, "_id">;
 
+/**
+ * The error of an attempt whose worker stopped (died, or paused past its lease) before recording
+ * its outcome: written by the worker that takes the delivery over, and replaced by the real
+ * attempt should its worker still record it.
+ */
+export const INTERRUPTED_ATTEMPT = "interrupted: the worker stopped before the outcome was recorded";
+
 export function toDeliveryAttempt(doc: DeliveryAttemptDoc): Schema<"DeliveryAttempt"> {
   return {
     id: doc._id,
@@ -72,12 +79,24 @@ export class DeliveryAttempts {
   }
 
   /**
-   * Stores attempts in one round trip (a lane's concurrent deliveries): for each, whether it was
-   * inserted now (false: that attempt number of the delivery was stored already).
+   * Stores attempts in one round trip (a lane's concurrent deliveries); an attempt number of a
+   * delivery stored already stays as it is, unless it is a take-over's placeholder
+   * (INTERRUPTED_ATTEMPT) and this is the real attempt, which replaces it.
    */
-  insertOnce(inputs: DeliveryAttemptInput[]): Promise<boolean[]> {
+  async insertOnce(inputs: DeliveryAttemptInput[]): Promise<void> {
     const docs = inputs.map((input) => ({ _id: newId("att", input.created_at.getTime()), ...input }));
-    return insertManyOnce(this.collection, docs);
+    const inserted = await insertManyOnce(this.collection, docs);
+    const real = inputs.filter((input, i) => !inserted[i] && input.error !== INTERRUPTED_ATTEMPT);
+    if (real.length === 0) return;
+    await this.collection.bulkWrite(
+      real.map(({ workspace_id, delivery_id, attempt, ...known }) => ({
+        updateOne: {
+          filter: { workspace_id, delivery_id, attempt, error: INTERRUPTED_ATTEMPT },
+          update: { $set: known },
+        },
+      })),
+      { ordered: false },
+    );
   }
 
   /** A page of one endpoint's attempts, newest first, one more than asked for `has_more`. */

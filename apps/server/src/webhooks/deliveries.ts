@@ -18,12 +18,15 @@ import type { Schema } from "../spec/types.js";
  * resends and recoveries race.
  *
  * The records are the delivery schedule, the only one (docs/decisions.md, "One schedule: the
- * delivery records"). `due_at` is when the delivery may next be claimed: its next attempt's time
- * while nobody holds it, the lease's expiry while a worker does (so a worker that died lets go of
- * it by itself), null once settled. `lease_holder` names the claim that holds it. Due deliveries
- * go in QUEUE_ORDER: by due time, then by event (ids are time-ordered), so an endpoint's events
- * go oldest first also within a burst queued together. A claim and an outcome are each one
- * fenced write for a whole batch.
+ * delivery records"). `due_at` is the delivery's place in line: its next attempt's time, null once
+ * settled; a claim leaves it as it is. The claim is apart from it (docs/webhooks.md, "What delivery
+ * guarantees, and under which faults"): `lease_holder` names the claim holding the delivery and
+ * `lease_until` (the database's time) when that hold ends, so deliveries a dead or paused worker
+ * held come back by themselves, in their place: before every later event of their endpoint. Due
+ * deliveries go in QUEUE_ORDER: by due time, then by event (ids are time-ordered), so an
+ * endpoint's events go oldest first also within a burst queued together. A claim and an outcome
+ * are each one fenced write for a whole batch; an outcome applies only for the claim that holds
+ * the delivery.
  */
 
 export type DeliveryStatus = Schema<"WebhookDeliveryStatus">;
@@ -50,10 +53,17 @@ export interface WebhookDeliveryDoc {
   recovery_id?: string;
   /** `<endpoint_id> <event_id>` while pending, `settled <_id>` once settled (see the module comment). */
   pending_key: string;
-  /** When it may next be claimed; null once settled (see the module comment). */
+  /** Its place in line: when its next attempt is due; null once settled (see the module comment). */
   due_at: Date | null;
   /** The claim holding it while an attempt is under way, else null. */
   lease_holder: string | null;
+  /** When the claim's hold ends (the database's time); null or absent while nobody holds it. */
+  lease_until?: Date | null;
+  /**
+   * Settled, and its outcome not yet counted in its endpoint's health (webhooks/delivery/health-count.ts):
+   * set by the write that settles it, cleared once counted.
+   */
+  health_pending?: boolean;
 }
 
 /** A delivery claimed for one attempt by a lane run (see `claim`). */
@@ -67,6 +77,8 @@ export interface ClaimedDelivery {
   attempt: number;
   /** The previous attempt's worker held the lease and never recorded its outcome (it died). */
   interrupted: boolean;
+  /** The claim holding it: its outcome is recorded under this name, or not at all. */
+  holder: string;
 }
 
 /** What an attempt (or a delivery that stopped without one) did to its delivery. */
@@ -78,7 +90,16 @@ export type DeliveryOutcome =
       attempt: number;
       at: Date;
       statusCode: number | null;
+      /** The endpoint's health counts it (a failure, or a success that ends failures): `health_pending`. */
+      counts?: boolean;
     };
+
+/** The claimable part of the queue at `now`: due, and held by no claim whose lease runs. */
+const claimable = (now: Date): Filter<WebhookDeliveryDoc> => ({
+  due_at: { $lte: now },
+  // `$not: {$gt}` also matches a delivery never claimed (no `lease_until` yet).
+  lease_until: { $not: { $gt: now } },
+});
 
 export const pendingKey = (endpointId: string, eventId: string): string => `${endpointId} ${eventId}`;
 /** A settled delivery's key: its own, so it never stands in the way of a new pending one. */
@@ -86,6 +107,12 @@ const settledKey = (id: string): string => `settled ${id}`;
 
 /** The order due deliveries are taken in: due time, then event (oldest first), then delivery. */
 const QUEUE_ORDER = { due_at: 1, event_id: 1, _id: 1 } as const;
+/** The order settled deliveries are counted in: as they settled. */
+const SETTLED_ORDER = { last_attempt_at: 1, _id: 1 } as const;
+
+/** A settled delivery whose outcome its endpoint's health is to count. */
+export type HealthPending = Pick<WebhookDeliveryDoc, "_id" | "endpoint_id" | "status" | "event_type">;
+const HEALTH_FIELDS = { _id: 1, endpoint_id: 1, status: 1, event_type: 1 } as const;
 
 /** A due delivery as the queue reads it: enough to claim it and to send it. */
 export type DueDelivery = Pick<
@@ -172,15 +199,10 @@ export class WebhookDeliveries {
    * Claims up to `limit` of the endpoint's due deliveries in queue order, for one attempt each
    * (a read, then `claimFound`).
    */
-  async claim(
-    endpointId: string,
-    limit: number,
-    leaseMs: number,
-    now = new Date(),
-  ): Promise<ClaimedDelivery[]> {
+  async claim(endpointId: string, limit: number, leaseMs: number, now: Date): Promise<ClaimedDelivery[]> {
     const found = await this.collection
       .find(
-        { endpoint_id: endpointId, due_at: { $lte: now } },
+        { endpoint_id: endpointId, ...claimable(now) },
         { projection: DUE_FIELDS, sort: QUEUE_ORDER, limit },
       )
       .toArray();
@@ -192,8 +214,8 @@ export class WebhookDeliveries {
    * the dispatcher hands out to lanes. At most `limit`; an endpoint with a backlog that another
    * lane is working through is left out by its id, so it hides no other endpoint.
    */
-  due(limit: number, except: readonly string[], now = new Date()): Promise<DueDelivery[]> {
-    const filter: Filter<WebhookDeliveryDoc> = { due_at: { $lte: now } };
+  due(limit: number, except: readonly string[], now: Date): Promise<DueDelivery[]> {
+    const filter: Filter<WebhookDeliveryDoc> = claimable(now);
     if (except.length > 0) filter.endpoint_id = { $nin: [...except] };
     return this.collection.find(filter, { projection: DUE_FIELDS, sort: QUEUE_ORDER, limit }).toArray();
   }
@@ -201,20 +223,20 @@ export class WebhookDeliveries {
   /**
    * Claims deliveries read due (by `claim` or `due`, of one endpoint or many) for one attempt
    * each: one update fenced by each delivery's attempt count, so two workers never claim the same
-   * attempt. The claim holds each delivery for `leaseMs` (its `due_at` moves to the lease's expiry)
-   * and counts the attempt. Returns those claimed, in the order given.
+   * attempt. The claim holds each delivery until `now + leaseMs` (`lease_until`; its `due_at`, its
+   * place in line, stays) and counts the attempt. Returns those claimed, in the order given.
    */
-  async claimFound(found: DueDelivery[], leaseMs: number, now = new Date()): Promise<ClaimedDelivery[]> {
+  async claimFound(found: DueDelivery[], leaseMs: number, now: Date): Promise<ClaimedDelivery[]> {
     if (found.length === 0) return [];
     const holder = new ObjectId().toHexString();
     const { modifiedCount } = await this.collection.updateMany(
       {
         _id: { $in: found.map((doc) => doc._id) },
-        due_at: { $lte: now },
+        ...claimable(now),
         $or: found.map((doc) => ({ _id: doc._id, attempts: doc.attempts })),
       },
       {
-        $set: { lease_holder: holder, due_at: new Date(now.getTime() + leaseMs), updated_at: now },
+        $set: { lease_holder: holder, lease_until: new Date(now.getTime() + leaseMs), updated_at: now },
         $inc: { attempts: 1 },
       },
     );
@@ -226,6 +248,7 @@ export class WebhookDeliveries {
       event_type: doc.event_type,
       attempt,
       interrupted: doc.lease_holder != null && doc.attempts > 0,
+      holder,
     });
     if (modifiedCount === found.length) return found.map((doc) => claimed(doc, doc.attempts + 1));
     // Another worker claimed some of them between the read and the update: ask which are ours.
@@ -244,18 +267,23 @@ export class WebhookDeliveries {
 
   /**
    * Records many attempts' outcomes in one round trip. Each write applies only while the delivery
-   * is still at that attempt (a worker whose lease was taken over writes nothing); settling
-   * gives `pending_key` the delivery's own key, so the event may be queued again. Returns how many writes applied.
+   * is still at that attempt and held by that claim (a worker whose lease was taken over writes
+   * nothing, whatever it learnt); settling gives `pending_key` the delivery's own key, so the event
+   * may be queued again, and marks an outcome the endpoint's health counts (`health_pending`).
+   * Returns how many writes applied.
    */
-  async recordOutcomes(outcomes: Array<{ id: string; outcome: DeliveryOutcome }>): Promise<number> {
+  async recordOutcomes(
+    outcomes: Array<{ id: string; holder: string; outcome: DeliveryOutcome }>,
+  ): Promise<number> {
     if (outcomes.length === 0) return 0;
-    const operations: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = outcomes.map(({ id, outcome }) => {
-      const filter = { _id: id, status: "pending" as const, attempts: outcome.attempt };
+    const operations: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = outcomes.map(({ id, holder, outcome }) => {
+      const filter = { _id: id, status: "pending" as const, attempts: outcome.attempt, lease_holder: holder };
       const set: Partial<WebhookDeliveryDoc> = {
         updated_at: outcome.at,
         last_attempt_at: outcome.at,
         last_status_code: outcome.statusCode,
         lease_holder: null,
+        lease_until: null,
       };
       if (outcome.kind === "retry") {
         Object.assign(set, { next_attempt_at: outcome.nextAttemptAt, due_at: outcome.nextAttemptAt });
@@ -266,11 +294,59 @@ export class WebhookDeliveries {
         next_attempt_at: null,
         due_at: null,
         pending_key: settledKey(id),
+        ...(outcome.counts && { health_pending: true }),
       });
       return { updateOne: { filter, update: { $set: set } } };
     });
     const { matchedCount } = await this.collection.bulkWrite(operations, { ordered: false });
     return matchedCount;
+  }
+
+  /**
+   * Gives back claimed deliveries that were not sent (their lane's lease ran too short to send
+   * them): their attempt is not counted and they are claimable again at once, in their place. A
+   * delivery another claim took meanwhile is left as it is.
+   */
+  async unclaim(deliveries: Array<Pick<ClaimedDelivery, "_id" | "attempt" | "holder">>): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.collection.bulkWrite(
+      deliveries.map(({ _id, attempt, holder }) => ({
+        updateOne: {
+          filter: { _id, status: "pending" as const, attempts: attempt, lease_holder: holder },
+          update: { $set: { lease_holder: null, lease_until: null }, $inc: { attempts: -1 } },
+        },
+      })),
+      { ordered: false },
+    );
+  }
+
+  /**
+   * Of these settled deliveries, those whose outcome the endpoint's health has yet to count, in
+   * the order they settled (webhooks/delivery/health-count.ts).
+   */
+  healthPending(ids: string[]): Promise<HealthPending[]> {
+    return this.collection
+      .find({ _id: { $in: ids }, health_pending: true }, { projection: HEALTH_FIELDS, sort: SETTLED_ORDER })
+      .toArray();
+  }
+
+  /**
+   * Deliveries settled before `before` whose count is still pending: their worker died between
+   * the outcome and the count.
+   */
+  healthPendingSince(before: Date, limit: number): Promise<HealthPending[]> {
+    return this.collection
+      .find(
+        { health_pending: true, updated_at: { $lt: before } },
+        { projection: HEALTH_FIELDS, sort: SETTLED_ORDER, limit },
+      )
+      .toArray();
+  }
+
+  /** Their outcomes are counted in their endpoint's health. */
+  async healthCounted(ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.collection.updateMany({ _id: { $in: ids } }, { $unset: { health_pending: "" } });
   }
 
   /** When the endpoint's lane has work next: the earliest `due_at` of its pending deliveries, or null. */
@@ -301,6 +377,7 @@ export class WebhookDeliveries {
               next_attempt_at: null,
               due_at: null,
               lease_holder: null,
+              lease_until: null,
               updated_at: now,
               pending_key: settledKey(_id),
             },

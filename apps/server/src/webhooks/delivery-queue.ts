@@ -1,4 +1,5 @@
 import type { StoredEvent } from "../events/model.js";
+import { type Clock, systemClock } from "../platform/clock.js";
 import { derivedId, newId } from "../platform/ids.js";
 import {
   type DeliveryOrigin,
@@ -49,6 +50,7 @@ const eventDeliveryId = (request: DeliveryRequest) =>
 export class DeliveryQueue {
   private readonly listeners: QueuedListener[] = [];
   private scheduleLanes: LaneScheduler | undefined;
+  private clock: Clock = systemClock;
   private readonly lanesAttached: Promise<void>;
   private attached: () => void = () => {};
 
@@ -62,8 +64,9 @@ export class DeliveryQueue {
    * Gives the queue the delivery worker's ear once it is built (main.ts builds it after the
    * database answers); queueing before then waits for it.
    */
-  attachLanes(schedule: LaneScheduler): void {
+  attachLanes(schedule: LaneScheduler, clock: Clock): void {
     this.scheduleLanes = schedule;
+    this.clock = clock;
     this.attached();
   }
 
@@ -79,7 +82,10 @@ export class DeliveryQueue {
    */
   async queue(requests: DeliveryRequest[], options: QueueOptions): Promise<WebhookDeliveryDoc[]> {
     if (requests.length === 0) return [];
-    const now = new Date();
+    // Due now on the delivery worker's clock (the database's): an API process whose clock runs
+    // ahead must not queue its deliveries in the future.
+    await this.lanesAttached;
+    const now = new Date(this.clock.now());
     const docs = requests.map((request): WebhookDeliveryDoc => {
       const due = options.dueAt?.(request) ?? now;
       return {
@@ -110,7 +116,6 @@ export class DeliveryQueue {
       const earliest = lanes.get(doc.endpoint_id);
       if (!earliest || (doc.due_at as Date) < earliest) lanes.set(doc.endpoint_id, doc.due_at as Date);
     }
-    await this.lanesAttached;
     await this.scheduleLanes?.(lanes);
     for (const listener of this.listeners) listener({ origin: options.origin, deliveries: queued });
     return queued;

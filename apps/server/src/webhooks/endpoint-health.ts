@@ -15,6 +15,9 @@ import { DISABLE_AFTER_FAILURES, FAILURES_DISABLED_REASON } from "./disable-afte
  * at once, exactly one moves the count across each threshold, so no streak sends an event twice.
  * Each event is pushed into the endpoint's `pending_events` by the very update that makes the
  * change it reports (events/outbox-relay.ts moves it to `events`), so a crash cannot lose it.
+ * Each counts one delivery once: its id goes into the endpoint's `counted_deliveries` (the
+ * latest COUNTED_KEPT) by the same update, which applies only while the id is not there, so two
+ * workers counting the same outcome (webhooks/delivery/health-count.ts) count it once.
  * Pure: WebhookEndpoints (endpoints.ts) runs the updates, in order, until one applies.
  */
 
@@ -45,6 +48,24 @@ export interface HealthDoc {
   updated_at: Date;
   version: number;
   pending_events?: StoredEvent[];
+  /** The latest deliveries counted (see the module comment). */
+  counted_deliveries?: string[];
+}
+
+/** Deliveries an endpoint remembers having counted: far more than are ever counted at once. */
+export const COUNTED_KEPT = 50;
+
+/** `candidate`, applying only while `deliveryId` is uncounted, and recording it as counted. */
+function once(deliveryId: string, candidate: HealthUpdate): HealthUpdate {
+  const { $push, ...rest } = candidate.update as { $push?: object } & UpdateFilter<HealthDoc>;
+  return {
+    ...candidate,
+    filter: { ...candidate.filter, counted_deliveries: { $ne: deliveryId } },
+    update: {
+      ...rest,
+      $push: { ...$push, counted_deliveries: { $each: [deliveryId], $slice: -COUNTED_KEPT } },
+    } as UpdateFilter<HealthDoc>,
+  };
 }
 
 /** An operational event about `endpoint`: never delivered to it (events/model.ts `receives`). */
@@ -75,9 +96,10 @@ export function failureUpdates(
   workspaceId: string,
   endpoint: EndpointState,
   rules: HealthRules,
-  deliveryFailed: StoredEvent | undefined,
+  delivery: { id: string; failedEvent: StoredEvent | undefined },
   now: Date,
 ): HealthUpdate[] {
+  const deliveryFailed = delivery.failedEvent;
   const warnAt = rules.failingAfter;
   const limit = DISABLE_AFTER_FAILURES;
   const id = endpoint.id;
@@ -105,7 +127,7 @@ export function failureUpdates(
     now,
   );
   const count = { $inc: { consecutive_failures: 1 } };
-  return [
+  const candidates: HealthUpdate[] = [
     {
       filter: { _id: id, status: "enabled", consecutive_failures: { $lt: limit - 1, $ne: warnAt - 1 } },
       update: { ...count, ...push(first) },
@@ -135,10 +157,9 @@ export function failureUpdates(
     },
     // Disabled meanwhile (by its owner, or by another worker's failure): no count, but the
     // delivery still failed.
-    ...(first.length > 0
-      ? [{ filter: { _id: id, status: { $ne: "enabled" as const } }, update: push(first), events: first }]
-      : []),
+    { filter: { _id: id, status: { $ne: "enabled" as const } }, update: push(first), events: first },
   ];
+  return candidates.map((candidate) => once(delivery.id, candidate));
 }
 
 /**
@@ -150,6 +171,7 @@ export function successUpdates(
   workspaceId: string,
   endpoint: EndpointState,
   rules: HealthRules,
+  deliveryId: string,
   now: Date,
 ): HealthUpdate[] {
   const id = endpoint.id;
@@ -161,7 +183,7 @@ export function successUpdates(
     now,
   );
   const reset = { $set: { consecutive_failures: 0 } };
-  return [
+  const candidates: HealthUpdate[] = [
     {
       filter: { _id: id, status: "enabled", consecutive_failures: { $gte: rules.failingAfter } },
       update: { ...reset, ...push([recovered]) },
@@ -176,7 +198,11 @@ export function successUpdates(
       update: reset,
       events: [],
     },
+    // Nothing to reset (another success did): the delivery is counted all the same, so that a
+    // second count of it cannot reset failures that came after it.
+    { filter: { _id: id }, update: {}, events: [] },
   ];
+  return candidates.map((candidate) => once(deliveryId, candidate));
 }
 
 /** `webhook_endpoint.disabled` for a disable by the owner's PATCH: `state` is the endpoint after it. */

@@ -61,6 +61,8 @@ export interface WebhookEndpointDoc extends RecordDoc {
    */
   lane_holder?: string | null;
   lane_until?: Date | null;
+  /** The latest deliveries whose outcome its health counted (webhooks/endpoint-health.ts). Never in the API. */
+  counted_deliveries?: string[];
 }
 
 export type WebhookEndpointInput = BodyOf<"createWebhookEndpoint">;
@@ -364,15 +366,16 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
    * A delivery to `endpoint` (as the lane read it) succeeded: the consecutive failures start again
    * from 0, and a failing streak ends with `webhook_endpoint.recovered` (endpoint-health.ts).
    */
-  async deliverySucceeded(endpoint: WebhookEndpointDoc, now = new Date()): Promise<void> {
-    const candidates = successUpdates(endpoint.workspace_id, toWebhookEndpoint(endpoint), this.rules, now);
-    await this.applyFirst(endpoint._id, candidates, async () => {
-      const current = await this.collection.findOne(
-        { _id: endpoint._id },
-        { projection: { consecutive_failures: 1 } },
-      );
-      return !current || current.consecutive_failures === 0;
-    });
+  async deliverySucceeded(endpoint: WebhookEndpointDoc, deliveryId: string, now = new Date()): Promise<void> {
+    const state = toWebhookEndpoint(endpoint);
+    const candidates = successUpdates(endpoint.workspace_id, state, this.rules, deliveryId, now);
+    await this.applyFirst(endpoint._id, candidates, () => this.counted(endpoint._id, deliveryId));
+  }
+
+  /** Whether the endpoint counted the delivery already, or is gone: nothing more to count. */
+  private async counted(id: string, deliveryId: string): Promise<boolean> {
+    const current = await this.collection.findOne({ _id: id }, { projection: { counted_deliveries: 1 } });
+    return !current || (current.counted_deliveries ?? []).includes(deliveryId);
   }
 
   /**
@@ -390,11 +393,9 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
         ? operationalEvent(endpoint.workspace_id, endpoint._id, "webhook_delivery.failed", delivery, now)
         : undefined;
     const state = toWebhookEndpoint(endpoint);
-    const candidates = failureUpdates(endpoint.workspace_id, state, this.rules, failedEvent, now);
-    const applied = await this.applyFirst(endpoint._id, candidates, async () => {
-      const current = await this.collection.findOne({ _id: endpoint._id }, { projection: { status: 1 } });
-      return !current || (current.status !== "enabled" && !failedEvent);
-    });
+    const counting = { id: deliveryId, failedEvent };
+    const candidates = failureUpdates(endpoint.workspace_id, state, this.rules, counting, now);
+    const applied = await this.applyFirst(endpoint._id, candidates, () => this.counted(endpoint._id, deliveryId));
     return applied?.disables === true;
   }
 

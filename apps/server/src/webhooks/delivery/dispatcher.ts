@@ -1,3 +1,4 @@
+import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
 import type { ClaimedDelivery, DueDelivery, WebhookDeliveries } from "../deliveries.js";
 import type { WebhookEndpointDoc } from "../endpoints.js";
@@ -27,8 +28,22 @@ const MOST_LEFT_OUT = 2_000;
 /** A round asked for while lanes end is gathered with the others for this long. */
 const GATHER_MS = 2;
 
+/** What a lane run starts from: the round's take of its lane and claim of its first batch. */
+export interface LaneStart {
+  endpoint: WebhookEndpointDoc;
+  first: ClaimedDelivery[];
+  /** Whether more than that batch may be due (the round's read saw more of the endpoint's). */
+  more: boolean;
+  /** The round's read of its first batches' events. */
+  events: Promise<EventBytes[]>;
+  /** When the lease was asked for, on the monotonic clock: it holds until this + the lease. */
+  leasedAt: number;
+}
+
 export interface DispatcherDeps {
   deliveries: WebhookDeliveries;
+  /** The database's time: leases and due times are decided on it. */
+  clock: Clock;
   leases: LaneLeases;
   holder: string;
   /** Lanes run at once in this process (WEBHOOK_CONCURRENCY). */
@@ -38,17 +53,8 @@ export interface DispatcherDeps {
   leaseMs: number;
   /** The bytes of these events; a round reads its first batches' while it takes their lanes. */
   readEvents: (ids: string[]) => Promise<EventBytes[]>;
-  /**
-   * Runs a lane from its first batch; `more`: whether more than that batch may be due; `events`:
-   * the round's read of its first batches' events.
-   */
-  runLane: (
-    endpoint: WebhookEndpointDoc,
-    first: ClaimedDelivery[],
-    more: boolean,
-    lane: RunningLane,
-    events: Promise<EventBytes[]>,
-  ) => Promise<void>;
+  /** Runs a lane from its first batch. */
+  runLane: (start: LaneStart, lane: RunningLane) => Promise<void>;
   /** Drops the pending deliveries of an endpoint deleted, disabled or paused. */
   dropPending: (endpointId: string) => Promise<void>;
   logger: Logger;
@@ -56,7 +62,11 @@ export interface DispatcherDeps {
 
 export class Dispatcher {
   readonly lanes = new RunningLanes();
-  /** Endpoints whose lane another worker holds, or that rest (paced), until a time (epoch ms). */
+  /**
+   * Endpoints whose lane another worker holds, or that rest (paced), and when a round looks at
+   * them again (the database's epoch ms): a held lane's soon, whatever its lease says
+   * (lane-leases.ts, HELD_RECHECK_MS), so a lane let go early is taken at once.
+   */
   private readonly resting = new Map<string, number>();
   /** The rounds under way, if any (stop waits for them: the database closes after). */
   private running: Promise<void> | undefined;
@@ -92,7 +102,7 @@ export class Dispatcher {
         this.timerAt = Number.POSITIVE_INFINITY;
         this.wake();
       },
-      Math.max(0, at - Date.now()),
+      Math.max(0, at - this.deps.clock.now()),
     );
     this.timer.unref();
   }
@@ -102,7 +112,7 @@ export class Dispatcher {
     const elsewhere = this.lanes.notify(due);
     let earliest = Number.POSITIVE_INFINITY;
     for (const at of elsewhere.values()) earliest = Math.min(earliest, at.getTime());
-    if (earliest <= Date.now()) this.wake();
+    if (earliest <= this.deps.clock.now()) this.wake();
     else if (earliest < Number.POSITIVE_INFINITY) this.wakeAt(earliest);
   }
 
@@ -124,7 +134,7 @@ export class Dispatcher {
     } catch (err) {
       // The database is away: the next wake or poll tries again.
       this.deps.logger.warn({ err }, "webhook dispatch round failed; trying again");
-      this.wakeAt(Date.now() + 1_000);
+      this.wakeAt(this.deps.clock.now() + 1_000);
     }
   }
 
@@ -135,7 +145,7 @@ export class Dispatcher {
     if (free <= 0) return false;
     // As many as the free slots' first batches can take: a fuller read only costs the database.
     const read = Math.min(ROUND_READ, free * deps.batchSize);
-    const found = await deps.deliveries.due(read, this.leftOut());
+    const found = await deps.deliveries.due(read, this.leftOut(), new Date(deps.clock.now()));
     this.foundWork = found.length > 0;
     if (found.length === 0) return false;
     const firsts = firstBatches(found, deps.batchSize, free);
@@ -143,8 +153,10 @@ export class Dispatcher {
     const events = deps.readEvents([...new Set([...firsts.values()].flat().map((d) => d.event_id))]);
     // A round that fails before any lane waits for them must not leave the read's failure unheard.
     events.catch(() => undefined);
-    const { taken, busy, gone } = await deps.leases.take([...firsts.keys()], deps.holder, deps.leaseMs);
-    for (const [id, until] of busy) this.rest(id, until.getTime());
+    const leasedAt = performance.now();
+    const now = new Date(deps.clock.now());
+    const { taken, busy, gone } = await deps.leases.take([...firsts.keys()], deps.holder, deps.leaseMs, now);
+    for (const [id, until] of busy) this.rest(id, until);
     await Promise.all(gone.map((id) => deps.dropPending(id)));
     const claimed = await deps.deliveries.claimFound(
       // A rate-limited lane claims no more than it sends within a moment.
@@ -152,6 +164,7 @@ export class Dispatcher {
         (firsts.get(endpoint._id) ?? []).slice(0, firstClaim(endpoint, deps.batchSize)),
       ),
       deps.leaseMs,
+      now,
     );
     // A lane goes on after its first batch only when the read saw more of its endpoint's
     // deliveries than that batch took. One that saw less ends after it: whatever else of its
@@ -160,7 +173,7 @@ export class Dispatcher {
     for (const endpoint of taken) {
       const first = claimed.filter((d) => d.endpoint_id === endpoint._id);
       const seen = firsts.get(endpoint._id)?.length ?? 0;
-      this.start(endpoint, first, seen >= deps.batchSize || first.length < seen, events);
+      this.start({ endpoint, first, more: seen >= deps.batchSize || first.length < seen, events, leasedAt });
     }
     // A full read may have left endpoints unread: another round, while slots are free.
     return found.length === read && this.lanes.size < deps.concurrency;
@@ -168,7 +181,7 @@ export class Dispatcher {
 
   /** The endpoints a round leaves out: lanes running here, and those resting elsewhere. */
   private leftOut(): string[] {
-    const now = Date.now();
+    const now = this.deps.clock.now();
     for (const [id, until] of this.resting) if (until <= now) this.resting.delete(id);
     return [...this.lanes.ids(), ...this.resting.keys()].slice(0, MOST_LEFT_OUT);
   }
@@ -178,17 +191,13 @@ export class Dispatcher {
     this.wakeAt(until);
   }
 
-  private start(
-    endpoint: WebhookEndpointDoc,
-    first: ClaimedDelivery[],
-    more: boolean,
-    events: Promise<EventBytes[]>,
-  ): void {
+  private start(start: LaneStart): void {
+    const endpointId = start.endpoint._id;
     void this.lanes
-      .run(endpoint._id, (lane) => this.deps.runLane(endpoint, first, more, lane, events))
+      .run(endpointId, (lane) => this.deps.runLane(start, lane))
       .catch((err) =>
         // Its claimed deliveries come back when their lease ends, its lane when the lease does.
-        this.deps.logger.warn({ err, endpointId: endpoint._id }, "webhook lane run failed"),
+        this.deps.logger.warn({ err, endpointId }, "webhook lane run failed"),
       )
       .finally(() => this.laneEnded());
   }

@@ -154,6 +154,28 @@ function causeChain(error: unknown): Array<{ code?: string; message?: string; na
 }
 
 /**
+ * An abort signal that fires `timeoutMs` from now, but only after the event loop has read what
+ * arrived meanwhile. A process paused (a long GC, a frozen VM, SIGSTOP) past the timeout runs its
+ * overdue timers before it reads its sockets; an answer that came during the pause is in the
+ * socket, and would be lost to the timer. Deferred by a `setImmediate`, the abort runs after the
+ * loop's next read of the sockets, so an answer that arrived is taken as what it was.
+ */
+function timeoutAfterReads(timeoutMs: number): { signal: AbortSignal; clear: () => void } {
+  const controller = new AbortController();
+  let immediate: NodeJS.Immediate | undefined;
+  const timer = setTimeout(() => {
+    immediate = setImmediate(() => controller.abort(new DOMException("timeout", "TimeoutError")));
+  }, timeoutMs);
+  return {
+    signal: controller.signal,
+    clear: () => {
+      clearTimeout(timer);
+      if (immediate) clearImmediate(immediate);
+    },
+  };
+}
+
+/**
  * POSTs `body` to `url` and says how it went. The whole attempt (connect, TLS, request, answer
  * headers) must finish within `timeoutMs`; the answer's body is read and dropped.
  */
@@ -164,7 +186,7 @@ export async function postWebhook(
   headers: Record<string, string>,
   timeoutMs: number,
 ): Promise<AttemptResult> {
-  const signal = AbortSignal.timeout(timeoutMs);
+  const { signal, clear } = timeoutAfterReads(timeoutMs);
   try {
     const response = await request(url, {
       method: "POST",
@@ -172,11 +194,16 @@ export async function postWebhook(
       headers,
       dispatcher,
       signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      // Off: undici's own timers would fire before the sockets are read, as a plain timer would.
+      // The signal bounds the attempt, the body's reading included.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     });
     // The answer is in; its body does not matter, but it must not hold the connection.
-    response.body.dump({ limit: 64 * 1024 }).catch(() => {});
+    response.body
+      .dump({ limit: 64 * 1024 })
+      .catch(() => {})
+      .finally(clear);
     const retryAfterMs = retryAfter(response.statusCode, response.headers["retry-after"]);
     return {
       kind: "response",
@@ -184,6 +211,7 @@ export async function postWebhook(
       ...(retryAfterMs !== null && { retryAfterMs }),
     };
   } catch (error) {
+    clear();
     if (signal.aborted) return { kind: "timeout", timeoutMs };
     const chain = causeChain(error);
     const refused = chain.find((e) => e instanceof AddressRefusedError);

@@ -9,17 +9,27 @@ import type { WebhookEndpointDoc } from "../endpoints.js";
  * at a time across every process, and `WEBHOOK_ENDPOINT_CONCURRENCY` (what one run has in flight)
  * bounds the whole deployment's attempts to the endpoint. A worker that dies lets go when its
  * lease runs out. Letting go sets `lane_until` to the earliest next start, which is how a rate
- * limit or a receiver's `Retry-After` holds across workers.
+ * limit or a receiver's `Retry-After` holds across workers; a `Retry-After` is written as it
+ * arrives (`hold`), so it holds through its worker's crash too. Times are the database's
+ * (platform/database/database-clock.ts), whichever process writes them.
  *
  * The lease is state of the endpoint: it goes when the endpoint is deleted, and an endpoint that
  * has no due deliveries is never read. The lease is never in the API.
  */
 
+/**
+ * A lane another worker holds is looked at again after this long at most, whatever its lease
+ * says: its holder may let it go at any time (at the end of a run, at SIGTERM), and the next
+ * worker then starts within this (docs/webhooks.md, "What delivery guarantees, and under which
+ * faults").
+ */
+export const HELD_RECHECK_MS = 500;
+
 export interface TakenLanes {
   /** The endpoints whose lanes this worker now holds, as read with the lease. */
   taken: WebhookEndpointDoc[];
-  /** Held by another worker (or resting), and until when. */
-  busy: Map<string, Date>;
+  /** Held by another worker or resting, and when to look again (epoch ms, the database's time). */
+  busy: Map<string, number>;
   /** Deleted, disabled or paused: their due deliveries are to be dropped. */
   gone: string[];
 }
@@ -47,7 +57,7 @@ export class LaneLeases {
    * Takes the lanes of `ids` that nobody holds and that may start at `now`, for `leaseMs`: one
    * update for them all, then one read that says which are ours and returns them.
    */
-  async take(ids: string[], holder: string, leaseMs: number, now = new Date()): Promise<TakenLanes> {
+  async take(ids: string[], holder: string, leaseMs: number, now: Date): Promise<TakenLanes> {
     if (ids.length === 0) return { taken: [], busy: new Map(), gone: [] };
     await this.endpoints.updateMany(
       // `$not: {$gt}` also takes an endpoint whose lane never ran (no `lane_until` yet).
@@ -61,7 +71,7 @@ export class LaneLeases {
       found.add(endpoint._id);
       if (endpoint.status !== "enabled") lanes.gone.push(endpoint._id);
       else if (endpoint.lane_holder === holder) lanes.taken.push(endpoint);
-      else lanes.busy.set(endpoint._id, endpoint.lane_until ?? now);
+      else lanes.busy.set(endpoint._id, lookAgainAt(endpoint, now.getTime()));
     }
     for (const id of ids) if (!found.has(id)) lanes.gone.push(id);
     return lanes;
@@ -72,16 +82,56 @@ export class LaneLeases {
    * applies to the next batch); null when the lease is no longer this worker's, or the endpoint
    * is gone.
    */
-  renew(id: string, holder: string, leaseMs: number, now = new Date()): Promise<WebhookEndpointDoc | null> {
+  renew(id: string, holder: string, leaseMs: number, now: Date): Promise<WebhookEndpointDoc | null> {
     return this.endpoints.findOneAndUpdate(
       { _id: id, lane_holder: holder },
-      { $set: { lane_until: new Date(now.getTime() + leaseMs) } },
+      // `$max`: a `Retry-After` held further out stays.
+      { $max: { lane_until: new Date(now.getTime() + leaseMs) } },
       { returnDocument: "after" },
     );
+  }
+
+  /**
+   * No lane of the endpoint starts before `until` (a receiver's `Retry-After`), held now rather
+   * than at the release, so that it outlives this worker.
+   */
+  async hold(id: string, holder: string, until: Date): Promise<void> {
+    await this.endpoints.updateOne({ _id: id, lane_holder: holder }, { $max: { lane_until: until } });
   }
 
   /** Lets the lane go; no lane of the endpoint starts before `until`. */
   release(id: string, holder: string, until: Date): Promise<void> {
     return this.releaseGathered({ id, holder, until });
+  }
+}
+
+/** When a round looks at a busy lane again: its rest's end, or soon where a worker holds it. */
+function lookAgainAt(endpoint: WebhookEndpointDoc, nowMs: number): number {
+  const until = endpoint.lane_until?.getTime() ?? nowMs;
+  return endpoint.lane_holder ? Math.min(until, nowMs + HELD_RECHECK_MS) : until;
+}
+
+/**
+ * A lease as its holder sees it, on this process's monotonic clock (which no pause, wall-clock
+ * step or drift moves): it holds from just before it was asked for until `leaseMs` later. A lane
+ * starts a send or a claim only while the lease has room for it — `needMs`, the attempt's timeout
+ * plus a margin — so a worker that was paused, or whose database calls ran long, past its lease
+ * sends nothing more (docs/webhooks.md, "What delivery guarantees, and under which faults").
+ */
+export class HeldLease {
+  constructor(
+    private since: number,
+    private readonly leaseMs: number,
+    private readonly needMs: number,
+  ) {}
+
+  /** Renewed: asked for at `at` (performance.now(), taken before the write). */
+  renewed(at: number): void {
+    this.since = at;
+  }
+
+  /** Whether a send (or a claim) started now ends within the lease. */
+  hasRoom(): boolean {
+    return performance.now() + this.needMs < this.since + this.leaseMs;
   }
 }

@@ -1,14 +1,17 @@
 import pLimit from "p-limit";
 import type { Dispatcher } from "undici";
+import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics/metrics.js";
 import { withDeliveryAttemptSpan } from "../../platform/telemetry/index.js";
-import type { DeliveryAttemptInput } from "../attempts.js";
+import { type DeliveryAttemptInput, INTERRUPTED_ATTEMPT } from "../attempts.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "../deliveries.js";
 import type { WebhookEndpointDoc } from "../endpoints.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
-import type { LaneLeases } from "./lane-leases.js";
+import type { LaneStart } from "./dispatcher.js";
+import { countHealth } from "./health-count.js";
+import { HeldLease, type LaneLeases } from "./lane-leases.js";
 import { Pace } from "./pace.js";
 import type { EventBytes } from "./recent-events.js";
 import type { Recorder } from "./recorder.js";
@@ -23,7 +26,9 @@ import { retryDelay } from "./retry-schedule.js";
  * `sliceMs` when other endpoints wait for a slot, so one endpoint's backlog cannot keep a slot
  * from the others. Rules kept here: a delivery fails when its last attempt fails (1 + the retry
  * delays), each failed delivery counts toward the endpoint's 15 consecutive failures, a success
- * resets them, and an endpoint disabled, paused or deleted drops its pending deliveries.
+ * resets them (webhooks/delivery/health-count.ts), and an endpoint disabled, paused or deleted
+ * drops its pending deliveries. A run sends and claims only while its lease has room for an
+ * attempt (lane-leases.ts `HeldLease`); what it claimed and could not send it gives back.
  */
 
 /** The part of the server's metrics that delivery feeds. */
@@ -32,6 +37,8 @@ export type DeliveryMetrics = Pick<Metrics, "deliveryAttempt" | "deliveryFinishe
 export interface LaneDeps {
   store: Store;
   leases: LaneLeases;
+  /** The database's time (due times, leases, retries). */
+  clock: Clock;
   /** This worker's name in the leases it holds. */
   holder: string;
   /** Where attempts go out: no attempt waits for a socket (webhooks/delivery/http-client.ts). */
@@ -43,6 +50,8 @@ export interface LaneDeps {
   perEndpoint: number;
   /** How long a lease holds the lane and a claim its deliveries: past it, another worker may take them. */
   leaseMs: number;
+  /** Left of the lease beyond an attempt's timeout for a send or a claim to start (WEBHOOK_LEASE_MARGIN_MS). */
+  marginMs: number;
   /** How long a run may go on before it yields its slot to waiting endpoints. */
   sliceMs: number;
   /** Records a batch's outcomes and attempts, gathered with other lanes' (webhooks/delivery/recorder.ts). */
@@ -63,56 +72,53 @@ export interface LaneDeps {
   metrics?: DeliveryMetrics;
 }
 
-/** An interrupted attempt: its worker died (or lost its lease) before recording the outcome. */
-const INTERRUPTED = "interrupted: the worker stopped before the outcome was recorded";
-
 /** A paced lane waits this long at most for its next send before it lets its slot go. */
 const MAX_REST_MS = 1_000;
 
 /**
- * Runs the lane from its first claimed batch until it has nothing due, then lets it go. `more`:
- * whether the dispatcher's read saw more of the endpoint's due deliveries than the first batch;
- * `firstEvents`: that batch's events, as the round read them.
- * When not, the lane ends after it (having lingered, where it may), and whatever else is due is
- * found by the round its end asks for.
+ * Runs the lane from its first claimed batch until it has nothing due, then lets it go. When the
+ * round's read saw no more of the endpoint's deliveries than the first batch (`start.more`), the
+ * lane ends after it (having lingered, where it may), and whatever else is due is found by the
+ * round its end asks for.
  */
-export async function runLane(
-  deps: LaneDeps,
-  leased: WebhookEndpointDoc,
-  first: ClaimedDelivery[],
-  more = true,
-  firstEvents?: Promise<EventBytes[]>,
-): Promise<void> {
-  let endpoint = leased;
-  const pace = new Pace(endpoint.rate_limit ?? null, Date.now());
-  const yieldAt = Date.now() + deps.sliceMs;
-  let batch = first;
+export async function runLane(deps: LaneDeps, start: LaneStart): Promise<void> {
+  let endpoint = start.endpoint;
+  const lease = new HeldLease(start.leasedAt, deps.leaseMs, deps.timeoutMs + deps.marginMs);
+  const pace = new Pace(endpoint.rate_limit ?? null, deps.clock.now());
+  const yieldAt = deps.clock.now() + deps.sliceMs;
+  let batch = start.first;
   try {
     for (;;) {
       if (batch.length > 0) {
-        const events = batch === first ? firstEvents : undefined;
-        if (!(await sendBatch(deps, endpoint, batch, pace, events))) return;
-        if (deps.stopping() || (Date.now() >= yieldAt && deps.crowded())) return;
-        if (pace.nextAt - Date.now() > MAX_REST_MS) return;
-        if (!more && batch === first && !(await deps.linger(yieldAt))) return;
+        const events = batch === start.first ? start.events : undefined;
+        if (!(await sendBatch(deps, endpoint, batch, { pace, lease }, events))) return;
+        if (deps.stopping() || (deps.clock.now() >= yieldAt && deps.crowded())) return;
+        if (pace.nextAt - deps.clock.now() > MAX_REST_MS) return;
+        if (!start.more && batch === start.first && !(await deps.linger(yieldAt))) return;
       }
-      const renewed = await deps.leases.renew(endpoint._id, deps.holder, deps.leaseMs);
+      const renewedAt = performance.now();
+      const renewed = await deps.leases.renew(endpoint._id, deps.holder, deps.leaseMs, now(deps));
       if (renewed?.status !== "enabled") {
         // Disabled, paused or deleted meanwhile (or the lease was lost: then nothing to drop).
         if (renewed || !(await deps.store.webhookEndpoints.find(endpoint._id)))
           await dropPending(deps, endpoint._id);
         return;
       }
+      lease.renewed(renewedAt);
       endpoint = renewed;
       pace.setRate(endpoint.rate_limit ?? null);
+      // A renew that came back late (a pause, a slow database) leaves no room to claim.
+      if (!lease.hasRoom()) return;
       const limit = pace.fits(MAX_REST_MS, deps.perEndpoint);
-      batch = await deps.store.webhookDeliveries.claim(endpoint._id, limit, deps.leaseMs);
+      batch = await deps.store.webhookDeliveries.claim(endpoint._id, limit, deps.leaseMs, now(deps));
       if (batch.length === 0 && (deps.stopping() || !(await deps.linger(yieldAt)))) return;
     }
   } finally {
-    await deps.leases.release(endpoint._id, deps.holder, new Date(Math.max(Date.now(), pace.nextAt)));
+    await deps.leases.release(endpoint._id, deps.holder, new Date(Math.max(deps.clock.now(), pace.nextAt)));
   }
 }
+
+const now = (deps: LaneDeps) => new Date(deps.clock.now());
 
 async function dropPending(deps: LaneDeps, endpointId: string): Promise<void> {
   const dropped = await deps.store.webhookDeliveries.dropPending(endpointId);
@@ -120,24 +126,34 @@ async function dropPending(deps: LaneDeps, endpointId: string): Promise<void> {
 }
 
 type Settled = { delivery: ClaimedDelivery; outcome: DeliveryOutcome; attempt?: DeliveryAttemptInput };
+/** A claimed delivery that was not sent: the lease had no room left for it. */
+type Unsent = { delivery: ClaimedDelivery; unsent: true };
+
+/** How a run may send: at the endpoint's pace, within its lease. */
+interface Pacing {
+  pace: Pace;
+  lease: HeldLease;
+}
 
 /** What every delivery of one batch is sent with. */
-interface BatchContext {
+interface BatchContext extends Pacing {
   deps: LaneDeps;
   endpoint: WebhookEndpointDoc;
   secrets: string[];
   /** The endpoint's custom headers, opened once per batch as the secrets are. */
   headers: Record<string, string>;
-  pace: Pace;
   eventOf: Map<string, EventBytes>;
 }
 
-/** Sends one claimed batch and records it; false when a failure disabled the endpoint. */
+/**
+ * Sends one claimed batch and records it; false when the run must end: a failure disabled the
+ * endpoint, or the lease ran short and some of the batch went back unsent.
+ */
 async function sendBatch(
   deps: LaneDeps,
   endpoint: WebhookEndpointDoc,
   batch: ClaimedDelivery[],
-  pace: Pace,
+  pacing: Pacing,
   /** The events of the batch, when read already (the dispatcher's round reads the first batch's). */
   known?: Promise<EventBytes[]>,
 ): Promise<boolean> {
@@ -146,25 +162,57 @@ async function sendBatch(
   const secrets = deps.store.secrets.signingSecrets(endpoint);
   const headers = deps.store.secrets.customHeaders(endpoint);
   const events = await (known ?? deps.readEvents([...new Set(batch.map((d) => d.event_id))]));
-  const context: BatchContext = {
-    deps,
-    endpoint,
-    secrets,
-    headers,
-    pace,
-    eventOf: new Map(events.map((e) => [e._id, e])),
-  };
+  const eventOf = new Map(events.map((e) => [e._id, e]));
+  const context: BatchContext = { deps, endpoint, secrets, headers, ...pacing, eventOf };
   const limit = pLimit(deps.perEndpoint);
   // In the order they finish: the endpoint's failure count follows the outcomes as they happened.
   const settled: Settled[] = [];
+  const unsent: ClaimedDelivery[] = [];
   await Promise.all(
-    batch.map((delivery) => limit(async () => void settled.push(await sendOne(context, delivery)))),
+    batch.map((delivery) =>
+      limit(async () => {
+        const done = await sendOne(context, delivery);
+        if ("unsent" in done) unsent.push(done.delivery);
+        else settled.push(done);
+      }),
+    ),
   );
+  await deps.store.webhookDeliveries.unclaim(unsent);
+  markCounted(endpoint, settled);
+  await record(deps, endpoint, batch, settled);
+  return (await countOutcomes(deps, endpoint, settled)) && unsent.length === 0;
+}
+
+/**
+ * Marks the settled outcomes the endpoint's health counts: every failure, and a success while
+ * failures are to be forgotten (the common case, successes with none, writes nothing more).
+ */
+function markCounted(endpoint: WebhookEndpointDoc, settled: Settled[]): void {
+  let failuresToForget = endpoint.consecutive_failures !== 0;
+  for (const { outcome } of settled) {
+    if (outcome.kind !== "settled") continue;
+    if (outcome.status === "failed") {
+      outcome.counts = true;
+      failuresToForget = true;
+    } else if (outcome.status === "succeeded" && failuresToForget) {
+      outcome.counts = true;
+      failuresToForget = false;
+    }
+  }
+}
+
+/** Records the batch's outcomes and attempts (with those of the interrupted claims before it). */
+async function record(
+  deps: LaneDeps,
+  endpoint: WebhookEndpointDoc,
+  batch: ClaimedDelivery[],
+  settled: Settled[],
+): Promise<void> {
   const attempts = [
-    ...interruptedAttempts(batch, endpoint),
+    ...interruptedAttempts(batch, endpoint, now(deps)),
     ...settled.flatMap((s) => (s.attempt ? [s.attempt] : [])),
   ];
-  const outcomes = settled.map((s) => ({ id: s.delivery._id, outcome: s.outcome }));
+  const outcomes = settled.map((s) => ({ id: s.delivery._id, holder: s.delivery.holder, outcome: s.outcome }));
   const applied = await deps.record({ outcomes, attempts });
   if (applied !== outcomes.length) {
     deps.logger.warn(
@@ -172,11 +220,14 @@ async function sendBatch(
       "deliveries taken over by another worker while this one sent them; their outcomes are not recorded",
     );
   }
-  return countOutcomes(deps, endpoint, settled);
 }
 
 /** The attempts of the batch whose previous worker died before recording them. */
-function interruptedAttempts(batch: ClaimedDelivery[], endpoint: WebhookEndpointDoc): DeliveryAttemptInput[] {
+function interruptedAttempts(
+  batch: ClaimedDelivery[],
+  endpoint: WebhookEndpointDoc,
+  at: Date,
+): DeliveryAttemptInput[] {
   return batch
     .filter((d) => d.interrupted)
     .map((d) => ({
@@ -184,29 +235,38 @@ function interruptedAttempts(batch: ClaimedDelivery[], endpoint: WebhookEndpoint
       attempt: d.attempt - 1,
       status_code: null,
       duration_ms: 0,
-      error: INTERRUPTED,
+      error: INTERRUPTED_ATTEMPT,
       succeeded: false,
-      created_at: new Date(),
+      created_at: at,
     }));
 }
 
-/** One delivery of the batch: settled without a send when nothing can be sent, else one attempt at its pace. */
-async function sendOne(context: BatchContext, delivery: ClaimedDelivery): Promise<Settled> {
-  const { deps, endpoint, pace } = context;
+/**
+ * One delivery of the batch: settled without a send when nothing can be sent, given back when
+ * the lease has no room for it, else one attempt at its pace.
+ */
+async function sendOne(context: BatchContext, delivery: ClaimedDelivery): Promise<Settled | Unsent> {
+  const { deps, endpoint, pace, lease } = context;
   const event = context.eventOf.get(delivery.event_id);
-  const unsent = { attempt: delivery.attempt, at: new Date(), statusCode: null };
+  const unsent = { attempt: delivery.attempt, at: now(deps), statusCode: null };
   // Its event is past retention: nothing left to send.
   if (event === undefined) return { delivery, outcome: { kind: "settled", status: "dropped", ...unsent } };
   // Crashes used up the attempts.
   if (delivery.attempt > 1 + deps.retryDelaysMs.length) {
     return { delivery, outcome: { kind: "settled", status: "failed", ...unsent } };
   }
-  const wait = pace.book(Date.now()) - Date.now();
+  const wait = pace.book(deps.clock.now()) - deps.clock.now();
   if (wait > 0) await sleep(wait);
-  pace.started(Date.now());
+  // The last look before the send: a pause (or a slow batch) may have eaten the lease.
+  if (!lease.hasRoom()) return { delivery, unsent: true };
+  pace.started(deps.clock.now());
   const report = await attempt(context, delivery, event);
   const outcome = outcomeOf(deps, delivery.attempt, report);
-  if (report.retryAfterMs !== undefined) pace.hold(Date.now() + capped(deps, report.retryAfterMs));
+  if (report.retryAfterMs !== undefined) {
+    pace.hold(deps.clock.now() + capped(deps, report.retryAfterMs));
+    // Written now, so that it holds even if this worker dies before letting the lane go.
+    await deps.leases.hold(endpoint._id, deps.holder, new Date(pace.nextAt));
+  }
   if (outcome.kind === "retry") deps.retryAt(outcome.nextAttemptAt);
   deps.metrics?.deliveryAttempt(report.succeeded ? "succeeded" : "failed", report.durationMs);
   return {
@@ -275,7 +335,7 @@ function outcomeOf(deps: LaneDeps, attempt: number, report: AttemptReport): Deli
   const scheduled = retryDelay(deps.retryDelaysMs, attempt + 1);
   if (scheduled === null) return { kind: "settled", status: "failed", ...sent };
   const wait = Math.max(scheduled, capped(deps, report.retryAfterMs ?? 0));
-  return { kind: "retry", ...sent, nextAttemptAt: new Date(Date.now() + wait) };
+  return { kind: "retry", ...sent, nextAttemptAt: new Date(deps.clock.now() + wait) };
 }
 
 /** A receiver's `Retry-After`, within the retry schedule's longest wait. */
@@ -284,38 +344,25 @@ const capped = (deps: LaneDeps, ms: number) => Math.min(ms, Math.max(0, ...deps.
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /**
- * Counts finished deliveries (metrics) and the endpoint's consecutive failures, in the order
- * the outcomes happened; false when a failure disabled the endpoint (its pending deliveries are
- * then dropped). The common case, successes with no failures to forget, writes nothing.
+ * Counts finished deliveries (metrics) and, once each, the outcomes the endpoint's health counts
+ * (health-count.ts: only those this batch's writes settled and nobody counted yet); false when a
+ * failure disabled the endpoint (its pending deliveries are then dropped).
  */
 async function countOutcomes(
   deps: LaneDeps,
   endpoint: WebhookEndpointDoc,
   settled: Settled[],
 ): Promise<boolean> {
-  const endpoints = deps.store.webhookEndpoints;
-  let failuresToForget = endpoint.consecutive_failures !== 0;
+  const counted: string[] = [];
   for (const { delivery, outcome } of settled) {
     if (outcome.kind !== "settled") continue;
     deps.metrics?.deliveryFinished(outcome.status);
-    if (outcome.status === "succeeded" && failuresToForget) {
-      await endpoints.deliverySucceeded(endpoint);
-      failuresToForget = false;
-    } else if (outcome.status === "failed") {
-      deps.logger.info(
-        { eventId: delivery.event_id, endpointId: endpoint._id, attempts: outcome.attempt },
-        "webhook delivery failed",
-      );
-      failuresToForget = true;
-      if (await endpoints.deliveryFailed(endpoint, delivery._id)) {
-        deps.logger.warn(
-          { endpointId: endpoint._id },
-          "webhook endpoint disabled after consecutive failed deliveries",
-        );
-        await dropPending(deps, endpoint._id);
-        return false;
-      }
-    }
+    if (outcome.counts) counted.push(delivery._id);
   }
-  return true;
+  if (counted.length === 0) return true;
+  const pending = await deps.store.webhookDeliveries.healthPending(counted);
+  const disabled = await countHealth(deps, pending, [endpoint]);
+  if (!disabled.has(endpoint._id)) return true;
+  await dropPending(deps, endpoint._id);
+  return false;
 }

@@ -11,7 +11,7 @@ import type { WebhookStores } from "../stores.js";
  */
 
 export interface BatchRecord {
-  outcomes: Array<{ id: string; outcome: DeliveryOutcome }>;
+  outcomes: Array<{ id: string; holder: string; outcome: DeliveryOutcome }>;
   attempts: DeliveryAttemptInput[];
 }
 

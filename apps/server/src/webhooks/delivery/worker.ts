@@ -4,7 +4,9 @@ import { Agenda } from "agenda";
 import type { Db } from "mongodb";
 import type { Agent } from "undici";
 import { receives, type StoredEvent } from "../../events/model.js";
+import type { Clock } from "../../platform/clock.js";
 import type { ServerSettings } from "../../platform/config.js";
+import { DatabaseClock } from "../../platform/database/database-clock.js";
 import { gathered } from "../../platform/database/gather.js";
 import { idTime } from "../../platform/ids.js";
 import type { Logger } from "../../platform/logger.js";
@@ -12,6 +14,7 @@ import { attachRecoveryJob, RECOVERY_CONCURRENCY } from "../recovery-job.js";
 import type { WebhookSettings } from "../settings.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { Dispatcher } from "./dispatcher.js";
+import { sweepHealth } from "./health-count.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
 import { type DeliveryMetrics, type LaneDeps, runLane } from "./lane.js";
 import { LaneLeases } from "./lane-leases.js";
@@ -46,6 +49,8 @@ const SLICE_MS = 1_000;
  */
 const LINGER_MS = 200;
 const LINGER_CHECK_MS = 50;
+/** How often a process asks the database for its time again (platform/database/database-clock.ts). */
+const CLOCK_REFRESH_MS = 30_000;
 
 export type DeliveryConfig = Pick<
   ServerSettings & WebhookSettings,
@@ -78,15 +83,24 @@ export class WebhookDelivery {
   /** The events this process just queued deliveries of: their lanes need not read them back. */
   private readonly recent = new RecentEvents();
   private wake: WakeSource | undefined;
+  private healthSweep: NodeJS.Timeout | undefined;
   private stopping = false;
+  /** Leases and due times are decided on the database's time, whichever process decides. */
+  readonly clock: Clock;
+  /** The clock when it is the database's own (started with `ready`), not one a test gave. */
+  private readonly databaseClock: DatabaseClock | undefined;
+  private readonly leaseMs: number;
 
   constructor(
     private readonly db: Db,
     private readonly store: Store,
     private readonly config: DeliveryConfig,
     private readonly logger: Logger,
-    options: { ca?: string[]; metrics?: DeliveryMetrics } = {},
+    options: { ca?: string[]; metrics?: DeliveryMetrics; clock?: Clock } = {},
   ) {
+    this.databaseClock = options.clock ? undefined : new DatabaseClock(db);
+    this.clock = options.clock ?? (this.databaseClock as DatabaseClock);
+    this.leaseMs = leaseLength(config);
     this.jobs = new Agenda({
       backend: new MongoBackend({ mongo: db, collection: JOBS_COLLECTION }),
       name: `${config.role}-${process.pid}`,
@@ -97,7 +111,7 @@ export class WebhookDelivery {
       // A lock query still in flight when the database closes at shutdown fails: no news.
       if (!this.stopping) this.logger.warn({ err }, "agenda error");
     });
-    store.deliveryQueue.attachLanes(async (due) => this.dispatcher?.queued(due));
+    store.deliveryQueue.attachLanes(async (due) => this.dispatcher?.queued(due), this.clock);
     // Recoveries run as Agenda jobs on workers (webhooks/recovery-job.ts); every role can queue one.
     attachRecoveryJob(this.jobs, store, logger, config.role !== "api");
     if (config.role === "api") return;
@@ -113,25 +127,28 @@ export class WebhookDelivery {
     // Names this process in the leases it holds (a log line can tell whose a lane was).
     const holder = `${config.role}-${process.pid}-${randomUUID().slice(0, 8)}`;
     const leases = new LaneLeases(store.webhookEndpoints.collection);
-    const leaseMs = leaseLength(config);
+    const leaseMs = this.leaseMs;
     const readEvents = this.eventReader();
     const lane = this.laneDeps({ leases, holder, leaseMs, readEvents, metrics: options.metrics });
     this.dispatcher = new Dispatcher({
       deliveries: store.webhookDeliveries,
+      clock: this.clock,
       leases,
       holder,
       concurrency: config.webhookConcurrency,
       batchSize: perEndpoint,
       leaseMs,
       readEvents,
-      runLane: (endpoint, first, more, running, events) =>
-        runLane(lane(running), endpoint, first, more, events),
-      dropPending: async (endpointId) => {
-        const dropped = await store.webhookDeliveries.dropPending(endpointId);
-        for (let i = 0; i < dropped; i++) options.metrics?.deliveryFinished("dropped");
-      },
+      runLane: (start, running) => runLane(lane(running), start),
+      dropPending: (endpointId) => this.dropPending(endpointId, options.metrics),
       logger,
     });
+  }
+
+  /** An endpoint was deleted, disabled or paused: its pending deliveries are dropped. */
+  private async dropPending(endpointId: string, metrics: DeliveryMetrics | undefined): Promise<void> {
+    const dropped = await this.store.webhookDeliveries.dropPending(endpointId);
+    for (let i = 0; i < dropped; i++) metrics?.deliveryFinished("dropped");
   }
 
   /**
@@ -160,6 +177,8 @@ export class WebhookDelivery {
     return (running: RunningLane): LaneDeps => ({
       ...shared,
       store,
+      clock: this.clock,
+      marginMs: config.webhookLeaseMarginMs,
       record,
       dispatcher: this.agent as Agent,
       logger: this.logger,
@@ -177,7 +196,7 @@ export class WebhookDelivery {
               checkEveryMs: LINGER_CHECK_MS,
               due: async () => {
                 const due = await store.webhookDeliveries.nextDue(running.endpointId);
-                return due !== null && due.getTime() <= Date.now();
+                return due !== null && due.getTime() <= this.clock.now();
               },
             })
           : Promise.resolve(false),
@@ -187,9 +206,9 @@ export class WebhookDelivery {
     });
   }
 
-  /** Resolves once Agenda's backend is connected (it creates its indexes). */
+  /** Resolves once Agenda's backend is connected (it creates its indexes) and the database said its time. */
   async ready(): Promise<void> {
-    await this.jobs.ready;
+    await Promise.all([this.jobs.ready, this.databaseClock?.start(CLOCK_REFRESH_MS)]);
   }
 
   /** Starts delivering (ROLE worker or all): the wake source, the first round, Agenda's jobs. */
@@ -203,7 +222,19 @@ export class WebhookDelivery {
     });
     this.logger.info(this.wake.description);
     await this.jobs.start();
+    this.startHealthSweep();
     dispatcher.wake();
+  }
+
+  /** Counts, once a lease has passed, the outcomes a worker that died left uncounted (health-count.ts). */
+  private startHealthSweep(): void {
+    const counting = { store: this.store, logger: this.logger, clock: this.clock };
+    this.healthSweep = setInterval(() => {
+      sweepHealth(counting, this.leaseMs)
+        .then((disabled) => Promise.all([...disabled].map((id) => this.dropPending(id, undefined))))
+        .catch((err: unknown) => this.logger.warn({ err }, "webhook health sweep failed; trying again"));
+    }, this.leaseMs);
+    this.healthSweep.unref();
   }
 
   /**
@@ -223,10 +254,12 @@ export class WebhookDelivery {
     if (this.dispatcher && requests.length > 0) this.recent.remember(requests.map((r) => r.event));
     // Due at their event's time (its id's milliseconds): an event relayed late (a sweep racing
     // the writer's relay, or after a crash) still goes before the later events of its endpoint
-    // that are waiting, rather than behind them.
+    // that are waiting, rather than behind them. Never later than now on the database's clock:
+    // a process whose clock runs ahead stamps ids in the future.
+    const now = this.clock.now();
     await this.store.deliveryQueue.queue(requests, {
       origin: "event",
-      dueAt: ({ event }) => new Date(idTime(event._id)),
+      dueAt: ({ event }) => new Date(Math.min(idTime(event._id), now)),
     });
   }
 
@@ -236,6 +269,8 @@ export class WebhookDelivery {
    */
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
+    clearInterval(this.healthSweep);
+    this.databaseClock?.stop();
     await this.wake?.stop();
     await this.jobs.stop(false);
     if (this.dispatcher && this.dispatcher.lanes.size > 0) {
