@@ -82,7 +82,9 @@ describe("the failure count of one endpoint, counted by two workers at once", ()
   it("a streak that reached the warning ends with one recovered, however many successes race; a shorter one with none", async () => {
     const endpoint = await newEndpoint();
     for (let i = 0; i < 5; i++) await worker(i).webhookEndpoints.deliveryFailed(endpoint, newId("dlv"));
-    await Promise.all([0, 1, 2, 3].map((i) => worker(i).webhookEndpoints.deliverySucceeded(endpoint, newId("dlv"))));
+    await Promise.all(
+      [0, 1, 2, 3].map((i) => worker(i).webhookEndpoints.deliverySucceeded(endpoint, newId("dlv"))),
+    );
     expect(typesOf(await pending(endpoint._id))).toEqual([
       "webhook_endpoint.failing",
       "webhook_endpoint.recovered",

@@ -276,28 +276,35 @@ export class WebhookDeliveries {
     outcomes: Array<{ id: string; holder: string; outcome: DeliveryOutcome }>,
   ): Promise<number> {
     if (outcomes.length === 0) return 0;
-    const operations: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = outcomes.map(({ id, holder, outcome }) => {
-      const filter = { _id: id, status: "pending" as const, attempts: outcome.attempt, lease_holder: holder };
-      const set: Partial<WebhookDeliveryDoc> = {
-        updated_at: outcome.at,
-        last_attempt_at: outcome.at,
-        last_status_code: outcome.statusCode,
-        lease_holder: null,
-        lease_until: null,
-      };
-      if (outcome.kind === "retry") {
-        Object.assign(set, { next_attempt_at: outcome.nextAttemptAt, due_at: outcome.nextAttemptAt });
+    const operations: AnyBulkWriteOperation<WebhookDeliveryDoc>[] = outcomes.map(
+      ({ id, holder, outcome }) => {
+        const filter = {
+          _id: id,
+          status: "pending" as const,
+          attempts: outcome.attempt,
+          lease_holder: holder,
+        };
+        const set: Partial<WebhookDeliveryDoc> = {
+          updated_at: outcome.at,
+          last_attempt_at: outcome.at,
+          last_status_code: outcome.statusCode,
+          lease_holder: null,
+          lease_until: null,
+        };
+        if (outcome.kind === "retry") {
+          Object.assign(set, { next_attempt_at: outcome.nextAttemptAt, due_at: outcome.nextAttemptAt });
+          return { updateOne: { filter, update: { $set: set } } };
+        }
+        Object.assign(set, {
+          status: outcome.status,
+          next_attempt_at: null,
+          due_at: null,
+          pending_key: settledKey(id),
+          ...(outcome.counts && { health_pending: true }),
+        });
         return { updateOne: { filter, update: { $set: set } } };
-      }
-      Object.assign(set, {
-        status: outcome.status,
-        next_attempt_at: null,
-        due_at: null,
-        pending_key: settledKey(id),
-        ...(outcome.counts && { health_pending: true }),
-      });
-      return { updateOne: { filter, update: { $set: set } } };
-    });
+      },
+    );
     const { matchedCount } = await this.collection.bulkWrite(operations, { ordered: false });
     return matchedCount;
   }

@@ -395,7 +395,9 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     const state = toWebhookEndpoint(endpoint);
     const counting = { id: deliveryId, failedEvent };
     const candidates = failureUpdates(endpoint.workspace_id, state, this.rules, counting, now);
-    const applied = await this.applyFirst(endpoint._id, candidates, () => this.counted(endpoint._id, deliveryId));
+    const applied = await this.applyFirst(endpoint._id, candidates, () =>
+      this.counted(endpoint._id, deliveryId),
+    );
     return applied?.disables === true;
   }
 

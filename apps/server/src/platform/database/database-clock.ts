@@ -71,12 +71,10 @@ export class DatabaseClock implements Clock {
 
   private async read(): Promise<Sample> {
     const start = performance.now();
-    const reply = await this.db
-      .command({ hello: 1 })
-      .catch((err: { code?: number }) => {
-        if (err.code === 59) return this.db.command({ isMaster: 1 }); // CommandNotFound: before `hello`
-        throw err;
-      });
+    const reply = await this.db.command({ hello: 1 }).catch((err: { code?: number }) => {
+      if (err.code === 59) return this.db.command({ isMaster: 1 }); // CommandNotFound: before `hello`
+      throw err;
+    });
     const end = performance.now();
     const local = reply.localTime;
     if (!(local instanceof Date)) throw new Error("the database did not say its time (localTime)");

@@ -45,7 +45,10 @@ export async function countHealth(
     } else if (delivery.status === "failed") {
       logger.info({ deliveryId: delivery._id, endpointId: endpoint._id }, "webhook delivery failed");
       if (await store.webhookEndpoints.deliveryFailed(endpoint, delivery._id, new Date(clock.now()))) {
-        logger.warn({ endpointId: endpoint._id }, "webhook endpoint disabled after consecutive failed deliveries");
+        logger.warn(
+          { endpointId: endpoint._id },
+          "webhook endpoint disabled after consecutive failed deliveries",
+        );
         disabled.add(endpoint._id);
       }
     }
@@ -65,6 +68,9 @@ export async function sweepHealth(counting: HealthCounting, graceMs: number): Pr
   const before = new Date(counting.clock.now() - graceMs);
   const left = await counting.store.webhookDeliveries.healthPendingSince(before, SWEEP_BATCH);
   if (left.length === 0) return new Set();
-  counting.logger.info({ deliveries: left.length }, "counting delivery outcomes a stopped worker left uncounted");
+  counting.logger.info(
+    { deliveries: left.length },
+    "counting delivery outcomes a stopped worker left uncounted",
+  );
   return countHealth(counting, left);
 }

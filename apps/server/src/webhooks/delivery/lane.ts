@@ -212,7 +212,11 @@ async function record(
     ...interruptedAttempts(batch, endpoint, now(deps)),
     ...settled.flatMap((s) => (s.attempt ? [s.attempt] : [])),
   ];
-  const outcomes = settled.map((s) => ({ id: s.delivery._id, holder: s.delivery.holder, outcome: s.outcome }));
+  const outcomes = settled.map((s) => ({
+    id: s.delivery._id,
+    holder: s.delivery.holder,
+    outcome: s.outcome,
+  }));
   const applied = await deps.record({ outcomes, attempts });
   if (applied !== outcomes.length) {
     deps.logger.warn(
