@@ -21,12 +21,13 @@ import type { Schema } from "../spec/types.js";
  * delivery records"). `due_at` is the delivery's place in line: its next attempt's time, null once
  * settled; a claim leaves it as it is. The claim is apart from it (docs/webhooks.md, "What delivery
  * guarantees, and under which faults"): `lease_holder` names the claim holding the delivery and
- * `lease_until` (the database's time) when that hold ends, so deliveries a dead or paused worker
- * held come back by themselves, in their place: before every later event of their endpoint. Due
- * deliveries go in QUEUE_ORDER: by due time, then by event (ids are time-ordered), so an
- * endpoint's events go oldest first also within a burst queued together. A claim and an outcome
- * are each one fenced write for a whole batch; an outcome applies only for the claim that holds
- * the delivery.
+ * `lease_until` (the database's time) says until when. Only the worker holding the endpoint's lane
+ * claims (webhooks/delivery/lane-leases.ts), and it sends only within that lease, so a delivery
+ * still held when the lane changes hands was left by a worker that died or paused: the new holder
+ * claims it again in its place, before every later event of the endpoint. Due deliveries go in
+ * QUEUE_ORDER: by due time, then by event (ids are time-ordered), so an endpoint's events go
+ * oldest first also within a burst queued together. A claim and an outcome are each one fenced
+ * write for a whole batch; an outcome applies only for the claim that holds the delivery.
  */
 
 export type DeliveryStatus = Schema<"WebhookDeliveryStatus">;
@@ -57,7 +58,7 @@ export interface WebhookDeliveryDoc {
   due_at: Date | null;
   /** The claim holding it while an attempt is under way, else null. */
   lease_holder: string | null;
-  /** When the claim's hold ends (the database's time); null or absent while nobody holds it. */
+  /** When the claim's lease ends (the database's time); null or absent while nobody holds it. */
   lease_until?: Date | null;
   /**
    * Settled, and its outcome not yet counted in its endpoint's health (webhooks/delivery/health-count.ts):
@@ -93,13 +94,6 @@ export type DeliveryOutcome =
       /** The endpoint's health counts it (a failure, or a success that ends failures): `health_pending`. */
       counts?: boolean;
     };
-
-/** The claimable part of the queue at `now`: due, and held by no claim whose lease runs. */
-const claimable = (now: Date): Filter<WebhookDeliveryDoc> => ({
-  due_at: { $lte: now },
-  // `$not: {$gt}` also matches a delivery never claimed (no `lease_until` yet).
-  lease_until: { $not: { $gt: now } },
-});
 
 export const pendingKey = (endpointId: string, eventId: string): string => `${endpointId} ${eventId}`;
 /** A settled delivery's key: its own, so it never stands in the way of a new pending one. */
@@ -202,7 +196,7 @@ export class WebhookDeliveries {
   async claim(endpointId: string, limit: number, leaseMs: number, now: Date): Promise<ClaimedDelivery[]> {
     const found = await this.collection
       .find(
-        { endpoint_id: endpointId, ...claimable(now) },
+        { endpoint_id: endpointId, due_at: { $lte: now } },
         { projection: DUE_FIELDS, sort: QUEUE_ORDER, limit },
       )
       .toArray();
@@ -215,7 +209,7 @@ export class WebhookDeliveries {
    * lane is working through is left out by its id, so it hides no other endpoint.
    */
   due(limit: number, except: readonly string[], now: Date): Promise<DueDelivery[]> {
-    const filter: Filter<WebhookDeliveryDoc> = claimable(now);
+    const filter: Filter<WebhookDeliveryDoc> = { due_at: { $lte: now } };
     if (except.length > 0) filter.endpoint_id = { $nin: [...except] };
     return this.collection.find(filter, { projection: DUE_FIELDS, sort: QUEUE_ORDER, limit }).toArray();
   }
@@ -224,7 +218,9 @@ export class WebhookDeliveries {
    * Claims deliveries read due (by `claim` or `due`, of one endpoint or many) for one attempt
    * each: one update fenced by each delivery's attempt count, so two workers never claim the same
    * attempt. The claim holds each delivery until `now + leaseMs` (`lease_until`; its `due_at`, its
-   * place in line, stays) and counts the attempt. Returns those claimed, in the order given.
+   * place in line, stays) and counts the attempt; one still held by an earlier claim was its
+   * lane's before this worker took the lane, and is claimed again as `interrupted`. Returns those
+   * claimed, in the order given.
    */
   async claimFound(found: DueDelivery[], leaseMs: number, now: Date): Promise<ClaimedDelivery[]> {
     if (found.length === 0) return [];
@@ -232,7 +228,7 @@ export class WebhookDeliveries {
     const { modifiedCount } = await this.collection.updateMany(
       {
         _id: { $in: found.map((doc) => doc._id) },
-        ...claimable(now),
+        due_at: { $lte: now },
         $or: found.map((doc) => ({ _id: doc._id, attempts: doc.attempts })),
       },
       {
