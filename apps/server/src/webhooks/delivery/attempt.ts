@@ -1,5 +1,5 @@
 import { deliveryHeaders } from "@deskline/webhook-verifier";
-import type { Dispatcher } from "undici";
+import type { Dispatcher as HttpDispatcher } from "undici";
 import packageJson from "../../../package.json" with { type: "json" };
 import { postWebhook } from "./http-client.js";
 import { type AttemptOutcome, classifyAttempt } from "./outcome.js";
@@ -32,14 +32,14 @@ export interface AttemptReport extends AttemptOutcome {
 
 /** Sends one attempt and reports how it went; never throws for what the endpoint does. */
 export async function attemptDelivery(
-  dispatcher: Dispatcher,
+  http: HttpDispatcher,
   request: AttemptRequest,
   timeoutMs: number,
 ): Promise<AttemptReport> {
   const startedAt = new Date();
   const started = performance.now();
   const result = await postWebhook(
-    dispatcher,
+    http,
     request.url,
     request.payload,
     {

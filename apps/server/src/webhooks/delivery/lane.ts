@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import type { Dispatcher } from "undici";
+import type { Dispatcher as HttpDispatcher } from "undici";
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics/metrics.js";
@@ -42,7 +42,7 @@ export interface LaneDeps {
   /** This worker's name in the leases it holds. */
   holder: string;
   /** Where attempts go out: no attempt waits for a socket (webhooks/delivery/http-client.ts). */
-  dispatcher: Dispatcher;
+  http: HttpDispatcher;
   logger: Logger;
   timeoutMs: number;
   retryDelaysMs: readonly number[];
@@ -305,7 +305,7 @@ function attempt(
     },
     () =>
       attemptDelivery(
-        deps.dispatcher,
+        deps.http,
         {
           url: endpoint.url,
           eventId: delivery.event_id,

@@ -180,7 +180,7 @@ export class WebhookDelivery {
       clock: this.clock,
       marginMs: config.webhookLeaseMarginMs,
       record,
-      dispatcher: this.agent as Agent,
+      http: this.agent as Agent,
       logger: this.logger,
       timeoutMs: config.webhookTimeoutMs,
       retryDelaysMs: config.webhookRetryDelaysMs,
