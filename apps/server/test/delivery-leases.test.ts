@@ -8,7 +8,6 @@ import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 import { createStore, ensureIndexes, type Store } from "../src/store.js";
 import { INTERRUPTED_ATTEMPT } from "../src/webhooks/attempts.js";
-import type { WebhookDeliveryDoc } from "../src/webhooks/deliveries.js";
 import { countHealth, sweepHealth } from "../src/webhooks/delivery/health-count.js";
 import { createDeliveryAgent, postWebhook } from "../src/webhooks/delivery/http-client.js";
 import { HeldLease } from "../src/webhooks/delivery/lane-leases.js";
