@@ -23,8 +23,14 @@ import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.bson.Document;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.Spliterator;
+import java.util.Spliterators;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -125,18 +131,61 @@ final class QueuePlans {
 
     /**
      * The documents a query may match, lazily read through `documents`, in the order: those of
-     * its endpoint when it names one by equality, else all (the matcher applies any other
-     * condition on the endpoint, such as the dispatcher's `$nin`).
+     * its endpoint when it names one by equality; those of every other endpoint when it leaves
+     * some out (`$nin`, the dispatcher's round) and their backlogs outnumber the endpoints, so
+     * the walk never passes over a left-out endpoint's backlog; else all (the matcher applies
+     * any other condition on the endpoint).
      */
     Stream<Document> walk(Document query, Function<P, Document> documents) {
-      Collection<P> positions;
-      if (query.get(ENDPOINT_FIELD) instanceof String name) {
+      Object endpoint = query.get(ENDPOINT_FIELD);
+      if (endpoint instanceof String name) {
         TreeMap<Document, P> mine = byEndpoint.get(name);
-        positions = mine == null ? List.of() : mine.values();
-      } else {
-        positions = all.values();
+        return (mine == null ? List.<P>of() : mine.values()).stream().map(documents);
       }
-      return positions.stream().map(documents);
+      if (endpoint instanceof Document condition
+          && condition.size() == 1
+          && condition.get("$nin") instanceof Collection<?> names) {
+        Set<Object> leftOut = new HashSet<>(names);
+        long passedOver = 0;
+        for (Object name : leftOut) {
+          TreeMap<Document, P> theirs = byEndpoint.get(name);
+          if (theirs != null) passedOver += theirs.size();
+        }
+        if (passedOver > byEndpoint.size()) return mergedExcept(leftOut).map(documents);
+      }
+      return all.values().stream().map(documents);
+    }
+
+    /** One endpoint's next document in the order, and the rest of its documents. */
+    private record Head<P>(Map.Entry<Document, P> entry, Iterator<Map.Entry<Document, P>> rest) {}
+
+    /**
+     * Every endpoint's documents but those `leftOut`, merged into the order: a heap of each
+     * endpoint's first, so a walk costs the endpoints once and then what it reads.
+     */
+    private Stream<P> mergedExcept(Set<Object> leftOut) {
+      PriorityQueue<Head<P>> heads =
+          new PriorityQueue<>((a, b) -> COMPARATOR.compare(a.entry().getKey(), b.entry().getKey()));
+      for (Map.Entry<String, TreeMap<Document, P>> endpoint : byEndpoint.entrySet()) {
+        if (leftOut.contains(endpoint.getKey())) continue;
+        Iterator<Map.Entry<Document, P>> rest = endpoint.getValue().entrySet().iterator();
+        if (rest.hasNext()) heads.add(new Head<>(rest.next(), rest));
+      }
+      Iterator<P> merged =
+          new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+              return !heads.isEmpty();
+            }
+
+            @Override
+            public P next() {
+              Head<P> head = heads.poll();
+              if (head.rest().hasNext()) heads.add(new Head<>(head.rest().next(), head.rest()));
+              return head.entry().getValue();
+            }
+          };
+      return StreamSupport.stream(Spliterators.spliteratorUnknownSize(merged, Spliterator.ORDERED), false);
     }
 
     static <P> DueOrder<P> of(Stream<DocumentWithPosition<P>> documents) {
