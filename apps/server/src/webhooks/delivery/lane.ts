@@ -16,6 +16,7 @@ import { Pace } from "./pace.js";
 import type { EventBytes } from "./recent-events.js";
 import type { Recorder } from "./recorder.js";
 import { retryDelay } from "./retry-schedule.js";
+import type { RunningLane } from "./running-lanes.js";
 
 /**
  * One run of an endpoint's lane (webhooks/delivery/dispatcher.ts starts it holding the endpoint's
@@ -34,16 +35,10 @@ import { retryDelay } from "./retry-schedule.js";
 /** The part of the server's metrics that delivery feeds. */
 export type DeliveryMetrics = Pick<Metrics, "deliveryAttempt" | "deliveryFinished">;
 
-export interface LaneDeps {
-  store: Store;
-  leases: LaneLeases;
-  /** The database's time (due times, leases, retries). */
-  clock: Clock;
+/** How a worker runs its lanes. */
+export interface LaneSettings {
   /** This worker's name in the leases it holds. */
   holder: string;
-  /** Where attempts go out: no attempt waits for a socket (webhooks/delivery/http-client.ts). */
-  http: HttpDispatcher;
-  logger: Logger;
   timeoutMs: number;
   retryDelaysMs: readonly number[];
   /** Attempts in flight at once for one endpoint (WEBHOOK_ENDPOINT_CONCURRENCY), and a batch's size. */
@@ -54,26 +49,56 @@ export interface LaneDeps {
   marginMs: number;
   /** How long a run may go on before it yields its slot to waiting endpoints. */
   sliceMs: number;
+}
+
+/** What every lane of a worker works with, built once per worker (webhooks/delivery/worker.ts). */
+export interface LaneServices {
+  store: Store;
+  leases: LaneLeases;
+  /** The database's time (due times, leases, retries). */
+  clock: Clock;
+  /** Where attempts go out: no attempt waits for a socket (webhooks/delivery/http-client.ts). */
+  http: HttpDispatcher;
   /** Records a batch's outcomes and attempts, gathered with other lanes' (webhooks/delivery/recorder.ts). */
   record: Recorder;
   /** The bytes of these events (those past retention are missing). */
   readEvents: (ids: string[]) => Promise<EventBytes[]>;
-  /**
-   * After a short batch: waits a moment (not past `until`, epoch ms) for more of the endpoint's
-   * deliveries to come due; true when some may have (webhooks/delivery/running-lanes.ts).
-   */
-  linger: (until: number) => Promise<boolean>;
-  /** True while other endpoints wait for one of this process's lane slots. */
-  crowded: () => boolean;
-  /** True once the process is stopping: the run ends after its batch and lets the lane go. */
-  stopping: () => boolean;
-  /** A retry of this lane's was scheduled for `at` (the dispatcher looks again then). */
-  retryAt: (at: Date) => void;
+  logger: Logger;
   metrics?: DeliveryMetrics;
+  settings: LaneSettings;
+}
+
+/** What a run asks of the worker it runs in (WebhookDelivery, webhooks/delivery/worker.ts). */
+export interface LaneHost {
+  /**
+   * After a short batch: waits a moment (not past `until`, epoch ms) for more of the lane's
+   * endpoint's deliveries to come due; true when some may have (webhooks/delivery/running-lanes.ts).
+   */
+  linger(lane: RunningLane, until: number): Promise<boolean>;
+  /** True while other endpoints wait for one of this process's lane slots. */
+  crowded(): boolean;
+  /** True once the process is stopping: the run ends after its batch and lets the lane go. */
+  stopping(): boolean;
+  /** A retry of this lane's was scheduled for `at` (the dispatcher looks again then). */
+  retryAt(at: Date): void;
 }
 
 /** A paced lane waits this long at most for its next send before it lets its slot go. */
 const MAX_REST_MS = 1_000;
+
+type Settled = { delivery: ClaimedDelivery; outcome: DeliveryOutcome; attempt?: DeliveryAttemptInput };
+/** A claimed delivery that was not sent: the lease had no room left for it. */
+type Unsent = { delivery: ClaimedDelivery; unsent: true };
+
+/** What every delivery of one batch is sent with: opened once per batch. */
+interface Batch {
+  deliveries: ClaimedDelivery[];
+  /** The endpoint's secrets valid now, newest first. */
+  secrets: string[];
+  /** The endpoint's custom headers. */
+  headers: Record<string, string>;
+  eventOf: Map<string, EventBytes>;
+}
 
 /**
  * Runs the lane from its first claimed batch until it has nothing due, then lets it go. When the
@@ -81,292 +106,296 @@ const MAX_REST_MS = 1_000;
  * lane ends after it (having lingered, where it may), and whatever else is due is found by the
  * round its end asks for.
  */
-export async function runLane(deps: LaneDeps, start: LaneStart): Promise<void> {
-  let endpoint = start.endpoint;
-  const lease = new HeldLease(start.leasedAt, deps.leaseMs, deps.timeoutMs + deps.marginMs);
-  const pace = new Pace(endpoint.rate_limit ?? null, deps.clock.now());
-  const yieldAt = deps.clock.now() + deps.sliceMs;
-  let batch = start.first;
-  try {
-    for (;;) {
-      if (batch.length > 0) {
-        const events = batch === start.first ? start.events : undefined;
-        if (!(await sendBatch(deps, endpoint, batch, { pace, lease }, events))) return;
-        if (deps.stopping() || (deps.clock.now() >= yieldAt && deps.crowded())) return;
-        if (pace.nextAt - deps.clock.now() > MAX_REST_MS) return;
-        if (!start.more && batch === start.first && !(await deps.linger(yieldAt))) return;
-      }
-      const renewedAt = performance.now();
-      const renewed = await deps.leases.renew(endpoint._id, deps.holder, deps.leaseMs, now(deps));
-      if (renewed?.status !== "enabled") {
-        // Disabled, paused or deleted meanwhile (or the lease was lost: then nothing to drop).
-        if (renewed || !(await deps.store.webhookEndpoints.find(endpoint._id)))
-          await dropPending(deps, endpoint._id);
-        return;
-      }
-      lease.renewed(renewedAt);
-      endpoint = renewed;
-      pace.setRate(endpoint.rate_limit ?? null);
-      // A renew that came back late (a pause, a slow database) leaves no room to claim.
-      if (!lease.hasRoom()) return;
-      const limit = pace.fits(MAX_REST_MS, deps.perEndpoint);
-      batch = await deps.store.webhookDeliveries.claim(endpoint._id, limit, deps.leaseMs, now(deps));
-      if (batch.length === 0 && (deps.stopping() || !(await deps.linger(yieldAt)))) return;
-    }
-  } finally {
-    await deps.leases.release(endpoint._id, deps.holder, new Date(Math.max(deps.clock.now(), pace.nextAt)));
+export function runLane(services: LaneServices, host: LaneHost, lane: RunningLane, start: LaneStart) {
+  return new LaneRun(services, host, lane, start).run();
+}
+
+class LaneRun {
+  private endpoint: WebhookEndpointDoc;
+  private readonly settings: LaneSettings;
+  private readonly lease: HeldLease;
+  private readonly pace: Pace;
+  private readonly yieldAt: number;
+
+  constructor(
+    private readonly services: LaneServices,
+    private readonly host: LaneHost,
+    private readonly lane: RunningLane,
+    private readonly start: LaneStart,
+  ) {
+    this.settings = services.settings;
+    this.endpoint = start.endpoint;
+    const { leaseMs, timeoutMs, marginMs, sliceMs } = this.settings;
+    this.lease = new HeldLease(start.leasedAt, leaseMs, timeoutMs + marginMs);
+    this.pace = new Pace(this.endpoint.rate_limit ?? null, this.now());
+    this.yieldAt = this.now() + sliceMs;
   }
-}
 
-const now = (deps: LaneDeps) => new Date(deps.clock.now());
-
-async function dropPending(deps: LaneDeps, endpointId: string): Promise<void> {
-  const dropped = await deps.store.webhookDeliveries.dropPending(endpointId);
-  for (let i = 0; i < dropped; i++) deps.metrics?.deliveryFinished("dropped");
-}
-
-type Settled = { delivery: ClaimedDelivery; outcome: DeliveryOutcome; attempt?: DeliveryAttemptInput };
-/** A claimed delivery that was not sent: the lease had no room left for it. */
-type Unsent = { delivery: ClaimedDelivery; unsent: true };
-
-/** How a run may send: at the endpoint's pace, within its lease. */
-interface Pacing {
-  pace: Pace;
-  lease: HeldLease;
-}
-
-/** What every delivery of one batch is sent with. */
-interface BatchContext extends Pacing {
-  deps: LaneDeps;
-  endpoint: WebhookEndpointDoc;
-  secrets: string[];
-  /** The endpoint's custom headers, opened once per batch as the secrets are. */
-  headers: Record<string, string>;
-  eventOf: Map<string, EventBytes>;
-}
-
-/**
- * Sends one claimed batch and records it; false when the run must end: a failure disabled the
- * endpoint, or the lease ran short and some of the batch went back unsent.
- */
-async function sendBatch(
-  deps: LaneDeps,
-  endpoint: WebhookEndpointDoc,
-  batch: ClaimedDelivery[],
-  pacing: Pacing,
-  /** The events of the batch, when read already (the dispatcher's round reads the first batch's). */
-  known?: Promise<EventBytes[]>,
-): Promise<boolean> {
-  // Once per batch: the secrets and header values valid now. One this process cannot open (a
-  // key it lacks, SecretKeyError) fails the run; the claimed attempts come back when their lease ends.
-  const secrets = deps.store.secrets.signingSecrets(endpoint);
-  const headers = deps.store.secrets.customHeaders(endpoint);
-  const events = await (known ?? deps.readEvents([...new Set(batch.map((d) => d.event_id))]));
-  const eventOf = new Map(events.map((e) => [e._id, e]));
-  const context: BatchContext = { deps, endpoint, secrets, headers, ...pacing, eventOf };
-  const limit = pLimit(deps.perEndpoint);
-  // In the order they finish: the endpoint's failure count follows the outcomes as they happened.
-  const settled: Settled[] = [];
-  const unsent: ClaimedDelivery[] = [];
-  await Promise.all(
-    batch.map((delivery) =>
-      limit(async () => {
-        const done = await sendOne(context, delivery);
-        if ("unsent" in done) unsent.push(done.delivery);
-        else settled.push(done);
-      }),
-    ),
-  );
-  await deps.store.webhookDeliveries.unclaim(unsent);
-  markCounted(endpoint, settled);
-  await record(deps, endpoint, batch, settled);
-  return (await countOutcomes(deps, endpoint, settled)) && unsent.length === 0;
-}
-
-/**
- * Marks the settled outcomes the endpoint's health counts: every failure, and a success while
- * failures are to be forgotten (the common case, successes with none, writes nothing more).
- */
-function markCounted(endpoint: WebhookEndpointDoc, settled: Settled[]): void {
-  let failuresToForget = endpoint.consecutive_failures !== 0;
-  for (const { outcome } of settled) {
-    if (outcome.kind !== "settled") continue;
-    if (outcome.status === "failed") {
-      outcome.counts = true;
-      failuresToForget = true;
-    } else if (outcome.status === "succeeded" && failuresToForget) {
-      outcome.counts = true;
-      failuresToForget = false;
+  async run(): Promise<void> {
+    const { start, host } = this;
+    let deliveries = start.first;
+    try {
+      for (;;) {
+        if (deliveries.length > 0) {
+          const first = deliveries === start.first;
+          if (!(await this.sendBatch(deliveries, first ? start.events : undefined))) return;
+          if (host.stopping() || (this.now() >= this.yieldAt && host.crowded())) return;
+          if (this.pace.nextAt - this.now() > MAX_REST_MS) return;
+          if (!start.more && first && !(await host.linger(this.lane, this.yieldAt))) return;
+        }
+        if (!(await this.renew())) return;
+        deliveries = await this.claim();
+        if (deliveries.length === 0 && (host.stopping() || !(await host.linger(this.lane, this.yieldAt))))
+          return;
+      }
+    } finally {
+      const until = new Date(Math.max(this.now(), this.pace.nextAt));
+      await this.services.leases.release(this.endpoint._id, this.settings.holder, until);
     }
   }
-}
 
-/** Records the batch's outcomes and attempts (with those of the interrupted claims before it). */
-async function record(
-  deps: LaneDeps,
-  endpoint: WebhookEndpointDoc,
-  batch: ClaimedDelivery[],
-  settled: Settled[],
-): Promise<void> {
-  const attempts = [
-    ...interruptedAttempts(batch, endpoint, now(deps)),
-    ...settled.flatMap((s) => (s.attempt ? [s.attempt] : [])),
-  ];
-  const outcomes = settled.map((s) => ({
-    id: s.delivery._id,
-    holder: s.delivery.holder,
-    outcome: s.outcome,
-  }));
-  const applied = await deps.record({ outcomes, attempts });
-  if (applied !== outcomes.length) {
-    deps.logger.warn(
-      { endpointId: endpoint._id, outcomes: outcomes.length, applied },
-      "deliveries taken over by another worker while this one sent them; their outcomes are not recorded",
+  private now(): number {
+    return this.services.clock.now();
+  }
+
+  /**
+   * Renews the lane's lease and reads the endpoint as it is now (a disable, an edit or a rotation
+   * applies to the next batch); false when the run must end: the lease is lost, the endpoint is
+   * disabled, paused or deleted (its pending deliveries are then dropped), or the renew came back
+   * too late (a pause, a slow database) to leave room for a send.
+   */
+  private async renew(): Promise<boolean> {
+    const { leases, store } = this.services;
+    const { holder, leaseMs } = this.settings;
+    const askedAt = performance.now();
+    const renewed = await leases.renew(this.endpoint._id, holder, leaseMs, new Date(this.now()));
+    if (renewed?.status !== "enabled") {
+      // Disabled, paused or deleted meanwhile (or the lease was lost: then nothing to drop).
+      if (renewed || !(await store.webhookEndpoints.find(this.endpoint._id))) await this.dropPending();
+      return false;
+    }
+    this.lease.renewed(askedAt);
+    this.endpoint = renewed;
+    this.pace.setRate(renewed.rate_limit ?? null);
+    return this.lease.hasRoom();
+  }
+
+  /** Claims the endpoint's next due deliveries, no more than it sends within a moment at its pace. */
+  private claim(): Promise<ClaimedDelivery[]> {
+    const { perEndpoint, leaseMs } = this.settings;
+    const limit = this.pace.fits(MAX_REST_MS, perEndpoint);
+    return this.services.store.webhookDeliveries.claim(
+      this.endpoint._id,
+      limit,
+      leaseMs,
+      new Date(this.now()),
     );
   }
-}
 
-/** The attempts of the batch whose previous worker died before recording them. */
-function interruptedAttempts(
-  batch: ClaimedDelivery[],
-  endpoint: WebhookEndpointDoc,
-  at: Date,
-): DeliveryAttemptInput[] {
-  return batch
-    .filter((d) => d.interrupted)
-    .map((d) => ({
-      ...attemptBase(d, endpoint),
-      attempt: d.attempt - 1,
-      status_code: null,
-      duration_ms: 0,
-      error: INTERRUPTED_ATTEMPT,
-      succeeded: false,
-      created_at: at,
-    }));
-}
-
-/**
- * One delivery of the batch: settled without a send when nothing can be sent, given back when
- * the lease has no room for it, else one attempt at its pace.
- */
-async function sendOne(context: BatchContext, delivery: ClaimedDelivery): Promise<Settled | Unsent> {
-  const { deps, endpoint, pace, lease } = context;
-  const event = context.eventOf.get(delivery.event_id);
-  const unsent = { attempt: delivery.attempt, at: now(deps), statusCode: null };
-  // Its event is past retention: nothing left to send.
-  if (event === undefined) return { delivery, outcome: { kind: "settled", status: "dropped", ...unsent } };
-  // Crashes used up the attempts.
-  if (delivery.attempt > 1 + deps.retryDelaysMs.length) {
-    return { delivery, outcome: { kind: "settled", status: "failed", ...unsent } };
+  private async dropPending(): Promise<void> {
+    const dropped = await this.services.store.webhookDeliveries.dropPending(this.endpoint._id);
+    for (let i = 0; i < dropped; i++) this.services.metrics?.deliveryFinished("dropped");
   }
-  const wait = pace.book(deps.clock.now()) - deps.clock.now();
-  if (wait > 0) await sleep(wait);
-  // The last look before the send: a pause (or a slow batch) may have eaten the lease.
-  if (!lease.hasRoom()) return { delivery, unsent: true };
-  pace.started(deps.clock.now());
-  const report = await attempt(context, delivery, event);
-  const outcome = outcomeOf(deps, delivery.attempt, report);
-  if (report.retryAfterMs !== undefined) {
-    pace.hold(deps.clock.now() + capped(deps, report.retryAfterMs));
-    // Written now, so that it holds even if this worker dies before letting the lane go.
-    await deps.leases.hold(endpoint._id, deps.holder, new Date(pace.nextAt));
-  }
-  if (outcome.kind === "retry") deps.retryAt(outcome.nextAttemptAt);
-  deps.metrics?.deliveryAttempt(report.succeeded ? "succeeded" : "failed", report.durationMs);
-  return {
-    delivery,
-    outcome,
-    attempt: {
-      ...attemptBase(delivery, endpoint),
-      attempt: delivery.attempt,
-      status_code: report.statusCode,
-      duration_ms: report.durationMs,
-      error: report.error,
-      succeeded: report.succeeded,
-      created_at: report.startedAt,
-    },
-  };
-}
 
-/** The HTTP attempt, in a span of the write's trace when tracing is on (platform/telemetry/index.ts). */
-function attempt(
-  context: BatchContext,
-  delivery: ClaimedDelivery,
-  event: EventBytes,
-): Promise<AttemptReport> {
-  const { deps, endpoint } = context;
-  return withDeliveryAttemptSpan(
-    {
+  /**
+   * Sends one claimed batch and records it; false when the run must end: a failure disabled the
+   * endpoint, or the lease ran short and some of the batch went back unsent. `known`: the batch's
+   * events, when read already (the dispatcher's round reads the first batch's).
+   */
+  private async sendBatch(deliveries: ClaimedDelivery[], known?: Promise<EventBytes[]>): Promise<boolean> {
+    const { store, readEvents } = this.services;
+    // Once per batch: the secrets and header values valid now. One this process cannot open (a
+    // key it lacks, SecretKeyError) fails the run; the claimed attempts come back when their lease ends.
+    const secrets = store.secrets.signingSecrets(this.endpoint);
+    const headers = store.secrets.customHeaders(this.endpoint);
+    const events = await (known ?? readEvents([...new Set(deliveries.map((d) => d.event_id))]));
+    const batch: Batch = { deliveries, secrets, headers, eventOf: new Map(events.map((e) => [e._id, e])) };
+    const limit = pLimit(this.settings.perEndpoint);
+    // In the order they finish: the endpoint's failure count follows the outcomes as they happened.
+    const settled: Settled[] = [];
+    const unsent: ClaimedDelivery[] = [];
+    await Promise.all(
+      deliveries.map((delivery) =>
+        limit(async () => {
+          const done = await this.sendOne(batch, delivery);
+          if ("unsent" in done) unsent.push(done.delivery);
+          else settled.push(done);
+        }),
+      ),
+    );
+    await store.webhookDeliveries.unclaim(unsent);
+    this.markCounted(settled);
+    await this.record(deliveries, settled);
+    return (await this.countOutcomes(settled)) && unsent.length === 0;
+  }
+
+  /**
+   * One delivery of the batch: settled without a send when nothing can be sent, given back when
+   * the lease has no room for it, else one attempt at its pace.
+   */
+  private async sendOne(batch: Batch, delivery: ClaimedDelivery): Promise<Settled | Unsent> {
+    const { pace, lease } = this;
+    const event = batch.eventOf.get(delivery.event_id);
+    const unsent = { attempt: delivery.attempt, at: new Date(this.now()), statusCode: null };
+    // Its event is past retention: nothing left to send.
+    if (event === undefined) return { delivery, outcome: { kind: "settled", status: "dropped", ...unsent } };
+    // Crashes used up the attempts.
+    if (delivery.attempt > 1 + this.settings.retryDelaysMs.length) {
+      return { delivery, outcome: { kind: "settled", status: "failed", ...unsent } };
+    }
+    const wait = pace.book(this.now()) - this.now();
+    if (wait > 0) await sleep(wait);
+    // The last look before the send: a pause (or a slow batch) may have eaten the lease.
+    if (!lease.hasRoom()) return { delivery, unsent: true };
+    pace.started(this.now());
+    const report = await this.attempt(batch, delivery, event);
+    const outcome = this.outcomeOf(delivery.attempt, report);
+    if (report.retryAfterMs !== undefined) await this.holdFor(report.retryAfterMs);
+    if (outcome.kind === "retry") this.host.retryAt(outcome.nextAttemptAt);
+    this.services.metrics?.deliveryAttempt(report.succeeded ? "succeeded" : "failed", report.durationMs);
+    return {
+      delivery,
+      outcome,
+      attempt: {
+        ...this.attemptBase(delivery),
+        attempt: delivery.attempt,
+        status_code: report.statusCode,
+        duration_ms: report.durationMs,
+        error: report.error,
+        succeeded: report.succeeded,
+        created_at: report.startedAt,
+      },
+    };
+  }
+
+  /**
+   * A receiver's `Retry-After`: no send of the lane before it, held on the lane now so that it
+   * holds even if this worker dies before letting the lane go.
+   */
+  private async holdFor(retryAfterMs: number): Promise<void> {
+    this.pace.hold(this.now() + this.capped(retryAfterMs));
+    const until = new Date(this.pace.nextAt);
+    await this.services.leases.hold(this.endpoint._id, this.settings.holder, until);
+  }
+
+  /** The HTTP attempt, in a span of the write's trace when tracing is on (platform/telemetry/index.ts). */
+  private attempt(batch: Batch, delivery: ClaimedDelivery, event: EventBytes): Promise<AttemptReport> {
+    const { endpoint } = this;
+    const span = {
       endpointId: endpoint._id,
       eventId: delivery.event_id,
       eventType: delivery.event_type,
       attempt: delivery.attempt,
       traceparent: event.traceparent,
-    },
-    () =>
-      attemptDelivery(
-        deps.http,
-        {
-          url: endpoint.url,
-          eventId: delivery.event_id,
-          eventType: delivery.event_type,
-          payload: event.payload,
-          secrets: context.secrets,
-          headers: context.headers,
-        },
-        deps.timeoutMs,
-      ),
-  );
-}
+    };
+    const request = {
+      url: endpoint.url,
+      eventId: delivery.event_id,
+      eventType: delivery.event_type,
+      payload: event.payload,
+      secrets: batch.secrets,
+      headers: batch.headers,
+    };
+    return withDeliveryAttemptSpan(span, () =>
+      attemptDelivery(this.services.http, request, this.settings.timeoutMs),
+    );
+  }
 
-function attemptBase(delivery: ClaimedDelivery, endpoint: WebhookEndpointDoc) {
-  return {
-    workspace_id: delivery.workspace_id,
-    delivery_id: delivery._id,
-    endpoint_id: endpoint._id,
-    event_id: delivery.event_id,
-    event_type: delivery.event_type,
-  };
-}
+  private attemptBase(delivery: ClaimedDelivery) {
+    return {
+      workspace_id: delivery.workspace_id,
+      delivery_id: delivery._id,
+      endpoint_id: this.endpoint._id,
+      event_id: delivery.event_id,
+      event_type: delivery.event_type,
+    };
+  }
 
-/**
- * A success settles; a failure retries on schedule (no sooner than a `Retry-After` asked, within
- * the schedule's longest wait), and fails the delivery after the last attempt.
- */
-function outcomeOf(deps: LaneDeps, attempt: number, report: AttemptReport): DeliveryOutcome {
-  const sent = { attempt, at: report.startedAt, statusCode: report.statusCode };
-  if (report.succeeded) return { kind: "settled", status: "succeeded", ...sent };
-  const scheduled = retryDelay(deps.retryDelaysMs, attempt + 1);
-  if (scheduled === null) return { kind: "settled", status: "failed", ...sent };
-  const wait = Math.max(scheduled, capped(deps, report.retryAfterMs ?? 0));
-  return { kind: "retry", ...sent, nextAttemptAt: new Date(deps.clock.now() + wait) };
-}
+  /**
+   * A success settles; a failure retries on schedule (no sooner than a `Retry-After` asked, within
+   * the schedule's longest wait), and fails the delivery after the last attempt.
+   */
+  private outcomeOf(attempt: number, report: AttemptReport): DeliveryOutcome {
+    const sent = { attempt, at: report.startedAt, statusCode: report.statusCode };
+    if (report.succeeded) return { kind: "settled", status: "succeeded", ...sent };
+    const scheduled = retryDelay(this.settings.retryDelaysMs, attempt + 1);
+    if (scheduled === null) return { kind: "settled", status: "failed", ...sent };
+    const wait = Math.max(scheduled, this.capped(report.retryAfterMs ?? 0));
+    return { kind: "retry", ...sent, nextAttemptAt: new Date(this.now() + wait) };
+  }
 
-/** A receiver's `Retry-After`, within the retry schedule's longest wait. */
-const capped = (deps: LaneDeps, ms: number) => Math.min(ms, Math.max(0, ...deps.retryDelaysMs));
+  /** A receiver's `Retry-After`, within the retry schedule's longest wait. */
+  private capped(ms: number): number {
+    return Math.min(ms, Math.max(0, ...this.settings.retryDelaysMs));
+  }
+
+  /**
+   * Marks the settled outcomes the endpoint's health counts: every failure, and a success while
+   * failures are to be forgotten (the common case, successes with none, writes nothing more).
+   */
+  private markCounted(settled: Settled[]): void {
+    let failuresToForget = this.endpoint.consecutive_failures !== 0;
+    for (const { outcome } of settled) {
+      if (outcome.kind !== "settled") continue;
+      if (outcome.status === "failed") {
+        outcome.counts = true;
+        failuresToForget = true;
+      } else if (outcome.status === "succeeded" && failuresToForget) {
+        outcome.counts = true;
+        failuresToForget = false;
+      }
+    }
+  }
+
+  /** Records the batch's outcomes and attempts (with those of the interrupted claims before it). */
+  private async record(deliveries: ClaimedDelivery[], settled: Settled[]): Promise<void> {
+    const at = new Date(this.now());
+    const interrupted = deliveries
+      .filter((d) => d.interrupted)
+      .map((d) => ({
+        ...this.attemptBase(d),
+        attempt: d.attempt - 1,
+        status_code: null,
+        duration_ms: 0,
+        error: INTERRUPTED_ATTEMPT,
+        succeeded: false,
+        created_at: at,
+      }));
+    const attempts = [...interrupted, ...settled.flatMap((s) => (s.attempt ? [s.attempt] : []))];
+    const outcomes = settled.map((s) => ({
+      id: s.delivery._id,
+      holder: s.delivery.holder,
+      outcome: s.outcome,
+    }));
+    const applied = await this.services.record({ outcomes, attempts });
+    if (applied !== outcomes.length) {
+      this.services.logger.warn(
+        { endpointId: this.endpoint._id, outcomes: outcomes.length, applied },
+        "deliveries taken over by another worker while this one sent them; their outcomes are not recorded",
+      );
+    }
+  }
+
+  /**
+   * Counts finished deliveries (metrics) and, once each, the outcomes the endpoint's health counts
+   * (health-count.ts: only those this batch's writes settled and nobody counted yet); false when a
+   * failure disabled the endpoint (its pending deliveries are then dropped).
+   */
+  private async countOutcomes(settled: Settled[]): Promise<boolean> {
+    const { store, metrics } = this.services;
+    const counted: string[] = [];
+    for (const { delivery, outcome } of settled) {
+      if (outcome.kind !== "settled") continue;
+      metrics?.deliveryFinished(outcome.status);
+      if (outcome.counts) counted.push(delivery._id);
+    }
+    if (counted.length === 0) return true;
+    const pending = await store.webhookDeliveries.healthPending(counted);
+    const disabled = await countHealth(this.services, pending, [this.endpoint]);
+    if (!disabled.has(this.endpoint._id)) return true;
+    await this.dropPending();
+    return false;
+  }
+}
 
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
-
-/**
- * Counts finished deliveries (metrics) and, once each, the outcomes the endpoint's health counts
- * (health-count.ts: only those this batch's writes settled and nobody counted yet); false when a
- * failure disabled the endpoint (its pending deliveries are then dropped).
- */
-async function countOutcomes(
-  deps: LaneDeps,
-  endpoint: WebhookEndpointDoc,
-  settled: Settled[],
-): Promise<boolean> {
-  const counted: string[] = [];
-  for (const { delivery, outcome } of settled) {
-    if (outcome.kind !== "settled") continue;
-    deps.metrics?.deliveryFinished(outcome.status);
-    if (outcome.counts) counted.push(delivery._id);
-  }
-  if (counted.length === 0) return true;
-  const pending = await deps.store.webhookDeliveries.healthPending(counted);
-  const disabled = await countHealth(deps, pending, [endpoint]);
-  if (!disabled.has(endpoint._id)) return true;
-  await dropPending(deps, endpoint._id);
-  return false;
-}

@@ -16,7 +16,7 @@ import type { WebhookStores as Store } from "../stores.js";
 import { Dispatcher } from "./dispatcher.js";
 import { sweepHealth } from "./health-count.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
-import { type DeliveryMetrics, type LaneDeps, runLane } from "./lane.js";
+import { type DeliveryMetrics, type LaneHost, type LaneServices, runLane } from "./lane.js";
 import { LaneLeases } from "./lane-leases.js";
 import { RecentEvents } from "./recent-events.js";
 import { gatheredRecorder } from "./recorder.js";
@@ -75,7 +75,7 @@ export function leaseLength(config: Pick<DeliveryConfig, "webhookLeaseMs" | "web
   return config.webhookLeaseMs ?? config.webhookTimeoutMs + 30_000;
 }
 
-export class WebhookDelivery {
+export class WebhookDelivery implements LaneHost {
   /** Agenda, for the jobs that are jobs; started on workers (ROLE worker or all). */
   readonly jobs: Agenda;
   private readonly dispatcher: Dispatcher | undefined;
@@ -84,7 +84,7 @@ export class WebhookDelivery {
   private readonly recent = new RecentEvents();
   private wake: WakeSource | undefined;
   private healthSweep: NodeJS.Timeout | undefined;
-  private stopping = false;
+  private isStopping = false;
   /** Leases and due times are decided on the database's time, whichever process decides. */
   readonly clock: Clock;
   /** The clock when it is the database's own (started with `ready`), not one a test gave. */
@@ -109,7 +109,7 @@ export class WebhookDelivery {
     });
     this.jobs.on("error", (err) => {
       // A lock query still in flight when the database closes at shutdown fails: no news.
-      if (!this.stopping) this.logger.warn({ err }, "agenda error");
+      if (!this.isStopping) this.logger.warn({ err }, "agenda error");
     });
     store.deliveryQueue.attachLanes(async (due) => this.dispatcher?.queued(due), this.clock);
     // Recoveries run as Agenda jobs on workers (webhooks/recovery-job.ts); every role can queue one.
@@ -129,7 +129,7 @@ export class WebhookDelivery {
     const leases = new LaneLeases(store.webhookEndpoints.collection);
     const leaseMs = this.leaseMs;
     const readEvents = this.eventReader();
-    const lane = this.laneDeps({ leases, holder, leaseMs, readEvents, metrics: options.metrics });
+    const lanes = this.laneServices({ leases, holder, readEvents, metrics: options.metrics });
     this.dispatcher = new Dispatcher({
       deliveries: store.webhookDeliveries,
       clock: this.clock,
@@ -139,7 +139,7 @@ export class WebhookDelivery {
       batchSize: perEndpoint,
       leaseMs,
       readEvents,
-      runLane: (start, running) => runLane(lane(running), start),
+      runLane: (start, running) => runLane(lanes, this, running, start),
       dropPending: (endpointId) => this.dropPending(endpointId, options.metrics),
       logger,
     });
@@ -155,7 +155,7 @@ export class WebhookDelivery {
    * The bytes of events: those this process just queued from memory, the others read, with the
    * reads of lanes that start together (a fan-out) gathered into one query.
    */
-  private eventReader(): LaneDeps["readEvents"] {
+  private eventReader(): LaneServices["readEvents"] {
     const { store } = this;
     const readStored = gathered(async (lists: string[][]) => {
       const byId = new Map(
@@ -170,40 +170,65 @@ export class WebhookDelivery {
     };
   }
 
-  /** What every lane run of this process is given; `running` is the run's own handle. */
-  private laneDeps(shared: Pick<LaneDeps, "leases" | "holder" | "leaseMs" | "readEvents" | "metrics">) {
+  /** What every lane of this process works with. */
+  private laneServices({
+    leases,
+    holder,
+    readEvents,
+    metrics,
+  }: Pick<LaneServices, "leases" | "readEvents" | "metrics"> & { holder: string }): LaneServices {
     const { store, config } = this;
-    const record = gatheredRecorder(store);
-    return (running: RunningLane): LaneDeps => ({
-      ...shared,
+    return {
       store,
+      leases,
       clock: this.clock,
-      marginMs: config.webhookLeaseMarginMs,
-      record,
       http: this.agent as Agent,
+      record: gatheredRecorder(store),
+      readEvents,
       logger: this.logger,
-      timeoutMs: config.webhookTimeoutMs,
-      retryDelaysMs: config.webhookRetryDelaysMs,
-      perEndpoint: config.webhookEndpointConcurrency,
-      sliceMs: SLICE_MS,
-      // Only where the API runs beside the lanes (its writes bring news in memory; a worker would
-      // only poll the queue, which slowed its deliveries from 24 to 90 ms), and only while a slot
-      // is free: a lane waiting for work must not keep another from running.
-      linger: (until) =>
-        config.role === "all" && (this.dispatcher?.lanes.size ?? 0) < config.webhookConcurrency
-          ? running.linger(until, {
-              maxMs: LINGER_MS,
-              checkEveryMs: LINGER_CHECK_MS,
-              due: async () => {
-                const due = await store.webhookDeliveries.nextDue(running.endpointId);
-                return due !== null && due.getTime() <= this.clock.now();
-              },
-            })
-          : Promise.resolve(false),
-      crowded: () => this.dispatcher?.crowded() ?? false,
-      stopping: () => this.stopping,
-      retryAt: (at) => this.dispatcher?.wakeAt(at.getTime()),
+      ...(metrics && { metrics }),
+      settings: {
+        holder,
+        timeoutMs: config.webhookTimeoutMs,
+        retryDelaysMs: config.webhookRetryDelaysMs,
+        perEndpoint: config.webhookEndpointConcurrency,
+        leaseMs: this.leaseMs,
+        marginMs: config.webhookLeaseMarginMs,
+        sliceMs: SLICE_MS,
+      },
+    };
+  }
+
+  /**
+   * A lane waits for more only where the API runs beside it (its writes bring news in memory; a
+   * worker would only poll the queue, which slowed its deliveries from 24 to 90 ms), and only
+   * while a slot is free: a lane waiting for work must not keep another from running.
+   */
+  linger(lane: RunningLane, until: number): Promise<boolean> {
+    const { config, store } = this;
+    if (config.role !== "all" || (this.dispatcher?.lanes.size ?? 0) >= config.webhookConcurrency) {
+      return Promise.resolve(false);
+    }
+    return lane.linger(until, {
+      maxMs: LINGER_MS,
+      checkEveryMs: LINGER_CHECK_MS,
+      due: async () => {
+        const due = await store.webhookDeliveries.nextDue(lane.endpointId);
+        return due !== null && due.getTime() <= this.clock.now();
+      },
     });
+  }
+
+  crowded(): boolean {
+    return this.dispatcher?.crowded() ?? false;
+  }
+
+  stopping(): boolean {
+    return this.isStopping;
+  }
+
+  retryAt(at: Date): void {
+    this.dispatcher?.wakeAt(at.getTime());
   }
 
   /** Resolves once Agenda's backend is connected (it creates its indexes) and the database said its time. */
@@ -268,7 +293,7 @@ export class WebhookDelivery {
    * most `timeoutMs`) and let their lanes go, close connections.
    */
   async stop(timeoutMs: number): Promise<void> {
-    this.stopping = true;
+    this.isStopping = true;
     clearInterval(this.healthSweep);
     this.databaseClock?.stop();
     await this.wake?.stop();
