@@ -84,12 +84,24 @@ function keepWatching(
   const stopping = new AbortController();
   let stream: ChangeStream | undefined;
   let poll: NodeJS.Timeout | undefined;
+  let downSince: number | undefined;
+  const fallBack = (err: unknown) => {
+    if (downSince !== undefined) return;
+    downSince = Date.now();
+    poll = pollWhileBusy(dispatcher, wakeIntervalMs);
+    logger.warn(
+      { err, pollMs: wakeIntervalMs },
+      "webhook wake change stream failed; looking for due deliveries every WEBHOOK_WAKE_INTERVAL_MS until it reopens",
+    );
+  };
   const open = async (): Promise<ChangeStream | typeof AGAIN> => {
     stream = watchInserts(db);
-    return (await opened(stream, dispatcher)) ? stream : AGAIN;
+    const refusal = await refused(stream, dispatcher);
+    if (!refusal) return stream;
+    if (!stopping.signal.aborted) fallBack(refusal.error);
+    return AGAIN;
   };
   void (async () => {
-    let downSince: number | undefined;
     for (;;) {
       const current = await retry(REOPEN, open, { signal: stopping.signal });
       if (!current || stopping.signal.aborted) return;
@@ -105,12 +117,7 @@ function keepWatching(
       }
       const err = await follow(current, dispatcher);
       if (stopping.signal.aborted) return;
-      downSince = Date.now();
-      poll = pollWhileBusy(dispatcher, wakeIntervalMs);
-      logger.warn(
-        { err, pollMs: wakeIntervalMs },
-        "webhook wake change stream failed; looking for due deliveries every WEBHOOK_WAKE_INTERVAL_MS until it reopens",
-      );
+      fallBack(err);
     }
   })().catch((err: unknown) => {
     // Not expected (each step catches what the database throws); if it happens, poll for good.
@@ -136,16 +143,20 @@ function watchInserts(db: Db): ChangeStream {
     .watch([{ $match: { operationType: "insert" } }, { $project: { _id: 1 } }]);
 }
 
-/** Asks a new stream once (the first ask runs the `aggregate` that opens it): is it open? */
-async function opened(stream: ChangeStream, dispatcher: Wakeable): Promise<boolean> {
+/**
+ * Asks a new stream once (the first ask runs the `aggregate` that opens it): undefined when it is
+ * open, else why not (it is closed then).
+ */
+async function refused(stream: ChangeStream, dispatcher: Wakeable): Promise<{ error: unknown } | undefined> {
+  let error: unknown = new Error("the server closed the change stream at once");
   try {
     if (await stream.tryNext()) dispatcher.wake();
-    if (!stream.closed) return true;
-  } catch {
-    // Refused: closed below, tried again later.
+    if (!stream.closed) return undefined;
+  } catch (err) {
+    error = err;
   }
   await stream.close().catch(() => {});
-  return false;
+  return { error };
 }
 
 /** A round for every insert the stream reports, until it fails (or is closed at shutdown): why it ended. */
