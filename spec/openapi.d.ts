@@ -854,7 +854,7 @@ export type paths = {
         };
         /**
          * Readiness
-         * @description Answers 200 when the database answers a ping, 503 otherwise; route traffic on it. No authentication.
+         * @description Answers 200 when the database answers a ping and this version's migrations and indexes are done, 503 otherwise (`migrating` while the database answers but they are not done, `database_unavailable` while it does not answer); route traffic on it. No authentication.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1139,8 +1139,11 @@ export type components = {
         MapKey: string;
         /** @description Whether the server can serve API calls. */
         Readiness: {
-            /** @enum {string} */
-            status: "ready" | "database_unavailable";
+            /**
+             * @description `ready`; `migrating`: the database answers, but this version's migrations and indexes are not done yet (the first start on a new database, an upgrade, another process holding the migration lock); `database_unavailable`: the database does not answer.
+             * @enum {string}
+             */
+            status: "ready" | "migrating" | "database_unavailable";
         };
         /**
          * @description Broad category of an error, fixed per HTTP status: `invalid_request_error` (400, 404, 405,
@@ -4449,7 +4452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description The database does not answer; API calls answer 503 `database_unavailable` meanwhile. */
+            /** @description The database does not answer, or is not yet migrated and indexed for this version; API calls answer 503 `database_unavailable` meanwhile. */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

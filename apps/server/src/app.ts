@@ -28,7 +28,7 @@ import { adminRoutes } from "./workspaces/admin-routes.js";
 export interface AppDeps {
   config: Config;
   store: Store;
-  database: Pick<DatabaseConnection, "isConnected" | "ping">;
+  database: Pick<DatabaseConnection, "isConnected" | "isReady" | "readiness" | "ping">;
   openapi: OpenApi;
   logger: Logger;
   /** Milliseconds now, for the rate limiter; tests pass a clock they move by hand. */

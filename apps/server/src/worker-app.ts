@@ -8,7 +8,7 @@ import type { Logger } from "./platform/logger.js";
 import type { Metrics } from "./platform/metrics/metrics.js";
 
 export interface WorkerAppDeps {
-  database: Pick<DatabaseConnection, "ping">;
+  database: Pick<DatabaseConnection, "readiness">;
   logger: Logger;
   /** The process's metrics, which its delivery worker counts into. */
   metrics: Metrics;

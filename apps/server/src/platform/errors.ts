@@ -112,6 +112,12 @@ export interface ErrorDetails {
 export class DatabaseUnavailableError extends Error {}
 
 /**
+ * Raised before touching a database that answers but is not yet migrated and indexed for this
+ * version (platform/http/route-kit.ts): the same 503 `database_unavailable`, saying why.
+ */
+export class DatabaseNotReadyError extends DatabaseUnavailableError {}
+
+/**
  * The spec's `Error` object: the one place its fields are laid out, in the spec's order. A batch
  * item's error is this object alone; a response adds the request's id (`errorBody`).
  */

@@ -62,7 +62,7 @@ export const webhookSettings = settingGroup({
   webhookWakeIntervalMs: integer("WEBHOOK_WAKE_INTERVAL_MS", {
     default: 20,
     min: 1,
-    doc: "without change streams (a standalone mongod, the embedded database): how often a worker looks for deliveries another process queued, one indexed read (five times as seldom after a second in which it found none); on a replica set a change stream wakes it instead and this is unused",
+    doc: "without change streams (a standalone mongod, the embedded database): how often a worker looks for deliveries another process queued, one indexed read (five times as seldom after a second in which it found none); on a replica set a change stream wakes it instead, and this applies only while that stream is down (until it is reopened)",
   }),
   /** Lanes running in one process (webhooks/delivery/worker.ts). */
   webhookConcurrency: integer("WEBHOOK_CONCURRENCY", {

@@ -26,6 +26,13 @@ export function createMongoClient(uri: string): MongoClient {
 const RECONNECT: BackoffPolicy = { firstMs: 250, factor: 2, maxMs: 5000 };
 
 /**
+ * What /readyz answers: `ready` once the database answers and this version's migrations and
+ * indexes are done; `migrating` while it answers but they are not (yet); `database_unavailable`
+ * while it does not answer.
+ */
+export type Readiness = "ready" | "migrating" | "database_unavailable";
+
+/**
  * One MongoClient for the process. Short server-selection timeouts make an unreachable database
  * answer 503 quickly instead of hanging requests.
  *
@@ -33,11 +40,16 @@ const RECONNECT: BackoffPolicy = { firstMs: 250, factor: 2, maxMs: 5000 };
  * the database is down at start (every later operation throws "Topology is closed"), so the app
  * is told `isConnected()` and answers 503 until `connectUntilReady` succeeds. After that, the
  * driver reconnects by itself when the database drops and comes back.
+ *
+ * Connected is not ready: until `connectUntilReady`'s set-up (migrations, indexes) is done, the
+ * database may be half made (a unique index missing, documents in an older shape), so
+ * `isReady()` stays false and the API answers 503 (docs/decisions.md, "Ready means migrated").
  */
 export class DatabaseConnection {
   readonly client: MongoClient;
   readonly db: Db;
   private connected = false;
+  private prepared = false;
 
   constructor(uri: string, databaseName: string) {
     this.client = createMongoClient(uri);
@@ -48,7 +60,18 @@ export class DatabaseConnection {
     return this.connected;
   }
 
-  /** Is the database answering right now? Used by /readyz. */
+  /** Connected, and this version's migrations and indexes are done: the API may touch the database. */
+  isReady(): boolean {
+    return this.prepared;
+  }
+
+  /** What /readyz answers (see Readiness). */
+  async readiness(): Promise<Readiness> {
+    if (!(await this.ping())) return "database_unavailable";
+    return this.prepared ? "ready" : "migrating";
+  }
+
+  /** Is the database answering right now? Used by /readyz and the `database_up` gauge. */
   async ping(): Promise<boolean> {
     if (!this.connected) return false;
     try {
@@ -60,8 +83,9 @@ export class DatabaseConnection {
   }
 
   /**
-   * Connects, then runs `setUp` (index creation), retrying with backoff until both succeed, so a
-   * database that is down at start only delays readiness. Logs once per state change.
+   * Connects, then runs `setUp` (migrations, index creation), retrying with backoff until both
+   * succeed, so a database that is down at start only delays readiness; `isReady()` turns true
+   * once they have. Logs once per state change.
    */
   async connectUntilReady(setUp: () => Promise<void>, logger: Logger, signal?: AbortSignal): Promise<void> {
     let warned = false;
@@ -72,6 +96,7 @@ export class DatabaseConnection {
           await this.client.connect();
           this.connected = true;
           await setUp();
+          this.prepared = true;
           if (warned) logger.info("database reachable; indexes are in place");
           return true;
         } catch (error) {

@@ -2,6 +2,7 @@ import type { Context, Next } from "koa";
 import { isDatabaseUnavailable } from "../database/errors.js";
 import {
   AppError,
+  DatabaseNotReadyError,
   DatabaseUnavailableError,
   DomainError,
   type ErrorKind,
@@ -54,12 +55,11 @@ function toAppError(caught: unknown, ctx: Context, logger: Logger): AppError {
       { reason: (caught as Error).message, requestId: ctx.state.requestId },
       "database unavailable",
     );
-    return new AppError(
-      503,
-      "database_unavailable",
-      "The database is unreachable right now; retry with backoff.",
-      { headers: { "Retry-After": "5" } },
-    );
+    const message =
+      caught instanceof DatabaseNotReadyError
+        ? "The server is still preparing the database for this version (migrations and indexes); retry with backoff."
+        : "The database is unreachable right now; retry with backoff.";
+    return new AppError(503, "database_unavailable", message, { headers: { "Retry-After": "5" } });
   }
   logger.error({ err: caught, requestId: ctx.state.requestId }, "unhandled error");
   return new AppError(500, "internal_error", "Something went wrong on our side; retry later.");

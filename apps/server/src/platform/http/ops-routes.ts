@@ -5,17 +5,18 @@ import type { RouteKit } from "./route-kit.js";
 
 /**
  * Probes (no auth), served by every process, workers included (worker-app.ts): /healthz says the
- * process is up, /readyz that the database answers; load balancers route on /readyz and
- * orchestrators probe workers with both.
+ * process is up, /readyz that the database answers and this version's migrations and indexes are
+ * done (`migrating` until then, docs/decisions.md "Ready means migrated"); load balancers route
+ * on /readyz and orchestrators probe workers with both.
  */
-export function probeRoutes(router: Router, database: Pick<DatabaseConnection, "ping">): void {
+export function probeRoutes(router: Router, database: Pick<DatabaseConnection, "readiness">): void {
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
   });
   router.get("/readyz", async (ctx) => {
-    const ready = await database.ping();
-    ctx.status = ready ? 200 : 503;
-    ctx.body = { status: ready ? "ready" : "database_unavailable" };
+    const status = await database.readiness();
+    ctx.status = status === "ready" ? 200 : 503;
+    ctx.body = { status };
   });
 }
 

@@ -3,7 +3,7 @@ import type { Context, Middleware } from "koa";
 import type { OperationId } from "../../spec/types.js";
 import type { HttpSettings } from "../config.js";
 import type { DatabaseConnection } from "../database/client.js";
-import { DatabaseUnavailableError } from "../errors.js";
+import { DatabaseNotReadyError, DatabaseUnavailableError } from "../errors.js";
 import type { IdempotencyKeys } from "../idempotency/idempotency-keys.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/metrics.js";
@@ -21,7 +21,7 @@ import { memoryBuckets, rateLimit, sharedBuckets } from "./rate-limit.js";
  */
 export interface RouteKit<S = unknown, C = HttpSettings> {
   store: S;
-  database: Pick<DatabaseConnection, "isConnected" | "ping">;
+  database: Pick<DatabaseConnection, "isConnected" | "isReady" | "readiness" | "ping">;
   /** The settings the routes read: the chain's own, and those a capability names (`RouteKit<S, PullSettings>`). */
   config: C;
   openapi: OpenApi;
@@ -60,10 +60,15 @@ export function mountHandlers<K extends Pick<RouteKit, "op">>(kit: K, makers: Ha
 /** The workspace of the authenticated API key. */
 export const workspaceOf = (ctx: Context): string => apiKeyOf(ctx).workspace_id;
 
-/** 503 before touching a database not yet reached (see DatabaseConnection). */
+/**
+ * 503 before touching a database not yet reached, or reached but not yet migrated and indexed
+ * for this version: a write then could fail half way or miss a unique index (see
+ * DatabaseConnection).
+ */
 function requireDatabase(database: RouteKit["database"]): Middleware {
   return async (_ctx, next) => {
     if (!database.isConnected()) throw new DatabaseUnavailableError("not connected yet");
+    if (!database.isReady()) throw new DatabaseNotReadyError("migrations and indexes not done yet");
     await next();
   };
 }
