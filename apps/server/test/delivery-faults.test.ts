@@ -191,6 +191,15 @@ async function delivered(receiver: Receiver, order: string[], timeoutMs = SLOW):
   ).catch(() => undefined);
 }
 
+/**
+ * How long nobody sent after `at` (a fault striking A): while A held the lane, the other worker
+ * waits for its lease, so a short silence means the fault struck a worker that held nothing.
+ */
+function silenceAfter(receiver: Receiver, at: number): number {
+  const next = receiver.received.find((r) => r.startedAt > at);
+  return next ? next.startedAt - at : Number.POSITIVE_INFINITY;
+}
+
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /** Time for a late duplicate (a worker resumed, a second lane) to arrive before the figures are read. */
@@ -220,7 +229,7 @@ describe("webhook delivery under faults", () => {
     w.receiver.answer = () => ({ status: 200, delayMs: killed ? 300 : 1_500 });
     const a = await worker(env);
     const b = startWorker(env);
-    const fed = createContacts(w.key, 20, { until: b });
+    const fed = createContacts(w.key, 10, { until: b });
     await b;
     await eventually(
       async () => w.receiver.inFlight().length,
@@ -229,13 +238,16 @@ describe("webhook delivery under faults", () => {
     );
     const interrupted = new Set(w.receiver.inFlight().map((r) => r.eventId));
     a.child.kill("SIGKILL");
+    const killedAt = Date.now();
     killed = true;
     expect(interrupted.size).toBe(5);
     const { order } = await fed;
     await delivered(w.receiver, order);
     await settle();
     const figures = readHistory(w.receiver.received, order, { interrupted });
-    report("kill", { cap: 5, ...figures, interrupted: interrupted.size });
+    const silence = silenceAfter(w.receiver, killedAt);
+    report("kill", { cap: 5, ...figures, interrupted: interrupted.size, silenceAfterKillMs: silence });
+    expect(silence, "A held the lane: nothing sent until its lease ran out").toBeGreaterThan(2_000);
     expectGuarantees(figures, 5);
     keep(await b);
   });
@@ -392,7 +404,15 @@ describe("webhook delivery under faults", () => {
     const timeouts = (attempts.body.data as Array<{ error: string | null }>).filter((x) =>
       x.error?.startsWith("timeout"),
     ).length;
-    report("pause", { cap: 2, ...figures, interrupted: interrupted.size, timeoutsLogged: timeouts });
+    const silence = silenceAfter(w.receiver, since as number);
+    report("pause", {
+      cap: 2,
+      ...figures,
+      interrupted: interrupted.size,
+      timeoutsLogged: timeouts,
+      silenceAfterPauseMs: silence,
+    });
+    expect(silence, "A held the lane: nothing sent until its lease ran out").toBeGreaterThan(2_000);
     expectGuarantees(figures, 2);
     keep(await b);
   });
@@ -405,7 +425,7 @@ describe("webhook delivery under faults", () => {
     const a = await worker(env);
     const b = startWorker(env);
     // Events keep coming through the hand-off, as on a live deployment.
-    const fed = createContacts(w.key, 20, { until: b.then(() => sleep(1_000)) });
+    const fed = createContacts(w.key, 12, { until: b.then(() => sleep(1_000)) });
     await b;
     quick = true;
     // B's rounds have found the lane held by A.
