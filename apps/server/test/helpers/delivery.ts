@@ -31,8 +31,11 @@ export const TEST_DELIVERY_ENV = {
 export interface Deployment {
   databaseName: string;
   db: Db;
-  /** Starts one more server process on this deployment's database. */
-  start(role: "all" | "api" | "worker", env?: Record<string, string>): Promise<MainProcess>;
+  /**
+   * Starts one more server process on this deployment's database; `args`: node's (FROM_SOURCE
+   * unless given, e.g. with a preload before it).
+   */
+  start(role: "all" | "api" | "worker", env?: Record<string, string>, args?: string[]): Promise<MainProcess>;
   /** Records an event of `type` in `workspaceId` and relays it, queueing its deliveries. */
   emit(workspaceId: string, type: EventType, data?: Record<string, unknown>): Promise<StoredEvent>;
   /**
@@ -82,17 +85,20 @@ export async function startDeployment(
   return {
     databaseName,
     db,
-    async start(role, extra = {}) {
-      const main = startMain({
-        MONGODB_URI: mongodbUri,
-        MONGODB_DATABASE: databaseName,
-        ADMIN_TOKEN: inject("adminToken"),
-        NODE_EXTRA_CA_CERTS: testCertificate().certFile,
-        ROLE: role,
-        ...TEST_DELIVERY_ENV,
-        ...env,
-        ...extra,
-      });
+    async start(role, extra = {}, args) {
+      const main = startMain(
+        {
+          MONGODB_URI: mongodbUri,
+          MONGODB_DATABASE: databaseName,
+          ADMIN_TOKEN: inject("adminToken"),
+          NODE_EXTRA_CA_CERTS: testCertificate().certFile,
+          ROLE: role,
+          ...TEST_DELIVERY_ENV,
+          ...env,
+          ...extra,
+        },
+        args,
+      );
       if (role !== "worker") await main.baseUrl;
       if (role !== "api") await main.logged(/delivering webhooks/);
       return main;

@@ -1,0 +1,498 @@
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { type JavaMongoServer, startMongoJavaServer } from "../src/platform/database/mongo-java-server.js";
+import { api, newWorkspace } from "./helpers/api.js";
+import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
+import { type HistoryFigures, readHistory, summaryLine } from "./helpers/delivery-history.js";
+import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
+import { eventually, FROM_SOURCE, type MainProcess } from "./helpers/main-process.js";
+import { createTcpProxy } from "./helpers/tcp-proxy.js";
+
+// Faults a production fleet meets, injected into real worker processes over one database: a
+// worker paused past its lease (a long GC, a frozen VM: SIGSTOP, then SIGCONT), one killed with
+// requests in flight (the OOM killer: SIGKILL), a host whose clock drifted (a preload shifting
+// Date), failures counted while their worker was paused, a rolling restart (SIGTERM) and a change
+// stream that breaks (the database gone for longer than server selection waits). Each test then
+// reads what the receiver saw (./helpers/delivery-history.ts) against delivery's guarantees: at
+// most WEBHOOK_ENDPOINT_CONCURRENCY in flight, no event first sent after a later one, what a fault
+// interrupted sent again before any later event, no other duplicate, failures counted once, a
+// hand-off within 3 s, nothing lost. Each prints one `[delivery-faults]` line with its figures.
+//
+// The worker a fault strikes is the one that started first: it holds the endpoint's lane because
+// the events are queued while the other is still starting, so no test reads who holds a lease.
+
+vi.setConfig({ testTimeout: 120_000 });
+
+/**
+ * Leases short enough that no test sleeps out the default 30 s one, yet past an attempt's timeout
+ * plus the margin; the timeout twice the slowest answer a receiver gives, so that on a loaded
+ * machine no attempt times out after its answer came (a retry is not what these tests measure).
+ */
+const SHORT_LEASE = { WEBHOOK_TIMEOUT_MS: "3000", WEBHOOK_LEASE_MS: "5000", WEBHOOK_LEASE_MARGIN_MS: "500" };
+/** A process whose wall clock runs ahead (test/helpers/shifted-date.mjs). */
+const SHIFTED = ["--import", join(import.meta.dirname, "helpers/shifted-date.mjs"), ...FROM_SOURCE];
+/** The longest a test waits for its deliveries; a guarantee that holds needs seconds. */
+const SLOW = 60_000;
+/** Five attempts in flight to an endpoint at most. */
+const FIVE = { WEBHOOK_ENDPOINT_CONCURRENCY: "5" };
+/**
+ * Two at most, with a lease far longer than a hand-off may take (a worker that waits out its
+ * peer's lease is seen) and than the pause test's 1.5 s answers.
+ */
+const TWO = { WEBHOOK_ENDPOINT_CONCURRENCY: "2", WEBHOOK_LEASE_MS: "8000" };
+/** The longest a hand-off may leave the endpoint idle (the guarantee's own figure). */
+const HAND_OFF_MS = 3_000;
+
+const summaries: string[] = [];
+let fleet: { deployment: Deployment; baseUrl: string };
+/** mongo-java-server with its oplog (change streams), started beside the fleet for the last test. */
+let oplogServer: Promise<JavaMongoServer>;
+/** The processes the running test started (or is starting), with the settings they were started with. */
+const running: Array<{ process: Promise<MainProcess>; settings: string }> = [];
+/**
+ * Healthy workers an earlier test left, by settings: the next test with the same settings takes
+ * one as its first worker instead of waiting for a process to start (a start takes seconds on a
+ * loaded machine, most of this file's run otherwise).
+ */
+const idle = new Map<string, MainProcess>();
+/** The workers the running test leaves healthy for the next. */
+const kept = new Set<MainProcess>();
+
+beforeAll(async () => {
+  oplogServer = startMongoJavaServer({ oplog: true });
+  oplogServer.catch(() => undefined);
+  // One API process for every test; each test has its own workspace, endpoint and workers.
+  const deployment = await startDeployment();
+  fleet = { deployment, baseUrl: await (await deployment.start("api")).baseUrl };
+});
+
+afterEach(async () => {
+  for (const { process: started, settings } of running.splice(0)) {
+    const main = await started.catch(() => undefined);
+    if (!main || main.child.exitCode !== null || main.child.signalCode !== null) continue;
+    if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-4000));
+    if (kept.delete(main)) {
+      idle.set(settings, main);
+      continue;
+    }
+    main.child.kill("SIGCONT"); // a paused process could not act on SIGKILL's aftermath otherwise
+    main.child.kill("SIGKILL");
+    await main.exited;
+  }
+  kept.clear();
+});
+
+afterAll(async () => {
+  if (summaries.length > 0) console.log(summaries.join("\n"));
+  await (await oplogServer.catch(() => undefined))?.stop();
+});
+
+/**
+ * The first worker of a test, the one a fault strikes: one an earlier test left with the same
+ * settings, else a new one (short leases; `args` for a skewed clock).
+ */
+async function worker(env: Record<string, string> = {}, args?: string[]): Promise<MainProcess> {
+  const settings = JSON.stringify([env, args ?? []]);
+  const left = idle.get(settings);
+  idle.delete(settings);
+  // The others would take lanes of this test's endpoint: a worker the test does not know of.
+  for (const other of idle.values()) {
+    other.child.kill("SIGKILL");
+    await other.exited;
+  }
+  idle.clear();
+  if (!left) return startWorker(env, args);
+  running.push({ process: Promise.resolve(left), settings });
+  return left;
+}
+
+/** A new worker on the fleet's database with short leases (the second of a test: it starts while events queue). */
+function startWorker(env: Record<string, string> = {}, args?: string[]): Promise<MainProcess> {
+  const started = fleet.deployment.start("worker", { ...SHORT_LEASE, ...env }, args);
+  running.push({ process: started, settings: JSON.stringify([env, args ?? []]) });
+  return started;
+}
+
+/** Leaves `main`, healthy after the test, to the next test with its settings. */
+function keep(main: MainProcess): void {
+  kept.add(main);
+}
+
+/** A workspace with one endpoint on a fresh recording receiver, subscribed to contact.created. */
+async function world(endpoint: { rate_limit?: number } = {}, baseUrl = fleet.baseUrl) {
+  const { key } = await newWorkspace(undefined, baseUrl);
+  const receiver = await startReceiver();
+  const body = { url: receiver.url, events: ["contact.created"], ...endpoint };
+  const created = await api.post("/open/v1/webhook-endpoints", { key, baseUrl, body });
+  expect(created.status).toBe(201);
+  return { key, receiver, endpointId: created.body.id as string };
+}
+
+/** How often a steady stream of writes creates a contact. */
+const FEED_MS = 250;
+
+/**
+ * Creates contacts one by one, so their events have a known order: `count` of them at once; or,
+ * with `until`, one every FEED_MS until it settles and `count` more after, so that the first
+ * worker's lane never runs dry while the second one starts (from 2 to 20 s on a loaded machine).
+ * Returns their events' ids oldest first (read through the API) and when each write was answered.
+ */
+async function createContacts(
+  key: string,
+  count: number,
+  { until, baseUrl = fleet.baseUrl }: { until?: Promise<unknown>; baseUrl?: string } = {},
+) {
+  let settled = until === undefined;
+  void until?.finally(() => {
+    settled = true;
+  });
+  const contacts: string[] = [];
+  const createdAt: number[] = [];
+  for (let after = 0; after < count; ) {
+    const body = { name: `Fault ${contacts.length}` };
+    const created = await api.post("/open/v1/contacts", { key, baseUrl, body });
+    expect(created.status).toBe(201);
+    contacts.push(created.body.id);
+    createdAt.push(Date.now());
+    if (settled) after++;
+    if (until) await sleep(FEED_MS);
+  }
+  const eventOf = await eventually(
+    () => contactEvents(key, baseUrl),
+    (events) => contacts.every((id) => events.has(id)),
+    "every contact's event",
+  );
+  return { order: contacts.map((id) => eventOf.get(id) as string), createdAt };
+}
+
+/** The workspace's contact.created events, by contact, every page. */
+async function contactEvents(key: string, baseUrl: string): Promise<Map<string, string>> {
+  const events = new Map<string, string>();
+  let after: string | undefined;
+  for (;;) {
+    const query = { type: ["contact.created"], limit: 100, ...(after && { starting_after: after }) };
+    const page = await api.get("/open/v1/events", { key, baseUrl, query });
+    expect(page.status).toBe(200);
+    for (const event of page.body.data as Array<{ id: string; data: { id: string } }>) {
+      events.set(event.data.id, event.id);
+      after = event.id;
+    }
+    if (!page.body.has_more) return events;
+  }
+}
+
+/** Waits until every event of `order` got a 2xx (or `timeoutMs` passed: the figures say what is missing). */
+async function delivered(receiver: Receiver, order: string[], timeoutMs = SLOW): Promise<void> {
+  await eventually(
+    async () => readHistory(receiver.received, order).missing,
+    (missing) => missing === 0,
+    "every event delivered",
+    timeoutMs,
+  ).catch(() => undefined);
+}
+
+/**
+ * How long nobody sent after `at` (a fault striking A): while A held the lane, the other worker
+ * waits for its lease, so a short silence means the fault struck a worker that held nothing.
+ */
+function silenceAfter(receiver: Receiver, at: number): number {
+  const next = receiver.received.find((r) => r.startedAt > at);
+  return next ? next.startedAt - at : Number.POSITIVE_INFINITY;
+}
+
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+/** Time for a late duplicate (a worker resumed, a second lane) to arrive before the figures are read. */
+const settle = () => sleep(1_500);
+
+/** The guarantees every fault is held to, each checked (and reported) even when another fails. */
+function expectGuarantees(figures: HistoryFigures, cap: number): void {
+  expect.soft(figures.mostInFlight, "most requests in flight at once").toBeLessThanOrEqual(cap);
+  expect.soft(figures.inversions, "events first sent after a later one").toBe(0);
+  expect.soft(figures.resentLate, "interrupted deliveries sent again after a later event").toBe(0);
+  expect.soft(figures.duplicates, "duplicates beyond the interrupted batch").toBe(0);
+  expect.soft(figures.missing, "events never delivered").toBe(0);
+}
+
+function report(fault: string, figures: Record<string, number | string | undefined>): void {
+  const line = summaryLine(fault, figures);
+  summaries.push(line);
+  console.log(line);
+}
+
+describe("webhook delivery under faults", () => {
+  it("a worker killed with requests in flight (SIGKILL): what it left goes first, once", async () => {
+    const env = FIVE;
+    const w = await world();
+    let killed = false;
+    // Slow until the kill, so that it strikes with a full batch in flight; quick after.
+    w.receiver.answer = () => ({ status: 200, delayMs: killed ? 300 : 1_500 });
+    const a = await worker(env);
+    const b = startWorker(env);
+    const fed = createContacts(w.key, 10, { until: b });
+    await b;
+    await eventually(
+      async () => w.receiver.inFlight().length,
+      (n) => n === 5,
+      "5 requests of A in flight",
+    );
+    const interrupted = new Set(w.receiver.inFlight().map((r) => r.eventId));
+    a.child.kill("SIGKILL");
+    const killedAt = Date.now();
+    killed = true;
+    expect(interrupted.size).toBe(5);
+    const { order } = await fed;
+    await delivered(w.receiver, order);
+    await settle();
+    const figures = readHistory(w.receiver.received, order, { interrupted });
+    const silence = silenceAfter(w.receiver, killedAt);
+    report("kill", { cap: 5, ...figures, interrupted: interrupted.size, silenceAfterKillMs: silence });
+    expect(silence, "A held the lane: nothing sent until its lease ran out").toBeGreaterThan(2_000);
+    expectGuarantees(figures, 5);
+    keep(await b);
+  });
+
+  it("a worker whose clock runs 60 s ahead takes no lane another worker holds", async () => {
+    const env = FIVE;
+    const w = await world();
+    let quickAfter = Number.POSITIVE_INFINITY;
+    // Slow while the skewed worker starts (A's lane stays busy), then quick.
+    w.receiver.answer = () => ({ status: 200, delayMs: Date.now() > quickAfter ? 300 : 1_500 });
+    const a = await worker(env);
+    const skewed = startWorker({ ...env, DESKLINE_TEST_DATE_OFFSET_MS: "60000" }, SHIFTED);
+    // The skewed worker's rounds look at the lane for 2 s while A still holds it.
+    const fed = createContacts(w.key, 10, { until: skewed.then(() => sleep(2_000)) });
+    await skewed;
+    const busy = w.receiver.inFlight().length;
+    quickAfter = Date.now() + 2_000;
+    const { order } = await fed;
+    await delivered(w.receiver, order);
+    await settle();
+    const figures = readHistory(w.receiver.received, order);
+    report("worker clock +60 s", { cap: 5, ...figures, events: order.length });
+    expect(busy, "A's requests in flight when the skewed worker came up").toBeGreaterThan(0);
+    expectGuarantees(figures, 5);
+    keep(a);
+  });
+
+  it("an API process whose clock runs 60 s ahead: its writes' deliveries are not held back", async () => {
+    const skewedApi = fleet.deployment.start("api", { DESKLINE_TEST_DATE_OFFSET_MS: "60000" }, SHIFTED);
+    running.push({ process: skewedApi, settings: "skewed api" });
+    const baseUrl = await (await skewedApi).baseUrl;
+    const w = await world();
+    const a = await worker(FIVE);
+    const { order, createdAt } = await createContacts(w.key, 10, { baseUrl });
+    // A sixth of the skew: deliveries held back by it cannot arrive in time, prompt ones easily do.
+    await delivered(w.receiver, order, 10_000);
+    const figures = readHistory(w.receiver.received, order);
+    const lags = order.flatMap((id, i) => {
+      const first = w.receiver.deliveriesOf(id)[0];
+      return first ? [first.startedAt - (createdAt[i] as number)] : [];
+    });
+    report("api clock +60 s", { cap: 5, ...figures, mostLagMs: lags.length ? Math.max(...lags) : "none" });
+    expectGuarantees(figures, 5);
+    keep(a);
+  });
+
+  it("deliveries that fail for good while their worker is paused count once each", async () => {
+    const env = FIVE;
+    const w = await world();
+    const sends = new Map<string, number>();
+    let pausedAt: number | undefined;
+    let a: MainProcess | undefined;
+    // Attempts 1–4 fail at once; a last (5th) attempt is held, and the first one to arrive pauses
+    // A: it stops with that attempt in flight, as a GC pause would strike.
+    w.receiver.answer = (request) => {
+      const attempt = (sends.get(request.eventId) ?? 0) + 1;
+      sends.set(request.eventId, attempt);
+      if (attempt < 5) return { status: 500 };
+      if (pausedAt === undefined && a) {
+        a.child.kill("SIGSTOP");
+        pausedAt = Date.now();
+      }
+      return "hang";
+    };
+    a = await worker(env);
+    const b = startWorker(env);
+    const { order } = await createContacts(w.key, 5);
+    await b;
+    const endpoint = () =>
+      api.get(`/open/v1/webhook-endpoints/${w.endpointId}`, { key: w.key, baseUrl: fleet.baseUrl });
+    // B settles all five once A's lease has run out (those A held with their last attempt made fail unsent).
+    await eventually(
+      async () => (await endpoint()).body.consecutive_failures as number,
+      (n) => n >= order.length,
+      "B settling the failed deliveries",
+      SLOW,
+    );
+    const interrupted = w.receiver.inFlight().filter((r) => r.startedAt <= (pausedAt ?? 0)).length;
+    w.receiver.release(500);
+    a.child.kill("SIGCONT");
+    // Time for A to act on what it had in flight when it stopped.
+    await sleep(3_000);
+    const failures = (await endpoint()).body.consecutive_failures as number;
+    const events = await api.get("/open/v1/events", {
+      key: w.key,
+      baseUrl: fleet.baseUrl,
+      query: { type: ["webhook_delivery.failed"], limit: 100 },
+    });
+    expect(events.status).toBe(200);
+    const figures = readHistory(w.receiver.received, order, { sendsPerEvent: 5 });
+    report("failures during a pause", {
+      failedDeliveries: order.length,
+      consecutiveFailures: failures,
+      deliveryFailedEvents: events.body.data.length,
+      interrupted,
+      mostInFlight: figures.mostInFlight,
+    });
+    expect(pausedAt, "A paused with a last attempt in flight").toBeDefined();
+    expect.soft(failures, "consecutive_failures").toBe(order.length);
+    expect.soft(events.body.data.length, "webhook_delivery.failed events").toBe(order.length);
+    expect.soft(figures.mostInFlight, "most requests in flight at once").toBeLessThanOrEqual(5);
+    keep(await b);
+  });
+
+  it("a worker paused past its lease (SIGSTOP, SIGCONT) sends nothing more once another took its lane", async () => {
+    const env = TWO;
+    const w = await world({ rate_limit: 2 });
+    let a: MainProcess | undefined;
+    let armed = false;
+    let pausedAt: number | undefined;
+    let interrupted = new Set<string>();
+    let resumed = false;
+    w.receiver.answer = (request) => {
+      // Once B runs, the first request of one of A's batches (nothing else in flight) stops A: the
+      // rest of its batch, paced 500 ms apart by the rate limit, is claimed and not yet sent.
+      if (armed && a && pausedAt === undefined && request.inFlightAtStart === 1) {
+        a.child.kill("SIGSTOP");
+        pausedAt = Date.now();
+        interrupted = new Set(w.receiver.inFlight().map((r) => r.eventId));
+      }
+      return { status: 200, delayMs: resumed ? 300 : 1_500 };
+    };
+    a = await worker(env);
+    const b = startWorker(env);
+    const fed = createContacts(w.key, 8, { until: b });
+    await b;
+    armed = true;
+    const since = await eventually(
+      async () => pausedAt,
+      (at) => at !== undefined,
+      "A paused",
+      SLOW,
+    );
+    // Only B can start a request while A is stopped: A resumes in the middle of B's lane.
+    await eventually(
+      async () => w.receiver.inFlight().filter((r) => r.startedAt > (since as number)).length,
+      (n) => n > 0,
+      "B sending on the lane A held",
+      SLOW,
+    );
+    resumed = true;
+    a.child.kill("SIGCONT");
+    const { order } = await fed;
+    await delivered(w.receiver, order);
+    await settle();
+    const figures = readHistory(w.receiver.received, order, { interrupted });
+    // Every answer came within 1.5 s, half the timeout: a timeout in the log is most likely an answer misread.
+    const attempts = await api.get(`/open/v1/webhook-endpoints/${w.endpointId}/attempts`, {
+      key: w.key,
+      baseUrl: fleet.baseUrl,
+      query: { limit: 100 },
+    });
+    expect(attempts.status).toBe(200);
+    const timeouts = (attempts.body.data as Array<{ error: string | null }>).filter((x) =>
+      x.error?.startsWith("timeout"),
+    ).length;
+    const silence = silenceAfter(w.receiver, since as number);
+    report("pause", {
+      cap: 2,
+      ...figures,
+      interrupted: interrupted.size,
+      timeoutsLogged: timeouts,
+      silenceAfterPauseMs: silence,
+    });
+    expect(silence, "A held the lane: nothing sent until its lease ran out").toBeGreaterThan(2_000);
+    expectGuarantees(figures, 2);
+    keep(await b);
+  });
+
+  it("a worker stopped with SIGTERM hands its lane to a waiting worker within 3 s", async () => {
+    const env = TWO;
+    const w = await world();
+    let quick = false;
+    w.receiver.answer = () => ({ status: 200, delayMs: quick ? 300 : 1_000 });
+    const a = await worker(env);
+    const b = startWorker(env);
+    // Events keep coming through the hand-off, as on a live deployment.
+    const fed = createContacts(w.key, 12, { until: b.then(() => sleep(1_000)) });
+    await b;
+    quick = true;
+    // B's rounds have found the lane held by A.
+    await sleep(1_000);
+    const sent = new Set(w.receiver.received.map((r) => r.eventId)).size;
+    const stoppedAt = Date.now();
+    a.child.kill("SIGTERM");
+    const code = await a.exited;
+    const { order } = await fed;
+    const left = order.length - sent;
+    await delivered(w.receiver, order);
+    await settle();
+    const figures = readHistory(w.receiver.received, order, { idleFrom: stoppedAt });
+    report("SIGTERM hand-off", {
+      cap: 2,
+      ...figures,
+      handOffGapMs: figures.longestIdleMs,
+      left,
+      exit: String(code),
+    });
+    expect(left, "events left for B after A stopped").toBeGreaterThan(10);
+    expect.soft(code, "A's exit code").toBe(0);
+    expect.soft(figures.longestIdleMs, "hand-off gap (ms)").toBeLessThan(HAND_OFF_MS);
+    expectGuarantees(figures, 2);
+  });
+
+  it("a change stream broken by a database outage is opened again: deliveries go out at once after it", async () => {
+    const server = await oplogServer;
+    // The server process reaches the database through a proxy the test cuts; the test does not.
+    const proxy = await createTcpProxy(server.uri);
+    await proxy.open();
+    // A regular poll far past the test's wait: only the change stream can explain a prompt delivery.
+    const deployment = await startDeployment(
+      { WEBHOOK_POLL_INTERVAL_MS: "60000" },
+      { mongodbUri: server.uri },
+    );
+    // ROLE=all: its API makes the workspace and the endpoint; the events come from the test's own
+    // relay (`emit`), another process, which only the change stream tells the worker of.
+    const all = deployment.start("all", { ...SHORT_LEASE, MONGODB_URI: proxy.uri });
+    running.push({ process: all, settings: "change stream" });
+    const { baseUrl, output } = await all;
+    const { key, workspaceId } = await newWorkspace(undefined, await baseUrl);
+    const receiver = await startReceiver();
+    await createEndpoint({ key, baseUrl: await baseUrl }, receiver.url, ["contact.created"]);
+    expect(output(), "a worker woken by a change stream").toMatch(/change stream on webhook_deliveries/);
+    const before = await deployment.emit(workspaceId, "contact.created");
+    await delivered(receiver, [before._id], 10_000);
+    // Its outcome recorded before the outage (else it is sent again, rightly).
+    await sleep(1_000);
+    // Longer than server selection waits (2 s): the stream's resume fails (about 4 s after the
+    // cut), as in a failover that lasts.
+    await proxy.cut();
+    await sleep(6_000);
+    await proxy.open();
+    // The dispatch rounds that failed meanwhile retry within a second: over before the event.
+    await sleep(3_000);
+    const after = await deployment.emit(workspaceId, "contact.created");
+    const emittedAt = Date.now();
+    const order = [before._id, after._id];
+    await delivered(receiver, order, 10_000);
+    const first = receiver.deliveriesOf(after._id)[0];
+    const figures = readHistory(receiver.received, order);
+    report("change stream broken", {
+      ...figures,
+      wakeAfterOutageMs: first ? first.startedAt - emittedAt : "none",
+      streamErrorLogged: /"level":40[^\n]*change stream/.test(output()) ? "yes" : "no",
+    });
+    expectGuarantees(figures, 10);
+  });
+});
