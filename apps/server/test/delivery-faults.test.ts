@@ -464,7 +464,10 @@ describe("webhook delivery under faults", () => {
     );
     // ROLE=all: its API makes the workspace and the endpoint; the events come from the test's own
     // relay (`emit`), another process, which only the change stream tells the worker of.
-    const all = deployment.start("all", { ...SHORT_LEASE, MONGODB_URI: proxy.uri });
+    // The driver's monitor looks for a database that came back every 0.5 s, not every 10 s: how
+    // soon the driver sees it is the driver's business; what is tested is that the stream reopens.
+    const uri = `${proxy.uri}${proxy.uri.includes("?") ? "&" : "?"}heartbeatFrequencyMS=500`;
+    const all = deployment.start("all", { ...SHORT_LEASE, MONGODB_URI: uri });
     running.push({ process: all, settings: "change stream" });
     const { baseUrl, output } = await all;
     const { key, workspaceId } = await newWorkspace(undefined, await baseUrl);
