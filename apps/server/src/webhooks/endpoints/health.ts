@@ -1,7 +1,6 @@
 import type { Filter, UpdateFilter } from "mongodb";
-import { newEvent, type StoredEvent } from "../events/model.js";
-import type { Schema } from "../spec/types.js";
-import { DISABLE_AFTER_FAILURES, FAILURES_DISABLED_REASON } from "./disable-after-failures.js";
+import { newEvent, type StoredEvent } from "../../events/model.js";
+import type { Schema } from "../../spec/types.js";
 
 /**
  * The health of an endpoint and the operational events it speaks up with (docs/decisions.md,
@@ -15,8 +14,18 @@ import { DISABLE_AFTER_FAILURES, FAILURES_DISABLED_REASON } from "./disable-afte
  * at once, exactly one moves the count across each threshold, so no streak sends an event twice.
  * Each event is pushed into the endpoint's `pending_events` by the very update that makes the
  * change it reports (events/outbox-relay.ts moves it to `events`), so a crash cannot lose it.
- * Pure: WebhookEndpoints (endpoints.ts) runs the updates, in order, until one applies.
+ * Pure: WebhookEndpoints (store.ts) runs the updates, in order, until one applies.
  */
+
+/**
+ * The 15-failure rule: an endpoint whose deliveries fail DISABLE_AFTER_FAILURES times in a row is
+ * disabled, and a success starts the count again. The conditional updates below apply it, with the
+ * operational events they send.
+ */
+
+/** Consecutive failed deliveries after which an endpoint is disabled. */
+export const DISABLE_AFTER_FAILURES = 15;
+export const FAILURES_DISABLED_REASON = `${DISABLE_AFTER_FAILURES} consecutive failed deliveries`;
 
 export interface HealthRules {
   /** The consecutive failure that sends `webhook_endpoint.failing` (WEBHOOK_FAILING_AFTER, default 5). */
