@@ -1,7 +1,11 @@
 import { MongoClient } from "mongodb";
 import { loadConsoleAssets } from "../src/console/assets.js";
 import { newId } from "../src/platform/ids.js";
-import { type DeliveryStatus, pendingKey, type WebhookDeliveryDoc } from "../src/webhooks/deliveries.js";
+import {
+  type DeliveryStatus,
+  pendingKey,
+  type WebhookDeliveryDoc,
+} from "../src/webhooks/deliveries/store.js";
 import { launchChromium } from "../test/helpers/browser.js";
 import { ADMIN_TOKEN, benchWorkspace, certificate, loadAverage, post, startServer } from "./delivery-kit.js";
 import { newRunId, startBenchDatabase } from "./environment.js";

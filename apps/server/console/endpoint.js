@@ -9,7 +9,7 @@ import { endpointForm } from "./form.js";
 import { recoverSection } from "./recover.js";
 import { secretNotice } from "./secret.js";
 
-/** Matches the server's reason for an endpoint its owner paused (webhooks/endpoints.ts). */
+/** Matches the server's reason for an endpoint its owner paused (webhooks/endpoints/store.ts). */
 const OWNER_DISABLED = "disabled by the owner";
 
 function facts(endpoint, stats) {

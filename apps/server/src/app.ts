@@ -19,10 +19,8 @@ import type { Logger } from "./platform/logger.js";
 import type { Metrics } from "./platform/metrics/metrics.js";
 import type { Store } from "./store.js";
 import { ticketRoutes } from "./tickets/routes.js";
-import { adminWebhookRoutes } from "./webhooks/admin-routes.js";
-import { endpointStatsRoutes } from "./webhooks/endpoint-stats.js";
-import { eventDeliveryRoutes } from "./webhooks/event-routes.js";
-import { webhookEndpointRoutes } from "./webhooks/routes.js";
+import { endpointStatsRoutes } from "./webhooks/endpoints/stats.js";
+import { adminWebhookRoutes, webhookRoutes } from "./webhooks/routes.js";
 import { adminRoutes } from "./workspaces/admin-routes.js";
 
 export interface AppDeps {
@@ -56,10 +54,9 @@ export function createApp({ config, store, database, openapi, logger, clock, met
   adminConsoleRoutes(kit);
   contactRoutes(kit);
   ticketRoutes(kit);
-  webhookEndpointRoutes(kit);
+  webhookRoutes(kit);
   endpointStatsRoutes(kit);
   eventRoutes(kit);
-  eventDeliveryRoutes(kit);
   conversationRoutes(kit);
 
   // The webhook console: its page, session and gateway into the routes above (console/routes.ts).

@@ -18,7 +18,7 @@ import { startTelemetry, stopTelemetry } from "./platform/telemetry/index.js";
 import { createStore, prepareDatabase, type Store } from "./store.js";
 import { startSweeps } from "./sweeps.js";
 import { WebhookDelivery } from "./webhooks/delivery/worker.js";
-import { holdSecretWritesUntilChecked, sealStoredSecrets } from "./webhooks/secrets/stored.js";
+import { holdSecretWritesUntilChecked, sealStoredSecrets } from "./webhooks/endpoints/secrets/reseal.js";
 import { createWorkerApp } from "./worker-app.js";
 
 /** How long a shutdown may take beyond SHUTDOWN_TIMEOUT_MS (the running attempts' bound) before it gives up. */

@@ -1,7 +1,7 @@
 import type { DatabaseConnection } from "./platform/database/client.js";
 import { type GaugeSources, Metrics } from "./platform/metrics/metrics.js";
 import type { Store } from "./store.js";
-import { OWNER_DISABLED_REASON } from "./webhooks/endpoints.js";
+import { OWNER_DISABLED_REASON } from "./webhooks/endpoints/store.js";
 
 /**
  * Connects the metrics to what they count: the relay reports each event it records, and the

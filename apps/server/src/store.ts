@@ -14,12 +14,12 @@ import { RateLimits } from "./platform/rate-limit/rate-limits.js";
 import { SecretBox } from "./platform/secret-box.js";
 import { Tombstones } from "./records/tombstones.js";
 import { Tickets } from "./tickets/tickets.js";
-import { DeliveryAttempts } from "./webhooks/attempts.js";
-import { toWebhookDelivery, WebhookDeliveries } from "./webhooks/deliveries.js";
-import { DeliveryQueue } from "./webhooks/delivery-queue.js";
-import { WebhookEndpoints } from "./webhooks/endpoints.js";
-import { WebhookRecoveries } from "./webhooks/recoveries.js";
-import { SecretsAtRest } from "./webhooks/secrets/at-rest.js";
+import { DeliveryAttempts } from "./webhooks/deliveries/attempts.js";
+import { DeliveryQueue } from "./webhooks/deliveries/queue.js";
+import { toWebhookDelivery, WebhookDeliveries } from "./webhooks/deliveries/store.js";
+import { SecretsAtRest } from "./webhooks/endpoints/secrets/at-rest.js";
+import { WebhookEndpoints } from "./webhooks/endpoints/store.js";
+import { WebhookRecoveries } from "./webhooks/recovery/store.js";
 import { ApiKeys } from "./workspaces/api-keys.js";
 import { Workspaces } from "./workspaces/workspaces.js";
 
@@ -42,11 +42,11 @@ export interface Store {
   deliveryAttempts: DeliveryAttempts;
   /** The API keys' token buckets, shared by the API processes (platform/rate-limit/rate-limits.ts). */
   rateLimits: RateLimits;
-  /** One document per delivery (event × endpoint × queueing), and the queue: webhooks/deliveries.ts. */
+  /** One document per delivery (event × endpoint × queueing), and the queue: webhooks/deliveries/store.ts. */
   webhookDeliveries: WebhookDeliveries;
-  /** Queues deliveries: records them, then schedules their endpoints' lanes (webhooks/delivery-queue.ts). */
+  /** Queues deliveries: records them, then schedules their endpoints' lanes (webhooks/deliveries/queue.ts). */
   deliveryQueue: DeliveryQueue;
-  /** Recoveries and their progress; a job runs each (webhooks/recovery-job.ts). */
+  /** Recoveries and their progress; a job runs each (webhooks/recovery/job.ts). */
   webhookRecoveries: WebhookRecoveries;
   /** Moves events from the documents that record them into `events` (events/outbox-relay.ts). */
   relay: EventRelay;
@@ -72,7 +72,7 @@ export function createStore(
   logger: Logger,
 ): Store {
   // One process, one environment, one set of keys: every seal and open of a stored secret goes
-  // through this one object (webhooks/secrets/at-rest.ts).
+  // through this one object (webhooks/endpoints/secrets/at-rest.ts).
   const secrets = new SecretsAtRest(
     new SecretBox(config.secretsEncryptionKey, config.secretsEncryptionOldKeys),
   );

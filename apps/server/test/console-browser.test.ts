@@ -184,7 +184,7 @@ describe("the webhook console in Chromium", () => {
     await textOf(page.locator(".secret")).toMatch(/^whsec_/);
     expect(await page.locator(".secret").textContent()).not.toBe(created.body.secret);
 
-    // As deliveries leave an endpoint after 15 failures (webhooks/disable-after-failures.ts).
+    // As deliveries leave an endpoint after 15 failures (webhooks/endpoints/health.ts).
     await deployment.db.collection<{ _id: string }>("webhook_endpoints").updateOne(
       { _id: created.body.id },
       {

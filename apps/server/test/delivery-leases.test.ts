@@ -7,7 +7,7 @@ import { DatabaseClock } from "../src/platform/database/database-clock.js";
 import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 import { createStore, ensureIndexes, type Store } from "../src/store.js";
-import { INTERRUPTED_ATTEMPT } from "../src/webhooks/attempts.js";
+import { INTERRUPTED_ATTEMPT } from "../src/webhooks/deliveries/attempts.js";
 import { countHealth, sweepHealth } from "../src/webhooks/delivery/health-count.js";
 import { createDeliveryAgent, postWebhook } from "../src/webhooks/delivery/http-client.js";
 import { HeldLease } from "../src/webhooks/delivery/lane-leases.js";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { isSubscribed, subscribedTypes } from "../src/events/model.js";
-import { refusedRange, refusedUrlHost } from "../src/webhooks/address-policy.js";
 import { ADDRESS_REFUSED, type AttemptResult, classifyAttempt } from "../src/webhooks/delivery/outcome.js";
 import { retryDelay, withJitter } from "../src/webhooks/delivery/retry-schedule.js";
+import { refusedRange, refusedUrlHost } from "../src/webhooks/endpoints/address-policy.js";
 import { parseRetryDelays } from "../src/webhooks/settings.js";
 import { REACHABLE_ADDRESSES, REFUSED_ADDRESSES } from "./helpers/special-addresses.js";
 

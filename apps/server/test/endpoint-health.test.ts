@@ -5,7 +5,7 @@ import type { StoredEvent } from "../src/events/model.js";
 import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 import { createStore, ensureIndexes, type Store } from "../src/store.js";
-import type { WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
+import type { WebhookEndpointDoc } from "../src/webhooks/endpoints/store.js";
 
 // The rule behind the operational events, on the real database, with two stores standing for
 // two workers counting one endpoint's failures at the same time: one event per threshold per

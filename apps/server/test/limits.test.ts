@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
-import type { WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
-import { SecretsAtRest } from "../src/webhooks/secrets/at-rest.js";
+import { SecretsAtRest } from "../src/webhooks/endpoints/secrets/at-rest.js";
+import type { WebhookEndpointDoc } from "../src/webhooks/endpoints/store.js";
 
 import { api, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";

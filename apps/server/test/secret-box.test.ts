@@ -9,9 +9,9 @@ import {
   SecretKeyError,
   sealedKeyId,
 } from "../src/platform/secret-box.js";
-import { SecretsAtRest, secretBinding } from "../src/webhooks/secrets/at-rest.js";
+import { SecretsAtRest, secretBinding } from "../src/webhooks/endpoints/secrets/at-rest.js";
 
-// The sealing of webhook signing secrets (platform/secret-box.ts, used through webhooks/secrets/at-rest.ts) as a pure module, and how
+// The sealing of webhook signing secrets (platform/secret-box.ts, used through webhooks/endpoints/secrets/at-rest.ts) as a pure module, and how
 // SECRETS_ENCRYPTION_KEY and SECRETS_ENCRYPTION_OLD_KEYS are read. The server-level behaviour
 // (start-up, rotation, replays) is in secrets-at-rest.test.ts.
 

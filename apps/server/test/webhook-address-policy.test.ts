@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { refusedRange } from "../src/webhooks/address-policy.js";
 import { createDeliveryAgent, postWebhook, type Resolver } from "../src/webhooks/delivery/http-client.js";
+import { refusedRange } from "../src/webhooks/endpoints/address-policy.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
 import { REFUSED_ADDRESSES } from "./helpers/special-addresses.js";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import type { WebhookEndpointDoc } from "../src/webhooks/endpoints.js";
-import { SecretsAtRest } from "../src/webhooks/secrets/at-rest.js";
+import { SecretsAtRest } from "../src/webhooks/endpoints/secrets/at-rest.js";
+import type { WebhookEndpointDoc } from "../src/webhooks/endpoints/store.js";
 
 import { ALL_SCOPES, api, newKey, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";

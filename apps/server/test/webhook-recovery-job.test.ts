@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from "vitest";
 import type { StoredEvent } from "../src/events/model.js";
-import type { WebhookRecoveryDoc } from "../src/webhooks/recoveries.js";
+import type { WebhookRecoveryDoc } from "../src/webhooks/recovery/store.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { startDeployment } from "./helpers/delivery.js";
 import { startReceiver } from "./helpers/https-receiver.js";
 import { eventually } from "./helpers/main-process.js";
 
-// A recovery is an Agenda job on the workers (webhooks/recovery-job.ts): the API process only
+// A recovery is an Agenda job on the workers (webhooks/recovery/job.ts): the API process only
 // records it and schedules the job, a worker pages through the window a page at a time
 // (WEBHOOK_RECOVERY_PAGE_SIZE) recording its progress on the recovery, and a worker SIGKILLed
 // mid-way leaves it for the next, which goes on from the last page recorded.

@@ -2,7 +2,7 @@ import { constructEvent } from "@deskline/webhook-verifier";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { StoredEvent } from "../src/events/model.js";
 import { derivedId } from "../src/platform/ids.js";
-import type { WebhookDeliveryDoc } from "../src/webhooks/deliveries.js";
+import type { WebhookDeliveryDoc } from "../src/webhooks/deliveries/store.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";

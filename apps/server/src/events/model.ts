@@ -35,7 +35,7 @@ export interface StoredEvent {
    */
   traceparent?: string;
   /**
-   * The webhook endpoint an operational event is about (webhooks/endpoint-health.ts): it is never
+   * The webhook endpoint an operational event is about (webhooks/endpoints/health.ts): it is never
    * delivered there, where it would fail for the reason it reports.
    */
   about_endpoint_id?: string;

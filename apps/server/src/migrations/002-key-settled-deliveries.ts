@@ -6,7 +6,7 @@ import { type Migration, replaceIndexes, rewriteInBatches } from "../platform/da
  * which a settled delivery left out by having no key. It now leads with the workspace
  * (`{workspace_id, pending_key}`, so a sharded cluster can keep it), and a compound index is
  * sparse only when every field is missing, so each settled delivery carries a key of its own,
- * `settled <_id>` (webhooks/deliveries.ts). The new index is built before the old one goes, so
+ * `settled <_id>` (webhooks/deliveries/store.ts). The new index is built before the old one goes, so
  * the rule holds throughout (the API serves while migrations run). The queue's indexes before it
  * ordered by event (`endpoint_due`, `due`) go too; the current ones are created at start.
  */

@@ -1,190 +1,20 @@
-import { schemaDefaults } from "@deskline/spec/values";
-import type { Events } from "../events/events.js";
-import { AppError } from "../platform/errors.js";
-import type { Handler } from "../platform/http/operation.js";
-import { parseInstant, parsePage, toPage } from "../platform/http/paging.js";
-import { mountHandlers, type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
-import type { Schema } from "../spec/types.js";
-import { refusedUrlHost } from "./address-policy.js";
-import { toDeliveryAttempt } from "./attempts.js";
-import { toWebhookDelivery } from "./deliveries.js";
-import { toWebhookEndpoint } from "./endpoints.js";
-import { toWebhookRecovery } from "./recoveries.js";
-import { endpointDisabled, type RecoveryWindow } from "./recovery.js";
+import type { HttpSettings } from "../platform/config.js";
+import type { RouteKit } from "../platform/http/route-kit.js";
+import { adminDeliveryRoutes, deliveryRoutes } from "./deliveries/routes.js";
+import { adminWebhookEndpointRoutes, webhookEndpointRoutes } from "./endpoints/routes.js";
+import { recoveryRoutes } from "./recovery/routes.js";
 import type { WebhookSettings } from "./settings.js";
 import type { WebhookStores } from "./stores.js";
 
-// The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a
-// day, the spec's `WebhookEndpointSecretRotation.expires_in` default.
-const DEFAULT_GRACE_SECONDS = schemaDefaults.WebhookEndpointSecretRotation.expires_in;
-
-type Kit = RouteKit<WebhookStores, WebhookSettings>;
-
-/**
- * The spec's webhook endpoint operations: what receivers expect from Stripe and Svix (get, PATCH, secret rotation). The
- * secret appears only in the answers of create and rotate; every other answer omits it.
- */
-export function webhookEndpointRoutes(kit: Kit): void {
-  mountHandlers(kit, {
-    listWebhookEndpoints,
-    createWebhookEndpoint,
-    getWebhookEndpoint,
-    updateWebhookEndpoint,
-    rotateWebhookEndpointSecret,
-    listWebhookEndpointAttempts,
-    listWebhookEndpointDeliveries,
-    recoverWebhookEndpoint,
-    getWebhookRecovery,
-    deleteWebhookEndpoint,
-  });
+/** Mounts the routes of the webhook rooms (endpoints, deliveries, recovery) in one call each for the app. */
+export function webhookRoutes(kit: RouteKit<WebhookStores, WebhookSettings & HttpSettings>): void {
+  webhookEndpointRoutes(kit);
+  deliveryRoutes(kit);
+  recoveryRoutes(kit);
 }
 
-/**
- * An IP-literal URL in a refused range is refused at once (docs/decisions.md "Webhook address
- * policy"); a host name is checked when each attempt connects (webhooks/delivery/http-client.ts).
- */
-function checkUrl(url: string | undefined, { webhookAllowPrivateNetworks }: Kit["config"]): void {
-  if (url === undefined) return;
-  // RFC 3986 (the spec's `format: uri`) takes hosts such as 999.1.1.1 that no delivery can reach.
-  if (!URL.canParse(url)) {
-    throw new AppError(400, "parameter_invalid", "`url` is not a URL deliveries can be sent to.", {
-      param: "url",
-    });
-  }
-  if (webhookAllowPrivateNetworks) return;
-  const refused = refusedUrlHost(url);
-  if (refused) {
-    throw new AppError(
-      400,
-      "url_address_refused",
-      `Webhooks may not be sent to ${new URL(url).hostname} (${refused}); use a publicly reachable host.`,
-      { param: "url" },
-    );
-  }
-}
-
-function listWebhookEndpoints({ store }: Kit): Handler<"listWebhookEndpoints"> {
-  return async ({ ctx, query }) => {
-    const page = parsePage(query);
-    const docs = await store.webhookEndpoints.list(workspaceOf(ctx), page);
-    return { status: 200, body: toPage(docs, page.limit, toWebhookEndpoint) };
-  };
-}
-
-function createWebhookEndpoint({ store, config }: Kit): Handler<"createWebhookEndpoint"> {
-  return async ({ ctx, body }) => {
-    checkUrl(body.url, config);
-    const { doc, secret } = await store.webhookEndpoints.create(workspaceOf(ctx), body);
-    return { status: 201, body: withSecret(toWebhookEndpoint(doc), secret) };
-  };
-}
-
-function getWebhookEndpoint({ store }: Kit): Handler<"getWebhookEndpoint"> {
-  return async ({ ctx, id }) => ({
-    status: 200,
-    body: toWebhookEndpoint(await store.webhookEndpoints.get(workspaceOf(ctx), id)),
-  });
-}
-
-function updateWebhookEndpoint({ store, config }: Kit): Handler<"updateWebhookEndpoint"> {
-  return async ({ ctx, id, body }) => {
-    checkUrl(body.url, config);
-    const doc = await store.webhookEndpoints.update(workspaceOf(ctx), id, body);
-    return { status: 200, body: toWebhookEndpoint(doc) };
-  };
-}
-
-function rotateWebhookEndpointSecret({ store }: Kit): Handler<"rotateWebhookEndpointSecret"> {
-  return async ({ ctx, id, body }) => {
-    const graceMs = (body.expires_in ?? DEFAULT_GRACE_SECONDS) * 1000;
-    const { doc, secret } = await store.webhookEndpoints.rotateSecret(workspaceOf(ctx), id, graceMs);
-    return { status: 200, body: withSecret(toWebhookEndpoint(doc), secret) };
-  };
-}
-
-function listWebhookEndpointAttempts({ store }: Kit): Handler<"listWebhookEndpointAttempts"> {
-  return async ({ ctx, id, query }) => {
-    const page = parsePage(query);
-    const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
-    const docs = await store.deliveryAttempts.list(endpoint, page);
-    return { status: 200, body: toPage(docs, page.limit, toDeliveryAttempt) };
-  };
-}
-
-function listWebhookEndpointDeliveries({ store }: Kit): Handler<"listWebhookEndpointDeliveries"> {
-  return async ({ ctx, id, query }) => {
-    const page = parsePage(query);
-    const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
-    const filters = { status: query.status, eventType: query.event_type };
-    const docs = await store.webhookDeliveries.listForEndpoint(endpoint, filters, page);
-    return { status: 200, body: toPage(docs, page.limit, toWebhookDelivery) };
-  };
-}
-
-function recoverWebhookEndpoint({ store, metrics }: Kit): Handler<"recoverWebhookEndpoint"> {
-  return async ({ ctx, id, body }) => {
-    const window = recoveryWindow(body, store.events);
-    const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
-    if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "id");
-    const recovery = await store.webhookRecoveries.start(endpoint, window);
-    metrics?.recovery();
-    return { status: 202, body: toWebhookRecovery(recovery) };
-  };
-}
-
-function getWebhookRecovery({ store }: Kit): Handler<"getWebhookRecovery"> {
-  return async ({ ctx, id }) => ({
-    status: 200,
-    body: toWebhookRecovery(await store.webhookRecoveries.get(workspaceOf(ctx), id)),
-  });
-}
-
-function deleteWebhookEndpoint({ store }: Kit): Handler<"deleteWebhookEndpoint"> {
-  return async ({ ctx, id }) => {
-    await store.webhookEndpoints.delete(workspaceOf(ctx), id);
-    return { status: 200, body: { id, object: "webhook_endpoint", deleted: true } };
-  };
-}
-
-/** The one-time answer: the secret placed where the spec lists it, before the timestamps. */
-function withSecret(
-  endpoint: Schema<"WebhookEndpoint">,
-  secret: string,
-): Schema<"WebhookEndpointWithSecret"> {
-  const { created_at, updated_at, ...rest } = endpoint;
-  return { ...rest, secret, created_at, updated_at };
-}
-
-/**
- * The window of a recovery: `until` defaults to now and is at most now; it may not end before it
- * starts, and `since` may go back at most the event retention (older events are gone; the rule is
- * the events store's).
- */
-function recoveryWindow(
-  body: { since: number | string; until?: number | string },
-  events: Pick<Events, "keptSince" | "retentionMs">,
-): RecoveryWindow {
-  const now = Date.now();
-  const since = parseInstant(body.since, "since");
-  const until = body.until === undefined ? new Date(now) : parseInstant(body.until, "until");
-  if (until.getTime() > now) until.setTime(now);
-  if (until.getTime() < since.getTime()) {
-    const param = body.until === undefined ? "since" : "until";
-    throw new AppError(
-      400,
-      "parameter_invalid",
-      "The window ends before it starts: `until` must not be before `since` (and `since` not in the future).",
-      { param },
-    );
-  }
-  if (since < events.keptSince(new Date(now))) {
-    const days = Math.round(events.retentionMs / 86_400_000);
-    throw new AppError(
-      400,
-      "parameter_invalid",
-      `\`since\` is older than the event retention (${days} days): events before it are gone.`,
-      { param: "since" },
-    );
-  }
-  return { since, until };
+/** The operator's routes over webhook endpoints of any workspace. */
+export function adminWebhookRoutes(kit: RouteKit<WebhookStores>): void {
+  adminWebhookEndpointRoutes(kit);
+  adminDeliveryRoutes(kit);
 }

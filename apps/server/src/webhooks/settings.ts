@@ -76,7 +76,7 @@ export const webhookSettings = settingGroup({
     min: 1,
     doc: "attempts in flight to one endpoint across the whole deployment (one lane runs at a time, however many workers): a slow receiver holds at most this many connections, and the other endpoints, those on the same host too, never wait for them",
   }),
-  /** Once per streak (webhooks/endpoint-health.ts); below the 15 failures that disable. */
+  /** Once per streak (webhooks/endpoints/health.ts); below the 15 failures that disable. */
   webhookFailingAfter: integer("WEBHOOK_FAILING_AFTER", {
     default: 5,
     min: 1,

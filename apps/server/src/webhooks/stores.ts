@@ -1,10 +1,10 @@
 import type { Events } from "../events/events.js";
-import type { DeliveryAttempts } from "./attempts.js";
-import type { WebhookDeliveries } from "./deliveries.js";
-import type { DeliveryQueue } from "./delivery-queue.js";
-import type { WebhookEndpoints } from "./endpoints.js";
-import type { WebhookRecoveries } from "./recoveries.js";
-import type { SecretsAtRest } from "./secrets/at-rest.js";
+import type { DeliveryAttempts } from "./deliveries/attempts.js";
+import type { DeliveryQueue } from "./deliveries/queue.js";
+import type { WebhookDeliveries } from "./deliveries/store.js";
+import type { SecretsAtRest } from "./endpoints/secrets/at-rest.js";
+import type { WebhookEndpoints } from "./endpoints/store.js";
+import type { WebhookRecoveries } from "./recovery/store.js";
 
 /**
  * The stores the webhook machinery reaches: its routes, recovery and the delivery worker. The

@@ -10,7 +10,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 
 /**
  * How one webhook attempt, or a whole delivery (all its attempts), ended: the metrics' `outcome`
- * label. Not a delivery's outcome (webhooks/deliveries.ts `DeliveryOutcome`: retry or settled).
+ * label. Not a delivery's outcome (webhooks/deliveries/store.ts `DeliveryOutcome`: retry or settled).
  */
 export type AttemptEnd = "succeeded" | "failed";
 

@@ -21,7 +21,7 @@ export interface AttemptRequest {
   payload: string;
   /** The endpoint's secrets valid now, newest first. */
   secrets: string[];
-  /** The endpoint's custom headers (webhooks/custom-headers.ts), none of them a delivery's own. */
+  /** The endpoint's custom headers (webhooks/endpoints/custom-headers.ts), none of them a delivery's own. */
   headers?: Record<string, string>;
 }
 

@@ -1,7 +1,7 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
-import type { ClaimedDelivery, DueDelivery, WebhookDeliveries } from "../deliveries.js";
-import type { WebhookEndpointDoc } from "../endpoints.js";
+import type { ClaimedDelivery, DueDelivery, WebhookDeliveries } from "../deliveries/store.js";
+import type { WebhookEndpointDoc } from "../endpoints/store.js";
 import type { LaneLeases } from "./lane-leases.js";
 import type { EventBytes } from "./recent-events.js";
 import { type RunningLane, RunningLanes } from "./running-lanes.js";

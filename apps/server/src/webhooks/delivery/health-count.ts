@@ -1,7 +1,7 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
-import type { HealthPending } from "../deliveries.js";
-import type { WebhookEndpointDoc } from "../endpoints.js";
+import type { HealthPending } from "../deliveries/store.js";
+import type { WebhookEndpointDoc } from "../endpoints/store.js";
 import type { WebhookStores as Store } from "../stores.js";
 
 /**
@@ -10,7 +10,7 @@ import type { WebhookStores as Store } from "../stores.js";
  * it `health_pending` (fenced like every outcome: only the claim holding it writes); this then
  * applies the outcome the record holds — not what the counting worker believes happened — to the
  * endpoint (consecutive failures, `webhook_delivery.failed`, `.failing`, `.disabled`,
- * `.recovered`: endpoint-health.ts), keyed by the delivery so a second count changes nothing,
+ * `.recovered`: webhooks/endpoints/health.ts), keyed by the delivery so a second count changes nothing,
  * and clears the mark. A worker that dies between the outcome and the count leaves the mark for
  * the sweep (`sweepHealth`), so a crash loses no count either.
  */

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { isIP, type LookupFunction, type Socket } from "node:net";
 import * as tls from "node:tls";
 import { Agent, buildConnector, type Dispatcher, request } from "undici";
-import { refusedRange } from "../address-policy.js";
+import { refusedRange } from "../endpoints/address-policy.js";
 import type { AttemptResult } from "./outcome.js";
 
 /**

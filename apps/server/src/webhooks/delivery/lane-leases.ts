@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Collection } from "mongodb";
 import { gathered } from "../../platform/database/gather.js";
-import type { WebhookEndpointDoc } from "../endpoints.js";
+import type { WebhookEndpointDoc } from "../endpoints/store.js";
 
 /**
  * Who runs an endpoint's lane, fleet-wide (docs/decisions.md, "One schedule: the delivery

@@ -1,6 +1,6 @@
 import { gathered } from "../../platform/database/gather.js";
-import type { DeliveryAttemptInput } from "../attempts.js";
-import type { DeliveryOutcome } from "../deliveries.js";
+import type { DeliveryAttemptInput } from "../deliveries/attempts.js";
+import type { DeliveryOutcome } from "../deliveries/store.js";
 import type { WebhookStores } from "../stores.js";
 
 /**

@@ -10,7 +10,7 @@ import { DatabaseClock } from "../../platform/database/database-clock.js";
 import { gathered } from "../../platform/database/gather.js";
 import { idTime } from "../../platform/ids.js";
 import type { Logger } from "../../platform/logger.js";
-import { attachRecoveryJob, RECOVERY_CONCURRENCY } from "../recovery-job.js";
+import { attachRecoveryJob, RECOVERY_CONCURRENCY } from "../recovery/job.js";
 import type { WebhookSettings } from "../settings.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { Dispatcher } from "./dispatcher.js";
@@ -25,7 +25,7 @@ import { startWake, type WakeSource } from "./wake.js";
 
 /**
  * Webhook delivery (docs/decisions.md, "One schedule: the delivery records"). The delivery
- * records (webhooks/deliveries.ts) are the one schedule: when an endpoint has work is their
+ * records (webhooks/deliveries/store.ts) are the one schedule: when an endpoint has work is their
  * `due_at`, written by the same operation that queues a delivery or records an outcome. In each
  * worker process one loop, the dispatcher (webhooks/delivery/dispatcher.ts), takes due work: it
  * takes the lanes of endpoints with due deliveries, fleet-wide one at a time (a lease on the
@@ -36,7 +36,7 @@ import { startWake, type WakeSource } from "./wake.js";
  * processes queue through the wake source (webhooks/delivery/wake.ts).
  *
  * Agenda runs the jobs that are jobs, not a schedule kept beside the records: recoveries
- * (webhooks/recovery-job.ts), on workers. (The lane jobs of an earlier version went in a
+ * (webhooks/recovery/job.ts), on workers. (The lane jobs of an earlier version went in a
  * migration: migrations/001-retire-agenda-lane-jobs.ts.)
  */
 
@@ -112,7 +112,7 @@ export class WebhookDelivery implements LaneHost {
       if (!this.isStopping) this.logger.warn({ err }, "agenda error");
     });
     store.deliveryQueue.attachLanes(async (due) => this.dispatcher?.queued(due), this.clock);
-    // Recoveries run as Agenda jobs on workers (webhooks/recovery-job.ts); every role can queue one.
+    // Recoveries run as Agenda jobs on workers (webhooks/recovery/job.ts); every role can queue one.
     attachRecoveryJob(this.jobs, store, logger, config.role !== "api");
     if (config.role === "api") return;
     const perEndpoint = config.webhookEndpointConcurrency;

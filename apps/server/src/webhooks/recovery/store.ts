@@ -1,12 +1,12 @@
 import type { Collection, Db } from "mongodb";
-import { isDuplicateKey } from "../platform/database/errors.js";
-import { DomainError, notFound } from "../platform/errors.js";
-import { idTime, newId } from "../platform/ids.js";
-import type { Schema } from "../spec/types.js";
+import { isDuplicateKey } from "../../platform/database/errors.js";
+import { DomainError, notFound } from "../../platform/errors.js";
+import { idTime, newId } from "../../platform/ids.js";
+import type { Schema } from "../../spec/types.js";
 
 /**
  * The `webhook_recoveries` collection: one document per `recoverWebhookEndpoint` call, which the
- * recovery job (webhooks/recovery-job.ts) pages through the window with, a page at a time. The
+ * recovery job (webhooks/recovery/job.ts) pages through the window with, a page at a time. The
  * document is the job's whole state (where it is, what it has counted), so a worker that dies
  * mid-way leaves it where the next one goes on (docs/decisions.md "Recoveries run as jobs").
  */
@@ -47,7 +47,7 @@ export interface RecoveryProgress {
   lastDue: number;
 }
 
-/** Makes sure a worker runs the recovery (webhooks/recovery-job.ts schedules its Agenda job). */
+/** Makes sure a worker runs the recovery (webhooks/recovery/job.ts schedules its Agenda job). */
 export type RecoveryScheduler = (recoveryId: string) => Promise<void>;
 
 export function toWebhookRecovery(doc: WebhookRecoveryDoc): Schema<"WebhookRecovery"> {
@@ -89,7 +89,7 @@ export class WebhookRecoveries {
   private attached: () => void = () => {};
 
   private readonly perEndpoint: number;
-  /** How the job runs: events per page, and how long a silent worker keeps it (webhooks/recovery-job.ts). */
+  /** How the job runs: events per page, and how long a silent worker keeps it (webhooks/recovery/job.ts). */
   readonly job: { pageSize: number; lockMs: number };
 
   constructor(db: Db, options: RecoveryOptions = {}) {

@@ -1,12 +1,7 @@
-import type { StoredEvent } from "../events/model.js";
-import { type Clock, systemClock } from "../platform/clock.js";
-import { derivedId, newId } from "../platform/ids.js";
-import {
-  type DeliveryOrigin,
-  pendingKey,
-  type WebhookDeliveries,
-  type WebhookDeliveryDoc,
-} from "./deliveries.js";
+import type { StoredEvent } from "../../events/model.js";
+import { type Clock, systemClock } from "../../platform/clock.js";
+import { derivedId, newId } from "../../platform/ids.js";
+import { type DeliveryOrigin, pendingKey, type WebhookDeliveries, type WebhookDeliveryDoc } from "./store.js";
 
 /**
  * The one way a delivery is queued, whether the event just happened, is resent, or is recovered:

@@ -1,7 +1,6 @@
 import type { Filter, UpdateFilter } from "mongodb";
-import { newEvent, type StoredEvent } from "../events/model.js";
-import type { Schema } from "../spec/types.js";
-import { DISABLE_AFTER_FAILURES, FAILURES_DISABLED_REASON } from "./disable-after-failures.js";
+import { newEvent, type StoredEvent } from "../../events/model.js";
+import type { Schema } from "../../spec/types.js";
 
 /**
  * The health of an endpoint and the operational events it speaks up with (docs/decisions.md,
@@ -18,8 +17,18 @@ import { DISABLE_AFTER_FAILURES, FAILURES_DISABLED_REASON } from "./disable-afte
  * Each counts one delivery once: its id goes into the endpoint's `counted_deliveries` (the
  * latest COUNTED_KEPT) by the same update, which applies only while the id is not there, so two
  * workers counting the same outcome (webhooks/delivery/health-count.ts) count it once.
- * Pure: WebhookEndpoints (endpoints.ts) runs the updates, in order, until one applies.
+ * Pure: WebhookEndpoints (store.ts) runs the updates, in order, until one applies.
  */
+
+/**
+ * The 15-failure rule: an endpoint whose deliveries fail DISABLE_AFTER_FAILURES times in a row is
+ * disabled, and a success starts the count again. The conditional updates below apply it, with the
+ * operational events they send.
+ */
+
+/** Consecutive failed deliveries after which an endpoint is disabled. */
+export const DISABLE_AFTER_FAILURES = 15;
+export const FAILURES_DISABLED_REASON = `${DISABLE_AFTER_FAILURES} consecutive failed deliveries`;
 
 export interface HealthRules {
   /** The consecutive failure that sends `webhook_endpoint.failing` (WEBHOOK_FAILING_AFTER, default 5). */

@@ -1,9 +1,9 @@
 import type { Collection, Db } from "mongodb";
-import type { EventType } from "../events/model.js";
-import { insertManyOnce } from "../platform/database/insert-once.js";
-import { newestFirst, type Page } from "../platform/database/lists.js";
-import { newId } from "../platform/ids.js";
-import type { Schema } from "../spec/types.js";
+import type { EventType } from "../../events/model.js";
+import { insertManyOnce } from "../../platform/database/insert-once.js";
+import { newestFirst, type Page } from "../../platform/database/lists.js";
+import { newId } from "../../platform/ids.js";
+import type { Schema } from "../../spec/types.js";
 
 /**
  * The `delivery_attempts` collection: one document per HTTP attempt to deliver

@@ -1,8 +1,8 @@
 import { type AnyBulkWriteOperation, type Collection, type Db, type Filter, ObjectId } from "mongodb";
-import type { EventType } from "../events/model.js";
-import { insertManyOnce } from "../platform/database/insert-once.js";
-import { newestFirst, type Page } from "../platform/database/lists.js";
-import type { Schema } from "../spec/types.js";
+import type { EventType } from "../../events/model.js";
+import { insertManyOnce } from "../../platform/database/insert-once.js";
+import { newestFirst, type Page } from "../../platform/database/lists.js";
+import type { Schema } from "../../spec/types.js";
 
 /**
  * The `webhook_deliveries` collection: one document per delivery, i.e. one event queued to one

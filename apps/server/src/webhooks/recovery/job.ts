@@ -1,11 +1,11 @@
 import type { Agenda } from "agenda";
-import { type StoredEvent, subscribedTypes } from "../events/model.js";
-import { idTime } from "../platform/ids.js";
-import type { Logger } from "../platform/logger.js";
-import type { DeliveryRequest } from "./delivery-queue.js";
-import type { WebhookEndpointDoc } from "./endpoints.js";
-import type { RecoveryProgress, WebhookRecoveryDoc } from "./recoveries.js";
-import type { WebhookStores } from "./stores.js";
+import { type StoredEvent, subscribedTypes } from "../../events/model.js";
+import { idTime } from "../../platform/ids.js";
+import type { Logger } from "../../platform/logger.js";
+import type { DeliveryRequest } from "../deliveries/queue.js";
+import type { WebhookEndpointDoc } from "../endpoints/store.js";
+import type { WebhookStores } from "../stores.js";
+import type { RecoveryProgress, WebhookRecoveryDoc } from "./store.js";
 
 /**
  * A recovery as an Agenda job (docs/decisions.md "Recoveries run as jobs"): `recoverWebhookEndpoint`

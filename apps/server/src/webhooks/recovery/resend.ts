@@ -1,13 +1,13 @@
-import type { StoredEvent } from "../events/model.js";
-import { DomainError } from "../platform/errors.js";
-import type { WebhookEndpointDoc } from "./endpoints.js";
-import type { WebhookStores } from "./stores.js";
+import type { StoredEvent } from "../../events/model.js";
+import { DomainError } from "../../platform/errors.js";
+import type { WebhookEndpointDoc } from "../endpoints/store.js";
+import type { WebhookStores } from "../stores.js";
 
 /**
  * Resend and recovery (docs/decisions.md, "Webhook deliveries, resend and recovery"): queue deliveries of stored events again, through the same
- * queue as the events' own deliveries (webhooks/delivery-queue.ts), so they carry the same bytes and event
+ * queue as the events' own deliveries (webhooks/deliveries/queue.ts), so they carry the same bytes and event
  * id and get the normal retries. A resend runs in the request; a recovery is recorded by the
- * request and run by a job on the workers (webhooks/recovery-job.ts, docs/decisions.md "Recoveries
+ * request and run by a job on the workers (webhooks/recovery/job.ts, docs/decisions.md "Recoveries
  * run as jobs").
  */
 

@@ -1,11 +1,11 @@
-import { DomainError } from "../platform/errors.js";
+import { DomainError } from "../../platform/errors.js";
 
 /**
  * Custom headers of an endpoint (docs/decisions.md, "Custom delivery headers"): what a receiver's
  * gateway checks beside the signature. Pure rules: which names a delivery owns and so refuses,
  * how a PATCH merges into the stored set (RFC 7396, by name, case-insensitively), and the limit.
  * The spec checks each name is an HTTP token and each value free of control characters; the
- * store seals the values (endpoints.ts) and the delivery sends them (delivery/attempt.ts).
+ * store seals the values (store.ts) and the delivery sends them (delivery/attempt.ts).
  */
 
 /** At most this many headers per endpoint. */

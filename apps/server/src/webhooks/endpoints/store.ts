@@ -2,13 +2,14 @@ import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { schemaDefaults } from "@deskline/spec/values";
 import type { Collection, Db } from "mongodb";
-import { isOperational, receives, type StoredEvent } from "../events/model.js";
-import type { EventRelay } from "../events/outbox-relay.js";
-import { newestFirst, type Page } from "../platform/database/lists.js";
-import { concurrentUpdate, DomainError, notFound } from "../platform/errors.js";
-import { newId } from "../platform/ids.js";
-import { MutableRecords, type RecordDoc } from "../records/record.js";
-import type { BodyOf, Schema } from "../spec/types.js";
+import { isOperational, receives, type StoredEvent } from "../../events/model.js";
+import type { EventRelay } from "../../events/outbox-relay.js";
+import { newestFirst, type Page } from "../../platform/database/lists.js";
+import { concurrentUpdate, DomainError, notFound } from "../../platform/errors.js";
+import { newId } from "../../platform/ids.js";
+import { MutableRecords, type RecordDoc } from "../../records/record.js";
+import type { BodyOf, Schema } from "../../spec/types.js";
+import type { Limits } from "../settings.js";
 import { type CustomHeader, checkHeaderNames, mergeHeaders } from "./custom-headers.js";
 import {
   failureUpdates,
@@ -18,16 +19,15 @@ import {
   operationalEvent,
   ownerDisabledEvent,
   successUpdates,
-} from "./endpoint-health.js";
+} from "./health.js";
 import { type EndpointSecret, SecretsAtRest, secretBinding } from "./secrets/at-rest.js";
-import type { Limits } from "./settings.js";
 
 /**
  * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its
  * events, which types, whether deliveries are on, the signing secrets and the custom headers.
  * Secrets never leave this module except as the one-time answer of create and rotate, and for
  * signing deliveries; header values only for deliveries. With SECRETS_ENCRYPTION_KEY both are
- * stored sealed, and sealed and opened by webhooks/secrets/at-rest.ts only.
+ * stored sealed, and sealed and opened by webhooks/endpoints/secrets/at-rest.ts only.
  */
 
 export type EndpointStatus = Schema<"WebhookEndpointStatus">;
@@ -49,7 +49,7 @@ export interface WebhookEndpointDoc extends RecordDoc {
   /** Newest first: the first is the current secret, the others are in their grace period. */
   secrets: EndpointSecret[];
   /**
-   * Sent with every delivery (webhooks/custom-headers.ts), sorted by name; each value sealed like
+   * Sent with every delivery (webhooks/endpoints/custom-headers.ts), sorted by name; each value sealed like
    * the secrets (same context). Empty when it sends none (migration 005 gave it to older endpoints).
    */
   custom_headers: CustomHeader[];
@@ -61,7 +61,7 @@ export interface WebhookEndpointDoc extends RecordDoc {
    */
   lane_holder?: string | null;
   lane_until?: Date | null;
-  /** The latest deliveries whose outcome its health counted (webhooks/endpoint-health.ts). Never in the API. */
+  /** The latest deliveries whose outcome its health counted (webhooks/endpoints/health.ts). Never in the API. */
   counted_deliveries?: string[];
 }
 
@@ -139,7 +139,7 @@ export interface EndpointHealthOptions {
   /** WEBHOOK_ENDPOINTS_PER_WORKSPACE and WEBHOOK_SECRETS_PER_ENDPOINT (docs/operations.md "Limits"). */
   limits?: Pick<Limits, "endpointsPerWorkspace" | "secretsPerEndpoint">;
   rules?: HealthRules;
-  /** A delivery as the API shows it, for `webhook_delivery.failed` (webhooks/deliveries.ts). */
+  /** A delivery as the API shows it, for `webhook_delivery.failed` (webhooks/deliveries/store.ts). */
   readDelivery?: (id: string) => Promise<Schema<"WebhookDelivery"> | null>;
 }
 
@@ -154,7 +154,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     readonly secrets: SecretsAtRest = new SecretsAtRest(),
     options: EndpointHealthOptions = {},
   ) {
-    // Endpoints carry operational events until the relay moves them (endpoint-health.ts).
+    // Endpoints carry operational events until the relay moves them (health.ts).
     super({ db, collection: COLLECTION, noun: "webhook endpoint", relay: options.relay });
     this.rules = options.rules ?? { failingAfter: 5 };
     this.readDelivery = options.readDelivery ?? (async () => null);
@@ -364,7 +364,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
 
   /**
    * A delivery to `endpoint` (as the lane read it) succeeded: the consecutive failures start again
-   * from 0, and a failing streak ends with `webhook_endpoint.recovered` (endpoint-health.ts).
+   * from 0, and a failing streak ends with `webhook_endpoint.recovered` (health.ts).
    */
   async deliverySucceeded(endpoint: WebhookEndpointDoc, deliveryId: string, now = new Date()): Promise<void> {
     const state = toWebhookEndpoint(endpoint);
@@ -381,7 +381,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
   /**
    * A delivery to `endpoint` failed (its last attempt did): one more consecutive failure, with
    * `webhook_delivery.failed`, `webhook_endpoint.failing` at the warning and, at the limit, the
-   * endpoint disabled with `webhook_endpoint.disabled` (endpoint-health.ts). Returns true when this
+   * endpoint disabled with `webhook_endpoint.disabled` (health.ts). Returns true when this
    * failure disabled the endpoint.
    */
   async deliveryFailed(endpoint: WebhookEndpointDoc, deliveryId: string, now = new Date()): Promise<boolean> {
@@ -411,7 +411,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     candidates: HealthUpdate[],
     settled: () => Promise<boolean>,
   ): Promise<HealthUpdate | undefined> {
-    // The updates name only the health fields (endpoint-health.ts), written through that view.
+    // The updates name only the health fields (health.ts), written through that view.
     const health: Pick<Collection<HealthDoc>, "updateOne"> = this.collection;
     for (let round = 0; round < HEALTH_TRIES; round++) {
       for (const candidate of candidates) {

@@ -1,0 +1,106 @@
+import type { Events } from "../../events/events.js";
+import { receives, type StoredEvent } from "../../events/model.js";
+import { AppError, notFound } from "../../platform/errors.js";
+import type { Handler } from "../../platform/http/operation.js";
+import { parseInstant } from "../../platform/http/paging.js";
+import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
+import { toWebhookDelivery } from "../deliveries/store.js";
+import type { WebhookStores } from "../stores.js";
+import { endpointDisabled, type RecoveryWindow, resend } from "./resend.js";
+import { toWebhookRecovery } from "./store.js";
+
+type Kit = RouteKit<WebhookStores>;
+
+/**
+ * Deliveries queued again: a recovery of an endpoint's window of events, and a resend of one event
+ * to its endpoints (`/open/v1/events/{id}/resend`; the event itself is looked up as the events API
+ * does, retention included, events/events.ts).
+ */
+export function recoveryRoutes(kit: Kit): void {
+  mountHandlers(kit, { recoverWebhookEndpoint, getWebhookRecovery, resendEvent });
+}
+
+function resendEvent({ store, metrics }: Kit): Handler<"resendEvent"> {
+  return async ({ ctx, id, body }) => {
+    const event = await store.events.get(workspaceOf(ctx), id);
+    const endpointId = body?.endpoint_id;
+    const endpoints =
+      endpointId === undefined
+        ? await store.webhookEndpoints.receiversOf(event)
+        : [await namedReceiver(store, event, endpointId)];
+    const queued = await resend(store, event, endpoints);
+    metrics?.resend();
+    return { status: 202, body: { object: "list", data: queued.map(toWebhookDelivery), has_more: false } };
+  };
+}
+
+/** The endpoint a resend names: one of the event's workspace, enabled, and a receiver of the event. */
+async function namedReceiver(store: WebhookStores, event: StoredEvent, endpointId: string) {
+  const endpoint = await store.webhookEndpoints.find(endpointId);
+  if (!endpoint || endpoint.workspace_id !== event.workspace_id) {
+    throw notFound("webhook endpoint", endpointId, "endpoint_id");
+  }
+  if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "endpoint_id");
+  if (!receives(endpoint, event)) {
+    const why =
+      event.about_endpoint_id === endpoint._id
+        ? `is what this ${event.type} event is about, and never receives it`
+        : `is not subscribed to ${event.type} events`;
+    throw new AppError(400, "parameter_invalid", `Webhook endpoint ${endpoint._id} ${why}.`, {
+      param: "endpoint_id",
+    });
+  }
+  return endpoint;
+}
+
+function recoverWebhookEndpoint({ store, metrics }: Kit): Handler<"recoverWebhookEndpoint"> {
+  return async ({ ctx, id, body }) => {
+    const window = recoveryWindow(body, store.events);
+    const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
+    if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "id");
+    const recovery = await store.webhookRecoveries.start(endpoint, window);
+    metrics?.recovery();
+    return { status: 202, body: toWebhookRecovery(recovery) };
+  };
+}
+
+function getWebhookRecovery({ store }: Kit): Handler<"getWebhookRecovery"> {
+  return async ({ ctx, id }) => ({
+    status: 200,
+    body: toWebhookRecovery(await store.webhookRecoveries.get(workspaceOf(ctx), id)),
+  });
+}
+
+/**
+ * The window of a recovery: `until` defaults to now and is at most now; it may not end before it
+ * starts, and `since` may go back at most the event retention (older events are gone; the rule is
+ * the events store's).
+ */
+function recoveryWindow(
+  body: { since: number | string; until?: number | string },
+  events: Pick<Events, "keptSince" | "retentionMs">,
+): RecoveryWindow {
+  const now = Date.now();
+  const since = parseInstant(body.since, "since");
+  const until = body.until === undefined ? new Date(now) : parseInstant(body.until, "until");
+  if (until.getTime() > now) until.setTime(now);
+  if (until.getTime() < since.getTime()) {
+    const param = body.until === undefined ? "since" : "until";
+    throw new AppError(
+      400,
+      "parameter_invalid",
+      "The window ends before it starts: `until` must not be before `since` (and `since` not in the future).",
+      { param },
+    );
+  }
+  if (since < events.keptSince(new Date(now))) {
+    const days = Math.round(events.retentionMs / 86_400_000);
+    throw new AppError(
+      400,
+      "parameter_invalid",
+      `\`since\` is older than the event retention (${days} days): events before it are gone.`,
+      { param: "since" },
+    );
+  }
+  return { since, until };
+}
