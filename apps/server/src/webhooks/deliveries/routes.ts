@@ -1,12 +1,30 @@
+import type { Events } from "../../events/events.js";
 import { notFound } from "../../platform/errors.js";
 import type { Handler } from "../../platform/http/operation.js";
 import { parsePage, toPage } from "../../platform/http/paging.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
-import type { WebhookStores } from "../stores.js";
-import { toDeliveryAttempt } from "./attempts.js";
-import { toWebhookDelivery } from "./store.js";
+import { type DeliveryAttempts, toDeliveryAttempt } from "./attempts.js";
+import { toWebhookDelivery, type WebhookDeliveries } from "./store.js";
 
-type Kit = RouteKit<WebhookStores>;
+/** An endpoint as these routes look it up: whose it is (the endpoints room's store serves it). */
+interface EndpointRef {
+  _id: string;
+  workspace_id: string;
+}
+
+/**
+ * The stores these routes read. The endpoints are named by what is asked of them, not by their
+ * store's class: the endpoints room reads deliveries (its stats), so deliveries import nothing of it.
+ */
+type Kit = RouteKit<{
+  webhookEndpoints: {
+    find(id: string): Promise<EndpointRef | null>;
+    get(workspaceId: string, id: string): Promise<EndpointRef>;
+  };
+  deliveryAttempts: DeliveryAttempts;
+  webhookDeliveries: WebhookDeliveries;
+  events: Events;
+}>;
 
 /**
  * The deliveries and attempts of an endpoint and of an event (`/open/v1/events/{id}/deliveries`: the

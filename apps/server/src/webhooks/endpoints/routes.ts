@@ -5,15 +5,14 @@ import { parsePage, toPage } from "../../platform/http/paging.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import type { Schema } from "../../spec/types.js";
 import type { WebhookSettings } from "../settings.js";
-import type { WebhookStores } from "../stores.js";
 import { refusedUrlHost } from "./address-policy.js";
-import { toWebhookEndpoint } from "./store.js";
+import { toWebhookEndpoint, type WebhookEndpoints } from "./store.js";
 
 // The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a
 // day, the spec's `WebhookEndpointSecretRotation.expires_in` default.
 const DEFAULT_GRACE_SECONDS = schemaDefaults.WebhookEndpointSecretRotation.expires_in;
 
-type Kit = RouteKit<WebhookStores, WebhookSettings>;
+type Kit = RouteKit<{ webhookEndpoints: WebhookEndpoints }, WebhookSettings>;
 
 /**
  * The spec's webhook endpoint operations: what receivers expect from Stripe and Svix (get, PATCH, secret rotation). The
@@ -34,11 +33,13 @@ export function webhookEndpointRoutes(kit: Kit): void {
  * docs/design.md, Conversations and admin: the operator's view of webhook endpoints of any workspace: re-enable one that
  * deliveries disabled.
  */
-export function adminWebhookEndpointRoutes(kit: RouteKit<WebhookStores>): void {
+export function adminWebhookEndpointRoutes(kit: RouteKit<{ webhookEndpoints: WebhookEndpoints }>): void {
   mountHandlers(kit, { enableWebhookEndpoint });
 }
 
-function enableWebhookEndpoint({ store }: RouteKit<WebhookStores>): Handler<"enableWebhookEndpoint"> {
+function enableWebhookEndpoint({
+  store,
+}: RouteKit<{ webhookEndpoints: WebhookEndpoints }>): Handler<"enableWebhookEndpoint"> {
   return async ({ id }) => ({
     status: 200,
     body: toWebhookEndpoint(await store.webhookEndpoints.enable(id)),

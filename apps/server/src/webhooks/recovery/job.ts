@@ -4,8 +4,7 @@ import { idTime } from "../../platform/ids.js";
 import type { Logger } from "../../platform/logger.js";
 import type { DeliveryRequest } from "../deliveries/queue.js";
 import type { WebhookEndpointDoc } from "../endpoints/store.js";
-import type { WebhookStores } from "../stores.js";
-import type { RecoveryProgress, WebhookRecoveryDoc } from "./store.js";
+import type { RecoveryProgress, RecoveryStores, WebhookRecoveryDoc } from "./store.js";
 
 /**
  * A recovery as an Agenda job (docs/decisions.md "Recoveries run as jobs"): `recoverWebhookEndpoint`
@@ -37,7 +36,7 @@ type EventRef = Pick<StoredEvent, "_id" | "workspace_id" | "type" | "created_at"
  */
 export function attachRecoveryJob(
   agenda: Agenda,
-  store: WebhookStores,
+  store: RecoveryStores,
   logger: Logger,
   processes: boolean,
 ): void {
@@ -70,7 +69,7 @@ export function attachRecoveryJob(
 
 /** Runs (or resumes) one recovery to its end. */
 export async function runRecovery(
-  store: WebhookStores,
+  store: RecoveryStores,
   recoveryId: string,
   pageSize: number,
   keepAlive: () => Promise<unknown> = async () => {},
@@ -100,7 +99,7 @@ export async function runRecovery(
 
 /** The window's next events after `cursor` that the endpoint subscribes to, in id order. */
 function readPage(
-  store: WebhookStores,
+  store: RecoveryStores,
   recovery: WebhookRecoveryDoc,
   endpoint: WebhookEndpointDoc,
   cursor: string,
@@ -131,7 +130,7 @@ function readPage(
  * resumed runs (`lastDue`), so a page queued later never sorts before one queued earlier.
  */
 async function queueMissed(
-  store: WebhookStores,
+  store: RecoveryStores,
   recovery: WebhookRecoveryDoc,
   page: EventRef[],
   progress: RecoveryProgress,

@@ -1,7 +1,8 @@
 import type { StoredEvent } from "../../events/model.js";
 import { DomainError } from "../../platform/errors.js";
 import type { WebhookEndpointDoc } from "../endpoints/store.js";
-import type { WebhookStores } from "../stores.js";
+
+import type { RecoveryStores } from "./store.js";
 
 /**
  * Resend and recovery (docs/decisions.md, "Webhook deliveries, resend and recovery"): queue deliveries of stored events again, through the same
@@ -21,7 +22,7 @@ export function endpointDisabled(endpoint: Pick<WebhookEndpointDoc, "_id">, para
 }
 
 /** Queues the event again to `endpoints`; those with a pending delivery of it keep that one. */
-export function resend(store: WebhookStores, event: StoredEvent, endpoints: WebhookEndpointDoc[]) {
+export function resend(store: RecoveryStores, event: StoredEvent, endpoints: WebhookEndpointDoc[]) {
   return store.deliveryQueue.queue(
     endpoints.map((endpoint) => ({ event, endpointId: endpoint._id })),
     { origin: "resend" },

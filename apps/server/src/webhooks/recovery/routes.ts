@@ -5,11 +5,10 @@ import type { Handler } from "../../platform/http/operation.js";
 import { parseInstant } from "../../platform/http/paging.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import { toWebhookDelivery } from "../deliveries/store.js";
-import type { WebhookStores } from "../stores.js";
 import { endpointDisabled, type RecoveryWindow, resend } from "./resend.js";
-import { toWebhookRecovery } from "./store.js";
+import { type RecoveryStores, toWebhookRecovery } from "./store.js";
 
-type Kit = RouteKit<WebhookStores>;
+type Kit = RouteKit<RecoveryStores>;
 
 /**
  * Deliveries queued again: a recovery of an endpoint's window of events, and a resend of one event
@@ -35,7 +34,7 @@ function resendEvent({ store, metrics }: Kit): Handler<"resendEvent"> {
 }
 
 /** The endpoint a resend names: one of the event's workspace, enabled, and a receiver of the event. */
-async function namedReceiver(store: WebhookStores, event: StoredEvent, endpointId: string) {
+async function namedReceiver(store: RecoveryStores, event: StoredEvent, endpointId: string) {
   const endpoint = await store.webhookEndpoints.find(endpointId);
   if (!endpoint || endpoint.workspace_id !== event.workspace_id) {
     throw notFound("webhook endpoint", endpointId, "endpoint_id");

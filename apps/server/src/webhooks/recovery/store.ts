@@ -1,8 +1,12 @@
 import type { Collection, Db } from "mongodb";
+import type { Events } from "../../events/events.js";
 import { isDuplicateKey } from "../../platform/database/errors.js";
 import { DomainError, notFound } from "../../platform/errors.js";
 import { idTime, newId } from "../../platform/ids.js";
 import type { Schema } from "../../spec/types.js";
+import type { DeliveryQueue } from "../deliveries/queue.js";
+import type { WebhookDeliveries } from "../deliveries/store.js";
+import type { WebhookEndpoints } from "../endpoints/store.js";
 
 /**
  * The `webhook_recoveries` collection: one document per `recoverWebhookEndpoint` call, which the
@@ -80,6 +84,15 @@ export interface RecoveryOptions {
 function scannedUntil(doc: WebhookRecoveryDoc): string | null {
   if (doc.status === "succeeded") return doc.until.toISOString();
   return doc.cursor ? new Date(Math.min(idTime(doc.cursor), doc.until.getTime())).toISOString() : null;
+}
+
+/** The stores resend and recovery work with: the events, where they go and how they are queued. */
+export interface RecoveryStores {
+  webhookEndpoints: WebhookEndpoints;
+  webhookDeliveries: WebhookDeliveries;
+  deliveryQueue: DeliveryQueue;
+  webhookRecoveries: WebhookRecoveries;
+  events: Events;
 }
 
 export class WebhookRecoveries {
