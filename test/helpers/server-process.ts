@@ -53,6 +53,7 @@ export async function startBuiltServer(
     child.stderr?.on("data", onOutput);
     void exited.then(() => fail(new Error(`the server exited with ${child.exitCode ?? child.signalCode}`)));
   });
+  await untilReady(baseUrl, timeoutMs);
   return {
     baseUrl,
     log: () => log,
@@ -70,4 +71,18 @@ export async function startBuiltServer(
       return exited;
     },
   };
+}
+
+/** Waits for `/readyz` 200: the server answers 503 until its migrations and indexes are done. */
+async function untilReady(baseUrl: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await fetch(`${baseUrl}/readyz`).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`${baseUrl}/readyz answered ${status} for ${timeoutMs} ms`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
 }

@@ -71,7 +71,7 @@ export async function createSlot(
         void slot.start().catch(() => {});
       });
       // Ready: serving HTTP (api, all) and running the delivery loop (worker, all).
-      if (role !== "worker") await main.baseUrl;
+      if (role !== "worker") await main.ready();
       if (role !== "api") await main.logged(/delivering webhooks/);
     },
     async kill() {

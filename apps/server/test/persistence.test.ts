@@ -40,7 +40,7 @@ interface Started {
 /** Starts `pnpm start`'s process and reads its banner. */
 async function start(args: string[], dataDir: string, env: Record<string, string> = {}): Promise<Started> {
   const main = startMain({ MONGODB_URI: "", DESKLINE_DATA_DIR: dataDir, ...env }, args);
-  const baseUrl = await main.baseUrl;
+  const baseUrl = await main.ready();
   await main.logged(/Try: curl/);
   const banner = main.output().slice(main.output().indexOf("Deskline is running."));
   const workspaceId = /Workspace: +(ws_\S+)/.exec(banner)?.[1] as string;

@@ -30,7 +30,7 @@ let workspaceId: string;
 beforeAll(async () => {
   deployment = await startDeployment({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
   main = await deployment.start("all");
-  baseUrl = await main.baseUrl;
+  baseUrl = await main.ready();
 });
 
 // Each test has its own workspace, so no endpoint of another test receives its events.

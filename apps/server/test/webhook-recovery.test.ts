@@ -31,7 +31,7 @@ beforeAll(async () => {
     WEBHOOK_TIMEOUT_MS: "3000",
   });
   main = await deployment.start("all");
-  baseUrl = await main.baseUrl;
+  baseUrl = await main.ready();
 });
 afterAll(() => {
   if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-5000));

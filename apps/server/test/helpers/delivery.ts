@@ -10,7 +10,7 @@ import { createStore } from "../../src/store.js";
 import { WebhookDelivery } from "../../src/webhooks/delivery/worker.js";
 import { api } from "./api.js";
 import { testCertificate } from "./https-receiver.js";
-import { eventually, type MainProcess, startMain } from "./main-process.js";
+import { type MainProcess, startMain } from "./main-process.js";
 
 /**
  * A delivery deployment for one test: its own database (so its workers take no other test's
@@ -99,7 +99,7 @@ export async function startDeployment(
         },
         args,
       );
-      if (role !== "worker") await untilReady(await main.baseUrl);
+      if (role !== "worker") await main.ready();
       if (role !== "api") await main.logged(/delivering webhooks/);
       return main;
     },
@@ -117,15 +117,6 @@ export async function startDeployment(
       await relay.drain("test_outbox", id);
     },
   };
-}
-
-/** Waits until the server answers `/readyz` 200: its migrations and indexes are done. */
-async function untilReady(baseUrl: string): Promise<void> {
-  await eventually(
-    async () => (await fetch(`${baseUrl}/readyz`)).status,
-    (status) => status === 200,
-    `${baseUrl}/readyz`,
-  );
 }
 
 /**

@@ -12,6 +12,11 @@ export interface MainProcess {
   child: ChildProcess;
   /** Resolves with the base URL once the process logs that it listens. */
   baseUrl: Promise<string>;
+  /**
+   * Resolves with the base URL once `/readyz` answers 200: its database answered and its
+   * migrations and indexes are done (before that, the API answers 503).
+   */
+  ready: () => Promise<string>;
   /** Everything it wrote so far, stdout and stderr. */
   output: () => string;
   /** Resolves with the exit code (null after a signal). */
@@ -60,7 +65,16 @@ export function spawnMain(
   const baseUrl = logged(/"baseUrl":"[^"]+"/).then(() => /"baseUrl":"([^"]+)"/.exec(output)?.[1] as string);
   // A process that exits before it listens must not leave an unhandled rejection.
   baseUrl.catch(() => {});
-  return { child, baseUrl, output: () => output, exited, logged };
+  const ready = async () => {
+    const url = await baseUrl;
+    await eventually(
+      async () => (await fetch(`${url}/readyz`)).status,
+      (status) => status === 200,
+      `${url}/readyz`,
+    );
+    return url;
+  };
+  return { child, baseUrl, ready, output: () => output, exited, logged };
 }
 
 /** How often `eventually` (and the other waits of the tests) look again. */
