@@ -30,17 +30,13 @@ export interface AttemptReport extends AttemptOutcome {
   durationMs: number;
 }
 
-/**
- * Sends one attempt and reports how it went; never throws for what the endpoint does. `startedAt`
- * is the time it is signed with and logged at: the worker's clock (the database's), so a host whose
- * clock drifted signs with the time its receivers expect.
- */
+/** Sends one attempt and reports how it went; never throws for what the endpoint does. */
 export async function attemptDelivery(
   http: HttpDispatcher,
   request: AttemptRequest,
   timeoutMs: number,
-  startedAt: Date = new Date(),
 ): Promise<AttemptReport> {
+  const startedAt = new Date();
   const started = performance.now();
   const result = await postWebhook(
     http,

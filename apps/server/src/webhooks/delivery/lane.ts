@@ -297,7 +297,7 @@ class LaneRun {
       headers: batch.headers,
     };
     return withDeliveryAttemptSpan(span, () =>
-      attemptDelivery(this.services.http, request, this.settings.timeoutMs, new Date(this.now())),
+      attemptDelivery(this.services.http, request, this.settings.timeoutMs),
     );
   }
 
