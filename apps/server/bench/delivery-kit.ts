@@ -146,10 +146,23 @@ export function startServer(
   return {
     role,
     child,
-    baseUrl: role === "worker" ? undefined : seen(/"baseUrl":"([^"]+)"/).then((m) => m[1] as string),
+    // Once ready: it answers 503 until its migrations and indexes are done.
+    baseUrl: role === "worker" ? undefined : seen(/"baseUrl":"([^"]+)"/).then((m) => ready(m[1] as string)),
     delivering: seen(/delivering webhooks/),
     exited: new Promise((done) => child.once("exit", done)),
   };
+}
+
+/** `baseUrl` once its `/readyz` answers 200. */
+async function ready(baseUrl: string): Promise<string> {
+  for (;;) {
+    const status = await fetch(`${baseUrl}/readyz`).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) return baseUrl;
+    await new Promise((done) => setTimeout(done, 50));
+  }
 }
 
 /**
