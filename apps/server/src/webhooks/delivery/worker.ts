@@ -4,6 +4,7 @@ import { Agenda } from "agenda";
 import type { Db } from "mongodb";
 import type { Agent } from "undici";
 import { receives, type StoredEvent } from "../../events/model.js";
+import type { Clock } from "../../platform/clock.js";
 import type { ServerSettings } from "../../platform/config.js";
 import { gathered } from "../../platform/database/gather.js";
 import { idTime } from "../../platform/ids.js";
@@ -85,7 +86,7 @@ export class WebhookDelivery {
     private readonly store: Store,
     private readonly config: DeliveryConfig,
     private readonly logger: Logger,
-    options: { ca?: string[]; metrics?: DeliveryMetrics } = {},
+    options: { ca?: string[]; metrics?: DeliveryMetrics; clock?: Clock } = {},
   ) {
     this.jobs = new Agenda({
       backend: new MongoBackend({ mongo: db, collection: JOBS_COLLECTION }),
