@@ -4,12 +4,17 @@ import type { StoredEvent } from "../src/events/model.js";
 import { derivedId } from "../src/platform/ids.js";
 import type { WebhookDeliveryDoc } from "../src/webhooks/deliveries.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
-import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
+import {
+  createEndpoint,
+  type Deployment,
+  type InProcessServer,
+  startDeployment,
+} from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
-import { eventually, type MainProcess } from "./helpers/main-process.js";
+import { eventually } from "./helpers/main-process.js";
 
 // Webhook recovery: deliveries as records, resend, and recover, end to end: a real
-// server process delivering over real HTTPS to receivers this file starts, with 50 ms retries.
+// server (in this process; the SIGKILLed worker is a process) delivering over real HTTPS to receivers this file starts, with 50 ms retries.
 // One attempt at a time (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1) makes "oldest event
 // first" observable at the receiver.
 
@@ -19,7 +24,7 @@ vi.setConfig({ testTimeout: 240_000 });
 type Json = Record<string, any>;
 
 let deployment: Deployment;
-let main: MainProcess;
+let main: InProcessServer;
 let baseUrl: string;
 let key: string;
 let workspaceId: string;
@@ -470,7 +475,10 @@ describe("a worker SIGKILLed during a recovery", () => {
     const missed: StoredEvent[] = [];
     for (let i = 0; i < 150; i++) missed.push(await w.emit(world.workspaceId, "ticket.updated"));
     expect((await patch("enabled")).status).toBe(200);
-    const first = await w.start("worker", { WEBHOOK_CONCURRENCY: "4", WEBHOOK_ENDPOINT_CONCURRENCY: "4" });
+    const first = await w.startProcess("worker", {
+      WEBHOOK_CONCURRENCY: "4",
+      WEBHOOK_ENDPOINT_CONCURRENCY: "4",
+    });
     const recovery = await api.post(`/open/v1/webhook-endpoints/${endpointId}/recover`, {
       key: world.key,
       baseUrl: url,
