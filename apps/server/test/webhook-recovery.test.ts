@@ -452,7 +452,9 @@ describe("resend", () => {
 
 describe("a worker SIGKILLed during a recovery", () => {
   it("loses nothing: after a restart every missed event is delivered and every delivery succeeds", async () => {
-    const w = await startDeployment({ WEBHOOK_TIMEOUT_MS: "1000" });
+    // An 8 s lease (WEBHOOK_LEASE_MS) instead of 1 s + 30 s: one worker runs at a time here, so
+    // the killed one's leases are all there is to wait out.
+    const w = await startDeployment({ WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_LEASE_MS: "8000" });
     const apiProcess = await w.start("api");
     const url = await apiProcess.baseUrl;
     const world = await newWorkspace(undefined, url);
@@ -495,7 +497,7 @@ describe("a worker SIGKILLed during a recovery", () => {
     first.child.kill("SIGKILL");
     await first.exited;
     expect(receiver.received.length).toBeLessThan(missed.length);
-    // A new worker takes over the killed one's lane and leased deliveries once they expire (about 33 s).
+    // A new worker takes over the killed one's lane and leased deliveries once they expire (8 s).
     await w.start("worker", { WEBHOOK_CONCURRENCY: "4", WEBHOOK_ENDPOINT_CONCURRENCY: "4" });
     const got = new Set<string>();
     await eventually(

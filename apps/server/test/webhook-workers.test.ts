@@ -117,9 +117,10 @@ describe("two workers on one database", () => {
 
 describe("a worker that dies", () => {
   it("SIGKILLed in the middle of an attempt: the delivery happens after a restart", async () => {
-    // A 1 s timeout makes the lease 1 s + 30 s: the restarted worker takes the lane and the
-    // delivery over once that has passed.
-    const w = await world({ WEBHOOK_TIMEOUT_MS: "1000" });
+    // A 1 s timeout and an 8 s lease (WEBHOOK_LEASE_MS, rather than the default 1 s + 30 s: one
+    // worker runs at a time here, so no live holder can lose its lane to another): the restarted
+    // worker takes the lane and the delivery over once the lease has passed.
+    const w = await world({ WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_LEASE_MS: "8000" });
     const first = await w.workerProcess();
     const receiver = await startReceiver();
     receiver.answer = (_d, index) => (index === 0 ? "hang" : { status: 200 });
