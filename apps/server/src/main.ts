@@ -1,34 +1,26 @@
 #!/usr/bin/env node
-import type { Server } from "node:http";
-import type Koa from "koa";
-import { createApp } from "./app.js";
 import { type Config, ConfigError, loadConfig } from "./config.js";
 import { demoConsoleLink } from "./console/demo-link.js";
 import { type DemoWorkspace, openDemoWorkspace } from "./demo.js";
-import { createMetrics } from "./metrics-wire.js";
 import { DatabaseConnection } from "./platform/database/client.js";
 import { DataDirInUse } from "./platform/database/data-dir.js";
 import { type EmbeddedDatabase, startEmbeddedDatabase } from "./platform/database/embedded.js";
-import { answerClientErrors } from "./platform/http/client-errors.js";
-import { loadOpenApi } from "./platform/http/openapi.js";
 import { createLogger, type Logger } from "./platform/logger.js";
-import type { Metrics } from "./platform/metrics/metrics.js";
 import { SecretKeyError } from "./platform/secret-box.js";
 import { startTelemetry, stopTelemetry } from "./platform/telemetry/index.js";
-import { createStore, prepareDatabase, type Store } from "./store.js";
-import { startSweeps } from "./sweeps.js";
-import { WebhookDelivery } from "./webhooks/delivery/worker.js";
-import { holdSecretWritesUntilChecked, sealStoredSecrets } from "./webhooks/endpoints/secrets/reseal.js";
-import { createWorkerApp } from "./worker-app.js";
+import { type RunningServer, ServerStopped, startServer } from "./server.js";
+import { createStore, prepareDatabase } from "./store.js";
+import { sealStoredSecrets } from "./webhooks/endpoints/secrets/reseal.js";
 
 /** How long a shutdown may take beyond SHUTDOWN_TIMEOUT_MS (the running attempts' bound) before it gives up. */
 const SHUTDOWN_MARGIN_MS = 15_000;
 
 /**
- * Wiring: config → database (MONGODB_URI or the embedded one) → webhook delivery → app → listen,
- * per ROLE (`api` serves the API, `worker` delivers webhooks and serves only its probes and
- * metrics, `all` both), and a graceful shutdown
- * that lets in-flight requests and running delivery attempts finish before the database closes.
+ * A server process: config from the environment, logging and tracing, the database (MONGODB_URI
+ * or the embedded one), the server itself (server.ts: the same composition the tests run, per
+ * ROLE: `api` serves the API, `worker` delivers webhooks and serves only its probes and metrics,
+ * `all` both), and a graceful shutdown on SIGTERM or SIGINT that lets in-flight requests and
+ * running delivery attempts finish before the database closes.
  *
  * Flags: `--demo` (`pnpm start`) opens a demo workspace and prints a banner; `--ephemeral` keeps
  * the embedded database in memory instead of in DESKLINE_DATA_DIR (the tests run that way).
@@ -39,24 +31,15 @@ async function main(): Promise<void> {
   const logger = await startLogging(config);
   const ephemeral = process.argv.includes("--ephemeral");
   const { database, embedded } = await openDatabase(config, logger, ephemeral ? undefined : config.dataDir);
-  const store = createStore(database.db, config, logger);
-  const core: Core = { config, logger, database, store, metrics: createMetrics({ store, database }) };
-  const background = startBackground(core);
-  const server = await listen(await buildApp(core), config, logger);
+  const server = await startServer(config, { database, logger });
+  server.deliveryReady.catch((err: unknown) => {
+    if (!(err instanceof ServerStopped)) exitOnStartFailure(logger, err);
+  });
   if (config.role !== "worker" && process.argv.includes("--demo")) {
-    await background.databaseReady;
-    await showDemo(core, server.baseUrl, embedded?.dataDir);
+    await server.databaseReady;
+    await showDemo(config, server, embedded?.dataDir);
   }
-  stopOnSignals(core, { server, background, embedded });
-}
-
-/** What the start-up steps share once the database client exists. */
-interface Core {
-  config: Config;
-  logger: Logger;
-  database: DatabaseConnection;
-  store: Store;
-  metrics: Metrics;
+  stopOnSignals({ config, logger }, { server, embedded });
 }
 
 /** Tracing first: the logger, the database client and the app instrument themselves only when it is on. */
@@ -86,66 +69,6 @@ async function openDatabase(
   return { database: new DatabaseConnection(uri, config.databaseName), embedded };
 }
 
-/** The work beside the HTTP server: migrations and indexes, webhook delivery, the sweeps. */
-interface Background {
-  /** Settles once the database answered and its migrations and indexes are done. */
-  databaseReady: Promise<void>;
-  /** Stops what started (or waits for it to start first), letting running attempts finish. */
-  stop(timeoutMs: number): Promise<void>;
-}
-
-/**
- * Connects (retrying until the database answers), migrates, then starts delivery and the sweeps.
- * Every role queues the deliveries of the events it relays; workers also send them. Agenda is
- * built once the database answers (its backend creates indexes when it connects); events
- * relayed before then wait for it, so none is relayed without its deliveries.
- */
-function startBackground(core: Core): Background {
-  const { database, store, logger } = core;
-  const checkSecrets = holdSecretWritesUntilChecked(store, logger);
-  let deliveryBuilt: (built: WebhookDelivery) => void = () => {};
-  const deliveryReady = new Promise<WebhookDelivery>((done) => {
-    deliveryBuilt = done;
-  });
-  store.relay.addHook(async (events) => (await deliveryReady).enqueue(events));
-  const stopping = new AbortController();
-  const prepare = () => prepareDatabase(store, logger).then(() => {});
-  const databaseReady = database.connectUntilReady(prepare, logger, stopping.signal);
-  // Shutdown waits for this: a SIGTERM that lands while Agenda is starting must not close the
-  // database under its first queries (an unhandled MongoClientClosedError, exit 1).
-  const started = databaseReady
-    .then(() => (stopping.signal.aborted ? undefined : startDelivery(core, checkSecrets, deliveryBuilt)))
-    .catch((err: unknown) => exitOnStartFailure(logger, err));
-  return {
-    databaseReady,
-    async stop(timeoutMs) {
-      stopping.abort();
-      const running = await started;
-      running?.stopSweeps();
-      await running?.delivery.stop(timeoutMs);
-    },
-  };
-}
-
-/** Once the database is ready: the stored secrets checked, delivery built (and run by workers), sweeps on. */
-async function startDelivery(
-  { config, logger, database, store, metrics }: Core,
-  checkSecrets: () => Promise<void>,
-  deliveryBuilt: (delivery: WebhookDelivery) => void,
-): Promise<{ delivery: WebhookDelivery; stopSweeps: () => void }> {
-  // Before any delivery: a key that cannot open the stored secrets would sign with garbage.
-  await checkSecrets();
-  const delivery = new WebhookDelivery(database.db, store, config, logger, { metrics });
-  await delivery.ready();
-  deliveryBuilt(delivery);
-  const stopSweeps = startSweeps(store, config, logger);
-  if (config.role !== "api") {
-    await delivery.start();
-    logger.info({ role: config.role, concurrency: config.webhookConcurrency }, "delivering webhooks");
-  }
-  return { delivery, stopSweeps };
-}
-
 /**
  * A process that cannot deliver (or create delivery jobs) must not look healthy: it exits, and
  * the supervisor restarts it.
@@ -160,33 +83,20 @@ function exitOnStartFailure(logger: Logger, err: unknown): never {
   process.exit(1);
 }
 
-/** A worker serves only its probes and metrics (worker-app.ts); the other roles the whole API. */
-async function buildApp({ config, logger, database, store, metrics }: Core): Promise<Koa> {
-  if (config.role === "worker") {
-    return createWorkerApp({ database, logger, metrics, metricsToken: config.metricsToken });
-  }
-  return createApp({ config, store, database, openapi: await loadOpenApi(), logger, metrics });
-}
-
 /** `pnpm start`: the demo workspace, its key and a console link, in a banner. */
-async function showDemo(
-  { config, store }: Core,
-  baseUrl: string,
-  dataDir: string | undefined,
-): Promise<void> {
-  const demo = await openDemoWorkspace(store, dataDir);
-  const consoleUrl = await demoConsoleLink(store, demo.workspaceId, baseUrl, config);
-  printDemo(baseUrl, demo, dataLine(config, dataDir), config.adminToken, consoleUrl);
+async function showDemo(config: Config, server: RunningServer, dataDir: string | undefined): Promise<void> {
+  const demo = await openDemoWorkspace(server.store, dataDir);
+  const consoleUrl = await demoConsoleLink(server.store, demo.workspaceId, server.baseUrl, config);
+  printDemo(server.baseUrl, demo, dataLine(config, dataDir), config.adminToken, consoleUrl);
 }
 
 interface Running {
-  server: Listening;
-  background: Background;
+  server: RunningServer;
   embedded: EmbeddedDatabase | undefined;
 }
 
 /** SIGTERM and SIGINT stop the process gracefully, once. */
-function stopOnSignals(core: Core, running: Running): void {
+function stopOnSignals(core: { config: Config; logger: Logger }, running: Running): void {
   let shuttingDown = false;
   const onSignal = (signal: string) => {
     if (shuttingDown) return;
@@ -199,7 +109,7 @@ function stopOnSignals(core: Core, running: Running): void {
 
 /** In-flight requests and running attempts finish, then the database closes and the process exits 0. */
 async function shutdown(
-  { config, logger, database }: Core,
+  { config, logger }: { config: Config; logger: Logger },
   running: Running,
   signal: string,
 ): Promise<never> {
@@ -211,44 +121,12 @@ async function shutdown(
     logger.error({ signal }, "shutdown did not finish in time (is the database answering?); exiting");
     process.exit(1);
   }, config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS).unref();
-  await Promise.all([
-    running.background.stop(config.shutdownTimeoutMs),
-    running.server.close(config.shutdownTimeoutMs),
-  ]);
-  await database.close();
+  await running.server.stop(config.shutdownTimeoutMs);
   await running.embedded?.stop();
   // Exports the spans still buffered.
   await stopTelemetry().catch((err: unknown) => logger.warn({ err }, "tracing: final export failed"));
   logger.info("stopped");
   process.exit(0);
-}
-
-/** A listening HTTP server; `close` lets in-flight requests finish, up to `timeoutMs`. */
-interface Listening {
-  baseUrl: string;
-  close(timeoutMs: number): Promise<void>;
-}
-
-/** Serves `app` on HOST:PORT; `close` lets in-flight requests finish, up to `timeoutMs`. */
-async function listen(app: Koa, config: Config, logger: Logger): Promise<Listening> {
-  const server: Server = app.listen(config.port, config.host);
-  answerClientErrors(server);
-  await new Promise<void>((done, fail) => server.once("listening", done).once("error", fail));
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const baseUrl = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ baseUrl, role: config.role }, "listening");
-  return {
-    baseUrl,
-    async close(timeoutMs) {
-      const force = setTimeout(() => server.closeAllConnections(), timeoutMs).unref();
-      await new Promise<void>((done) => {
-        server.close(() => done());
-        server.closeIdleConnections();
-      });
-      clearTimeout(force);
-    },
-  };
 }
 
 /** The banner's answer to "where does my data live?". */

@@ -28,14 +28,17 @@ function every(intervalMs: number, work: () => Promise<unknown>, what: string, l
   return () => clearInterval(timer);
 }
 
-/** Starts the sweeps once the database is ready; returns a function that stops them. */
-export function startSweeps(store: Store, config: Config, logger: Logger): () => void {
-  // The first relay sweep takes every leftover from before this process started (a restart after
-  // a crash finds its own), but not the events this process writes meanwhile: their writers are
+/**
+ * Starts the sweeps once the database is ready; returns a function that stops them. `startedAt`
+ * (epoch milliseconds) is when the server started, before it took any write.
+ */
+export function startSweeps(store: Store, config: Config, logger: Logger, startedAt: number): () => void {
+  // The first relay sweep takes every leftover from before this server started (a restart after
+  // a crash finds its own), but not the events this server writes meanwhile: their writers are
   // relaying them right now. The API may take writes before the sweeps start (they wait for
-  // delivery to be ready), so "started" is the process's start, not this call's. Later sweeps
-  // likewise leave the last interval's events alone.
-  const startedAt = performance.timeOrigin;
+  // delivery to be ready), so "started" is the server's start (server.ts), not this call's: in a
+  // test's process, several servers start long after the process did. Later sweeps likewise leave
+  // the last interval's events alone.
   let first = true;
   const stops = [
     every(

@@ -108,7 +108,7 @@ async function worker(env: Record<string, string> = {}, args?: string[]): Promis
 
 /** A new worker on the fleet's database with short leases (the second of a test: it starts while events queue). */
 function startWorker(env: Record<string, string> = {}, args?: string[]): Promise<MainProcess> {
-  const started = fleet.deployment.start("worker", { ...SHORT_LEASE, ...env }, args);
+  const started = fleet.deployment.startProcess("worker", { ...SHORT_LEASE, ...env }, args);
   running.push({ process: started, settings: JSON.stringify([env, args ?? []]) });
   return started;
 }
@@ -276,7 +276,11 @@ describe("webhook delivery under faults", () => {
   });
 
   it("an API process whose clock runs 60 s ahead: its writes' deliveries are not held back", async () => {
-    const skewedApi = fleet.deployment.start("api", { DESKLINE_TEST_DATE_OFFSET_MS: "60000" }, SHIFTED);
+    const skewedApi = fleet.deployment.startProcess(
+      "api",
+      { DESKLINE_TEST_DATE_OFFSET_MS: "60000" },
+      SHIFTED,
+    );
     running.push({ process: skewedApi, settings: "skewed api" });
     const baseUrl = await (await skewedApi).baseUrl;
     const w = await world();
@@ -467,7 +471,7 @@ describe("webhook delivery under faults", () => {
     // The driver's monitor looks for a database that came back every 0.5 s, not every 10 s: how
     // soon the driver sees it is the driver's business; what is tested is that the stream reopens.
     const uri = `${proxy.uri}${proxy.uri.includes("?") ? "&" : "?"}heartbeatFrequencyMS=500`;
-    const all = deployment.start("all", { ...SHORT_LEASE, MONGODB_URI: uri });
+    const all = deployment.startProcess("all", { ...SHORT_LEASE, MONGODB_URI: uri });
     running.push({ process: all, settings: "change stream" });
     const { baseUrl, output } = await all;
     const { key, workspaceId } = await newWorkspace(undefined, await baseUrl);

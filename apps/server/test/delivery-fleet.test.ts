@@ -1,25 +1,21 @@
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
-import { eventually, type MainProcess } from "./helpers/main-process.js";
+import { eventually } from "./helpers/main-process.js";
 
 // A fleet delivers as one (docs/decisions.md, "One schedule: the delivery records"): one API
 // process and two workers over one database, WEBHOOK_ENDPOINT_CONCURRENCY=1, endpoints on hosts of
 // their own and endpoints that share one host. Each receiver counts the attempts in flight to each
 // of its endpoints (never more than one, across both workers) and the order events arrive in (the
-// order they happened), and every event reaches every endpoint exactly once.
+// order they happened), and every event reaches every endpoint exactly once. The servers run in
+// this process (each with its own database client, dispatcher and leases, as a process has) and
+// stop after the file's tests.
 
 vi.setConfig({ testTimeout: 240_000 });
 
 const CONTACTS = 120;
 const ANSWER_AFTER_MS = 30;
-
-const started: MainProcess[] = [];
-afterAll(async () => {
-  for (const m of started) if (m.child.exitCode === null) m.child.kill("SIGKILL");
-  await Promise.all(started.map((m) => m.exited));
-});
 
 /** What one endpoint's receiver saw: the most attempts in flight at once, and the events in order. */
 interface Seen {
@@ -51,7 +47,7 @@ describe("a fleet of workers", () => {
       WEBHOOK_TIMEOUT_MS: "20000",
     });
     const apiProcess = await deployment.start("api");
-    started.push(apiProcess, await deployment.start("worker"), await deployment.start("worker"));
+    await Promise.all([deployment.start("worker"), deployment.start("worker")]);
     const baseUrl = await apiProcess.baseUrl;
     const { key } = await newWorkspace(undefined, baseUrl);
 

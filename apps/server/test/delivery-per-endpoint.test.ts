@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
-import { eventually, type MainProcess } from "./helpers/main-process.js";
+import { eventually } from "./helpers/main-process.js";
 
-// What each endpoint gets of its own, with two worker processes delivering (docs/decisions.md,
+// What each endpoint gets of its own, with two workers (servers in this process) delivering (docs/decisions.md,
 // "One schedule: the delivery records"): a connection pool (endpoints on one host never wait for
 // each other's sockets), its rate limit, a receiver's Retry-After, and every attempt in the log,
 // those of resends included. Retries wait 50 ms, then 2 s, so a Retry-After of 1 s shows.
@@ -12,7 +12,6 @@ import { eventually, type MainProcess } from "./helpers/main-process.js";
 const SLOW = 90_000;
 vi.setConfig({ testTimeout: 180_000 });
 
-const started: MainProcess[] = [];
 let deployment: Deployment;
 let baseUrl: string;
 let key: string;
@@ -25,12 +24,8 @@ beforeAll(async () => {
     WEBHOOK_TIMEOUT_MS: "20000",
   });
   const apiProcess = await deployment.start("api");
-  started.push(apiProcess, await deployment.start("worker"), await deployment.start("worker"));
+  await Promise.all([deployment.start("worker"), deployment.start("worker")]);
   baseUrl = await apiProcess.baseUrl;
-});
-afterAll(async () => {
-  for (const m of started) if (m.child.exitCode === null) m.child.kill("SIGKILL");
-  await Promise.all(started.map((m) => m.exited));
 });
 beforeEach(async () => {
   ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));

@@ -2,12 +2,12 @@ import { constructEvent } from "@deskline/webhook-verifier";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { type JavaMongoServer, startMongoJavaServer } from "../src/platform/database/mongo-java-server.js";
 import { api, newWorkspace } from "./helpers/api.js";
-import { createEndpoint, startDeployment } from "./helpers/delivery.js";
+import { createEndpoint, type InProcessServer, startDeployment } from "./helpers/delivery.js";
 import { startReceiver } from "./helpers/https-receiver.js";
-import { eventually, type MainProcess } from "./helpers/main-process.js";
+import { eventually } from "./helpers/main-process.js";
 
-// Workers woken by the write: a delivery an API process queues reaches an idle worker in another
-// process on either path a worker can hear it by: its quick poll for due deliveries (the run's
+// Workers woken by the write: a delivery an API server queues reaches an idle worker, another
+// server that shares no memory with it (both in this process), on either path a worker can hear it by: its quick poll for due deliveries (the run's
 // database, mongo-java-server without change streams) or a change stream on the deliveries (a
 // mongo-java-server started with its oplog). The regular poll is set to a minute, so it cannot
 // explain a delivery within the deadline; the deadline is generous for a loaded machine.
@@ -18,7 +18,7 @@ vi.setConfig({ testTimeout: 120_000 });
 const DEADLINE_MS = 15_000;
 const REGULAR_POLL_MS = "60000";
 
-const started: MainProcess[] = [];
+const started: InProcessServer[] = [];
 let withOplog: Promise<JavaMongoServer> | undefined;
 /** One mongo-java-server with its oplog (so with change streams) for the file's tests. */
 const oplogServer = () => {
@@ -27,13 +27,12 @@ const oplogServer = () => {
 };
 afterAll(async () => {
   if (process.env.DEBUG_DELIVERY) for (const m of started) console.log(m.output().slice(-3000));
-  for (const m of started) if (m.child.exitCode === null) m.child.kill("SIGKILL");
-  await Promise.all(started.map((m) => m.exited));
+  await Promise.all(started.map((m) => m.stop(1_000)));
   await (await withOplog)?.stop();
 });
 
 /**
- * An API and a worker process on one database; a contact created through the API must reach the
+ * An API server and a worker on one database; a contact created through the API must reach the
  * receiver, signed, before the deadline. Returns the worker, whose log tells the path it took.
  */
 async function contactReachesIdleWorker(env: Record<string, string>, mongodbUri?: string) {
@@ -68,16 +67,18 @@ async function contactReachesIdleWorker(env: Record<string, string>, mongodbUri?
   return worker;
 }
 
-/** SIGTERM: the wake source stops (stream closed, polls ended) before the database closes; exit 0. */
-async function stopsCleanly(worker: MainProcess): Promise<void> {
-  worker.child.kill("SIGTERM");
-  expect(await worker.exited).toBe(0);
+/**
+ * A graceful stop (what SIGTERM runs; webhook-workers.test.ts sends the signal itself): the wake
+ * source stops (stream closed, polls ended) before the database closes, so nothing logs an error.
+ */
+async function stopsCleanly(worker: InProcessServer): Promise<void> {
+  await worker.stop();
   expect(worker.output()).not.toMatch(
     /"level":(40|50|60)[^\n]*(wake change stream|agenda error|dispatch round)/,
   );
 }
 
-describe("a worker in another process than the API", () => {
+describe("a worker beside the API, sharing only the database", () => {
   it("without change streams, polls for due deliveries and delivers a write at once", async () => {
     const worker = await contactReachesIdleWorker({});
     expect(worker.output()).toMatch(

@@ -1,13 +1,16 @@
 import { MongoClient } from "mongodb";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { loadConfig } from "../src/config.js";
 import type { StoredEvent } from "../src/events/model.js";
 import { api } from "./helpers/api.js";
 import { allEvents } from "./helpers/events.js";
+import { startInProcess } from "./helpers/in-process.js";
 import { eventually, startMain } from "./helpers/main-process.js";
 
 // The promise that an event is never lost, tested the hard way: the server process is killed
-// with SIGKILL after its writes and before it relayed their events, and a new process on the same
-// database (the run's, which outlives both) must publish each of them, exactly once.
+// with SIGKILL after its writes and before it relayed their events, and a new server on the same
+// database (the run's, which outlives both; this one in the test's process, as only the killed
+// one needs to be a process) must publish each of them, exactly once.
 
 const databaseName = `deskline_kill_${process.pid}_${Date.now()}`;
 const adminToken = "durability-admin";
@@ -78,8 +81,8 @@ describe("an event is never lost", () => {
     doomed.child.kill("SIGKILL");
     expect(await doomed.exited).toBeNull();
 
-    const revived = startMain(env);
-    const secondUrl = await revived.baseUrl;
+    const revived = await startInProcess(loadConfig(env));
+    const secondUrl = revived.baseUrl;
     await ready(secondUrl);
     const events = await eventually(
       () => allEvents(key, {}, secondUrl),
@@ -98,8 +101,7 @@ describe("an event is never lost", () => {
     // Once: the store holds each event one time, and a later sweep adds nothing.
     const stored = await db.collection("events").countDocuments({ workspace_id: workspace.body.id });
     expect(stored).toBe(3);
-    revived.child.kill("SIGTERM");
-    expect(await revived.exited).toBe(0);
+    await revived.stop();
     expect(revived.output()).toContain("relayed events left by an interrupted writer");
   });
 });

@@ -2,14 +2,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { loadConfig } from "../src/config.js";
 import { newId } from "../src/platform/ids.js";
-import { startMain } from "./helpers/main-process.js";
+import { startInProcess } from "./helpers/in-process.js";
 
 /**
  * Every unique index the server creates leads with `workspace_id`, so a sharded cluster (sharded
  * by workspace) can keep it; `_id` and the exceptions docs/operations.md lists under "Indexes"
- * (each with its reason) are the only others. A real server process (ROLE=all: the API's and the
- * workers' indexes, Agenda's too) starts on a new database, then every collection's indexes are read.
+ * (each with its reason) are the only others. A real server (the composition main runs, ROLE=all:
+ * the API's and the workers' indexes, Agenda's too) starts on a new database, then every
+ * collection's indexes are read.
  */
 
 const operations = readFileSync(join(import.meta.dirname, "../../../docs/operations.md"), "utf8");
@@ -28,12 +30,10 @@ afterAll(async () => {
 describe("the server's unique indexes", () => {
   it("each begins with workspace_id, or is _id, or is a documented exception", async () => {
     const databaseName = `deskline_indexes_${newId("req")}`;
-    const main = startMain({
-      MONGODB_URI: inject("mongodbUri"),
-      MONGODB_DATABASE: databaseName,
-      ROLE: "all",
-    });
-    await main.logged(/delivering webhooks/);
+    // Resolves once it delivers: its database is prepared and Agenda's indexes are made.
+    await startInProcess(
+      loadConfig({ MONGODB_URI: inject("mongodbUri"), MONGODB_DATABASE: databaseName, ROLE: "all" }),
+    );
     const client = await new MongoClient(inject("mongodbUri")).connect();
     clients.push(client);
     const db = client.db(databaseName);

@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { loadConfig } from "../src/config.js";
 import { MIGRATIONS } from "../src/migrations/index.js";
 import { type Migration, migrationKey, runMigrations } from "../src/platform/database/migrations.js";
 import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
+import { startInProcess } from "./helpers/in-process.js";
 import { FROM_SOURCE, startMain } from "./helpers/main-process.js";
 
 /** The migration lock's document, as the runner keeps it. */
@@ -124,12 +126,12 @@ describe("migrations", () => {
     expect((await runMigrations(db, [first], { logger })).unknown).toEqual(["002-count-2"]);
   });
 
-  it("run at the start of two server processes on one new database, each migration by one of them", async () => {
+  it("run at the start of two servers on one new database, each migration by one of them", async () => {
     const db = freshDb();
     const env = { MONGODB_URI: inject("mongodbUri"), MONGODB_DATABASE: db.databaseName, ROLE: "all" };
-    const mains = [startMain(env), startMain(env)];
-    // A worker delivers only once the database is prepared.
-    await Promise.all(mains.map((main) => main.logged(/delivering webhooks/)));
+    // Two servers, each with its own database client (in this process): they meet only at the
+    // migrations' lock. Each resolves once it delivers, which it does only once the database is prepared.
+    const mains = await Promise.all([startInProcess(loadConfig(env)), startInProcess(loadConfig(env))]);
     const migrated = mains.flatMap((main) => main.output().match(/"msg":"migrated"/g) ?? []);
     expect(migrated).toHaveLength(MIGRATIONS.length);
     const records = await db.collection("migrations").find().sort({ id: 1 }).toArray();

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { EVENT_TYPES } from "../src/events/model.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
 import { catalogValidators } from "./helpers/catalog.js";
-import { type Deployment, startDeployment } from "./helpers/delivery.js";
+import { type Deployment, type InProcessServer, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
-import { eventually, type MainProcess } from "./helpers/main-process.js";
+import { eventually } from "./helpers/main-process.js";
 
-// Operational events, end to end, with an API process and two workers on one database: an
+// Operational events, end to end, with an API server and two workers on one database (servers in this process): an
 // endpoint that fails 15 deliveries warns once (at 5) and is disabled once; one that fails 5 and
 // then succeeds recovers; each failed delivery says so; an owner's disable says so. A watching
 // endpoint of the same workspace receives them signed like any event (never the endpoint they
@@ -24,7 +24,7 @@ let key: string;
 let workspaceId: string;
 let watcher: Receiver;
 let watcherSecret: string;
-const processes: MainProcess[] = [];
+const processes: InProcessServer[] = [];
 
 afterAll(() => {
   if (process.env.DEBUG_DELIVERY) for (const m of processes) console.log(m.output().slice(-4000));

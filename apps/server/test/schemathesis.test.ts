@@ -10,8 +10,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { parse } from "yaml";
+import { loadConfig } from "../src/config.js";
 import { ALL_SCOPES, request } from "./helpers/api.js";
-import { eventually, startMain } from "./helpers/main-process.js";
+import { startInProcess } from "./helpers/in-process.js";
+import { eventually } from "./helpers/main-process.js";
 
 const root = join(import.meta.dirname, "../../..");
 
@@ -97,15 +99,17 @@ describe("Schemathesis against the served spec", () => {
       return;
     }
     const adminToken = "fuzz-admin-token";
-    // A process of its own on its own database: `ROLE=api` delivers no webhooks, so the endpoints
-    // the fuzzer registers (any https URL) are never contacted.
-    const server = startMain({
-      MONGODB_URI: inject("mongodbUri"),
-      MONGODB_DATABASE: `deskline_fuzz_${process.pid}`,
-      ADMIN_TOKEN: adminToken,
-      ROLE: "api",
-      RATE_LIMIT_PER_SECOND: "0",
-    });
+    // A server of its own (in this process) on its own database: `ROLE=api` delivers no
+    // webhooks, so the endpoints the fuzzer registers (any https URL) are never contacted.
+    const server = await startInProcess(
+      loadConfig({
+        MONGODB_URI: inject("mongodbUri"),
+        MONGODB_DATABASE: `deskline_fuzz_${process.pid}`,
+        ADMIN_TOKEN: adminToken,
+        ROLE: "api",
+        RATE_LIMIT_PER_SECOND: "0",
+      }),
+    );
     const baseUrl = await server.baseUrl;
     // Listening comes before the database is reached; until then every operation is a 503.
     await eventually(
@@ -148,8 +152,7 @@ describe("Schemathesis against the served spec", () => {
     console.info(
       `schemathesis: ${Math.round((performance.now() - started) / 1000)} s, ${/(\d+) generated/.exec(result.output)?.[0] ?? "?"}`,
     );
-    server.child.kill("SIGTERM");
-    await server.exited;
+    await server.stop();
     expect(result.code, result.output.slice(-20_000)).toBe(0);
     expect(/Configuration:\s+(\S+)/.exec(result.output)?.[1]).toBe(join(root, "schemathesis.toml"));
     // Every operation was exercised in every phase, and the stateful phase ran its chains.

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { verifySignature } from "@deskline/webhook-verifier";
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { loadConfig } from "../src/config.js";
 import { DatabaseUnavailableError } from "../src/platform/errors.js";
 import { newId } from "../src/platform/ids.js";
 import { keyIdOf, SecretBox } from "../src/platform/secret-box.js";
@@ -11,9 +12,11 @@ import { SecretsAtRest } from "../src/webhooks/endpoints/secrets/at-rest.js";
 import { WebhookEndpoints } from "../src/webhooks/endpoints/store.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
 import { startReceiver, testCertificate } from "./helpers/https-receiver.js";
-import { eventually, type MainProcess, startMain } from "./helpers/main-process.js";
+import { type InProcessServer, startInProcess } from "./helpers/in-process.js";
+import { eventually, startMain } from "./helpers/main-process.js";
 
-// Signing secrets at rest, with real server processes on one persistent database (the run's
+// Signing secrets at rest, with real servers (in this process; a start that must be refused, and
+// the commands, as processes: their exit codes are what they say) on one persistent database (the run's
 // database server, a database of this file's own): a plaintext secret stops a start with a key
 // until `reencrypt-secrets` seals it, new ones are stored sealed, deliveries still sign with the
 // real secret, custom header values are sealed alike and still sent, idempotent replays keep no key or secret in the clear (the database is searched
@@ -55,16 +58,13 @@ function env(extra: Record<string, string>): Record<string, string> {
 }
 
 /** A server on this file's database, once it has dealt with the stored secrets. */
-async function server(extra: Record<string, string>): Promise<MainProcess & { url: string }> {
-  const main = startMain(env(extra));
-  const url = await main.baseUrl;
-  await main.logged(/delivering webhooks/);
-  return Object.assign(main, { url });
+async function server(extra: Record<string, string>): Promise<InProcessServer & { url: string }> {
+  const started = await startInProcess(loadConfig(env(extra)));
+  return Object.assign(started, { url: started.baseUrl });
 }
 
-async function stop(main: MainProcess): Promise<void> {
-  main.child.kill("SIGTERM");
-  await main.exited;
+async function stop(running: InProcessServer): Promise<void> {
+  await running.stop();
 }
 
 /** A server that must refuse to start: its exit code and what it said. */
@@ -75,7 +75,8 @@ async function refusedStart(extra: Record<string, string>): Promise<{ code: numb
     () => "exited",
   );
   if ((await Promise.race([main.exited.then(() => "exited"), started])) === "started") {
-    await stop(main);
+    main.child.kill("SIGTERM");
+    await main.exited;
     throw new Error(`the server started, but should have refused to: ${main.output()}`);
   }
   return { code: await main.exited, output: main.output() };

@@ -60,7 +60,7 @@ describe.each([
   let baseUrl: string;
   beforeAll(async () => {
     deployment = await startDeployment();
-    main = await deployment.start("api", otelEnv(protocol, service));
+    main = await deployment.startProcess("api", otelEnv(protocol, service));
     baseUrl = await main.baseUrl;
   }, 120_000);
   afterAll(() => {
@@ -154,7 +154,7 @@ describe("OTEL_TRACES_SAMPLER", () => {
   it("always_off exports nothing, and the log lines carry no trace ids", async () => {
     const deployment = await startDeployment();
     const service = "deskline-test-sampled-off";
-    const main = await deployment.start("api", {
+    const main = await deployment.startProcess("api", {
       ...otelEnv("http/json", service),
       OTEL_TRACES_SAMPLER: "always_off",
     });
@@ -189,7 +189,7 @@ describe("when not configured", () => {
 
   it("a server without OTEL_* exports nothing and logs no trace ids", async () => {
     const deployment = await startDeployment();
-    const main = await deployment.start("api", { LOG_FORMAT: "json" });
+    const main = await deployment.startProcess("api", { LOG_FORMAT: "json" });
     try {
       const baseUrl = await main.baseUrl;
       const { key } = await newWorkspace(undefined, baseUrl);
@@ -218,7 +218,7 @@ describe("delivery attempts", () => {
   it("each attempt is a span in the write's trace, with endpoint, event type, attempt number and outcome", async () => {
     const deployment = await startDeployment();
     const service = "deskline-test-delivery";
-    const main = await deployment.start("all", otelEnv("http/json", service));
+    const main = await deployment.startProcess("all", otelEnv("http/json", service));
     try {
       const baseUrl = await main.baseUrl;
       const { key } = await newWorkspace(undefined, baseUrl);

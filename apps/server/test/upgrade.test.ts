@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { verifySignature } from "@deskline/webhook-verifier";
 import { BSON, type Db, type Document, type IndexDescription, MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { loadConfig } from "../src/config.js";
 import { MIGRATIONS } from "../src/migrations/index.js";
 import { migrationKey } from "../src/platform/database/migrations.js";
 import { newId } from "../src/platform/ids.js";
@@ -10,8 +11,8 @@ import { api, request } from "./helpers/api.js";
 import { TEST_DELIVERY_ENV } from "./helpers/delivery.js";
 import { relativeToNow } from "./helpers/fixture-times.js";
 import { startReceiver } from "./helpers/https-receiver.js";
-import { eventually, startMain } from "./helpers/main-process.js";
-import { testCertificate } from "./helpers/test-certificate.js";
+import { startInProcess } from "./helpers/in-process.js";
+import { eventually } from "./helpers/main-process.js";
 
 /**
  * Upgrades as migrations (docs/decisions.md, "Migrations"): the data the server of an earlier
@@ -59,16 +60,17 @@ beforeAll(async () => {
   client = await new MongoClient(inject("mongodbUri")).connect();
   db = client.db(`deskline_upgrade_${newId("req")}`);
   await load(db);
-  const main = startMain({
-    MONGODB_URI: inject("mongodbUri"),
-    MONGODB_DATABASE: db.databaseName,
-    ADMIN_TOKEN: inject("adminToken"),
-    NODE_EXTRA_CA_CERTS: testCertificate().certFile,
-    ROLE: "all",
-    ...TEST_DELIVERY_ENV,
-  });
-  baseUrl = await main.baseUrl;
-  await main.logged(/delivering webhooks/);
+  // The current server, as main composes it (in this process), once it delivers.
+  const main = await startInProcess(
+    loadConfig({
+      MONGODB_URI: inject("mongodbUri"),
+      MONGODB_DATABASE: db.databaseName,
+      ADMIN_TOKEN: inject("adminToken"),
+      ROLE: "all",
+      ...TEST_DELIVERY_ENV,
+    }),
+  );
+  baseUrl = main.baseUrl;
 });
 afterAll(() => client?.close());
 

@@ -4,12 +4,17 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { EVENT_TYPES } from "../src/events/model.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
-import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
+import {
+  createEndpoint,
+  type Deployment,
+  type InProcessServer,
+  startDeployment,
+} from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
-import { eventually, type MainProcess } from "./helpers/main-process.js";
+import { eventually } from "./helpers/main-process.js";
 
-// Webhook delivery end to end: a real server process (ROLE=all) delivers over real
-// HTTPS to receivers this file starts on 127.0.0.1, trusted through NODE_EXTRA_CA_CERTS, with
+// Webhook delivery end to end: a real server (ROLE=all, in this process) delivers over real
+// HTTPS to receivers this file starts on 127.0.0.1, trusting their certificate, with
 // retry delays of 50 ms and a 3 s timeout.
 
 // Deliveries share two cores with everything else running; waits are generous, never timed.
@@ -19,7 +24,7 @@ const TIMEOUT_MS = 3000;
 vi.setConfig({ testTimeout: 180_000 });
 
 let deployment: Deployment;
-let main: MainProcess;
+let main: InProcessServer;
 afterAll(() => {
   if (process.env.DEBUG_DELIVERY) writeFileSync("/tmp/delivery-debug.log", main.output());
 });
@@ -30,7 +35,7 @@ let workspaceId: string;
 beforeAll(async () => {
   deployment = await startDeployment({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS) });
   main = await deployment.start("all");
-  baseUrl = await main.ready();
+  baseUrl = main.baseUrl;
 });
 
 // Each test has its own workspace, so no endpoint of another test receives its events.

@@ -52,7 +52,8 @@ describe("recoveries run as jobs", () => {
     await new Promise((done) => setTimeout(done, 1_000));
     expect(await get()).toMatchObject({ status: "queued", scanned: 0, queued: 0 });
 
-    const first = await deployment.start("worker");
+    // A process: only a process can be SIGKILLed (its lock left behind, as after a crash).
+    const first = await deployment.startProcess("worker");
     const partway = await eventually(get, (r) => r.scanned >= 10, "the recovery under way", SLOW);
     first.child.kill("SIGKILL");
     await first.exited;

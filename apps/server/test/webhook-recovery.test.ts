@@ -4,12 +4,17 @@ import type { StoredEvent } from "../src/events/model.js";
 import { derivedId } from "../src/platform/ids.js";
 import type { WebhookDeliveryDoc } from "../src/webhooks/deliveries/store.js";
 import { admin, api, newWorkspace } from "./helpers/api.js";
-import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
+import {
+  createEndpoint,
+  type Deployment,
+  type InProcessServer,
+  startDeployment,
+} from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
-import { eventually, type MainProcess } from "./helpers/main-process.js";
+import { eventually } from "./helpers/main-process.js";
 
 // Webhook recovery: deliveries as records, resend, and recover, end to end: a real
-// server process delivering over real HTTPS to receivers this file starts, with 50 ms retries.
+// server (in this process; the SIGKILLed worker is a process) delivering over real HTTPS to receivers this file starts, with 50 ms retries.
 // One attempt at a time (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1) makes "oldest event
 // first" observable at the receiver.
 
@@ -19,7 +24,7 @@ vi.setConfig({ testTimeout: 240_000 });
 type Json = Record<string, any>;
 
 let deployment: Deployment;
-let main: MainProcess;
+let main: InProcessServer;
 let baseUrl: string;
 let key: string;
 let workspaceId: string;
@@ -31,7 +36,7 @@ beforeAll(async () => {
     WEBHOOK_TIMEOUT_MS: "3000",
   });
   main = await deployment.start("all");
-  baseUrl = await main.ready();
+  baseUrl = main.baseUrl;
 });
 afterAll(() => {
   if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-5000));
@@ -447,7 +452,9 @@ describe("resend", () => {
 
 describe("a worker SIGKILLed during a recovery", () => {
   it("loses nothing: after a restart every missed event is delivered and every delivery succeeds", async () => {
-    const w = await startDeployment({ WEBHOOK_TIMEOUT_MS: "1000" });
+    // An 8 s lease (WEBHOOK_LEASE_MS) instead of 1 s + 30 s: one worker runs at a time here, so
+    // the killed one's leases are all there is to wait out.
+    const w = await startDeployment({ WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_LEASE_MS: "8000" });
     const apiProcess = await w.start("api");
     const url = await apiProcess.baseUrl;
     const world = await newWorkspace(undefined, url);
@@ -470,7 +477,10 @@ describe("a worker SIGKILLed during a recovery", () => {
     const missed: StoredEvent[] = [];
     for (let i = 0; i < 150; i++) missed.push(await w.emit(world.workspaceId, "ticket.updated"));
     expect((await patch("enabled")).status).toBe(200);
-    const first = await w.start("worker", { WEBHOOK_CONCURRENCY: "4", WEBHOOK_ENDPOINT_CONCURRENCY: "4" });
+    const first = await w.startProcess("worker", {
+      WEBHOOK_CONCURRENCY: "4",
+      WEBHOOK_ENDPOINT_CONCURRENCY: "4",
+    });
     const recovery = await api.post(`/open/v1/webhook-endpoints/${endpointId}/recover`, {
       key: world.key,
       baseUrl: url,
@@ -487,7 +497,7 @@ describe("a worker SIGKILLed during a recovery", () => {
     first.child.kill("SIGKILL");
     await first.exited;
     expect(receiver.received.length).toBeLessThan(missed.length);
-    // A new worker takes over the killed one's lane and leased deliveries once they expire (about 33 s).
+    // A new worker takes over the killed one's lane and leased deliveries once they expire (8 s).
     await w.start("worker", { WEBHOOK_CONCURRENCY: "4", WEBHOOK_ENDPOINT_CONCURRENCY: "4" });
     const got = new Set<string>();
     await eventually(

@@ -3,16 +3,17 @@ import { ADDRESS_REFUSED } from "../src/webhooks/delivery/outcome.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { type Deployment, startDeployment } from "./helpers/delivery.js";
 import { startReceiver } from "./helpers/https-receiver.js";
-import { eventually, type MainProcess } from "./helpers/main-process.js";
+import { eventually } from "./helpers/main-process.js";
 
-// Webhook delivery across processes: the SSRF guard of a worker that
-// may not reach private networks, two workers sharing one database, a worker SIGKILLed in the
-// middle of an attempt, and a worker stopped with SIGTERM. Each test has its own database.
+// Webhook delivery across workers: the SSRF guard of a worker that may not reach private
+// networks, two workers sharing one database (servers in this process), a worker process
+// SIGKILLed in the middle of an attempt, and a worker process stopped with SIGTERM (signals are
+// what only a process shows). Each test has its own database.
 
 const SLOW = 90_000;
 vi.setConfig({ testTimeout: 180_000 });
 
-const started: MainProcess[] = [];
+const started: { output(): string }[] = [];
 afterAll(() => {
   if (process.env.DEBUG_DELIVERY) for (const m of started) console.log(m.output().slice(-3000));
 });
@@ -33,11 +34,17 @@ async function world(env: Record<string, string> = {}) {
     (await api.get(`/open/v1/webhook-endpoints/${endpointId}/attempts?limit=100`, { key, baseUrl })).body
       .data as Array<{ event_id: string; attempt: number; error: string | null; succeeded: boolean }>;
   const worker = async (extra: Record<string, string> = {}) => {
-    const process = await deployment.start("worker", extra);
+    const server = await deployment.start("worker", extra);
+    started.push(server);
+    return server;
+  };
+  /** A worker process, for a test that signals it. */
+  const workerProcess = async (extra: Record<string, string> = {}) => {
+    const process = await deployment.startProcess("worker", extra);
     started.push(process);
     return process;
   };
-  return { deployment, apiProcess, baseUrl, key, workspaceId, endpoint, attempts, worker };
+  return { deployment, apiProcess, baseUrl, key, workspaceId, endpoint, attempts, worker, workerProcess };
 }
 
 describe("the SSRF guard", () => {
@@ -110,10 +117,11 @@ describe("two workers on one database", () => {
 
 describe("a worker that dies", () => {
   it("SIGKILLed in the middle of an attempt: the delivery happens after a restart", async () => {
-    // A 1 s timeout makes the lease 1 s + 30 s: the restarted worker takes the lane and the
-    // delivery over once that has passed.
-    const w = await world({ WEBHOOK_TIMEOUT_MS: "1000" });
-    const first = await w.worker();
+    // A 1 s timeout and an 8 s lease (WEBHOOK_LEASE_MS, rather than the default 1 s + 30 s: one
+    // worker runs at a time here, so no live holder can lose its lane to another): the restarted
+    // worker takes the lane and the delivery over once the lease has passed.
+    const w = await world({ WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_LEASE_MS: "8000" });
+    const first = await w.workerProcess();
     const receiver = await startReceiver();
     receiver.answer = (_d, index) => (index === 0 ? "hang" : { status: 200 });
     const endpointId = await w.endpoint(receiver.url);
@@ -148,7 +156,7 @@ describe("a worker that dies", () => {
 
   it("SIGTERMed during an attempt: lets it finish and record, then exits 0", async () => {
     const w = await world({ WEBHOOK_TIMEOUT_MS: "10000" });
-    const worker = await w.worker();
+    const worker = await w.workerProcess();
     const receiver = await startReceiver();
     receiver.answer = () => ({ status: 200, delayMs: 1500 });
     const endpointId = await w.endpoint(receiver.url);

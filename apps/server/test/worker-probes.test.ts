@@ -5,8 +5,9 @@ import { parseExposition } from "./helpers/exposition.js";
 import { startReceiver } from "./helpers/https-receiver.js";
 import { eventually } from "./helpers/main-process.js";
 
-// A real ROLE=worker process serves /healthz, /readyz and /metrics (behind
-// METRICS_TOKEN, with its delivery counters) on PORT, and nothing of the API.
+// A real ROLE=worker server (the composition main runs, here in this process, beside an API
+// server) serves /healthz, /readyz and /metrics (behind METRICS_TOKEN, with its delivery
+// counters) on its port, and nothing of the API.
 
 vi.setConfig({ testTimeout: 180_000 });
 const METRICS_TOKEN = "worker-metrics-token";

@@ -1,23 +1,25 @@
 import { type Db, MongoClient } from "mongodb";
 import { afterAll, expect, inject } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { Events } from "../../src/events/events.js";
 import { type EventType, newEvent, type StoredEvent } from "../../src/events/model.js";
-import { EventRelay, pushEvent } from "../../src/events/outbox-relay.js";
+import { pushEvent } from "../../src/events/outbox-relay.js";
 import { newId } from "../../src/platform/ids.js";
-import { createLogger } from "../../src/platform/logger.js";
-import { createStore } from "../../src/store.js";
-import { WebhookDelivery } from "../../src/webhooks/delivery/worker.js";
 import { api } from "./api.js";
 import { testCertificate } from "./https-receiver.js";
+import { type InProcessServer, startInProcess } from "./in-process.js";
 import { type MainProcess, startMain } from "./main-process.js";
 
 /**
- * A delivery deployment for one test: its own database (so its workers take no other test's
- * jobs), server processes (`src/main.ts`) with a ROLE each, trusting the test receivers'
- * certificate through NODE_EXTRA_CA_CERTS, with millisecond retry delays; and `emit`, which
- * records events the way the API's writes do (a document carrying them, moved by the relay,
- * whose hook queues their deliveries) for event types no public write makes yet.
+ * A delivery deployment for one test: its own database on the run's database server (so its
+ * workers take no other test's jobs), servers with a ROLE each, with millisecond retry delays,
+ * trusting the test receivers' certificate; and `emit`, which records events the way the API's
+ * writes do (a document carrying them, moved by the relay, whose hook queues their deliveries)
+ * for event types no public write makes yet.
+ *
+ * `start` runs a server in the test's own process (`startServer`, the composition main runs):
+ * several workers are several servers over one database, as svix-server's tests run theirs.
+ * `startProcess` runs `src/main.ts` as a child, for what only a process shows (a SIGKILL in the
+ * middle of an attempt, SIGTERM's graceful stop).
  */
 
 export const TEST_DELIVERY_ENV = {
@@ -28,14 +30,21 @@ export const TEST_DELIVERY_ENV = {
   EVENT_RELAY_INTERVAL_MS: "100",
 };
 
+export type { InProcessServer } from "./in-process.js";
+
+type Role = "all" | "api" | "worker";
+
 export interface Deployment {
   databaseName: string;
+  mongodbUri: string;
   db: Db;
+  /** Starts one more server on this deployment's database, in this process. */
+  start(role: Role, env?: Record<string, string>): Promise<InProcessServer>;
   /**
-   * Starts one more server process on this deployment's database; `args`: node's (FROM_SOURCE
-   * unless given, e.g. with a preload before it).
+   * Starts one more server process (`src/main.ts`) on this deployment's database; `args`: node's
+   * (FROM_SOURCE unless given, e.g. with a preload before it).
    */
-  start(role: "all" | "api" | "worker", env?: Record<string, string>, args?: string[]): Promise<MainProcess>;
+  startProcess(role: Role, env?: Record<string, string>, args?: string[]): Promise<MainProcess>;
   /** Records an event of `type` in `workspaceId` and relays it, queueing its deliveries. */
   emit(workspaceId: string, type: EventType, data?: Record<string, unknown>): Promise<StoredEvent>;
   /**
@@ -73,30 +82,30 @@ export async function startDeployment(
   const client = await new MongoClient(mongodbUri).connect();
   clients.push(client);
   const db = client.db(databaseName);
-  const logger = createLogger("silent");
-  const config = { ...loadConfig({}), role: "api" as const };
-  const events = new Events(db, config.eventRetentionMs);
-  const relay = new EventRelay(db, events, { immediate: true, logger });
-  // The enqueuing half of delivery, exactly as an API process runs it.
-  const delivery = new WebhookDelivery(db, createStore(db, config, logger), config, logger);
-  await delivery.ready();
-  relay.addHook((events) => delivery.enqueue(events));
+  const envOf = (role: Role, extra: Record<string, string>) => ({
+    MONGODB_URI: mongodbUri,
+    MONGODB_DATABASE: databaseName,
+    ADMIN_TOKEN: inject("adminToken"),
+    ROLE: role,
+    ...TEST_DELIVERY_ENV,
+    ...env,
+    ...extra,
+  });
+  // The relay of `emit`: an API server's, whose hook queues deliveries exactly as the API's writes do.
+  let emitter: Promise<InProcessServer> | undefined;
+  const relay = async () => {
+    emitter ??= startInProcess(loadConfig(envOf("api", {})));
+    return (await emitter).server.store.relay;
+  };
   const outbox = db.collection<{ _id: string; pending_events?: StoredEvent[] }>("test_outbox");
   return {
     databaseName,
+    mongodbUri,
     db,
-    async start(role, extra = {}, args) {
+    start: (role, extra = {}) => startInProcess(loadConfig(envOf(role, extra))),
+    async startProcess(role, extra = {}, args) {
       const main = startMain(
-        {
-          MONGODB_URI: mongodbUri,
-          MONGODB_DATABASE: databaseName,
-          ADMIN_TOKEN: inject("adminToken"),
-          NODE_EXTRA_CA_CERTS: testCertificate().certFile,
-          ROLE: role,
-          ...TEST_DELIVERY_ENV,
-          ...env,
-          ...extra,
-        },
+        { NODE_EXTRA_CA_CERTS: testCertificate().certFile, ...envOf(role, extra) },
         args,
       );
       if (role !== "worker") await main.ready();
@@ -108,19 +117,19 @@ export async function startDeployment(
       const event = newEvent(workspaceId, type, data ?? DATA_OF[type](id));
       await outbox.insertOne({ _id: id, ...({} as object) });
       await outbox.updateOne({ _id: id }, pushEvent(event));
-      await relay.drain("test_outbox", id);
+      await (await relay()).drain("test_outbox", id);
       return event;
     },
     async relayAgain(event) {
       const id = newId("con");
       await outbox.insertOne({ _id: id, pending_events: [event] });
-      await relay.drain("test_outbox", id);
+      await (await relay()).drain("test_outbox", id);
     },
   };
 }
 
 /**
- * The base URL of a ROLE=all process that delivers one lane and one attempt at a time
+ * The base URL of a ROLE=all server (in this process) that delivers one lane and one attempt at a time
  * (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1, a 3 s timeout): what the client tests
  * (the CLI's and the SDK's) drive on a shared machine.
  */

@@ -1,0 +1,244 @@
+import type { Server } from "node:http";
+import type Koa from "koa";
+import { createApp } from "./app.js";
+import type { Config } from "./config.js";
+import { createMetrics } from "./metrics-wire.js";
+import { type Clock, systemClock } from "./platform/clock.js";
+import { DatabaseConnection } from "./platform/database/client.js";
+import { answerClientErrors } from "./platform/http/client-errors.js";
+import { loadOpenApi } from "./platform/http/openapi.js";
+import type { Logger } from "./platform/logger.js";
+import type { Metrics } from "./platform/metrics/metrics.js";
+import { createStore, prepareDatabase, type Store } from "./store.js";
+import { startSweeps } from "./sweeps.js";
+import { WebhookDelivery } from "./webhooks/delivery/worker.js";
+import { holdSecretWritesUntilChecked } from "./webhooks/endpoints/secrets/reseal.js";
+import { createWorkerApp } from "./worker-app.js";
+
+/**
+ * The one composition of a server: database preparation, the relay hook, webhook delivery (the
+ * queueing half for every role, the sending half for `worker` and `all`), the sweeps and the HTTP
+ * listener. `main.ts` runs one per process and adds what only a process has (config from the
+ * environment, telemetry, the embedded database, signals, the demo); the tests and benches run
+ * one or several in their own process, so a test reads like a deployment without paying for a
+ * process start (docs/decisions.md, "One composition for main and the tests").
+ */
+
+export interface ServerOptions {
+  /** Where the data lives; `stop()` closes it. Default: a client of `config.mongodbUri`. */
+  database?: DatabaseConnection;
+  logger: Logger;
+  /**
+   * What decides by time reads it here: the rate limiter (the system clock by default) and
+   * delivery (by default the database's clock, platform/database/database-clock.ts, so that
+   * hosts whose clocks differ agree on leases and due times).
+   */
+  clock?: Clock;
+  /** Where to listen; default `config.host`:`config.port` (port 0 picks a free one). */
+  listen?: { host: string; port: number };
+  /** The CA certificates delivery trusts; default: the system's plus NODE_EXTRA_CA_CERTS. */
+  ca?: string[];
+  /** Node's process metrics in /metrics; off where many servers share one process. */
+  processMetrics?: boolean;
+}
+
+export interface RunningServer {
+  app: Koa;
+  store: Store;
+  database: DatabaseConnection;
+  metrics: Metrics;
+  baseUrl: string;
+  /** Settles once the database answered and its migrations and indexes are done. */
+  databaseReady: Promise<void>;
+  /**
+   * Delivery once it is built (and, on workers, running), with the sweeps on; rejects when it
+   * cannot start (main exits then: a process that cannot deliver must not look healthy).
+   */
+  deliveryReady: Promise<WebhookDelivery>;
+  /**
+   * Graceful stop: no new requests or lanes, in-flight requests and running attempts finish
+   * (at most `timeoutMs`, default SHUTDOWN_TIMEOUT_MS), then the database client closes.
+   */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+/** `deliveryReady`'s rejection when the server was stopped before delivery started: no failure. */
+export class ServerStopped extends Error {
+  constructor() {
+    super("the server was stopped before delivery started");
+  }
+}
+
+/**
+ * Starts a server and returns once it listens; the database may still be coming up (the API
+ * answers 503 until it is, and /readyz says so): await `deliveryReady` for a server that delivers.
+ */
+export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
+  const { logger } = options;
+  const clock = options.clock ?? systemClock;
+  const database = options.database ?? new DatabaseConnection(requiredUri(config), config.databaseName);
+  const store = createStore(database.db, config, logger);
+  const metrics = createMetrics({ store, database, processMetrics: options.processMetrics });
+  const parts: Parts = {
+    config,
+    logger,
+    clock,
+    deliveryClock: options.clock,
+    database,
+    store,
+    metrics,
+    ca: options.ca,
+  };
+  const background = startBackground(parts);
+  const app = await buildApp(parts);
+  const listening = await listen(app, options.listen ?? config, logger, config.role);
+  return {
+    app,
+    store,
+    database,
+    metrics,
+    baseUrl: listening.baseUrl,
+    databaseReady: background.databaseReady,
+    deliveryReady: background.deliveryReady,
+    async stop(timeoutMs = config.shutdownTimeoutMs) {
+      await Promise.all([background.stop(timeoutMs), listening.close(timeoutMs)]);
+      await database.close();
+    },
+  };
+}
+
+function requiredUri(config: Config): string {
+  if (!config.mongodbUri) throw new Error("startServer: pass a database or set MONGODB_URI");
+  return config.mongodbUri;
+}
+
+/** What the start-up steps share once the database client exists. */
+interface Parts {
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  /** A clock a test gave, else none: delivery then reads the database's. */
+  deliveryClock: Clock | undefined;
+  database: DatabaseConnection;
+  store: Store;
+  metrics: Metrics;
+  ca: string[] | undefined;
+}
+
+/** The work beside the HTTP server: migrations and indexes, webhook delivery, the sweeps. */
+interface Background {
+  databaseReady: Promise<void>;
+  deliveryReady: Promise<WebhookDelivery>;
+  /** Stops what started (or waits for it to start first), letting running attempts finish. */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * Connects (retrying until the database answers), migrates, then starts delivery and the sweeps.
+ * Every role queues the deliveries of the events it relays; workers also send them. Agenda is
+ * built once the database answers (its backend creates indexes when it connects); events
+ * relayed before then wait for it, so none is relayed without its deliveries.
+ */
+function startBackground(parts: Parts): Background {
+  const { database, store, logger } = parts;
+  // The sweeps' arithmetic is on Date.now() (sweeps.ts).
+  const startedAt = Date.now();
+  const checkSecrets = holdSecretWritesUntilChecked(store, logger);
+  let deliveryBuilt: (built: WebhookDelivery) => void = () => {};
+  const built = new Promise<WebhookDelivery>((done) => {
+    deliveryBuilt = done;
+  });
+  store.relay.addHook(async (events) => (await built).enqueue(events));
+  const stopping = new AbortController();
+  const prepare = () => prepareDatabase(store, logger).then(() => {});
+  const databaseReady = database.connectUntilReady(prepare, logger, stopping.signal);
+  // Shutdown waits for this: a stop that lands while Agenda is starting must not close the
+  // database under its first queries (an unhandled MongoClientClosedError).
+  const started = databaseReady.then(() =>
+    stopping.signal.aborted ? undefined : startDelivery(parts, { checkSecrets, deliveryBuilt, startedAt }),
+  );
+  const deliveryReady = started.then((running) => {
+    if (!running) throw new ServerStopped();
+    return running.delivery;
+  });
+  // Whoever starts the server decides what a failure means (main exits); stop() must not throw it again.
+  deliveryReady.catch(() => {});
+  return {
+    databaseReady,
+    deliveryReady,
+    async stop(timeoutMs) {
+      stopping.abort();
+      const running = await started.catch(() => undefined);
+      running?.stopSweeps();
+      await running?.delivery.stop(timeoutMs);
+    },
+  };
+}
+
+/** Once the database is ready: the stored secrets checked, delivery built (and run by workers), sweeps on. */
+async function startDelivery(
+  { config, logger, database, store, metrics, deliveryClock, ca }: Parts,
+  steps: {
+    checkSecrets: () => Promise<void>;
+    deliveryBuilt: (delivery: WebhookDelivery) => void;
+    startedAt: number;
+  },
+): Promise<{ delivery: WebhookDelivery; stopSweeps: () => void }> {
+  // Before any delivery: a key that cannot open the stored secrets would sign with garbage.
+  await steps.checkSecrets();
+  const delivery = new WebhookDelivery(database.db, store, config, logger, {
+    metrics,
+    ...(deliveryClock ? { clock: deliveryClock } : {}),
+    ...(ca ? { ca } : {}),
+  });
+  await delivery.ready();
+  steps.deliveryBuilt(delivery);
+  const stopSweeps = startSweeps(store, config, logger, steps.startedAt);
+  if (config.role !== "api") {
+    await delivery.start();
+    logger.info({ role: config.role, concurrency: config.webhookConcurrency }, "delivering webhooks");
+  }
+  return { delivery, stopSweeps };
+}
+
+/** A worker serves only its probes and metrics (worker-app.ts); the other roles the whole API. */
+async function buildApp({ config, logger, database, store, metrics, clock }: Parts): Promise<Koa> {
+  if (config.role === "worker") {
+    return createWorkerApp({ database, logger, metrics, metricsToken: config.metricsToken });
+  }
+  const openapi = await loadOpenApi();
+  return createApp({ config, store, database, openapi, logger, metrics, clock: () => clock.now() });
+}
+
+/** A listening HTTP server; `close` lets in-flight requests finish, up to `timeoutMs`. */
+interface Listening {
+  baseUrl: string;
+  close(timeoutMs: number): Promise<void>;
+}
+
+/** Serves `app` on host:port; `close` lets in-flight requests finish, up to `timeoutMs`. */
+async function listen(
+  app: Koa,
+  { host, port }: { host: string; port: number },
+  logger: Logger,
+  role: Config["role"],
+): Promise<Listening> {
+  const server: Server = app.listen(port, host);
+  answerClientErrors(server);
+  await new Promise<void>((done, fail) => server.once("listening", done).once("error", fail));
+  const address = server.address();
+  const bound = typeof address === "object" && address ? address.port : port;
+  const baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${bound}`;
+  logger.info({ baseUrl, role }, "listening");
+  return {
+    baseUrl,
+    async close(timeoutMs) {
+      const force = setTimeout(() => server.closeAllConnections(), timeoutMs).unref();
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeIdleConnections();
+      });
+      clearTimeout(force);
+    },
+  };
+}
