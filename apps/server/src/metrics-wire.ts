@@ -13,13 +13,18 @@ export interface MetricsWiring {
   store: Store;
   database: Pick<DatabaseConnection, "ping">;
   /** Counts deliveries waiting to be sent (tests may pass their own). */
-  pendingJobs?: () => Promise<number>;
+  pendingDeliveries?: () => Promise<number>;
   /** Node's process metrics; off in tests that start many apps in one process. */
   processMetrics?: boolean;
 }
 
 /** The metrics of one server process, wired to its store and database. */
-export function createMetrics({ store, database, pendingJobs, processMetrics }: MetricsWiring): Metrics {
+export function createMetrics({
+  store,
+  database,
+  pendingDeliveries,
+  processMetrics,
+}: MetricsWiring): Metrics {
   const metrics = new Metrics({ processMetrics });
   // Counted once per event, not per relay of it.
   store.relay.onRecorded((events) => {
@@ -28,14 +33,14 @@ export function createMetrics({ store, database, pendingJobs, processMetrics }: 
   store.deliveryQueue.onQueued(({ origin, deliveries }) =>
     metrics.deliveriesQueued(origin, deliveries.length),
   );
-  metrics.watch(databaseGaugeSources(store, database, pendingJobs));
+  metrics.watch(databaseGaugeSources(store, database, pendingDeliveries));
   return metrics;
 }
 
 export function databaseGaugeSources(
   store: Store,
   database: Pick<DatabaseConnection, "ping">,
-  pendingJobs?: () => Promise<number>,
+  pendingDeliveries?: () => Promise<number>,
 ): GaugeSources {
   return {
     databaseUp: () => database.ping(),
@@ -49,7 +54,7 @@ export function databaseGaugeSources(
       return { owner, failures: all - owner };
     },
     // Deliveries are the queue: those pending wait for a first attempt or a retry.
-    pendingJobs:
-      pendingJobs ?? (() => store.webhookDeliveries.collection.countDocuments({ status: "pending" })),
+    pendingDeliveries:
+      pendingDeliveries ?? (() => store.webhookDeliveries.collection.countDocuments({ status: "pending" })),
   };
 }

@@ -37,9 +37,10 @@ export async function requireSession(ctx: Context, sessions: ConsoleSessions): P
 
 function assertCsrf(ctx: Context, session: LiveSession): void {
   if (!sameToken(ctx.get(CSRF_HEADER), session.csrf_token)) {
+    // 403, not 401: the session is good, the request is not one the console's page made.
     throw new AppError(
-      401,
-      "invalid_api_key",
+      403,
+      "csrf_token_invalid",
       `A console request that changes something must carry its session's ${CSRF_HEADER} header.`,
     );
   }
