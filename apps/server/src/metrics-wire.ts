@@ -1,7 +1,6 @@
 import type { DatabaseConnection } from "./platform/database/client.js";
 import { type GaugeSources, Metrics } from "./platform/metrics/metrics.js";
 import type { Store } from "./store.js";
-import { OWNER_DISABLED_REASON } from "./webhooks/endpoints/store.js";
 
 /**
  * Connects the metrics to what they count: the relay reports each event it records, and the
@@ -44,17 +43,8 @@ export function databaseGaugeSources(
 ): GaugeSources {
   return {
     databaseUp: () => database.ping(),
-    async disabledEndpoints() {
-      const endpoints = store.webhookEndpoints.collection;
-      const all = await endpoints.countDocuments({ status: "disabled" });
-      const owner = await endpoints.countDocuments({
-        status: "disabled",
-        disabled_reason: OWNER_DISABLED_REASON,
-      });
-      return { owner, failures: all - owner };
-    },
+    disabledEndpoints: () => store.webhookEndpoints.countDisabled(),
     // Deliveries are the queue: those pending wait for a first attempt or a retry.
-    pendingDeliveries:
-      pendingDeliveries ?? (() => store.webhookDeliveries.collection.countDocuments({ status: "pending" })),
+    pendingDeliveries: pendingDeliveries ?? (() => store.webhookDeliveries.countPending()),
   };
 }
