@@ -17,6 +17,7 @@ const STATUS_OF: Record<string, string> = {
   missing_api_key: "401",
   invalid_api_key: "401",
   insufficient_scope: "403",
+  csrf_token_invalid: "403",
   resource_missing: "404",
   parameter_invalid: "400",
   parameter_missing: "400",

@@ -1,7 +1,6 @@
 import type { DatabaseConnection } from "./platform/database/client.js";
 import { type GaugeSources, Metrics } from "./platform/metrics/metrics.js";
 import type { Store } from "./store.js";
-import { OWNER_DISABLED_REASON } from "./webhooks/endpoints/store.js";
 
 /**
  * Connects the metrics to what they count: the relay reports each event it records, and the
@@ -13,13 +12,18 @@ export interface MetricsWiring {
   store: Store;
   database: Pick<DatabaseConnection, "ping">;
   /** Counts deliveries waiting to be sent (tests may pass their own). */
-  pendingJobs?: () => Promise<number>;
+  pendingDeliveries?: () => Promise<number>;
   /** Node's process metrics; off in tests that start many apps in one process. */
   processMetrics?: boolean;
 }
 
 /** The metrics of one server process, wired to its store and database. */
-export function createMetrics({ store, database, pendingJobs, processMetrics }: MetricsWiring): Metrics {
+export function createMetrics({
+  store,
+  database,
+  pendingDeliveries,
+  processMetrics,
+}: MetricsWiring): Metrics {
   const metrics = new Metrics({ processMetrics });
   // Counted once per event, not per relay of it.
   store.relay.onRecorded((events) => {
@@ -28,28 +32,19 @@ export function createMetrics({ store, database, pendingJobs, processMetrics }: 
   store.deliveryQueue.onQueued(({ origin, deliveries }) =>
     metrics.deliveriesQueued(origin, deliveries.length),
   );
-  metrics.watch(databaseGaugeSources(store, database, pendingJobs));
+  metrics.watch(databaseGaugeSources(store, database, pendingDeliveries));
   return metrics;
 }
 
 export function databaseGaugeSources(
   store: Store,
   database: Pick<DatabaseConnection, "ping">,
-  pendingJobs?: () => Promise<number>,
+  pendingDeliveries?: () => Promise<number>,
 ): GaugeSources {
   return {
     databaseUp: () => database.ping(),
-    async disabledEndpoints() {
-      const endpoints = store.webhookEndpoints.collection;
-      const all = await endpoints.countDocuments({ status: "disabled" });
-      const owner = await endpoints.countDocuments({
-        status: "disabled",
-        disabled_reason: OWNER_DISABLED_REASON,
-      });
-      return { owner, failures: all - owner };
-    },
+    disabledEndpoints: () => store.webhookEndpoints.countDisabled(),
     // Deliveries are the queue: those pending wait for a first attempt or a retry.
-    pendingJobs:
-      pendingJobs ?? (() => store.webhookDeliveries.collection.countDocuments({ status: "pending" })),
+    pendingDeliveries: pendingDeliveries ?? (() => store.webhookDeliveries.countPending()),
   };
 }

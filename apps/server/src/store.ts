@@ -99,7 +99,7 @@ export function createStore(
       limits: config.limits,
       rules: { failingAfter: config.webhookFailingAfter },
       readDelivery: async (id) => {
-        const doc = await webhookDeliveries.collection.findOne({ _id: id });
+        const doc = await webhookDeliveries.findById(id);
         return doc && toWebhookDelivery(doc);
       },
     }),

@@ -183,8 +183,8 @@ describe("the session as an API key of its workspace", () => {
     const body = { url: "https://csrf.invalid/hooks" };
     for (const csrf of [null, "forged", `${session.csrf}x`]) {
       const forged = await viaConsole(session, "POST", "webhook-endpoints", { body, csrf });
-      expect(forged.status).toBe(401);
-      expect(forged.body.error.code).toBe("invalid_api_key");
+      expect(forged.status).toBe(403);
+      expect(forged.body.error).toMatchObject({ type: "permission_error", code: "csrf_token_invalid" });
     }
     const listed = await api.get("/open/v1/webhook-endpoints", { key, query: { limit: 100 } });
     expect(listed.body.data.map((endpoint: { url: string }) => endpoint.url)).not.toContain(body.url);

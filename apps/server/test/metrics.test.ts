@@ -111,7 +111,7 @@ describe("GET /metrics", () => {
     const base = await scrape();
     expect(value(base, "deskline_database_up")).toBe(1);
     expect(value(base, 'deskline_webhook_endpoints_disabled{reason="owner"}')).toBe(0);
-    expect(value(base, "deskline_webhook_jobs_pending")).toBe(0);
+    expect(value(base, "deskline_webhook_deliveries_pending")).toBe(0);
 
     const endpoint = await api.post("/open/v1/webhook-endpoints", {
       baseUrl: server.baseUrl,
@@ -155,7 +155,7 @@ describe("GET /metrics", () => {
     const after = await scrape();
     expect(value(after, 'deskline_webhook_endpoints_disabled{reason="owner"}')).toBe(1);
     expect(value(after, 'deskline_webhook_endpoints_disabled{reason="failures"}')).toBe(0);
-    expect(value(after, "deskline_webhook_jobs_pending")).toBe(1);
+    expect(value(after, "deskline_webhook_deliveries_pending")).toBe(1);
   });
 });
 

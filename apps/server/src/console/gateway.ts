@@ -1,7 +1,7 @@
-import { timingSafeEqual } from "node:crypto";
 import type { Context, Middleware } from "koa";
 import { AppError } from "../platform/errors.js";
 import type { AuthenticatedKey } from "../platform/http/auth.js";
+import { sameToken } from "../platform/token-hash.js";
 import { sessionCookie } from "./session-cookie.js";
 import { CONSOLE_SCOPES, type ConsoleSessions, type LiveSession } from "./sessions.js";
 
@@ -36,12 +36,11 @@ export async function requireSession(ctx: Context, sessions: ConsoleSessions): P
 }
 
 function assertCsrf(ctx: Context, session: LiveSession): void {
-  const given = Buffer.from(ctx.get(CSRF_HEADER));
-  const expected = Buffer.from(session.csrf_token);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+  if (!sameToken(ctx.get(CSRF_HEADER), session.csrf_token)) {
+    // 403, not 401: the session is good, the request is not one the console's page made.
     throw new AppError(
-      401,
-      "invalid_api_key",
+      403,
+      "csrf_token_invalid",
       `A console request that changes something must carry its session's ${CSRF_HEADER} header.`,
     );
   }

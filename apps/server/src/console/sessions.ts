@@ -1,5 +1,6 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { Collection, Db } from "mongodb";
+import { hashToken } from "../platform/token-hash.js";
 import { SCOPES } from "../workspaces/api-keys.js";
 
 /**
@@ -49,7 +50,6 @@ export interface LiveSession {
 
 const LINK_PREFIX = "cst_";
 const SESSION_PREFIX = "css_";
-const hash = (token: string) => createHash("sha256").update(token).digest("hex");
 const token = (prefix: string) => prefix + randomBytes(32).toString("base64url");
 
 const live = (doc: ConsoleSessionDoc): LiveSession => ({
@@ -85,9 +85,9 @@ export class ConsoleSessions {
     const linkExpiresAt = new Date(Math.min(now.getTime() + LINK_TTL_MS, expiresAt.getTime()));
     await this.collection.insertOne({
       _id: randomBytes(12).toString("base64url"),
-      session_hash: hash(token(SESSION_PREFIX)),
+      session_hash: hashToken(token(SESSION_PREFIX)),
       workspace_id: workspaceId,
-      link_hash: hash(linkToken),
+      link_hash: hashToken(linkToken),
       csrf_token: randomBytes(24).toString("base64url"),
       link_expires_at: linkExpiresAt,
       expires_at: expiresAt,
@@ -108,8 +108,8 @@ export class ConsoleSessions {
     if (!linkToken.startsWith(LINK_PREFIX)) return null;
     const sessionToken = token(SESSION_PREFIX);
     const spent = await this.collection.findOneAndUpdate(
-      { link_hash: hash(linkToken), exchanged_at: null, link_expires_at: { $gt: now } },
-      { $set: { exchanged_at: now, session_hash: hash(sessionToken) } },
+      { link_hash: hashToken(linkToken), exchanged_at: null, link_expires_at: { $gt: now } },
+      { $set: { exchanged_at: now, session_hash: hashToken(sessionToken) } },
       { returnDocument: "after" },
     );
     return spent ? { sessionToken, session: live(spent) } : null;
@@ -119,7 +119,7 @@ export class ConsoleSessions {
   async authenticate(sessionToken: string, now = new Date()): Promise<LiveSession | null> {
     if (!sessionToken.startsWith(SESSION_PREFIX)) return null;
     const doc = await this.collection.findOne({
-      session_hash: hash(sessionToken),
+      session_hash: hashToken(sessionToken),
       exchanged_at: { $ne: null },
       expires_at: { $gt: now },
     });
@@ -128,6 +128,6 @@ export class ConsoleSessions {
 
   /** Ends a session now (the console's "Sign out"). */
   async end(sessionToken: string): Promise<void> {
-    await this.collection.deleteOne({ session_hash: hash(sessionToken) });
+    await this.collection.deleteOne({ session_hash: hashToken(sessionToken) });
   }
 }

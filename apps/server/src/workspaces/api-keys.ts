@@ -1,9 +1,10 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { schemaEnums } from "@deskline/spec/values";
 import { LRUCache } from "lru-cache";
 import type { Collection, Db } from "mongodb";
 import { newId } from "../platform/ids.js";
+import { hashToken } from "../platform/token-hash.js";
 
 /** Every scope an API key can carry: the admin spec's `Scope`. */
 export const SCOPES = schemaEnums.Scope;
@@ -40,8 +41,6 @@ export function toApiKey(doc: ApiKeyDoc) {
     revoked_at: doc.revoked_at?.toISOString() ?? null,
   };
 }
-
-const hashKey = (key: string) => createHash("sha256").update(key).digest("hex");
 
 /**
  * API keys a secret scanner recognises (docs/decisions.md "API key format"): a fixed prefix, 43
@@ -129,7 +128,7 @@ export class ApiKeys {
   async create(workspaceId: string, name: string, scopes: Scope[]): Promise<{ doc: ApiKeyDoc; key: string }> {
     const key = newApiKeyText();
     const doc: ApiKeyDoc = {
-      _id: hashKey(key),
+      _id: hashToken(key),
       id: newId("key"),
       workspace_id: workspaceId,
       name,
@@ -149,7 +148,7 @@ export class ApiKeys {
    */
   async authenticate(key: string): Promise<ApiKeyDoc | null> {
     if (!isWellFormedApiKey(key)) return null;
-    const hash = hashKey(key);
+    const hash = hashToken(key);
     const doc = this.lookups
       ? ((await this.lookups.fetch(hash))?.doc ?? null)
       : await this.collection.findOne({ _id: hash });
@@ -167,7 +166,7 @@ export class ApiKeys {
   /** The key with this plaintext, revoked or not (admin introspection); one `_id` probe. */
   async findByPlaintext(key: string): Promise<ApiKeyDoc | null> {
     if (!isWellFormedApiKey(key)) return null;
-    return this.collection.findOne({ _id: hashKey(key) });
+    return this.collection.findOne({ _id: hashToken(key) });
   }
 
   async list(workspaceId: string): Promise<ApiKeyDoc[]> {

@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context, Next } from "koa";
 import { AppError } from "../errors.js";
+import { sameToken } from "../token-hash.js";
 
 /**
  * What a request's authentication reads of its API key. The keys themselves are the workspaces'
@@ -68,7 +68,7 @@ export function requireApiKey(apiKeys: KeyAuthenticator, scope: string | undefin
 
 /** The admin API: bearer ADMIN_TOKEN, compared in constant time; off (404) when unset. */
 export function requireAdmin(adminToken: string | undefined) {
-  const expected = adminToken ? digest(adminToken) : undefined;
+  const expected = adminToken || undefined;
   return async (ctx: Context, next: Next) => {
     if (!expected) {
       throw new AppError(404, "route_not_found", "The admin API is off; set ADMIN_TOKEN to turn it on.");
@@ -85,7 +85,7 @@ export function requireAdmin(adminToken: string | undefined) {
 
 /** GET /metrics: bearer METRICS_TOKEN, compared in constant time; open when unset. */
 export function requireMetricsToken(metricsToken: string | undefined) {
-  const expected = metricsToken ? digest(metricsToken) : undefined;
+  const expected = metricsToken || undefined;
   return async (ctx: Context, next: Next) => {
     if (expected) {
       assertToken(
@@ -99,15 +99,9 @@ export function requireMetricsToken(metricsToken: string | undefined) {
   };
 }
 
-/**
- * Operator tokens are compared as SHA-256 digests: always 32 bytes, so the comparison takes the
- * same time whatever the length of the token sent or expected (a length check first would tell it).
- */
-const digest = (token: string): Buffer => createHash("sha256").update(token).digest();
-
-/** A fixed operator token (not an API key): present, and equal in constant time. */
-function assertToken(ctx: Context, expected: Buffer, realm: string, wrong: string): void {
-  if (!timingSafeEqual(digest(bearerToken(ctx)), expected)) {
+/** A fixed operator token (not an API key): present, and equal in constant time (platform/token-hash.ts). */
+function assertToken(ctx: Context, expected: string, realm: string, wrong: string): void {
+  if (!sameToken(bearerToken(ctx), expected)) {
     throw new AppError(401, "invalid_api_key", wrong, {
       headers: {
         "WWW-Authenticate": `Bearer realm="${realm}", error="invalid_token"`,

@@ -23,8 +23,8 @@ export interface GaugeSources {
   databaseUp(): Promise<boolean>;
   /** Webhook endpoints that are disabled, by why: `owner` (PATCHed) or `failures` (15 failed deliveries). */
   disabledEndpoints(): Promise<{ owner: number; failures: number }>;
-  /** Delivery jobs waiting to run (queued or retrying). */
-  pendingJobs(): Promise<number>;
+  /** Deliveries waiting to be sent (first attempts and retries); they are records, not jobs. */
+  pendingDeliveries(): Promise<number>;
 }
 
 // Seconds. Requests: 2 ms … 10 s; webhook attempts run up to WEBHOOK_TIMEOUT_MS (10 s default).
@@ -165,11 +165,11 @@ export class Metrics {
       },
     });
     new Gauge({
-      name: "deskline_webhook_jobs_pending",
+      name: "deskline_webhook_deliveries_pending",
       help: "Webhook deliveries waiting to be sent, first attempts and retries.",
       registers,
       async collect() {
-        const count = await orNothing(sources.pendingJobs());
+        const count = await orNothing(sources.pendingDeliveries());
         this.reset();
         if (count !== undefined) this.set(count);
       },

@@ -353,6 +353,16 @@ export class WebhookDeliveries {
   }
 
   /** When the endpoint's lane has work next: the earliest `due_at` of its pending deliveries, or null. */
+  /** One delivery by id, as stored (the endpoints store's `readDelivery`). */
+  async findById(id: string): Promise<WebhookDeliveryDoc | null> {
+    return this.collection.findOne({ _id: id });
+  }
+
+  /** Deliveries waiting for a first attempt or a retry: the queue the pending gauge shows. */
+  async countPending(): Promise<number> {
+    return this.collection.countDocuments({ status: "pending" });
+  }
+
   async nextDue(endpointId: string): Promise<Date | null> {
     const [first] = await this.collection
       .find(

@@ -351,6 +351,16 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
   }
 
   /** The admin `enable`: as the owner's `{status: "enabled"}`, for an endpoint of any workspace. */
+  /** Disabled endpoints by why: by their owner (PATCHed) or after repeated failures. */
+  async countDisabled(): Promise<{ owner: number; failures: number }> {
+    const all = await this.collection.countDocuments({ status: "disabled" });
+    const owner = await this.collection.countDocuments({
+      status: "disabled",
+      disabled_reason: OWNER_DISABLED_REASON,
+    });
+    return { owner, failures: all - owner };
+  }
+
   async enable(id: string): Promise<WebhookEndpointDoc> {
     const enabled = await this.collection.findOneAndUpdate(
       { _id: id, status: "disabled" },
