@@ -77,6 +77,30 @@ export class Events {
       .toArray();
   }
 
+  /**
+   * A page of a recovery's window (webhooks/recovery/job.ts): the workspace's events created
+   * between `since` and `until` (both included) after the id `after`, oldest first, of `types`
+   * (all when null), none about `endpointId` (an operational event never goes to its endpoint).
+   */
+  recoveryPage(
+    window: { workspaceId: string; since: Date; until: Date; after: string; types: readonly string[] | null },
+    endpointId: string,
+    limit: number,
+  ): Promise<Pick<EventDoc, "_id" | "workspace_id" | "type" | "created_at">[]> {
+    const filter: Record<string, unknown> = {
+      workspace_id: window.workspaceId,
+      created_at: { $gte: window.since, $lte: window.until },
+      about_endpoint_id: { $ne: endpointId },
+    };
+    if (window.after) filter._id = { $gt: window.after };
+    if (window.types) filter.type = { $in: [...window.types] };
+    return this.collection
+      .find(filter, { projection: { _id: 1, workspace_id: 1, type: 1, created_at: 1 } })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+  }
+
   /** A page of the workspace's kept events, newest first, one more than asked for `has_more`. */
   list(workspaceId: string, filters: EventFilters, page: Page): Promise<EventDoc[]> {
     // `created_at` is the event's `created` in whole seconds, so the bounds compare with what

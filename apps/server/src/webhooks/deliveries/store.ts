@@ -418,6 +418,41 @@ export class WebhookDeliveries {
     return new Set(docs.map((doc) => doc.event_id));
   }
 
+  /**
+   * Of these events, the deliveries to the endpoint that are pending or succeeded, with the
+   * recovery that queued each (a recovery skips those events).
+   */
+  coveredOf(
+    endpoint: { _id: string; workspace_id: string },
+    eventIds: string[],
+  ): Promise<Pick<WebhookDeliveryDoc, "event_id" | "recovery_id">[]> {
+    return this.collection
+      .find(
+        {
+          workspace_id: endpoint.workspace_id,
+          event_id: { $in: eventIds },
+          endpoint_id: endpoint._id,
+          status: { $in: ["pending", "succeeded"] },
+        },
+        { projection: { _id: 0, event_id: 1, recovery_id: 1 } },
+      )
+      .toArray();
+  }
+
+  /** The status and time of the endpoint's deliveries made in [since, until): its stats. */
+  madeBetween(
+    endpointId: string,
+    since: Date,
+    until: Date,
+  ): Promise<Pick<WebhookDeliveryDoc, "status" | "created_at">[]> {
+    return this.collection
+      .find(
+        { endpoint_id: endpointId, created_at: { $gte: since, $lt: until } },
+        { projection: { _id: 0, status: 1, created_at: 1 } },
+      )
+      .toArray();
+  }
+
   /** A page of an endpoint's deliveries, newest first, one more than asked for `has_more`. */
   listForEndpoint(
     endpoint: { _id: string; workspace_id: string },

@@ -1,7 +1,6 @@
-import type { Db } from "mongodb";
 import { type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import type { Schema } from "../../spec/types.js";
-import type { DeliveryStatus, WebhookDeliveryDoc } from "../deliveries/store.js";
+import type { DeliveryStatus, WebhookDeliveries } from "../deliveries/store.js";
 import type { WebhookEndpoints } from "./store.js";
 
 /**
@@ -47,18 +46,12 @@ export function countByHour(
 }
 
 export async function endpointStats(
-  db: Db,
+  deliveries: WebhookDeliveries,
   endpoint: { _id: string; workspace_id: string },
   now = new Date(),
 ): Promise<EndpointStats> {
   const { since, until } = windowOf(now);
-  const deliveries = db
-    .collection<WebhookDeliveryDoc>("webhook_deliveries")
-    .find(
-      { endpoint_id: endpoint._id, created_at: { $gte: since, $lt: until } },
-      { projection: { _id: 0, status: 1, created_at: 1 } },
-    );
-  const counted = countByHour(await deliveries.toArray(), since);
+  const counted = countByHour(await deliveries.madeBetween(endpoint._id, since, until), since);
   return {
     object: "webhook_endpoint_stats",
     endpoint_id: endpoint._id,
@@ -72,9 +65,9 @@ export async function endpointStats(
 export function endpointStatsRoutes({
   op,
   store,
-}: RouteKit<{ db: Db; webhookEndpoints: WebhookEndpoints }>): void {
+}: RouteKit<{ webhookDeliveries: WebhookDeliveries; webhookEndpoints: WebhookEndpoints }>): void {
   op("getWebhookEndpointStats", async ({ ctx, id }) => {
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
-    return { status: 200, body: await endpointStats(store.db, endpoint) };
+    return { status: 200, body: await endpointStats(store.webhookDeliveries, endpoint) };
   });
 }

@@ -26,8 +26,7 @@ interface RecoveryData {
   recovery_id: string;
 }
 
-/** The event fields a delivery is queued with: a page holds no payloads. */
-const EVENT_FIELDS = { _id: 1, workspace_id: 1, type: 1, created_at: 1 } as const;
+/** The event fields a delivery is queued with: a page holds no payloads (Events.recoveryPage). */
 type EventRef = Pick<StoredEvent, "_id" | "workspace_id" | "type" | "created_at">;
 
 /**
@@ -107,20 +106,14 @@ function readPage(
 ): Promise<EventRef[]> {
   // Events keep their time in whole seconds (their `created`).
   const since = new Date(Math.floor(recovery.since.getTime() / 1000) * 1000);
-  const filter: Record<string, unknown> = {
-    workspace_id: recovery.workspace_id,
-    created_at: { $gte: since, $lte: recovery.until },
+  const window = {
+    workspaceId: recovery.workspace_id,
+    since,
+    until: recovery.until,
+    after: cursor,
+    types: subscribedTypes(endpoint.events) ?? null,
   };
-  if (cursor) filter._id = { $gt: cursor };
-  const types = subscribedTypes(endpoint.events);
-  if (types) filter.type = { $in: types };
-  // Never an operational event about this endpoint (events/model.ts `receives`).
-  filter.about_endpoint_id = { $ne: endpoint._id };
-  return store.events.collection
-    .find(filter, { projection: EVENT_FIELDS })
-    .sort({ _id: 1 })
-    .limit(pageSize)
-    .toArray() as Promise<EventRef[]>;
+  return store.events.recoveryPage(window, endpoint._id, pageSize) as Promise<EventRef[]>;
 }
 
 /**
@@ -135,17 +128,10 @@ async function queueMissed(
   page: EventRef[],
   progress: RecoveryProgress,
 ): Promise<RecoveryProgress> {
-  const covered = await store.webhookDeliveries.collection
-    .find(
-      {
-        workspace_id: recovery.workspace_id,
-        event_id: { $in: page.map((event) => event._id) },
-        endpoint_id: recovery.endpoint_id,
-        status: { $in: ["pending", "succeeded"] },
-      },
-      { projection: { _id: 0, event_id: 1, recovery_id: 1 } },
-    )
-    .toArray();
+  const covered = await store.webhookDeliveries.coveredOf(
+    { _id: recovery.endpoint_id, workspace_id: recovery.workspace_id },
+    page.map((event) => event._id),
+  );
   const skip = new Set(covered.map((doc) => doc.event_id));
   // Queued by this recovery in a run that died before recording the page: counted as queued.
   const queuedBefore = new Set(
