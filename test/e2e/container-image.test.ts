@@ -67,10 +67,10 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
     const base = built.standIn
       ? `a stand-in node:20-bookworm-slim (Node.js ${built.standIn})`
       : "node:20-bookworm-slim";
-    console.log(
-      `container image ${IMAGE}: ${(size / 1e6).toFixed(0)} MB, built in ${(built.ms / 1000).toFixed(0)} s ` +
-        `(layers cached between runs) on ${base}`,
-    );
+    const how = built.byCi
+      ? "built by .ci/run before the tests"
+      : `built in ${(built.ms / 1000).toFixed(0)} s (layers cached between runs)`;
+    console.log(`container image ${IMAGE}: ${(size / 1e6).toFixed(0)} MB, ${how} on ${base}`);
 
     // A copy of the receivers' CA that the container's user (10001, not the file's owner) can read.
     certs = mkdtempSync(join(tmpdir(), "deskline-container-"));
@@ -203,12 +203,9 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
   });
 
   it("stops cleanly on `podman stop`: SIGTERM, a graceful shutdown logged, exit code 0", async () => {
-    // Both at once: each stop is the container's own.
-    const stops = await Promise.all(
+    for (const container of [api, worker]) {
       // 60 s before podman would SIGKILL (exit code 137); the server stops in well under that.
-      [api, worker].map(async (container) => ({ container, stopped: await container.stop(60) })),
-    );
-    for (const { container, stopped } of stops) {
+      const stopped = await container.stop(60);
       const log = await container.logs();
       console.log(`${container.name}: podman stop took ${(stopped.ms / 1000).toFixed(1)} s`);
       expect(stopped.exitCode, log).toBe(0);
