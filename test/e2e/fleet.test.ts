@@ -20,8 +20,15 @@ const BURST = 4;
 const WRITE_MS = 10_000;
 const MAX_REQUESTS = 2_500;
 const WRITERS = 8;
-/** A 1 s attempt timeout makes a killed worker's leases expire after 1 s + 30 s. */
+/** A 1 s attempt timeout, so the attempts the receiver holds end soon. */
 const WEBHOOK_TIMEOUT_MS = 1_000;
+/**
+ * The killed worker's leases expire 8 s after it last renewed them, rather than the default 1 s +
+ * 30 s that the test sat out after the writing. It must exceed the timeout and the 2 s margin,
+ * and leaves a live worker's renewal (after each batch) room on a busy machine, as in the
+ * server's own takeover tests.
+ */
+const WEBHOOK_LEASE_MS = 8_000;
 const DELIVERED_WITHIN_MS = 150_000;
 /** The whole test: start-up, writing, the killed worker's leases expiring, the checks. */
 const TEST_TIMEOUT_MS = 300_000;
@@ -65,6 +72,7 @@ describe("a fleet: two APIs and two workers on one database", () => {
         WEBHOOK_RETRY_DELAYS: "2s,2s,2s,2s",
         WEBHOOK_POLL_INTERVAL_MS: "50",
         WEBHOOK_TIMEOUT_MS: String(WEBHOOK_TIMEOUT_MS),
+        WEBHOOK_LEASE_MS: String(WEBHOOK_LEASE_MS),
         EVENT_RELAY_INTERVAL_MS: "100",
         RATE_LIMIT_PER_SECOND: String(PER_SECOND),
         RATE_LIMIT_BURST: String(BURST),

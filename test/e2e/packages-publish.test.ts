@@ -2,7 +2,8 @@
 // `changeset publish` would publish it and given to `npm publish --dry-run` (against a registry on
 // loopback that this test runs and that must receive no upload), and `changeset version` is run on
 // a copy of the workspace's manifests to show that the pending changesets become versions and
-// changelogs.
+// changelogs. The tests run side by side (each reads the built files or copies what it changes),
+// their tools asynchronously.
 import { execFile, spawnSync } from "node:child_process";
 import {
   cpSync,
@@ -20,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtPackage } from "../helpers/built-package.js";
+import { builtPackage, runAsync } from "../helpers/built-package.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PUBLIC = [
@@ -78,16 +79,14 @@ function run(command: string, args: string[], cwd: string) {
   });
 }
 
-describe.each(PUBLIC)("$dir", ({ dir, entry }) => {
+describe.concurrent.each(PUBLIC)("$dir", ({ dir, entry }) => {
+  const pkg = builtPackage(join(ROOT, dir));
+  afterAll(() => pkg.dispose());
+
   it("packs with its README and built files only, and passes npm publish --dry-run", async () => {
-    const pkg = builtPackage(join(ROOT, dir));
     pkg.ensureBuilt(entry);
-    const out = mkdtempSync(join(scratch, "pack-"));
-    const pack = pkg.run("pnpm", ["pack", "--pack-destination", out]);
-    expect(pack.status, pack.stderr).toBe(0);
-    const tarball = readdirSync(out).find((name) => name.endsWith(".tgz"));
-    expect(tarball).toBeDefined();
-    const path = join(out, tarball as string);
+    // `pnpm pack`: it fails the test when it fails, or packs no tarball.
+    const path = await pkg.packed();
 
     const files = spawnSync("tar", ["-tzf", path], { encoding: "utf8" }).stdout.trim().split("\n");
     expect(files).toContain("package/package.json");
@@ -112,16 +111,15 @@ describe.each(PUBLIC)("$dir", ({ dir, entry }) => {
     expect(requests.slice(before).filter((r) => r.method !== "GET")).toEqual([]);
   });
 
-  it("passes publint and attw --pack, as pnpm release runs them", () => {
-    const pkg = builtPackage(join(ROOT, dir));
+  it("passes publint and attw --pack, as pnpm release runs them", async () => {
     pkg.ensureBuilt(entry);
-    const lint = pkg.run("pnpm", ["run", "lint:package"]);
+    const lint = await runAsync("pnpm", ["run", "lint:package"], pkg.dir);
     expect(lint.status, `${lint.stdout}\n${lint.stderr}`).toBe(0);
   });
 });
 
-describe("changesets", () => {
-  it("turns every pending changeset into a version bump and a CHANGELOG.md entry per public package", () => {
+describe.concurrent("changesets", () => {
+  it("turns every pending changeset into a version bump and a CHANGELOG.md entry per public package", async () => {
     // The manifests of every workspace package, the workspace file and .changeset/: all that
     // `changeset version` reads and writes.
     const copy = mkdtempSync(join(scratch, "workspace-"));
@@ -149,12 +147,24 @@ describe("changesets", () => {
       return { name, packages, firstLine: body.trim().split("\n")[0] as string };
     });
 
-    const version = spawnSync(join(ROOT, "node_modules", ".bin", "changeset"), ["version"], {
-      cwd: copy,
-      encoding: "utf8",
-      env: { PATH: process.env.PATH, HOME: copy, CI: "true" },
-      timeout: 120_000,
-    });
+    const version = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
+      execFile(
+        join(ROOT, "node_modules", ".bin", "changeset"),
+        ["version"],
+        {
+          cwd: copy,
+          encoding: "utf8",
+          env: { PATH: process.env.PATH, HOME: copy, CI: "true" },
+          timeout: 120_000,
+        },
+        (error, stdout, stderr) =>
+          resolve({
+            status: error ? (typeof error.code === "number" ? error.code : null) : 0,
+            stdout,
+            stderr,
+          }),
+      ),
+    );
     expect(version.status, `${version.stdout}\n${version.stderr}`).toBe(0);
     expect(
       readdirSync(join(copy, ".changeset")).filter((n) => n.endsWith(".md") && n !== "README.md"),

@@ -63,8 +63,22 @@ async function walk<R extends { id: string }, L, C extends { id: string } = R>(
   return { created, fetched, updated, listed };
 }
 
-/** Every event type the server records (the spec's enum); the `trimmed` client lacks the last. */
+/** Every event type the server records (the spec's enum); the `trimmed` client lacks `conversation.assigned`. */
 const EVENT_TYPES: string[] = Object.values(full.EventType);
+
+/**
+ * The types the round trip and the test's set-up cause, one event of each, which the round trip
+ * waits for (as openapi_generator_round_trip.py does). Not {@link EVENT_TYPES}: nothing here makes
+ * the operational types (`webhook_endpoint.failing`, …), so waiting for them ran out the deadline.
+ */
+const CAUSED_TYPES = [
+  "contact.created",
+  "contact.updated",
+  "ticket.created",
+  "ticket.updated",
+  "message.received",
+  "conversation.assigned",
+];
 
 /** The event models a client has, by name (`ticket.updated`: TicketUpdatedEvent), with their type guards. */
 function knownModels(client: object): Record<string, (value: object) => boolean> {
@@ -157,7 +171,7 @@ export async function roundTrip(baseUrl: string, apiKey: string) {
   await call(steps, "deleteWebhookEndpoint", 200, endpoints.deleteWebhookEndpointRaw({ id: endpoint.id }));
 
   const known = knownModels(full);
-  const page = await allEvents(() => events.listEventsRaw({ limit: 100 }), EVENT_TYPES);
+  const page = await allEvents(() => events.listEventsRaw({ limit: 100 }), CAUSED_TYPES);
   steps.push(["listEvents", 200]);
   const models = new Map<string, Set<string>>();
   const first = new Map<string, string>();

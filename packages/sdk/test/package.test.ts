@@ -1,23 +1,25 @@
-// The package as users install it: lint the manifest and types (publint, attw --pack), keep Node
-// out of the browser entry, load the built files through the exports map, and typecheck a
-// project that has only the packed tarball installed.
+// The package as users install it: lint the manifest and types (publint, attw on the packed
+// tarball), keep Node out of the browser entry, load the built files through the exports map, and
+// typecheck a project that has only the packed tarball installed.
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtPackage, itLoadsAs, itPassesPackageLints } from "../../../test/helpers/built-package.js";
 
 const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));
 const { manifest } = pkg;
 
 beforeAll(() => pkg.ensureBuilt("web.js"), 120_000);
+afterAll(() => pkg.dispose());
 
-describe("package", () => {
+// The checks read the built files and one packed tarball, and change nothing: side by side.
+describe.concurrent("package", () => {
   it("depends at runtime on openapi-fetch and undici only", () => {
     expect(Object.keys(manifest.dependencies ?? {}).sort()).toEqual(["openapi-fetch", "undici"]);
   });
 
   itPassesPackageLints(pkg);
 
-  it("its packed tarball typechecks alone: the spec's types are inlined in its declarations", () => {
+  it("its packed tarball typechecks alone: the spec's types are inlined in its declarations", async () => {
     // Uses the types so that an unresolved import (an `any`) would fail: the @ts-expect-error
     // lines hold only while the spec's shapes are really there.
     const uses = (from: string) => `
@@ -38,7 +40,10 @@ describe("package", () => {
       export const call = () => raw.GET("/open/v1/contacts/{id}", { params: { path: { nope: 1 } } });
       export type Status = components["schemas"]["TicketStatus"];
     `;
-    const result = pkg.typecheckPacked({ "esm.mts": uses(manifest.name), "cjs.cts": uses(manifest.name) });
+    const result = await pkg.typecheckPacked({
+      "esm.mts": uses(manifest.name),
+      "cjs.cts": uses(manifest.name),
+    });
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   }, 180_000);
 

@@ -1,7 +1,8 @@
-// The package as users install it: lint the manifest and types (publint, attw --pack), load the
-// built files through the exports map, and typecheck a project that has only the packed tarball.
+// The package as users install it: lint the manifest and types (publint, attw on the packed
+// tarball), load the built files through the exports map, and typecheck a project that has only
+// the packed tarball.
 import { fileURLToPath } from "node:url";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { builtPackage, itLoadsAs, itPassesPackageLints } from "../../../test/helpers/built-package.js";
 import { NOW, payloadText, vectors } from "./vectors.js";
 
@@ -10,8 +11,10 @@ const { manifest } = pkg;
 const subpaths = ["", "/web", "/koa", "/node", "/fetch", "/fastify"];
 
 beforeAll(() => pkg.ensureBuilt("index.js"), 120_000);
+afterAll(() => pkg.dispose());
 
-describe("package", () => {
+// The checks read the built files and one packed tarball, and change nothing: side by side.
+describe.concurrent("package", () => {
   it("has zero runtime dependencies; fastify is only an optional peer, for /fastify's types", () => {
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.optionalDependencies ?? {}).toEqual({});
@@ -32,7 +35,7 @@ describe("package", () => {
     );
   });
 
-  it("its packed tarball typechecks alone: the spec's types are inlined in its declarations", () => {
+  it("its packed tarball typechecks alone: the spec's types are inlined in its declarations", async () => {
     // The @ts-expect-error lines hold only while the event shapes are really there (not `any`).
     const uses = (from: string) => `
       import { type ContactUpdatedEvent, constructEvent, type DesklineEvent } from "${from}";
@@ -47,7 +50,10 @@ describe("package", () => {
       export const wrong: ContactUpdatedEvent["data"]["name"] = 1;
       export const uses = [withWebhookVerification, nodeWebhookMiddleware, verifySignatureAsync];
     `;
-    const result = pkg.typecheckPacked({ "esm.mts": uses(manifest.name), "cjs.cts": uses(manifest.name) });
+    const result = await pkg.typecheckPacked({
+      "esm.mts": uses(manifest.name),
+      "cjs.cts": uses(manifest.name),
+    });
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   }, 180_000);
 
