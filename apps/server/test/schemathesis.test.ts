@@ -5,7 +5,7 @@
 // data refused, schema-invalid data accepted, 405 without `Allow`, deleted resources still there…
 // Zero failures is the bar. The settings are the repository's schemathesis.toml, which a
 // developer's `schemathesis run …/open/v1/openapi.json` from the root reads the same way.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
@@ -14,6 +14,7 @@ import { loadConfig } from "../src/config.js";
 import { ALL_SCOPES, request } from "./helpers/api.js";
 import { startInProcess } from "./helpers/in-process.js";
 import { eventually } from "./helpers/main-process.js";
+import { runToEnd } from "./helpers/server-process.js";
 
 const root = join(import.meta.dirname, "../../..");
 
@@ -26,26 +27,6 @@ function schemathesis(): string | undefined {
 }
 
 const INSTALL = "bash scripts/install-schemathesis.sh (Python 3.12+; .ci/run does it)";
-
-/** Runs a command to its end, with everything it printed. */
-function run(command: string, args: string[], cwd: string, env: Record<string, string>) {
-  return new Promise<{ code: number | null; output: string }>((done) => {
-    // A hung run fails the test with what it printed instead of waiting out vitest's timeout.
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...process.env, ...env, NO_COLOR: "1", COLUMNS: "200" },
-      timeout: 900_000,
-    });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once("close", (code) => done({ code, output }));
-  });
-}
 
 /** The operations schemathesis.toml relaxes a check for (its `[[operations]]` blocks). */
 function exemptedOperations(): string[] {
@@ -143,11 +124,14 @@ describe("Schemathesis against the served spec", () => {
       ...(process.env.SCHEMATHESIS_SEED ? ["--seed", process.env.SCHEMATHESIS_SEED] : []),
     ];
     const started = performance.now();
-    const result = await run(
+    const result = await runToEnd(
       executable,
       ["run", `${baseUrl}/open/v1/openapi.json`, "--no-color", ...overrides],
-      root,
-      { DESKLINE_API_KEY: key },
+      {
+        cwd: root,
+        env: { ...process.env, DESKLINE_API_KEY: key, NO_COLOR: "1", COLUMNS: "200" },
+        timeoutMs: 900_000,
+      },
     );
     console.info(
       `schemathesis: ${Math.round((performance.now() - started) / 1000)} s, ${/(\d+) generated/.exec(result.output)?.[0] ?? "?"}`,

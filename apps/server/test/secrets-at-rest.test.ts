@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { verifySignature } from "@deskline/webhook-verifier";
@@ -14,6 +13,7 @@ import { api, newWorkspace, request } from "./helpers/api.js";
 import { startReceiver, testCertificate } from "./helpers/https-receiver.js";
 import { type InProcessServer, startInProcess } from "./helpers/in-process.js";
 import { eventually, startMain } from "./helpers/main-process.js";
+import { type Finished, runToEnd } from "./helpers/server-process.js";
 
 // Signing secrets at rest, with real servers (in this process; a start that must be refused, and
 // the commands, as processes: their exit codes are what they say) on one persistent database (the run's
@@ -327,22 +327,9 @@ describe("while the start-up check of the stored secrets runs", () => {
 });
 
 /** `deskline-server <args>` from the checkout, as docs/operations.md shows it. */
-async function runCommand(
-  args: string[],
-  extra: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+function runCommand(args: string[], extra: Record<string, string>): Promise<Finished> {
+  return runToEnd(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
     cwd: join(import.meta.dirname, ".."),
     env: { ...process.env, ...env(extra), LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const code = await new Promise<number | null>((done) => child.once("exit", done));
-  return { code, output };
 }

@@ -1,7 +1,7 @@
-import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
+import { runToEnd } from "./helpers/server-process.js";
 
 // Stored absolute times (the upgrade fixture's, a test's literal date) broke tests twice, each on
 // the day the calendar passed them. The files that read stored or absolute times run again here,
@@ -32,27 +32,22 @@ describe("60 days from now", () => {
     const env = Object.fromEntries(
       Object.entries(process.env).filter(([name]) => !name.startsWith("VITEST")),
     );
-    const child = spawn(process.execPath, [vitest, "run", "--config", "vitest.config.ts", ...FILES], {
-      cwd: SERVER_DIR,
-      env: {
-        ...env,
-        NODE_OPTIONS: `--import ${join(SERVER_DIR, "test/helpers/shifted-date.mjs")}`,
-        DESKLINE_TEST_DATE_OFFSET_MS: String(SIXTY_DAYS_MS),
-        MONGODB_URI: inject("mongodbUri"),
-        // Plain text, so the summary line below reads without colour codes.
-        NO_COLOR: "1",
-        FORCE_COLOR: "0",
+    const { code, output } = await runToEnd(
+      process.execPath,
+      [vitest, "run", "--config", "vitest.config.ts", ...FILES],
+      {
+        cwd: SERVER_DIR,
+        env: {
+          ...env,
+          NODE_OPTIONS: `--import ${join(SERVER_DIR, "test/helpers/shifted-date.mjs")}`,
+          DESKLINE_TEST_DATE_OFFSET_MS: String(SIXTY_DAYS_MS),
+          MONGODB_URI: inject("mongodbUri"),
+          // Plain text, so the summary line below reads without colour codes.
+          NO_COLOR: "1",
+          FORCE_COLOR: "0",
+        },
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const code = await new Promise<number | null>((done) => child.once("exit", done));
+    );
     expect(code, output.slice(-6000)).toBe(0);
     expect(output).toMatch(new RegExp(`Test Files\\D+${FILES.length} passed`));
   });

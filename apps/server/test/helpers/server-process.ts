@@ -77,6 +77,38 @@ export function spawnMain(
   return { child, baseUrl, ready, output: () => output, exited, logged };
 }
 
+/** What a command printed (stdout and stderr, in arrival order) and how it ended. */
+export interface Finished {
+  code: number | null;
+  output: string;
+}
+
+/**
+ * Runs `command args` to its end with exactly `env` (callers merge `process.env` as they need),
+ * collecting everything it prints. `timeoutMs` kills a hung run so the test fails with what it
+ * printed instead of waiting out vitest's timeout.
+ */
+export function runToEnd(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<Finished> {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+  });
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+  };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+  // "close", not "exit": the pipes may still hold the last of the output when the process exits.
+  return new Promise((done) => child.once("close", (code) => done({ code, output })));
+}
+
 /** How often `eventually` (and the other waits of the tests) look again. */
 export const POLL: BackoffPolicy = { firstMs: 200 };
 
