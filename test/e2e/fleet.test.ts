@@ -91,8 +91,8 @@ describe("a fleet: two APIs and two workers on one database", () => {
         }),
       );
       const [api1, api2] = apis as [Api, Api];
-      // The second worker starts once the first is mid-delivery (below), so that the one killed is
-      // known to hold deliveries.
+      // The second worker starts once the first was killed mid-delivery (below), so that the one
+      // killed is known to hold deliveries.
       const worker1 = await start("worker");
 
       // A workspace, a key that writes (rate-limited) and one that checks afterwards, an endpoint.
@@ -143,17 +143,19 @@ describe("a fleet: two APIs and two workers on one database", () => {
       };
       const writing = Promise.all(Array.from({ length: WRITERS }, writer));
 
-      // Worker 1 is mid-delivery (the receiver holds what it sent); the second worker joins, and
-      // the first is SIGKILLed with those deliveries unanswered.
+      // Worker 1 is mid-delivery (the receiver holds what it sent) and is SIGKILLed at once, with
+      // those deliveries unanswered; then the second worker joins. Killed after the second
+      // worker's start instead, it could outlive its held attempts (a 1 s timeout against a
+      // start of seconds on a busy machine) and die holding none.
       await eventually(
         async () => receiver.held,
         (held) => held > 0,
         "worker 1 mid-delivery",
         90_000,
       );
-      const worker2 = await start("worker");
       expect(await worker1.kill("SIGKILL")).toBeNull();
       receiver.hold = false;
+      const worker2 = await start("worker");
 
       // Under load, the second API is stopped: it is taken out of the rotation, as a load
       // balancer does on SIGTERM, and its requests in flight are finished before it exits 0.
