@@ -206,7 +206,14 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
     for (const container of [api, worker]) {
       // 60 s before podman would SIGKILL (exit code 137); the server stops in well under that.
       const stopped = await container.stop(60);
-      const log = await container.logs();
+      // podman's log collector may hand over the last lines a moment after the container exited:
+      // read again until the last line is in (10 s at most), then check what was read.
+      const log = await eventually(
+        () => container.logs(),
+        (text) => logLines(text).at(-1)?.msg === "stopped",
+        `${container.name}'s last log line`,
+        10_000,
+      ).catch(() => container.logs());
       console.log(`${container.name}: podman stop took ${(stopped.ms / 1000).toFixed(1)} s`);
       expect(stopped.exitCode, log).toBe(0);
       const lines = logLines(log);
