@@ -45,6 +45,11 @@ export interface SoakOptions {
    * value), which keeps the smoke test clear of the open finding on creates (docs/decisions.md).
    */
   createsUnderFire?: boolean;
+  /**
+   * Settings added to every server's environment, e.g. a lease shorter than the default
+   * (`WEBHOOK_TIMEOUT_MS` + 30 s) that a killed worker's lanes are held for.
+   */
+  env?: Record<string, string>;
   /** Progress lines. */
   log: (line: string) => void;
 }
@@ -110,6 +115,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       MONGODB_URI: proxy.uri,
       MONGODB_DATABASE: `deskline_soak_${Date.now().toString(36)}${randomBytes(2).toString("hex")}`,
       NODE_EXTRA_CA_CERTS: certificate.certFile,
+      ...options.env,
     };
     // One port for the API, whichever process serves it: the writer keeps one base URL.
     const port = await freePort();

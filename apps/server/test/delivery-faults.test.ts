@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, type ExpectStatic, expect, it, type TestContext, vi } from "vitest";
 import { type JavaMongoServer, startMongoJavaServer } from "../src/platform/database/mongo-java-server.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
@@ -18,8 +18,13 @@ import { createTcpProxy } from "./helpers/tcp-proxy.js";
 // interrupted sent again before any later event, no other duplicate, failures counted once, a
 // hand-off within 3 s, nothing lost. Each prints one `[delivery-faults]` line with its figures.
 //
-// The worker a fault strikes is the one that started first: it holds the endpoint's lane because
-// the events are queued while the other is still starting, so no test reads who holds a lease.
+// Only what a fault strikes is a process (a signal needs one, a skewed clock a preload), and those
+// start together before the tests, each on a database of its own; the healthy worker beside it,
+// the API and the change stream's server run in the test's process. The tests run one after
+// another: run at once, the slow answers and hand-offs they time came late on a loaded machine.
+//
+// The worker a fault strikes (A) holds the endpoint's lane because the other one (B) starts only
+// once A's first request arrived, while A has work queued, so no test reads who holds a lease.
 
 vi.setConfig({ testTimeout: 120_000 });
 
@@ -44,82 +49,98 @@ const TWO = { WEBHOOK_ENDPOINT_CONCURRENCY: "2", WEBHOOK_LEASE_MS: "8000" };
 const HAND_OFF_MS = 3_000;
 
 const summaries: string[] = [];
-let fleet: { deployment: Deployment; baseUrl: string };
-/** mongo-java-server with its oplog (change streams), started beside the fleet for the last test. */
+/** mongo-java-server with its oplog (change streams), for the change stream's test. */
 let oplogServer: Promise<JavaMongoServer>;
-/** The processes the running test started (or is starting), with the settings they were started with. */
-const running: Array<{ process: Promise<MainProcess>; settings: string }> = [];
+
+/** One test's deployment: its database, an API server in this process, and the process a fault strikes. */
+interface Fleet {
+  deployment: Deployment;
+  baseUrl: string;
+}
+
 /**
- * Healthy workers an earlier test left, by settings: the next test with the same settings takes
- * one as its first worker instead of waiting for a process to start (a start takes seconds on a
- * loaded machine, most of this file's run otherwise).
+ * Each test's fleet, started together before the tests: a process start costs seconds of CPU,
+ * which, spent while the tests run, would slow the answers and hand-offs they time.
  */
-const idle = new Map<string, MainProcess>();
-/** The workers the running test leaves healthy for the next. */
-const kept = new Set<MainProcess>();
+let fleets: Record<
+  "kill" | "apiClock" | "failures" | "pause" | "sigterm",
+  Promise<Fleet & { main: MainProcess }>
+>;
+const mains: Promise<MainProcess>[] = [];
 
 beforeAll(async () => {
   oplogServer = startMongoJavaServer({ oplog: true });
   oplogServer.catch(() => undefined);
-  // One API process for every test; each test has its own workspace, endpoint and workers.
-  const deployment = await startDeployment();
-  fleet = { deployment, baseUrl: await (await deployment.start("api")).baseUrl };
-});
-
-afterEach(async () => {
-  for (const { process: started, settings } of running.splice(0)) {
-    const main = await started.catch(() => undefined);
-    if (!main || main.child.exitCode !== null || main.child.signalCode !== null) continue;
-    if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-4000));
-    if (kept.delete(main)) {
-      idle.set(settings, main);
-      continue;
-    }
-    main.child.kill("SIGCONT"); // a paused process could not act on SIGKILL's aftermath otherwise
-    main.child.kill("SIGKILL");
-    await main.exited;
-  }
-  kept.clear();
+  fleets = {
+    kill: startFleet("worker", FIVE),
+    apiClock: startFleet("api", { DESKLINE_TEST_DATE_OFFSET_MS: "60000" }, SHIFTED),
+    failures: startFleet("worker", FIVE),
+    pause: startFleet("worker", TWO),
+    sigterm: startFleet("worker", TWO),
+  };
+  await Promise.all(Object.values(fleets));
 });
 
 afterAll(async () => {
   if (summaries.length > 0) console.log(summaries.join("\n"));
+  for (const started of mains) {
+    const main = await started.catch(() => undefined);
+    if (!main || main.child.exitCode !== null || main.child.signalCode !== null) continue;
+    if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-4000));
+    main.child.kill("SIGCONT"); // a paused process could not act on SIGKILL's aftermath otherwise
+    main.child.kill("SIGKILL");
+    await main.exited;
+  }
   await (await oplogServer.catch(() => undefined))?.stop();
 });
 
-/**
- * The first worker of a test, the one a fault strikes: one an earlier test left with the same
- * settings, else a new one (short leases; `args` for a skewed clock).
- */
-async function worker(env: Record<string, string> = {}, args?: string[]): Promise<MainProcess> {
-  const settings = JSON.stringify([env, args ?? []]);
-  const left = idle.get(settings);
-  idle.delete(settings);
-  // The others would take lanes of this test's endpoint: a worker the test does not know of.
-  for (const other of idle.values()) {
-    other.child.kill("SIGKILL");
-    await other.exited;
-  }
-  idle.clear();
-  if (!left) return startWorker(env, args);
-  running.push({ process: Promise.resolve(left), settings });
-  return left;
+/** A database of its own with an API server in this process, and one server process on it (short leases). */
+async function startFleet(
+  role: "api" | "worker",
+  env: Record<string, string>,
+  args?: string[],
+): Promise<Fleet & { main: MainProcess }> {
+  const deployment = await startDeployment();
+  const main = startServerProcess(deployment, role, env, args);
+  const [{ baseUrl }] = await Promise.all([deployment.start("api"), main]);
+  return { deployment, baseUrl, main: await main };
 }
 
-/** A new worker on the fleet's database with short leases (the second of a test: it starts while events queue). */
-function startWorker(env: Record<string, string> = {}, args?: string[]): Promise<MainProcess> {
-  const started = fleet.deployment.startProcess("worker", { ...SHORT_LEASE, ...env }, args);
-  running.push({ process: started, settings: JSON.stringify([env, args ?? []]) });
+/** A server process on `deployment`'s database with short leases, killed after the file. */
+function startServerProcess(
+  deployment: Deployment,
+  role: "api" | "worker",
+  env: Record<string, string>,
+  args?: string[],
+): Promise<MainProcess> {
+  const main = deployment.startProcess(role, { ...SHORT_LEASE, ...env }, args);
+  mains.push(main);
+  return main;
+}
+
+/** A worker in this process on the fleet's database (short leases), stopped after the test. */
+async function startB({ deployment }: Fleet, { onTestFinished }: TestContext, env: Record<string, string>) {
+  const started = await deployment.start("worker", { ...SHORT_LEASE, ...env });
+  onTestFinished(() => started.stop(1_000));
   return started;
 }
 
-/** Leaves `main`, healthy after the test, to the next test with its settings. */
-function keep(main: MainProcess): void {
-  kept.add(main);
+/**
+ * Starts B once A holds the lane: once the receiver saw a first request, which only A (the one
+ * worker so far) can have sent.
+ */
+async function afterFirstRequest<T>(receiver: Receiver, start: () => Promise<T>): Promise<T> {
+  await eventually(
+    async () => receiver.received.length,
+    (n) => n > 0,
+    "A's first request",
+    SLOW,
+  );
+  return start();
 }
 
 /** A workspace with one endpoint on a fresh recording receiver, subscribed to contact.created. */
-async function world(endpoint: { rate_limit?: number } = {}, baseUrl = fleet.baseUrl) {
+async function world({ baseUrl }: Fleet, endpoint: { rate_limit?: number } = {}) {
   const { key } = await newWorkspace(undefined, baseUrl);
   const receiver = await startReceiver();
   const body = { url: receiver.url, events: ["contact.created"], ...endpoint };
@@ -138,9 +159,10 @@ const FEED_MS = 250;
  * Returns their events' ids oldest first (read through the API) and when each write was answered.
  */
 async function createContacts(
+  { baseUrl }: Pick<Fleet, "baseUrl">,
   key: string,
   count: number,
-  { until, baseUrl = fleet.baseUrl }: { until?: Promise<unknown>; baseUrl?: string } = {},
+  { until }: { until?: Promise<unknown> } = {},
 ) {
   let settled = until === undefined;
   void until?.finally(() => {
@@ -206,7 +228,7 @@ const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 const settle = () => sleep(1_500);
 
 /** The guarantees every fault is held to, each checked (and reported) even when another fails. */
-function expectGuarantees(figures: HistoryFigures, cap: number): void {
+function expectGuarantees(expect: ExpectStatic, figures: HistoryFigures, cap: number): void {
   expect.soft(figures.mostInFlight, "most requests in flight at once").toBeLessThanOrEqual(cap);
   expect.soft(figures.inversions, "events first sent after a later one").toBe(0);
   expect.soft(figures.resentLate, "interrupted deliveries sent again after a later event").toBe(0);
@@ -221,71 +243,78 @@ function report(fault: string, figures: Record<string, number | string | undefin
 }
 
 describe("webhook delivery under faults", () => {
-  it("a worker killed with requests in flight (SIGKILL): what it left goes first, once", async () => {
+  it("a worker killed with requests in flight (SIGKILL): what it left goes first, once", async (context) => {
     const env = FIVE;
-    const w = await world();
+    const fleet = await fleets.kill;
+    const { expect } = context;
+    const w = await world(fleet);
     let killed = false;
     // Slow until the kill, so that it strikes with a full batch in flight; quick after.
     w.receiver.answer = () => ({ status: 200, delayMs: killed ? 300 : 1_500 });
-    const a = await worker(env);
-    const b = startWorker(env);
-    const fed = createContacts(w.key, 10, { until: b });
-    await b;
-    await eventually(
-      async () => w.receiver.inFlight().length,
-      (n) => n === 5,
-      "5 requests of A in flight",
+    const a = fleet.main;
+    // A backlog first: A's lane stays busy while B starts, so the batch in flight is A's.
+    const backlog = await createContacts(fleet, w.key, 10);
+    const b = afterFirstRequest(w.receiver, () => startB(fleet, context, env));
+    // Events keep coming until A has a full batch in flight, and after the kill.
+    const full = b.then(() =>
+      eventually(
+        async () => w.receiver.inFlight().length,
+        (n) => n === 5,
+        "5 requests of A in flight",
+      ),
     );
+    const fed = createContacts(fleet, w.key, 10, { until: full });
+    await full;
     const interrupted = new Set(w.receiver.inFlight().map((r) => r.eventId));
     a.child.kill("SIGKILL");
     const killedAt = Date.now();
     killed = true;
     expect(interrupted.size).toBe(5);
-    const { order } = await fed;
+    const order = [...backlog.order, ...(await fed).order];
     await delivered(w.receiver, order);
     await settle();
     const figures = readHistory(w.receiver.received, order, { interrupted });
     const silence = silenceAfter(w.receiver, killedAt);
     report("kill", { cap: 5, ...figures, interrupted: interrupted.size, silenceAfterKillMs: silence });
     expect(silence, "A held the lane: nothing sent until its lease ran out").toBeGreaterThan(2_000);
-    expectGuarantees(figures, 5);
-    keep(await b);
+    expectGuarantees(expect, figures, 5);
   });
 
-  it("a worker whose clock runs 60 s ahead takes no lane another worker holds", async () => {
+  it("a worker whose clock runs 60 s ahead takes no lane another worker holds", async (context) => {
     const env = FIVE;
-    const w = await world();
+    const deployment = await startDeployment();
+    const fleet = { deployment, baseUrl: (await deployment.start("api")).baseUrl };
+    const w = await world(fleet);
     let quickAfter = Number.POSITIVE_INFINITY;
     // Slow while the skewed worker starts (A's lane stays busy), then quick.
     w.receiver.answer = () => ({ status: 200, delayMs: Date.now() > quickAfter ? 300 : 1_500 });
-    const a = await worker(env);
-    const skewed = startWorker({ ...env, DESKLINE_TEST_DATE_OFFSET_MS: "60000" }, SHIFTED);
+    // A is healthy (the fault is the other's clock): a worker in this process, with a backlog that
+    // keeps its lane busy while the skewed process starts.
+    await startB(fleet, context, env);
+    const backlog = await createContacts(fleet, w.key, 30);
+    const skewed = afterFirstRequest(w.receiver, () =>
+      startServerProcess(deployment, "worker", { ...env, DESKLINE_TEST_DATE_OFFSET_MS: "60000" }, SHIFTED),
+    );
     // The skewed worker's rounds look at the lane for 2 s while A still holds it.
-    const fed = createContacts(w.key, 10, { until: skewed.then(() => sleep(2_000)) });
+    const fed = createContacts(fleet, w.key, 10, { until: skewed.then(() => sleep(2_000)) });
     await skewed;
     const busy = w.receiver.inFlight().length;
     quickAfter = Date.now() + 2_000;
-    const { order } = await fed;
+    const order = [...backlog.order, ...(await fed).order];
     await delivered(w.receiver, order);
     await settle();
     const figures = readHistory(w.receiver.received, order);
     report("worker clock +60 s", { cap: 5, ...figures, events: order.length });
-    expect(busy, "A's requests in flight when the skewed worker came up").toBeGreaterThan(0);
-    expectGuarantees(figures, 5);
-    keep(a);
+    context.expect(busy, "A's requests in flight when the skewed worker came up").toBeGreaterThan(0);
+    expectGuarantees(context.expect, figures, 5);
   });
 
-  it("an API process whose clock runs 60 s ahead: its writes' deliveries are not held back", async () => {
-    const skewedApi = fleet.deployment.startProcess(
-      "api",
-      { DESKLINE_TEST_DATE_OFFSET_MS: "60000" },
-      SHIFTED,
-    );
-    running.push({ process: skewedApi, settings: "skewed api" });
-    const baseUrl = await (await skewedApi).baseUrl;
-    const w = await world();
-    const a = await worker(FIVE);
-    const { order, createdAt } = await createContacts(w.key, 10, { baseUrl });
+  it("an API process whose clock runs 60 s ahead: its writes' deliveries are not held back", async (context) => {
+    const fleet = await fleets.apiClock;
+    const skewed = { ...fleet, baseUrl: await fleet.main.baseUrl };
+    const w = await world(fleet);
+    await startB(fleet, context, FIVE);
+    const { order, createdAt } = await createContacts(skewed, w.key, 10);
     // A sixth of the skew: deliveries held back by it cannot arrive in time, prompt ones easily do.
     await delivered(w.receiver, order, 10_000);
     const figures = readHistory(w.receiver.received, order);
@@ -294,13 +323,15 @@ describe("webhook delivery under faults", () => {
       return first ? [first.startedAt - (createdAt[i] as number)] : [];
     });
     report("api clock +60 s", { cap: 5, ...figures, mostLagMs: lags.length ? Math.max(...lags) : "none" });
-    expectGuarantees(figures, 5);
-    keep(a);
+    expectGuarantees(context.expect, figures, 5);
   });
 
-  it("deliveries that fail for good while their worker is paused count once each", async () => {
+  it("deliveries that fail for good while their worker is paused count once each", async (context) => {
     const env = FIVE;
-    const w = await world();
+    const fleet = await fleets.failures;
+    const { baseUrl } = fleet;
+    const { expect } = context;
+    const w = await world(fleet);
     const sends = new Map<string, number>();
     let pausedAt: number | undefined;
     let a: MainProcess | undefined;
@@ -316,12 +347,11 @@ describe("webhook delivery under faults", () => {
       }
       return "hang";
     };
-    a = await worker(env);
-    const b = startWorker(env);
-    const { order } = await createContacts(w.key, 5);
+    a = fleet.main;
+    const b = afterFirstRequest(w.receiver, () => startB(fleet, context, env));
+    const { order } = await createContacts(fleet, w.key, 5);
     await b;
-    const endpoint = () =>
-      api.get(`/open/v1/webhook-endpoints/${w.endpointId}`, { key: w.key, baseUrl: fleet.baseUrl });
+    const endpoint = () => api.get(`/open/v1/webhook-endpoints/${w.endpointId}`, { key: w.key, baseUrl });
     // B settles all five once A's lease has run out (those A held with their last attempt made fail unsent).
     await eventually(
       async () => (await endpoint()).body.consecutive_failures as number,
@@ -337,7 +367,7 @@ describe("webhook delivery under faults", () => {
     const failures = (await endpoint()).body.consecutive_failures as number;
     const events = await api.get("/open/v1/events", {
       key: w.key,
-      baseUrl: fleet.baseUrl,
+      baseUrl,
       query: { type: ["webhook_delivery.failed"], limit: 100 },
     });
     expect(events.status).toBe(200);
@@ -353,12 +383,13 @@ describe("webhook delivery under faults", () => {
     expect.soft(failures, "consecutive_failures").toBe(order.length);
     expect.soft(events.body.data.length, "webhook_delivery.failed events").toBe(order.length);
     expect.soft(figures.mostInFlight, "most requests in flight at once").toBeLessThanOrEqual(5);
-    keep(await b);
   });
 
-  it("a worker paused past its lease (SIGSTOP, SIGCONT) sends nothing more once another took its lane", async () => {
+  it("a worker paused past its lease (SIGSTOP, SIGCONT) sends nothing more once another took its lane", async (context) => {
     const env = TWO;
-    const w = await world({ rate_limit: 2 });
+    const fleet = await fleets.pause;
+    const { expect } = context;
+    const w = await world(fleet, { rate_limit: 2 });
     let a: MainProcess | undefined;
     let armed = false;
     let pausedAt: number | undefined;
@@ -374,9 +405,9 @@ describe("webhook delivery under faults", () => {
       }
       return { status: 200, delayMs: resumed ? 300 : 1_500 };
     };
-    a = await worker(env);
-    const b = startWorker(env);
-    const fed = createContacts(w.key, 8, { until: b });
+    a = fleet.main;
+    const b = afterFirstRequest(w.receiver, () => startB(fleet, context, env));
+    const fed = createContacts(fleet, w.key, 8, { until: b });
     await b;
     armed = true;
     const since = await eventually(
@@ -398,16 +429,7 @@ describe("webhook delivery under faults", () => {
     await delivered(w.receiver, order);
     await settle();
     const figures = readHistory(w.receiver.received, order, { interrupted });
-    // Every answer came within 1.5 s, half the timeout: a timeout in the log is most likely an answer misread.
-    const attempts = await api.get(`/open/v1/webhook-endpoints/${w.endpointId}/attempts`, {
-      key: w.key,
-      baseUrl: fleet.baseUrl,
-      query: { limit: 100 },
-    });
-    expect(attempts.status).toBe(200);
-    const timeouts = (attempts.body.data as Array<{ error: string | null }>).filter((x) =>
-      x.error?.startsWith("timeout"),
-    ).length;
+    const timeouts = await timeoutsLogged(fleet, w);
     const silence = silenceAfter(w.receiver, since as number);
     report("pause", {
       cap: 2,
@@ -417,19 +439,20 @@ describe("webhook delivery under faults", () => {
       silenceAfterPauseMs: silence,
     });
     expect(silence, "A held the lane: nothing sent until its lease ran out").toBeGreaterThan(2_000);
-    expectGuarantees(figures, 2);
-    keep(await b);
+    expectGuarantees(expect, figures, 2);
   });
 
-  it("a worker stopped with SIGTERM hands its lane to a waiting worker within 3 s", async () => {
+  it("a worker stopped with SIGTERM hands its lane to a waiting worker within 3 s", async (context) => {
     const env = TWO;
-    const w = await world();
+    const fleet = await fleets.sigterm;
+    const { expect } = context;
+    const w = await world(fleet);
     let quick = false;
     w.receiver.answer = () => ({ status: 200, delayMs: quick ? 300 : 1_000 });
-    const a = await worker(env);
-    const b = startWorker(env);
+    const a = fleet.main;
+    const b = afterFirstRequest(w.receiver, () => startB(fleet, context, env));
     // Events keep coming through the hand-off, as on a live deployment.
-    const fed = createContacts(w.key, 12, { until: b.then(() => sleep(1_000)) });
+    const fed = createContacts(fleet, w.key, 12, { until: b.then(() => sleep(1_000)) });
     await b;
     quick = true;
     // B's rounds have found the lane held by A.
@@ -453,12 +476,15 @@ describe("webhook delivery under faults", () => {
     expect(left, "events left for B after A stopped").toBeGreaterThan(10);
     expect.soft(code, "A's exit code").toBe(0);
     expect.soft(figures.longestIdleMs, "hand-off gap (ms)").toBeLessThan(HAND_OFF_MS);
-    expectGuarantees(figures, 2);
+    expectGuarantees(expect, figures, 2);
   });
 
-  it("a change stream broken by a database outage is opened again: deliveries go out at once after it", async () => {
+  it("a change stream broken by a database outage is opened again: deliveries go out at once after it", async ({
+    expect,
+    onTestFinished,
+  }) => {
     const server = await oplogServer;
-    // The server process reaches the database through a proxy the test cuts; the test does not.
+    // The server reaches the database through a proxy the test cuts; the test's relay does not.
     const proxy = await createTcpProxy(server.uri);
     await proxy.open();
     // A regular poll far past the test's wait: only the change stream can explain a prompt delivery.
@@ -467,28 +493,27 @@ describe("webhook delivery under faults", () => {
       { mongodbUri: server.uri },
     );
     // ROLE=all: its API makes the workspace and the endpoint; the events come from the test's own
-    // relay (`emit`), another process, which only the change stream tells the worker of.
+    // relay (`emit`), another server, which only the change stream tells the worker of.
     // The driver's monitor looks for a database that came back every 0.5 s, not every 10 s: how
     // soon the driver sees it is the driver's business; what is tested is that the stream reopens.
     const uri = `${proxy.uri}${proxy.uri.includes("?") ? "&" : "?"}heartbeatFrequencyMS=500`;
-    const all = deployment.startProcess("all", { ...SHORT_LEASE, MONGODB_URI: uri });
-    running.push({ process: all, settings: "change stream" });
-    const { baseUrl, output } = await all;
-    const { key, workspaceId } = await newWorkspace(undefined, await baseUrl);
+    const all = await deployment.start("all", { ...SHORT_LEASE, MONGODB_URI: uri });
+    onTestFinished(() => all.stop(1_000));
+    const { key, workspaceId } = await newWorkspace(undefined, all.baseUrl);
     const receiver = await startReceiver();
-    await createEndpoint({ key, baseUrl: await baseUrl }, receiver.url, ["contact.created"]);
-    expect(output(), "a worker woken by a change stream").toMatch(/change stream on webhook_deliveries/);
+    await createEndpoint({ key, baseUrl: all.baseUrl }, receiver.url, ["contact.created"]);
+    expect(all.output(), "a worker woken by a change stream").toMatch(/change stream on webhook_deliveries/);
     const before = await deployment.emit(workspaceId, "contact.created");
     await delivered(receiver, [before._id], 10_000);
     // Its outcome recorded before the outage (else it is sent again, rightly).
     await sleep(1_000);
-    // Longer than server selection waits (2 s): the stream's resume fails (about 4 s after the
-    // cut), as in a failover that lasts.
+    // Longer than server selection waits (2 s): the stream's resume fails, as in a failover that
+    // lasts; the database comes back once the worker has fallen back to polling.
     await proxy.cut();
-    await sleep(6_000);
+    await all.logged(/webhook wake change stream failed/);
     await proxy.open();
-    // The dispatch rounds that failed meanwhile retry within a second: over before the event.
-    await sleep(3_000);
+    // The quick poll stops once the stream is open again: only the stream can wake the worker after.
+    await all.logged(/webhook wake change stream reopened/);
     const after = await deployment.emit(workspaceId, "contact.created");
     const emittedAt = Date.now();
     const order = [before._id, after._id];
@@ -498,8 +523,21 @@ describe("webhook delivery under faults", () => {
     report("change stream broken", {
       ...figures,
       wakeAfterOutageMs: first ? first.startedAt - emittedAt : "none",
-      streamErrorLogged: /"level":40[^\n]*change stream/.test(output()) ? "yes" : "no",
+      streamErrorLogged: /"level":40[^\n]*change stream/.test(all.output()) ? "yes" : "no",
     });
-    expectGuarantees(figures, 10);
+    expectGuarantees(expect, figures, 10);
   });
 });
+
+/** How many of the endpoint's attempts were logged as timeouts. */
+async function timeoutsLogged({ baseUrl }: Fleet, w: { key: string; endpointId: string }) {
+  // Every answer came within 1.5 s, half the timeout: a timeout in the log is most likely an answer misread.
+  const attempts = await api.get(`/open/v1/webhook-endpoints/${w.endpointId}/attempts`, {
+    key: w.key,
+    baseUrl,
+    query: { limit: 100 },
+  });
+  expect(attempts.status).toBe(200);
+  return (attempts.body.data as Array<{ error: string | null }>).filter((x) => x.error?.startsWith("timeout"))
+    .length;
+}

@@ -452,9 +452,9 @@ describe("resend", () => {
 
 describe("a worker SIGKILLed during a recovery", () => {
   it("loses nothing: after a restart every missed event is delivered and every delivery succeeds", async () => {
-    // An 8 s lease (WEBHOOK_LEASE_MS) instead of 1 s + 30 s: one worker runs at a time here, so
-    // the killed one's leases are all there is to wait out.
-    const w = await startDeployment({ WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_LEASE_MS: "8000" });
+    // A 4 s lease (WEBHOOK_LEASE_MS; past the 1 s timeout plus the 2 s margin) instead of 1 s + 30 s:
+    // one worker runs at a time here, so the killed one's leases are all there is to wait out.
+    const w = await startDeployment({ WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_LEASE_MS: "4000" });
     const apiProcess = await w.start("api");
     const url = await apiProcess.baseUrl;
     const world = await newWorkspace(undefined, url);
@@ -474,13 +474,16 @@ describe("a worker SIGKILLed during a recovery", () => {
       });
     expect((await patch("disabled")).status).toBe(200);
     const since = secondsAgo(1);
-    const missed: StoredEvent[] = [];
-    for (let i = 0; i < 150; i++) missed.push(await w.emit(world.workspaceId, "ticket.updated"));
-    expect((await patch("enabled")).status).toBe(200);
-    const first = await w.startProcess("worker", {
+    // The process starts (seconds) while the events are recorded: a disabled endpoint gets no
+    // deliveries, so it has nothing to send before the recovery.
+    const starting = w.startProcess("worker", {
       WEBHOOK_CONCURRENCY: "4",
       WEBHOOK_ENDPOINT_CONCURRENCY: "4",
     });
+    const missed: StoredEvent[] = [];
+    for (let i = 0; i < 150; i++) missed.push(await w.emit(world.workspaceId, "ticket.updated"));
+    expect((await patch("enabled")).status).toBe(200);
+    const first = await starting;
     const recovery = await api.post(`/open/v1/webhook-endpoints/${endpointId}/recover`, {
       key: world.key,
       baseUrl: url,
@@ -497,7 +500,7 @@ describe("a worker SIGKILLed during a recovery", () => {
     first.child.kill("SIGKILL");
     await first.exited;
     expect(receiver.received.length).toBeLessThan(missed.length);
-    // A new worker takes over the killed one's lane and leased deliveries once they expire (8 s).
+    // A new worker takes over the killed one's lane and leased deliveries once they expire (4 s).
     await w.start("worker", { WEBHOOK_CONCURRENCY: "4", WEBHOOK_ENDPOINT_CONCURRENCY: "4" });
     const got = new Set<string>();
     await eventually(
