@@ -7,6 +7,10 @@ export default defineConfig({
     name: "e2e",
     include: ["e2e/**/*.test.ts"],
     globalSetup: ["global-setup.ts"],
+    // Files share each worker's modules (the server's source is imported once, not per file);
+    // what a file's helpers start stops after it (docs/development.md, "How it is built").
+    isolate: false,
+    setupFiles: ["../apps/server/test/setup/file-end.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

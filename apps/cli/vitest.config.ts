@@ -7,6 +7,10 @@ export default defineConfig({
     // The real server on the embedded database, started once for every file (as the server's
     // tests do), and the CLI built, since the tests run the built binary.
     globalSetup: ["test/global-setup.ts"],
+    // Files share each worker's modules (the server's source is imported once, not per file);
+    // what a file's helpers start stops after it (docs/development.md, "How it is built").
+    isolate: false,
+    setupFiles: ["../server/test/setup/file-end.ts"],
     testTimeout: 60_000,
     hookTimeout: 180_000,
   },

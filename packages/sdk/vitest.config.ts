@@ -7,6 +7,10 @@ export default defineConfig({
     // The real server on the embedded database, started once for every file (as the server's own
     // tests do); files isolate by workspace.
     globalSetup: ["test/global-setup.ts"],
+    // Files share each worker's modules (the server's source is imported once, not per file);
+    // what a file's helpers start stops after it (docs/development.md, "How it is built").
+    isolate: false,
+    setupFiles: ["../../apps/server/test/setup/file-end.ts"],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },

@@ -1,10 +1,11 @@
 import { type Db, MongoClient } from "mongodb";
-import { afterAll, expect, inject } from "vitest";
+import { expect, inject } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { type EventType, newEvent, type StoredEvent } from "../../src/events/model.js";
 import { pushEvent } from "../../src/events/outbox-relay.js";
 import { newId } from "../../src/platform/ids.js";
 import { api } from "./api.js";
+import { atFileEnd } from "./file-end.js";
 import { testCertificate } from "./https-receiver.js";
 import { type InProcessServer, startInProcess } from "./in-process.js";
 import { type MainProcess, startMain } from "./main-process.js";
@@ -54,11 +55,6 @@ export interface Deployment {
   relayAgain(event: StoredEvent): Promise<void>;
 }
 
-const clients: MongoClient[] = [];
-afterAll(async () => {
-  for (const client of clients) await client.close();
-});
-
 const DATA_OF: Record<EventType, (id: string) => Record<string, unknown>> = {
   "contact.created": (id) => ({ id, object: "contact", name: "Ada" }),
   "contact.updated": (id) => ({ id, object: "contact", name: "Ada L." }),
@@ -80,7 +76,7 @@ export async function startDeployment(
   const databaseName = `deskline_delivery_${newId("req")}`;
   const mongodbUri = options.mongodbUri ?? inject("mongodbUri");
   const client = await new MongoClient(mongodbUri).connect();
-  clients.push(client);
+  atFileEnd(() => client.close());
   const db = client.db(databaseName);
   const envOf = (role: Role, extra: Record<string, string>) => ({
     MONGODB_URI: mongodbUri,

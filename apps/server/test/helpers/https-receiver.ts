@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import { createServer, type Server } from "node:https";
+import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { afterAll } from "vitest";
+import { atFileEnd } from "./file-end.js";
 import { testCertificate } from "./test-certificate.js";
 
 export { type TestCertificate, testCertificate } from "./test-certificate.js";
@@ -55,14 +55,6 @@ export interface Receiver {
   release(status?: number): void;
   close(): Promise<void>;
 }
-
-const servers: Server[] = [];
-afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((done) => server.close(done));
-  }
-});
 
 export async function startReceiver(path = "/hooks"): Promise<Receiver> {
   const { certFile, keyFile } = testCertificate();
@@ -118,7 +110,7 @@ export async function startReceiver(path = "/hooks"): Promise<Receiver> {
       else send();
     });
   });
-  servers.push(server);
+  atFileEnd(() => receiver.close());
   server.listen(0, "127.0.0.1");
   await new Promise<void>((done) => server.once("listening", done));
   receiver.port = (server.address() as AddressInfo).port;

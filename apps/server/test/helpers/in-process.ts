@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import { afterAll } from "vitest";
 import type { Config } from "../../src/config.js";
 import { DatabaseConnection } from "../../src/platform/database/client.js";
 import { type RunningServer, startServer } from "../../src/server.js";
 import { trustedCertificates } from "../../src/webhooks/delivery/http-client.js";
 import type { WebhookDelivery } from "../../src/webhooks/delivery/worker.js";
+import { atFileEnd } from "./file-end.js";
 import { testCertificate } from "./test-certificate.js";
 
 /**
@@ -27,12 +27,6 @@ export interface InProcessServer {
   /** A graceful stop, as SIGTERM gives a process (running attempts finish, up to `timeoutMs`). */
   stop(timeoutMs?: number): Promise<void>;
 }
-
-const servers: InProcessServer[] = [];
-afterAll(async () => {
-  // A server left with a hanging attempt must not hold the file's end: its stop is bounded.
-  await Promise.all(servers.map((s) => s.stop(1_000)));
-});
 
 /**
  * Starts `startServer` on loopback with `config` (e.g. `loadConfig(env)`), logging at `info`
@@ -62,7 +56,8 @@ export async function startInProcess(config: Config): Promise<InProcessServer> {
       return stopped;
     },
   };
-  servers.push(running);
+  // A server left with a hanging attempt must not hold the file's end: its stop is bounded.
+  atFileEnd(() => running.stop(1_000));
   return running;
 }
 

@@ -1,5 +1,4 @@
-import type { ChildProcess } from "node:child_process";
-import { afterAll } from "vitest";
+import { atFileEnd } from "./file-end.js";
 import { type MainProcess, spawnMain } from "./server-process.js";
 
 /**
@@ -9,14 +8,11 @@ import { type MainProcess, spawnMain } from "./server-process.js";
 
 export { BUILT, eventually, FROM_SOURCE, type MainProcess } from "./server-process.js";
 
-const started: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of started)
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-});
-
 export function startMain(env: Record<string, string>, args?: string[], cwd?: string): MainProcess {
   const main = spawnMain(env, args, cwd);
-  started.push(main.child);
+  atFileEnd(() => {
+    const { child } = main;
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
   return main;
 }
