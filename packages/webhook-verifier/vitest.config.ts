@@ -5,6 +5,6 @@ export default defineConfig({
     name: "webhook-verifier",
     include: ["test/**/*.test.ts"],
     // `*.test-d.ts` are type tests: tsc checks them and each failed expectation fails a test.
-    typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
+    typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.type-tests.json" },
   },
 });
