@@ -6,6 +6,10 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // One database and one server for the whole run; files isolate by workspace.
     globalSetup: ["test/global-setup.ts"],
+    // Files share each worker's modules (the server's source is imported once, not per file);
+    // what a file's helpers start stops after it (docs/development.md, "How it is built").
+    isolate: false,
+    setupFiles: ["test/setup/file-end.ts"],
     testTimeout: 30_000,
     hookTimeout: 180_000,
   },
