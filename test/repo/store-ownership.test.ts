@@ -22,8 +22,6 @@ const ALLOWED: Record<string, string> = {
     "a change stream on the deliveries' inserts, and the probe that tells whether the deployment has change streams",
   "apps/server/src/webhooks/endpoints/secrets/reseal.ts":
     "re-sealing every stored secret under a new key (`reencrypt-secrets`, the start-up check) walks the endpoints and the stored answers as stored, each write fenced by the sealed value it read",
-  "apps/server/src/webhooks/delivery/worker.ts":
-    "a lane's lease is kept on its endpoint's document (docs/decisions.md, \"One schedule: the delivery records\"); LaneLeases writes those two fields only",
 };
 
 const allowed = (path: string) => Object.keys(ALLOWED).some((prefix) => path.startsWith(prefix));

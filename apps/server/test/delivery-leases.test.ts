@@ -9,8 +9,8 @@ import { createLogger } from "../src/platform/logger.js";
 import { createStore, ensureIndexes, type Store } from "../src/store.js";
 import { INTERRUPTED_ATTEMPT } from "../src/webhooks/deliveries/attempts.js";
 import { countHealth, sweepHealth } from "../src/webhooks/delivery/health-count.js";
+import { HeldLease } from "../src/webhooks/delivery/held-lease.js";
 import { createDeliveryAgent, postWebhook } from "../src/webhooks/delivery/http-client.js";
-import { HeldLease } from "../src/webhooks/delivery/lane-leases.js";
 
 /**
  * The pieces that keep delivery's promises when workers pause, die or drift, each on the real

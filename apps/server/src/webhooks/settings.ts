@@ -70,7 +70,7 @@ export const webhookSettings = settingGroup({
     min: 1,
     doc: "endpoints one process delivers to at once (one lane each)",
   }),
-  /** Attempts in flight to one endpoint, deployment-wide (webhooks/delivery/lane-leases.ts). */
+  /** Attempts in flight to one endpoint, deployment-wide (webhooks/endpoints/lanes.ts). */
   webhookEndpointConcurrency: integer("WEBHOOK_ENDPOINT_CONCURRENCY", {
     default: 10,
     min: 1,
@@ -83,7 +83,7 @@ export const webhookSettings = settingGroup({
     max: { value: 14, why: "below 15 (the failures that disable)" },
     doc: "the consecutive failed delivery at which an endpoint's workspace gets `webhook_endpoint.failing`, once per streak: a warning before the 15th disables it",
   }),
-  /** How long a worker holds an endpoint's lane and its claimed deliveries (webhooks/delivery/lane-leases.ts). */
+  /** How long a worker holds an endpoint's lane and its claimed deliveries (webhooks/endpoints/lanes.ts). */
   webhookLeaseMs: integer("WEBHOOK_LEASE_MS", {
     default: undefined,
     min: 100,

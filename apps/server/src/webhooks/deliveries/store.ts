@@ -22,7 +22,7 @@ import type { Schema } from "../../spec/types.js";
  * settled; a claim leaves it as it is. The claim is apart from it (docs/webhooks.md, "What delivery
  * guarantees, and under which faults"): `lease_holder` names the claim holding the delivery and
  * `lease_until` (the database's time) says until when. Only the worker holding the endpoint's lane
- * claims (webhooks/delivery/lane-leases.ts), and it sends only within that lease, so a delivery
+ * claims (webhooks/endpoints/lanes.ts), and it sends only within that lease, so a delivery
  * still held when the lane changes hands was left by a worker that died or paused: the new holder
  * claims it again in its place, before every later event of the endpoint. Due deliveries go in
  * QUEUE_ORDER: by due time, then by event (ids are time-ordered), so an endpoint's events go

@@ -1,8 +1,8 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
 import type { ClaimedDelivery, DueDelivery, WebhookDeliveries } from "../deliveries/store.js";
+import type { LaneLeases } from "../endpoints/lanes.js";
 import type { WebhookEndpointDoc } from "../endpoints/store.js";
-import type { LaneLeases } from "./lane-leases.js";
 import type { EventBytes } from "./recent-events.js";
 import { type RunningLane, RunningLanes } from "./running-lanes.js";
 
@@ -65,7 +65,7 @@ export class Dispatcher {
   /**
    * Endpoints whose lane another worker holds, or that rest (paced), and when a round looks at
    * them again (the database's epoch ms): a held lane's soon, whatever its lease says
-   * (lane-leases.ts, HELD_RECHECK_MS), so a lane let go early is taken at once.
+   * (webhooks/endpoints/lanes.ts, HELD_RECHECK_MS), so a lane let go early is taken at once.
    */
   private readonly resting = new Map<string, number>();
   /** The rounds under way, if any (stop waits for them: the database closes after). */

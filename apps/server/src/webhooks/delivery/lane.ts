@@ -6,12 +6,13 @@ import type { Metrics } from "../../platform/metrics/metrics.js";
 import { withDeliveryAttemptSpan } from "../../platform/telemetry/index.js";
 import { type DeliveryAttemptInput, INTERRUPTED_ATTEMPT } from "../deliveries/attempts.js";
 import type { ClaimedDelivery, DeliveryOutcome } from "../deliveries/store.js";
+import type { LaneLeases } from "../endpoints/lanes.js";
 import type { WebhookEndpointDoc } from "../endpoints/store.js";
 import type { WebhookStores as Store } from "../stores.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
 import type { LaneStart } from "./dispatcher.js";
 import { countHealth } from "./health-count.js";
-import { HeldLease, type LaneLeases } from "./lane-leases.js";
+import { HeldLease } from "./held-lease.js";
 import { Pace } from "./pace.js";
 import type { EventBytes } from "./recent-events.js";
 import type { Recorder } from "./recorder.js";
@@ -20,7 +21,7 @@ import type { RunningLane } from "./running-lanes.js";
 
 /**
  * One run of an endpoint's lane (webhooks/delivery/dispatcher.ts starts it holding the endpoint's
- * lease, webhooks/delivery/lane-leases.ts): send the batch claimed for it, at most `perEndpoint` at a
+ * lease, webhooks/endpoints/lanes.ts): send the batch claimed for it, at most `perEndpoint` at a
  * time and at the endpoint's pace (its `rate_limit`, a receiver's `Retry-After`), record the
  * outcomes (one bulk write, and the attempts log beside it), then renew the lease, claim the next
  * batch and go on while deliveries are due; let the lane go at the end. A run yields after
@@ -29,7 +30,7 @@ import type { RunningLane } from "./running-lanes.js";
  * delays), each failed delivery counts toward the endpoint's 15 consecutive failures, a success
  * resets them (webhooks/delivery/health-count.ts), and an endpoint disabled, paused or deleted
  * drops its pending deliveries. A run sends and claims only while its lease has room for an
- * attempt (lane-leases.ts `HeldLease`); what it claimed and could not send it gives back.
+ * attempt (held-lease.ts); what it claimed and could not send it gives back.
  */
 
 /** The part of the server's metrics that delivery feeds. */

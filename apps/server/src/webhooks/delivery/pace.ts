@@ -1,7 +1,7 @@
 /**
  * When an endpoint's lane may send next: its rate limit (`rate_limit`, deliveries per second) and
  * any hold a receiver asked for (`Retry-After`), starting from where the lane's last run left it
- * (the lease's `lane_until`, webhooks/delivery/lane-leases.ts), so a limit holds across workers.
+ * (the lease's `lane_until`, webhooks/endpoints/lanes.ts), so a limit holds across workers.
  * Sends are booked one after another at the rate, as a GCRA does: no burst beyond one at a time.
  * Pure: the clock is a parameter.
  */

@@ -82,7 +82,7 @@ export class RunningLanes {
 
   /**
    * Runs `run` as the endpoint's lane in this process: news of deliveries queued here reaches it
-   * until it ends. A lane runs only under its lease (webhooks/delivery/lane-leases.ts), so there is
+   * until it ends. A lane runs only under its lease (webhooks/endpoints/lanes.ts), so there is
    * at most one.
    */
   async run<T>(endpointId: string, run: (lane: RunningLane) => Promise<T>): Promise<T> {

@@ -17,7 +17,6 @@ import { Dispatcher } from "./dispatcher.js";
 import { sweepHealth } from "./health-count.js";
 import { createDeliveryAgent, trustedCertificates } from "./http-client.js";
 import { type DeliveryMetrics, type LaneHost, type LaneServices, runLane } from "./lane.js";
-import { LaneLeases } from "./lane-leases.js";
 import { RecentEvents } from "./recent-events.js";
 import { gatheredRecorder } from "./recorder.js";
 import type { RunningLane } from "./running-lanes.js";
@@ -29,7 +28,7 @@ import { startWake, type WakeSource } from "./wake.js";
  * `due_at`, written by the same operation that queues a delivery or records an outcome. In each
  * worker process one loop, the dispatcher (webhooks/delivery/dispatcher.ts), takes due work: it
  * takes the lanes of endpoints with due deliveries, fleet-wide one at a time (a lease on the
- * endpoint, webhooks/delivery/lane-leases.ts), and runs them (webhooks/delivery/lane.ts): each
+ * endpoint, webhooks/endpoints/lanes.ts), and runs them (webhooks/delivery/lane.ts): each
  * sends its endpoint's deliveries oldest event first, at most WEBHOOK_ENDPOINT_CONCURRENCY at
  * once, never waiting for a socket another endpoint holds. A process runs up to WEBHOOK_CONCURRENCY lanes
  * at once, so a slow receiver holds one lane, never all of them. Workers hear of deliveries other
@@ -126,7 +125,7 @@ export class WebhookDelivery implements LaneHost {
     });
     // Names this process in the leases it holds (a log line can tell whose a lane was).
     const holder = `${config.role}-${process.pid}-${randomUUID().slice(0, 8)}`;
-    const leases = new LaneLeases(store.webhookEndpoints.collection);
+    const leases = store.webhookEndpoints.lanes;
     const leaseMs = this.leaseMs;
     const readEvents = this.eventReader();
     const lanes = this.laneServices({ leases, holder, readEvents, metrics: options.metrics });

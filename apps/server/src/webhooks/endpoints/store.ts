@@ -7,10 +7,11 @@ import type { EventRelay } from "../../events/outbox-relay.js";
 import { newestFirst, type Page } from "../../platform/database/lists.js";
 import { concurrentUpdate, DomainError, notFound } from "../../platform/errors.js";
 import { newId } from "../../platform/ids.js";
-import { MutableRecords, type RecordDoc } from "../../records/record.js";
+import { MutableRecords } from "../../records/record.js";
 import type { BodyOf, Schema } from "../../spec/types.js";
 import type { Limits } from "../settings.js";
 import { type CustomHeader, checkHeaderNames, mergeHeaders } from "./custom-headers.js";
+import type { WebhookEndpointDoc } from "./document.js";
 import {
   failureUpdates,
   type HealthDoc,
@@ -20,6 +21,7 @@ import {
   ownerDisabledEvent,
   successUpdates,
 } from "./health.js";
+import { LaneLeases } from "./lanes.js";
 import { type EndpointSecret, SecretsAtRest, secretBinding } from "./secrets/at-rest.js";
 
 /**
@@ -30,40 +32,7 @@ import { type EndpointSecret, SecretsAtRest, secretBinding } from "./secrets/at-
  * stored sealed, and sealed and opened by webhooks/endpoints/secrets/at-rest.ts only.
  */
 
-export type EndpointStatus = Schema<"WebhookEndpointStatus">;
-type Subscription = Schema<"EventSubscription">;
-
-/**
- * A mutable record like the others (records/record.ts): looked up in its workspace, PATCHed by a
- * version-checked update, deleted in its workspace.
- */
-export interface WebhookEndpointDoc extends RecordDoc {
-  url: string;
-  description: string | null;
-  /** Subscribed event types, or `["*"]` for all. */
-  events: Subscription[];
-  status: EndpointStatus;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  consecutive_failures: number;
-  /** Newest first: the first is the current secret, the others are in their grace period. */
-  secrets: EndpointSecret[];
-  /**
-   * Sent with every delivery (webhooks/endpoints/custom-headers.ts), sorted by name; each value sealed like
-   * the secrets (same context). Empty when it sends none (migration 005 gave it to older endpoints).
-   */
-  custom_headers: CustomHeader[];
-  /** Deliveries per second at most, or null for no limit (webhooks/delivery/pace.ts). */
-  rate_limit: number | null;
-  /**
-   * The endpoint's lane (webhooks/delivery/lane-leases.ts): the worker running it, and until when
-   * nobody else may: its lease while held, the earliest next start once let go. Never in the API.
-   */
-  lane_holder?: string | null;
-  lane_until?: Date | null;
-  /** The latest deliveries whose outcome its health counted (webhooks/endpoints/health.ts). Never in the API. */
-  counted_deliveries?: string[];
-}
+export type { EndpointStatus, WebhookEndpointDoc } from "./document.js";
 
 export type WebhookEndpointInput = BodyOf<"createWebhookEndpoint">;
 export type WebhookEndpointPatch = BodyOf<"updateWebhookEndpoint">;
@@ -144,6 +113,8 @@ export interface EndpointHealthOptions {
 }
 
 export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
+  /** Who runs each endpoint's delivery lane: the lease kept on its document (lanes.ts). */
+  readonly lanes: LaneLeases;
   private readonly rules: HealthRules;
   private readonly readDelivery: NonNullable<EndpointHealthOptions["readDelivery"]>;
   private readonly limits: NonNullable<EndpointHealthOptions["limits"]>;
@@ -156,6 +127,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
   ) {
     // Endpoints carry operational events until the relay moves them (health.ts).
     super({ db, collection: COLLECTION, noun: "webhook endpoint", relay: options.relay });
+    this.lanes = new LaneLeases(this.collection);
     this.rules = options.rules ?? { failingAfter: 5 };
     this.readDelivery = options.readDelivery ?? (async () => null);
     this.limits = options.limits ?? { endpointsPerWorkspace: 100, secretsPerEndpoint: 5 };

@@ -1,6 +1,6 @@
 import type { AnyBulkWriteOperation, Collection } from "mongodb";
 import { gathered } from "../../platform/database/gather.js";
-import type { WebhookEndpointDoc } from "../endpoints/store.js";
+import type { WebhookEndpointDoc } from "./document.js";
 
 /**
  * Who runs an endpoint's lane, fleet-wide (docs/decisions.md, "One schedule: the delivery
@@ -14,7 +14,10 @@ import type { WebhookEndpointDoc } from "../endpoints/store.js";
  * (platform/database/database-clock.ts), whichever process writes them.
  *
  * The lease is state of the endpoint: it goes when the endpoint is deleted, and an endpoint that
- * has no due deliveries is never read. The lease is never in the API.
+ * has no due deliveries is never read. The lease is never in the API. The endpoints' store builds
+ * this over its own collection (`webhookEndpoints.lanes`), so these two fields are the only ones
+ * written from here; the worker's side of a lease (is there still room to send?) is
+ * webhooks/delivery/held-lease.ts.
  */
 
 /**
@@ -109,29 +112,4 @@ export class LaneLeases {
 function lookAgainAt(endpoint: WebhookEndpointDoc, nowMs: number): number {
   const until = endpoint.lane_until?.getTime() ?? nowMs;
   return endpoint.lane_holder ? Math.min(until, nowMs + HELD_RECHECK_MS) : until;
-}
-
-/**
- * A lease as its holder sees it, on this process's monotonic clock (which no pause, wall-clock
- * step or drift moves): it holds from just before it was asked for until `leaseMs` later. A lane
- * starts a send or a claim only while the lease has room for it — `needMs`, the attempt's timeout
- * plus a margin — so a worker that was paused, or whose database calls ran long, past its lease
- * sends nothing more (docs/webhooks.md, "What delivery guarantees, and under which faults").
- */
-export class HeldLease {
-  constructor(
-    private since: number,
-    private readonly leaseMs: number,
-    private readonly needMs: number,
-  ) {}
-
-  /** Renewed: asked for at `at` (performance.now(), taken before the write). */
-  renewed(at: number): void {
-    this.since = at;
-  }
-
-  /** Whether a send (or a claim) started now ends within the lease. */
-  hasRoom(): boolean {
-    return performance.now() + this.needMs < this.since + this.leaseMs;
-  }
 }
