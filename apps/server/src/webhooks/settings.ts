@@ -95,6 +95,24 @@ export const webhookSettings = settingGroup({
     min: 0,
     doc: "a lane sends or claims only while its lease has more than `WEBHOOK_TIMEOUT_MS` plus this left (on this process's monotonic clock): the time for recording an outcome, and for clocks that differ",
   }),
+  /** Fairness between endpoints (webhooks/delivery/lane.ts). */
+  webhookLaneSliceMs: integer("WEBHOOK_LANE_SLICE_MS", {
+    default: 1_000,
+    min: 10,
+    doc: "a lane that has run this long gives its slot up after its batch when other endpoints wait for one (all `WEBHOOK_CONCURRENCY` slots busy), so one endpoint's backlog never keeps the others waiting longer",
+  }),
+  /** ROLE=all only (webhooks/delivery/running-lanes.ts). */
+  webhookLingerMs: integer("WEBHOOK_LINGER_MS", {
+    default: 200,
+    min: 0,
+    doc: "with `ROLE=all`: how long a lane whose batch came up short waits for more of its endpoint's deliveries before letting the lane go (the API beside it queues them in memory); 0: never waits",
+  }),
+  /** How soon a lane let go early is taken (webhooks/endpoints/lanes.ts). */
+  webhookHeldRecheckMs: integer("WEBHOOK_HELD_RECHECK_MS", {
+    default: 500,
+    min: 10,
+    doc: "how soon a worker looks again at an endpoint whose lane another worker holds, whatever that lease says: the longest a lane let go (at the end of a run, at SIGTERM) waits for the next worker",
+  }),
   webhookRecoveryPageSize: integer("WEBHOOK_RECOVERY_PAGE_SIZE", {
     default: 1000,
     min: 1,

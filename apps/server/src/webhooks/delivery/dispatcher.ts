@@ -51,6 +51,8 @@ export interface DispatcherDeps {
   /** Deliveries in a lane's batch (WEBHOOK_ENDPOINT_CONCURRENCY). */
   batchSize: number;
   leaseMs: number;
+  /** How soon a lane another worker holds is looked at again (WEBHOOK_HELD_RECHECK_MS). */
+  heldRecheckMs: number;
   /** The bytes of these events; a round reads its first batches' while it takes their lanes. */
   readEvents: (ids: string[]) => Promise<EventBytes[]>;
   /** Runs a lane from its first batch. */
@@ -65,7 +67,7 @@ export class Dispatcher {
   /**
    * Endpoints whose lane another worker holds, or that rest (paced), and when a round looks at
    * them again (the database's epoch ms): a held lane's soon, whatever its lease says
-   * (webhooks/endpoints/lanes.ts, HELD_RECHECK_MS), so a lane let go early is taken at once.
+   * (WEBHOOK_HELD_RECHECK_MS, webhooks/endpoints/lanes.ts), so a lane let go early is taken at once.
    */
   private readonly resting = new Map<string, number>();
   /** The rounds under way, if any (stop waits for them: the database closes after). */
@@ -155,7 +157,8 @@ export class Dispatcher {
     events.catch(() => undefined);
     const leasedAt = performance.now();
     const now = new Date(deps.clock.now());
-    const { taken, busy, gone } = await deps.leases.take([...firsts.keys()], deps.holder, deps.leaseMs, now);
+    const lease = { holder: deps.holder, leaseMs: deps.leaseMs, recheckMs: deps.heldRecheckMs };
+    const { taken, busy, gone } = await deps.leases.take([...firsts.keys()], lease, now);
     for (const [id, until] of busy) this.rest(id, until);
     await Promise.all(gone.map((id) => deps.dropPending(id)));
     const claimed = await deps.deliveries.claimFound(

@@ -40,13 +40,10 @@ import { startWake, type WakeSource } from "./wake.js";
  */
 
 export const JOBS_COLLECTION = "agenda_jobs";
-/** A lane's run yields its slot after this long when other endpoints wait for one. */
-const SLICE_MS = 1_000;
 /**
- * How long a lane whose batch came up short waits for more, and how often it reads the queue
- * meanwhile (webhooks/delivery/running-lanes.ts; ROLE=all only).
+ * How often a lane lingering for more (WEBHOOK_LINGER_MS) reads the queue meanwhile, at most
+ * (webhooks/delivery/running-lanes.ts).
  */
-const LINGER_MS = 200;
 const LINGER_CHECK_MS = 50;
 /** How often a process asks the database for its time again (platform/database/database-clock.ts). */
 const CLOCK_REFRESH_MS = 30_000;
@@ -63,6 +60,9 @@ export type DeliveryConfig = Pick<
   | "webhookEndpointConcurrency"
   | "webhookLeaseMs"
   | "webhookLeaseMarginMs"
+  | "webhookLaneSliceMs"
+  | "webhookLingerMs"
+  | "webhookHeldRecheckMs"
   | "extraCaCertsFile"
 >;
 
@@ -137,6 +137,7 @@ export class WebhookDelivery implements LaneHost {
       concurrency: config.webhookConcurrency,
       batchSize: perEndpoint,
       leaseMs,
+      heldRecheckMs: config.webhookHeldRecheckMs,
       readEvents,
       runLane: (start, running) => runLane(lanes, this, running, start),
       dropPending: (endpointId) => this.dropPending(endpointId, options.metrics),
@@ -193,7 +194,7 @@ export class WebhookDelivery implements LaneHost {
         perEndpoint: config.webhookEndpointConcurrency,
         leaseMs: this.leaseMs,
         marginMs: config.webhookLeaseMarginMs,
-        sliceMs: SLICE_MS,
+        sliceMs: config.webhookLaneSliceMs,
       },
     };
   }
@@ -205,12 +206,13 @@ export class WebhookDelivery implements LaneHost {
    */
   linger(lane: RunningLane, until: number): Promise<boolean> {
     const { config, store } = this;
-    if (config.role !== "all" || (this.dispatcher?.lanes.size ?? 0) >= config.webhookConcurrency) {
+    const busy = (this.dispatcher?.lanes.size ?? 0) >= config.webhookConcurrency;
+    if (config.role !== "all" || config.webhookLingerMs === 0 || busy) {
       return Promise.resolve(false);
     }
     return lane.linger(until, {
-      maxMs: LINGER_MS,
-      checkEveryMs: LINGER_CHECK_MS,
+      maxMs: config.webhookLingerMs,
+      checkEveryMs: Math.min(LINGER_CHECK_MS, config.webhookLingerMs),
       due: async () => {
         const due = await store.webhookDeliveries.nextDue(lane.endpointId);
         return due !== null && due.getTime() <= this.clock.now();

@@ -20,14 +20,6 @@ import type { WebhookEndpointDoc } from "./document.js";
  * webhooks/delivery/held-lease.ts.
  */
 
-/**
- * A lane another worker holds is looked at again after this long at most, whatever its lease
- * says: its holder may let it go at any time (at the end of a run, at SIGTERM), and the next
- * worker then starts within this (docs/webhooks.md, "What delivery guarantees, and under which
- * faults").
- */
-export const HELD_RECHECK_MS = 500;
-
 export interface TakenLanes {
   /** The endpoints whose lanes this worker now holds, as read with the lease. */
   taken: WebhookEndpointDoc[];
@@ -58,9 +50,17 @@ export class LaneLeases {
 
   /**
    * Takes the lanes of `ids` that nobody holds and that may start at `now`, for `leaseMs`: one
-   * update for them all, then one read that says which are ours and returns them.
+   * update for them all, then one read that says which are ours and returns them. A lane another
+   * worker holds is to be looked at again after `recheckMs` at most, whatever its lease says: its
+   * holder may let it go at any time (at the end of a run, at SIGTERM), and the next worker then
+   * starts within this (WEBHOOK_HELD_RECHECK_MS; docs/webhooks.md, "What delivery guarantees,
+   * and under which faults").
    */
-  async take(ids: string[], holder: string, leaseMs: number, now: Date): Promise<TakenLanes> {
+  async take(
+    ids: string[],
+    { holder, leaseMs, recheckMs }: { holder: string; leaseMs: number; recheckMs: number },
+    now: Date,
+  ): Promise<TakenLanes> {
     if (ids.length === 0) return { taken: [], busy: new Map(), gone: [] };
     await this.endpoints.updateMany(
       // `$not: {$gt}` also takes an endpoint whose lane never ran (no `lane_until` yet).
@@ -74,7 +74,7 @@ export class LaneLeases {
       found.add(endpoint._id);
       if (endpoint.status !== "enabled") lanes.gone.push(endpoint._id);
       else if (endpoint.lane_holder === holder) lanes.taken.push(endpoint);
-      else lanes.busy.set(endpoint._id, lookAgainAt(endpoint, now.getTime()));
+      else lanes.busy.set(endpoint._id, lookAgainAt(endpoint, now.getTime(), recheckMs));
     }
     for (const id of ids) if (!found.has(id)) lanes.gone.push(id);
     return lanes;
@@ -109,7 +109,7 @@ export class LaneLeases {
 }
 
 /** When a round looks at a busy lane again: its rest's end, or soon where a worker holds it. */
-function lookAgainAt(endpoint: WebhookEndpointDoc, nowMs: number): number {
+function lookAgainAt(endpoint: WebhookEndpointDoc, nowMs: number, recheckMs: number): number {
   const until = endpoint.lane_until?.getTime() ?? nowMs;
-  return endpoint.lane_holder ? Math.min(until, nowMs + HELD_RECHECK_MS) : until;
+  return endpoint.lane_holder ? Math.min(until, nowMs + recheckMs) : until;
 }
