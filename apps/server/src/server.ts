@@ -5,6 +5,7 @@ import type { Config } from "./config.js";
 import { createMetrics } from "./metrics-wire.js";
 import { type Clock, systemClock } from "./platform/clock.js";
 import { DatabaseConnection } from "./platform/database/client.js";
+import { DatabaseClock } from "./platform/database/database-clock.js";
 import { answerClientErrors } from "./platform/http/client-errors.js";
 import { loadOpenApi } from "./platform/http/openapi.js";
 import type { Logger } from "./platform/logger.js";
@@ -77,13 +78,17 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   const { logger } = options;
   const clock = options.clock ?? systemClock;
   const database = options.database ?? new DatabaseConnection(requiredUri(config), config.databaseName);
-  const store = createStore(database.db, config, logger);
+  // Delivery decides on the database's time, whichever process decides, unless a test gave a clock.
+  const databaseClock = options.clock ? undefined : new DatabaseClock(database.db);
+  const deliveryClock = options.clock ?? (databaseClock as DatabaseClock);
+  const store = createStore(database.db, config, logger, deliveryClock);
   const metrics = createMetrics({ store, database, processMetrics: options.processMetrics });
   const parts: Parts = {
     config,
     logger,
     clock,
-    deliveryClock: options.clock,
+    deliveryClock,
+    databaseClock,
     database,
     store,
     metrics,
@@ -117,8 +122,10 @@ interface Parts {
   config: Config;
   logger: Logger;
   clock: Clock;
-  /** A clock a test gave, else none: delivery then reads the database's. */
-  deliveryClock: Clock | undefined;
+  /** What delivery and the queue decide by: the database's clock, or one a test gave. */
+  deliveryClock: Clock;
+  /** The database's clock when delivery reads it: started once the database answers. */
+  databaseClock: DatabaseClock | undefined;
   database: DatabaseConnection;
   store: Store;
   metrics: Metrics;
@@ -135,27 +142,25 @@ interface Background {
 
 /**
  * Connects (retrying until the database answers), migrates, then starts delivery and the sweeps.
- * Every role queues the deliveries of the events it relays; workers also send them. Agenda is
- * built once the database answers (its backend creates indexes when it connects); events
- * relayed before then wait for it, so none is relayed without its deliveries.
+ * Every role queues the deliveries of the events it relays, through the queue alone, which waits
+ * for no worker (webhooks/deliveries/queue.ts); workers also send them. Agenda is built once the
+ * database answers (its backend creates indexes when it connects).
  */
 function startBackground(parts: Parts): Background {
   const { database, store, logger } = parts;
   // The sweeps' arithmetic is on Date.now() (sweeps.ts).
   const startedAt = Date.now();
   const checkSecrets = holdSecretWritesUntilChecked(store, logger);
-  let deliveryBuilt: (built: WebhookDelivery) => void = () => {};
-  const built = new Promise<WebhookDelivery>((done) => {
-    deliveryBuilt = done;
+  store.relay.addHook(async (events) => {
+    await store.deliveryQueue.fanOut(events);
   });
-  store.relay.addHook(async (events) => (await built).enqueue(events));
   const stopping = new AbortController();
   const prepare = () => prepareDatabase(store, logger).then(() => {});
   const databaseReady = database.connectUntilReady(prepare, logger, stopping.signal);
   // Shutdown waits for this: a stop that lands while Agenda is starting must not close the
   // database under its first queries (an unhandled MongoClientClosedError).
   const started = databaseReady.then(() =>
-    stopping.signal.aborted ? undefined : startDelivery(parts, { checkSecrets, deliveryBuilt, startedAt }),
+    stopping.signal.aborted ? undefined : startDelivery(parts, { checkSecrets, startedAt }),
   );
   const deliveryReady = started.then((running) => {
     if (!running) throw new ServerStopped();
@@ -171,28 +176,25 @@ function startBackground(parts: Parts): Background {
       const running = await started.catch(() => undefined);
       running?.stopSweeps();
       await running?.delivery.stop(timeoutMs);
+      parts.databaseClock?.stop();
     },
   };
 }
 
 /** Once the database is ready: the stored secrets checked, delivery built (and run by workers), sweeps on. */
 async function startDelivery(
-  { config, logger, database, store, metrics, deliveryClock, ca }: Parts,
-  steps: {
-    checkSecrets: () => Promise<void>;
-    deliveryBuilt: (delivery: WebhookDelivery) => void;
-    startedAt: number;
-  },
+  { config, logger, database, store, metrics, deliveryClock, databaseClock, ca }: Parts,
+  steps: { checkSecrets: () => Promise<void>; startedAt: number },
 ): Promise<{ delivery: WebhookDelivery; stopSweeps: () => void }> {
   // Before any delivery: a key that cannot open the stored secrets would sign with garbage.
   await steps.checkSecrets();
+  await databaseClock?.start();
   const delivery = new WebhookDelivery(database.db, store, config, logger, {
+    clock: deliveryClock,
     metrics,
-    ...(deliveryClock ? { clock: deliveryClock } : {}),
     ...(ca ? { ca } : {}),
   });
   await delivery.ready();
-  steps.deliveryBuilt(delivery);
   const stopSweeps = startSweeps(store, config, logger, steps.startedAt);
   if (config.role !== "api") {
     await delivery.start();

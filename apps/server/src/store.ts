@@ -7,6 +7,7 @@ import { Messages } from "./conversations/messages.js";
 import { Events } from "./events/events.js";
 import { EventRelay } from "./events/outbox-relay.js";
 import { MIGRATIONS } from "./migrations/index.js";
+import { type Clock, systemClock } from "./platform/clock.js";
 import { type MigrateReport, runMigrations } from "./platform/database/migrations.js";
 import { IdempotencyKeys } from "./platform/idempotency/idempotency-keys.js";
 import type { Logger } from "./platform/logger.js";
@@ -70,6 +71,8 @@ export function createStore(
     | "webhookRecoveryLockMs"
   >,
   logger: Logger,
+  /** What queued deliveries are due by: the database's clock in a server (server.ts). */
+  clock: Clock = systemClock,
 ): Store {
   // One process, one environment, one set of keys: every seal and open of a stored secret goes
   // through this one object (webhooks/endpoints/secrets/at-rest.ts).
@@ -83,7 +86,16 @@ export function createStore(
   const messages = new Messages(db, relay);
   const conversations = new Conversations(db, { contacts, messages }, relay);
   const webhookDeliveries = new WebhookDeliveries(db);
-  const deliveryQueue = new DeliveryQueue(webhookDeliveries);
+  const webhookEndpoints = new WebhookEndpoints(db, secrets, {
+    relay,
+    limits: config.limits,
+    rules: { failingAfter: config.webhookFailingAfter },
+    readDelivery: async (id) => {
+      const doc = await webhookDeliveries.findById(id);
+      return doc && toWebhookDelivery(doc);
+    },
+  });
+  const deliveryQueue = new DeliveryQueue(webhookDeliveries, webhookEndpoints, clock);
   return {
     db,
     secrets,
@@ -94,15 +106,7 @@ export function createStore(
     messages,
     tickets: new Tickets(db, { contacts, conversations }, relay, tombstones),
     idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs, secrets.answers),
-    webhookEndpoints: new WebhookEndpoints(db, secrets, {
-      relay,
-      limits: config.limits,
-      rules: { failingAfter: config.webhookFailingAfter },
-      readDelivery: async (id) => {
-        const doc = await webhookDeliveries.findById(id);
-        return doc && toWebhookDelivery(doc);
-      },
-    }),
+    webhookEndpoints,
     events,
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),

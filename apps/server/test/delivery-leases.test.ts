@@ -29,10 +29,9 @@ const clock = { now: () => Date.now() };
 beforeAll(async () => {
   client = await new MongoClient(inject("mongodbUri")).connect();
   db = client.db(`deskline_leases_${newId("req")}`);
-  store = createStore(db, loadConfig({}), logger);
-  await ensureIndexes(store);
   // No worker here: queueing records deliveries and tells no lane.
-  store.deliveryQueue.attachLanes(async () => {}, clock);
+  store = createStore(db, loadConfig({}), logger, clock);
+  await ensureIndexes(store);
 });
 afterAll(async () => {
   await db.dropDatabase().catch(() => {});

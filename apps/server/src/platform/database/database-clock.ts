@@ -20,6 +20,8 @@ interface Sample {
   roundTripMs: number;
 }
 
+/** How often a process asks the database for its time again. */
+const REFRESH_MS = 30_000;
 /** Samples taken at start: the one with the shortest round trip is kept. */
 const FIRST_SAMPLES = 3;
 /** A fresh sample whose round trip is at most this much worse than the kept one's replaces it. */
@@ -47,7 +49,7 @@ export class DatabaseClock implements Clock {
   }
 
   /** Reads the database's time (a few times), then again every `refreshMs`. */
-  async start(refreshMs: number): Promise<void> {
+  async start(refreshMs = REFRESH_MS): Promise<void> {
     for (let i = 0; i < FIRST_SAMPLES; i++) this.keep(await this.read());
     this.timer = setInterval(() => {
       this.read().then(

@@ -1,16 +1,16 @@
-import type { StoredEvent } from "../../events/model.js";
+import { receives, type StoredEvent } from "../../events/model.js";
 import { type Clock, systemClock } from "../../platform/clock.js";
-import { derivedId, newId } from "../../platform/ids.js";
+import { derivedId, idTime, newId } from "../../platform/ids.js";
 import { type DeliveryOrigin, pendingKey, type WebhookDeliveries, type WebhookDeliveryDoc } from "./store.js";
 
 /**
- * The one way a delivery is queued, whether the event just happened, is resent, or is recovered:
- * record the deliveries (one insert for the batch); that insert is the schedule (docs/decisions.md,
- * "One schedule: the delivery records"). Then the delivery worker of this process hears of them
- * (webhooks/delivery/worker.ts: a lane running here takes them at once), which only makes them go
- * sooner: a process that dies right after the insert leaves nothing behind that a worker's next
- * round would not find. It stands beside the records it writes and is handed the worker's ear
- * (`attachLanes`), so the store builds it without reaching up into the delivery worker.
+ * The one way a delivery is queued, whether the event just happened (`fanOut`, the relay's hook),
+ * is resent, or is recovered: record the deliveries (one insert for the batch); that insert is the
+ * schedule (docs/decisions.md, "One schedule: the delivery records"). Then whoever listens hears
+ * of them (`onQueued`): the delivery worker of this process, if it runs one (a lane running here
+ * takes them at once), and the metrics. Hearing only makes them go sooner: a process that dies
+ * right after the insert, or has no worker yet, leaves nothing behind that a worker's next round
+ * would not find; so queueing waits for no worker, and every role queues the same way.
  */
 
 /** One delivery to queue: an event to an endpoint. */
@@ -27,13 +27,25 @@ export interface QueueOptions {
    * the past, so the endpoint's lane sends them oldest event first.
    */
   dueAt?: (request: DeliveryRequest) => Date;
+  /** The events themselves, when they just happened (`fanOut`): listeners get them. */
+  events?: readonly StoredEvent[];
 }
 
-/** Told of the endpoints that have new deliveries, each with the earliest one's due time. */
-export type LaneScheduler = (due: Map<string, Date>) => Promise<void>;
+/** A batch of deliveries just recorded. */
+export interface Queued {
+  origin: DeliveryOrigin;
+  deliveries: WebhookDeliveryDoc[];
+  /** The events fanned out (origin `event`), which a worker here may keep rather than read back. */
+  events: readonly StoredEvent[];
+}
 
-/** Told of every batch of deliveries recorded (metrics). */
-export type QueuedListener = (queued: { origin: DeliveryOrigin; deliveries: WebhookDeliveryDoc[] }) => void;
+/** Told of every batch recorded, at once and without being waited for: it must not throw. */
+export type QueuedListener = (queued: Queued) => void;
+
+/** Where an event goes: the enabled endpoints of its workspace (webhooks/endpoints/store.ts). */
+export interface EndpointDirectory {
+  enabledIn(workspaceIds: string[]): Promise<{ _id: string; workspace_id: string; events: string[] }[]>;
+}
 
 /**
  * The delivery of an event as it happens: one id per (event, endpoint), so a relay that runs the
@@ -44,30 +56,44 @@ const eventDeliveryId = (request: DeliveryRequest) =>
 
 export class DeliveryQueue {
   private readonly listeners: QueuedListener[] = [];
-  private scheduleLanes: LaneScheduler | undefined;
-  private clock: Clock = systemClock;
-  private readonly lanesAttached: Promise<void>;
-  private attached: () => void = () => {};
 
-  constructor(private readonly deliveries: WebhookDeliveries) {
-    this.lanesAttached = new Promise((done) => {
-      this.attached = done;
-    });
-  }
-
-  /**
-   * Gives the queue the delivery worker's ear once it is built (main.ts builds it after the
-   * database answers); queueing before then waits for it.
-   */
-  attachLanes(schedule: LaneScheduler, clock: Clock): void {
-    this.scheduleLanes = schedule;
-    this.clock = clock;
-    this.attached();
-  }
+  constructor(
+    private readonly deliveries: WebhookDeliveries,
+    private readonly endpoints: EndpointDirectory,
+    /**
+     * Due times are on the delivery worker's clock (the database's, in a server): an API process
+     * whose clock runs ahead must not queue its deliveries in the future.
+     */
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   /** Adds a listener told of every batch of deliveries recorded. */
   onQueued(listener: QueuedListener): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * The relay's hook (events/outbox-relay.ts): one delivery of each event to every enabled
+   * endpoint of its workspace subscribed to its type; one read of the endpoints for the whole
+   * batch. Idempotent: an event's delivery to an endpoint has one id, recorded once.
+   */
+  async fanOut(events: StoredEvent[]): Promise<WebhookDeliveryDoc[]> {
+    const endpoints = await this.endpoints.enabledIn([...new Set(events.map((e) => e.workspace_id))]);
+    const requests = events.flatMap((event) =>
+      endpoints
+        .filter((endpoint) => endpoint.workspace_id === event.workspace_id && receives(endpoint, event))
+        .map((endpoint) => ({ event, endpointId: endpoint._id })),
+    );
+    // Due at their event's time (its id's milliseconds): an event relayed late (a sweep racing
+    // the writer's relay, or after a crash) still goes before the later events of its endpoint
+    // that are waiting, rather than behind them. Never later than now on the database's clock:
+    // a process whose clock runs ahead stamps ids in the future.
+    const now = this.clock.now();
+    return this.queue(requests, {
+      origin: "event",
+      dueAt: ({ event }) => new Date(Math.min(idTime(event._id), now)),
+      events,
+    });
   }
 
   /**
@@ -77,9 +103,6 @@ export class DeliveryQueue {
    */
   async queue(requests: DeliveryRequest[], options: QueueOptions): Promise<WebhookDeliveryDoc[]> {
     if (requests.length === 0) return [];
-    // Due now on the delivery worker's clock (the database's): an API process whose clock runs
-    // ahead must not queue its deliveries in the future.
-    await this.lanesAttached;
     const now = new Date(this.clock.now());
     const docs = requests.map((request): WebhookDeliveryDoc => {
       const due = options.dueAt?.(request) ?? now;
@@ -106,13 +129,8 @@ export class DeliveryQueue {
     const inserted = await this.deliveries.insertOnce(docs);
     const queued = docs.filter((_, i) => inserted[i]);
     if (queued.length === 0) return queued;
-    const lanes = new Map<string, Date>();
-    for (const doc of queued) {
-      const earliest = lanes.get(doc.endpoint_id);
-      if (!earliest || (doc.due_at as Date) < earliest) lanes.set(doc.endpoint_id, doc.due_at as Date);
-    }
-    await this.scheduleLanes?.(lanes);
-    for (const listener of this.listeners) listener({ origin: options.origin, deliveries: queued });
+    const batch: Queued = { origin: options.origin, deliveries: queued, events: options.events ?? [] };
+    for (const listener of this.listeners) listener(batch);
     return queued;
   }
 }

@@ -1,6 +1,11 @@
 import type { Clock } from "../../platform/clock.js";
 import type { Logger } from "../../platform/logger.js";
-import type { ClaimedDelivery, DueDelivery, WebhookDeliveries } from "../deliveries/store.js";
+import type {
+  ClaimedDelivery,
+  DueDelivery,
+  WebhookDeliveries,
+  WebhookDeliveryDoc,
+} from "../deliveries/store.js";
 import type { LaneLeases } from "../endpoints/lanes.js";
 import type { WebhookEndpointDoc } from "../endpoints/store.js";
 import type { EventBytes } from "./recent-events.js";
@@ -110,7 +115,12 @@ export class Dispatcher {
   }
 
   /** Deliveries were queued in this process: lanes running here hear at once, the rest wake a round. */
-  queued(due: Map<string, Date>): void {
+  queued(deliveries: readonly Pick<WebhookDeliveryDoc, "endpoint_id" | "due_at">[]): void {
+    const due = new Map<string, Date>();
+    for (const { endpoint_id: id, due_at: at } of deliveries) {
+      const earliest = due.get(id);
+      if (at && (!earliest || at < earliest)) due.set(id, at);
+    }
     const elsewhere = this.lanes.notify(due);
     let earliest = Number.POSITIVE_INFINITY;
     for (const at of elsewhere.values()) earliest = Math.min(earliest, at.getTime());

@@ -3,13 +3,11 @@ import { MongoBackend } from "@agendajs/mongo-backend";
 import { Agenda } from "agenda";
 import type { Db } from "mongodb";
 import type { Agent } from "undici";
-import { receives, type StoredEvent } from "../../events/model.js";
 import type { Clock } from "../../platform/clock.js";
 import type { ServerSettings } from "../../platform/config.js";
-import { DatabaseClock } from "../../platform/database/database-clock.js";
 import { gathered } from "../../platform/database/gather.js";
-import { idTime } from "../../platform/ids.js";
 import type { Logger } from "../../platform/logger.js";
+import type { Queued } from "../deliveries/queue.js";
 import { attachRecoveryJob, RECOVERY_CONCURRENCY } from "../recovery/job.js";
 import type { WebhookSettings } from "../settings.js";
 import type { WebhookStores as Store } from "../stores.js";
@@ -45,8 +43,6 @@ export const JOBS_COLLECTION = "agenda_jobs";
  * (webhooks/delivery/running-lanes.ts).
  */
 const LINGER_CHECK_MS = 50;
-/** How often a process asks the database for its time again (platform/database/database-clock.ts). */
-const CLOCK_REFRESH_MS = 30_000;
 
 export type DeliveryConfig = Pick<
   ServerSettings & WebhookSettings,
@@ -86,8 +82,6 @@ export class WebhookDelivery implements LaneHost {
   private isStopping = false;
   /** Leases and due times are decided on the database's time, whichever process decides. */
   readonly clock: Clock;
-  /** The clock when it is the database's own (started with `ready`), not one a test gave. */
-  private readonly databaseClock: DatabaseClock | undefined;
   private readonly leaseMs: number;
 
   constructor(
@@ -95,10 +89,10 @@ export class WebhookDelivery implements LaneHost {
     private readonly store: Store,
     private readonly config: DeliveryConfig,
     private readonly logger: Logger,
-    options: { ca?: string[]; metrics?: DeliveryMetrics; clock?: Clock } = {},
+    /** `clock`: the database's (server.ts starts it), or one a test moves. */
+    options: { clock: Clock; ca?: string[]; metrics?: DeliveryMetrics },
   ) {
-    this.databaseClock = options.clock ? undefined : new DatabaseClock(db);
-    this.clock = options.clock ?? (this.databaseClock as DatabaseClock);
+    this.clock = options.clock;
     this.leaseMs = leaseLength(config);
     this.jobs = new Agenda({
       backend: new MongoBackend({ mongo: db, collection: JOBS_COLLECTION }),
@@ -110,7 +104,6 @@ export class WebhookDelivery implements LaneHost {
       // A lock query still in flight when the database closes at shutdown fails: no news.
       if (!this.isStopping) this.logger.warn({ err }, "agenda error");
     });
-    store.deliveryQueue.attachLanes(async (due) => this.dispatcher?.queued(due), this.clock);
     // Recoveries run as Agenda jobs on workers (webhooks/recovery/job.ts); every role can queue one.
     attachRecoveryJob(this.jobs, store, logger, config.role !== "api");
     if (config.role === "api") return;
@@ -143,6 +136,8 @@ export class WebhookDelivery implements LaneHost {
       dropPending: (endpointId) => this.dropPending(endpointId, options.metrics),
       logger,
     });
+    // Deliveries queued in this process go at once: to a lane running here, or the next round.
+    store.deliveryQueue.onQueued((batch) => this.heard(batch));
   }
 
   /** An endpoint was deleted, disabled or paused: its pending deliveries are dropped. */
@@ -232,9 +227,9 @@ export class WebhookDelivery implements LaneHost {
     this.dispatcher?.wakeAt(at.getTime());
   }
 
-  /** Resolves once Agenda's backend is connected (it creates its indexes) and the database said its time. */
+  /** Resolves once Agenda's backend is connected (it creates its indexes). */
   async ready(): Promise<void> {
-    await Promise.all([this.jobs.ready, this.databaseClock?.start(CLOCK_REFRESH_MS)]);
+    await this.jobs.ready;
   }
 
   /** Starts delivering (ROLE worker or all): the wake source, the first round, Agenda's jobs. */
@@ -263,30 +258,11 @@ export class WebhookDelivery implements LaneHost {
     this.healthSweep.unref();
   }
 
-  /**
-   * The relay hook (events/outbox-relay.ts): one delivery of each event to every enabled endpoint of its
-   * workspace subscribed to its type, due now; one read of the endpoints for the whole batch.
-   * Idempotent: an event's delivery to an endpoint has one id, recorded once.
-   */
-  async enqueue(events: StoredEvent[]): Promise<void> {
-    const endpoints = await this.store.webhookEndpoints.enabledIn([
-      ...new Set(events.map((e) => e.workspace_id)),
-    ]);
-    const requests = events.flatMap((event) =>
-      endpoints
-        .filter((endpoint) => endpoint.workspace_id === event.workspace_id && receives(endpoint, event))
-        .map((endpoint) => ({ event, endpointId: endpoint._id })),
-    );
-    if (this.dispatcher && requests.length > 0) this.recent.remember(requests.map((r) => r.event));
-    // Due at their event's time (its id's milliseconds): an event relayed late (a sweep racing
-    // the writer's relay, or after a crash) still goes before the later events of its endpoint
-    // that are waiting, rather than behind them. Never later than now on the database's clock:
-    // a process whose clock runs ahead stamps ids in the future.
-    const now = this.clock.now();
-    await this.store.deliveryQueue.queue(requests, {
-      origin: "event",
-      dueAt: ({ event }) => new Date(Math.min(idTime(event._id), now)),
-    });
+  /** Deliveries this process just queued: their events kept in memory, their lanes told. */
+  private heard({ deliveries, events }: Queued): void {
+    const queuedOf = new Set(deliveries.map((delivery) => delivery.event_id));
+    this.recent.remember(events.filter((event) => queuedOf.has(event._id)));
+    this.dispatcher?.queued(deliveries);
   }
 
   /**
@@ -296,7 +272,6 @@ export class WebhookDelivery implements LaneHost {
   async stop(timeoutMs: number): Promise<void> {
     this.isStopping = true;
     clearInterval(this.healthSweep);
-    this.databaseClock?.stop();
     await this.wake?.stop();
     await this.jobs.stop(false);
     if (this.dispatcher && this.dispatcher.lanes.size > 0) {
