@@ -1,10 +1,11 @@
 import { type Db, MongoClient } from "mongodb";
-import { afterAll, expect, inject } from "vitest";
+import { expect, inject } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { type EventType, newEvent, type StoredEvent } from "../../src/events/model.js";
 import { pushEvent } from "../../src/events/outbox-relay.js";
 import { newId } from "../../src/platform/ids.js";
 import { api } from "./api.js";
+import { atFileEnd } from "./file-end.js";
 import { testCertificate } from "./https-receiver.js";
 import { type InProcessServer, startInProcess } from "./in-process.js";
 import { type MainProcess, startMain } from "./main-process.js";
@@ -55,7 +56,7 @@ export interface Deployment {
 }
 
 const clients: MongoClient[] = [];
-afterAll(async () => {
+atFileEnd(async () => {
   for (const client of clients) await client.close();
 });
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { afterAll } from "vitest";
+import { atFileEnd } from "./file-end.js";
 import { testCertificate } from "./test-certificate.js";
 
 export { type TestCertificate, testCertificate } from "./test-certificate.js";
@@ -57,7 +57,7 @@ export interface Receiver {
 }
 
 const servers: Server[] = [];
-afterAll(async () => {
+atFileEnd(async () => {
   for (const server of servers) {
     server.closeAllConnections();
     await new Promise((done) => server.close(done));

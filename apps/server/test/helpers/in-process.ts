@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import { afterAll } from "vitest";
 import type { Config } from "../../src/config.js";
 import { DatabaseConnection } from "../../src/platform/database/client.js";
 import { type RunningServer, startServer } from "../../src/server.js";
 import { trustedCertificates } from "../../src/webhooks/delivery/http-client.js";
 import type { WebhookDelivery } from "../../src/webhooks/delivery/worker.js";
+import { atFileEnd } from "./file-end.js";
 import { testCertificate } from "./test-certificate.js";
 
 /**
@@ -29,7 +29,7 @@ export interface InProcessServer {
 }
 
 const servers: InProcessServer[] = [];
-afterAll(async () => {
+atFileEnd(async () => {
   // A server left with a hanging attempt must not hold the file's end: its stop is bounded.
   await Promise.all(servers.map((s) => s.stop(1_000)));
 });

@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { afterAll } from "vitest";
+import { atFileEnd } from "./file-end.js";
 import { type MainProcess, spawnMain } from "./server-process.js";
 
 /**
@@ -10,7 +10,7 @@ import { type MainProcess, spawnMain } from "./server-process.js";
 export { BUILT, eventually, FROM_SOURCE, type MainProcess } from "./server-process.js";
 
 const started: ChildProcess[] = [];
-afterAll(() => {
+atFileEnd(() => {
   for (const child of started)
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
