@@ -1,7 +1,8 @@
 // @deskline/test-kit: the one entry through which the tests outside the server (the SDK's, the
 // CLI's, the verifier's, the end-to-end project's) reach the shared test harness (README.md
 // beside this file lists every export). Importing it stays cheap: what it evaluates is the
-// tests' own reading of the spec and small helpers, never the server's source. What needs the
+// tests' own reading of the spec and small helpers, and of the server's source only the four
+// leaf modules they use (the key scopes, ids, token hashing, the retry helper). What needs the
 // server (a server in this process, a delivering deployment, the server's global setup) is
 // loaded by a dynamic import the first time it is called; its types come from type-only imports.
 import type { TestProject } from "vitest/node";
