@@ -1,8 +1,8 @@
 // One built server for the whole end-to-end project (its start is the slow part), trusting the
 // self-signed certificate the test files' HTTPS receivers use, with millisecond retry delays.
 import { randomBytes } from "node:crypto";
+import { testCertificate } from "@deskline/test-kit";
 import type { TestProject } from "vitest/node";
-import { testCertificate } from "../apps/server/test/helpers/test-certificate.js";
 import { startBuiltServer } from "./helpers/server-process.js";
 
 declare module "vitest" {

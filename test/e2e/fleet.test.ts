@@ -4,13 +4,10 @@
 // was answered 2xx exists and has its event, every event reached the HTTPS receiver (verified by
 // the verifier's middleware), and the shared rate limit held across the two APIs.
 import { randomBytes } from "node:crypto";
+import { eventually, type SpecProxy, sendJson, specScopes, startSpecProxy } from "@deskline/test-kit";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { sendJson } from "../../apps/server/test/helpers/bearer-json.js";
-import { specScopes } from "../../apps/server/test/helpers/contract.js";
-import { eventually } from "../../apps/server/test/helpers/main-process.js";
 import { startFleetDatabase } from "../helpers/fleet-database.js";
 import { type ServerProcess, startBuiltServer } from "../helpers/server-process.js";
-import { type SpecProxy, startSpecProxy } from "../helpers/spec-proxy.js";
 import { byEventId, startVerifiedReceiver } from "../helpers/verified-receiver.js";
 
 /** The shared limit of the writing key: the two APIs together may answer no more. */

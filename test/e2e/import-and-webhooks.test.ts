@@ -4,8 +4,8 @@
 // way. Every API answer on the way is checked against the spec by the proxy the world sets up.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { eventually } from "@deskline/test-kit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { eventually } from "../../apps/server/test/helpers/main-process.js";
 import { byEventId, startVerifiedReceiver, type VerifiedReceiver } from "../helpers/verified-receiver.js";
 import { newWorld, type World } from "../helpers/world.js";
 

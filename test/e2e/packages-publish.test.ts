@@ -20,8 +20,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { builtPackage, runAsync } from "@deskline/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtPackage, runAsync } from "../helpers/built-package.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const PUBLIC = [

@@ -7,9 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Deskline } from "@deskline/sdk";
+import { type SpecProxy, specScopes, startSpecProxy } from "@deskline/test-kit";
 import { inject } from "vitest";
-import { specScopes } from "../../apps/server/test/helpers/contract.js";
-import { type SpecProxy, startSpecProxy } from "./spec-proxy.js";
 
 export const CLI_BIN = fileURLToPath(new URL("../../apps/cli/dist/bin.js", import.meta.url));
 

@@ -29,7 +29,9 @@ const LAYERS: string[][] = [
 const MIGRATIONS_IMPORT = new Set(["platform"]);
 
 /** The packages: each reaches another by its name, never by a path into its folder. */
-const PACKAGES = ["apps/server", "apps/cli", "packages/sdk", "packages/webhook-verifier", "spec"];
+const PACKAGES = ["apps/server", "apps/cli", "packages/sdk", "packages/webhook-verifier", "spec", "test/kit"];
+/** `@deskline/test-kit`: the one way into the shared test harness from outside the server. */
+const KIT = "test/kit/";
 
 const tracked = execFileSync("git", ["ls-files", "*.ts", "*.mts", "*.mjs", "*.js"], {
   cwd: ROOT,
@@ -83,14 +85,27 @@ describe("import order", () => {
       for (const target of importsOf(file)) {
         const to = packageOf(target);
         if (!to || to === from) continue;
-        // Tests and benchmarks may drive the server through its test harness (apps/server/test)
-        // and compare with its source; a package's own code may not, nor may anything reach a
-        // benchmark of another package (a benchmark is a leaf).
+        // Tests and benchmarks may drive the server through its test harness (by the test kit's
+        // name, next test) and compare with its source; a package's own code may not, nor may
+        // anything reach a benchmark of another package (a benchmark is a leaf).
         const inSource = file.startsWith(`${from}/src/`);
         const intoBench = target.startsWith(`${to}/bench/`);
         if (inSource || intoBench) across.push(`${file} → ${target}`);
       }
     }
     expect(across).toEqual([]);
+  });
+
+  it("the shared test harness is reached by the test kit's name: nothing outside the server imports its tests by path, no package the root's test/", () => {
+    const byPath: string[] = [];
+    for (const file of tracked.filter((path) => !path.startsWith("apps/server/") && !path.startsWith(KIT))) {
+      for (const target of importsOf(file)) {
+        const intoServerTests = target.startsWith("apps/server/test/");
+        const intoRootTests =
+          target.startsWith("test/") && (packageOf(file) !== undefined || target.startsWith(KIT));
+        if (intoServerTests || intoRootTests) byPath.push(`${file} → ${target}`);
+      }
+    }
+    expect(byPath).toEqual([]);
   });
 });

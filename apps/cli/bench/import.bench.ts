@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { startTestServer } from "../../server/test/helpers/server.js";
+import { startTestServer } from "@deskline/test-kit";
 import { runCli } from "./run-cli.js";
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);

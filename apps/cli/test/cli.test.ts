@@ -3,8 +3,8 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { admin, api, newWorkspace } from "@deskline/test-kit";
 import { describe, expect, inject, it } from "vitest";
-import { api, newWorkspace } from "../../server/test/helpers/api.js";
 import { generatedFiles } from "../scripts/generate-schemas.js";
 import { cli, jsonLines, scratch, setting } from "./helpers.js";
 
@@ -283,7 +283,6 @@ describe("generated schemas", () => {
 
 describe("conversations", () => {
   it("list by filter, get, messages, reply and note", async () => {
-    const { admin } = await import("../../server/test/helpers/api.js");
     const { workspaceId, key } = await newWorkspace();
     const contact = (await api.post("/open/v1/contacts", { key, body: { name: "Chatty" } })).body;
     const created = await admin("POST", `/admin/v1/workspaces/${workspaceId}/conversations`, {

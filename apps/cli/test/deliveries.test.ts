@@ -2,13 +2,18 @@
 // 22): the built binary against a real server process that delivers (ROLE=all, retries 50 ms
 // apart) to an HTTPS receiver this file starts, through a proxy that checks every answer against
 // the spec. Each delivery that arrives is verified with the endpoint's secret.
+import {
+  api,
+  eventually,
+  newWorkspace,
+  type Receiver,
+  type SpecProxy,
+  startOneAtATime,
+  startReceiver,
+  startSpecProxy,
+} from "@deskline/test-kit";
 import { constructEvent } from "@deskline/webhook-verifier";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { type SpecProxy, startSpecProxy } from "../../../test/helpers/spec-proxy.js";
-import { api, newWorkspace } from "../../server/test/helpers/api.js";
-import { startOneAtATime } from "../../server/test/helpers/delivery.js";
-import { type Receiver, startReceiver } from "../../server/test/helpers/https-receiver.js";
-import { eventually } from "../../server/test/helpers/main-process.js";
 import { cli, jsonLines } from "./helpers.js";
 
 // Deliveries share two cores with everything else running: waits are generous, never timed.

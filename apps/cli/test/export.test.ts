@@ -4,9 +4,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { api, newWorkspace } from "@deskline/test-kit";
 import { parse } from "csv-parse/sync";
 import { beforeEach, describe, expect, it } from "vitest";
-import { api, newWorkspace } from "../../server/test/helpers/api.js";
 import { BIN, cli, cliEnv, jsonLines, scratch, spawnCli, writeScratch } from "./helpers.js";
 
 let key: string;

@@ -4,8 +4,8 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { serverGlobalSetup } from "@deskline/test-kit";
 import type { TestProject } from "vitest/node";
-import startServer from "../../server/test/global-setup.js";
 
 const root = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -33,5 +33,5 @@ export default async function setup(project: TestProject) {
       execFileSync("pnpm", ["--silent", "run", "build"], { cwd: join(root, pkg), stdio: "ignore" });
     }
   }
-  return startServer(project);
+  return serverGlobalSetup(project);
 }

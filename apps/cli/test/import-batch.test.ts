@@ -3,9 +3,8 @@
 // real server counts the requests, and plays the older server by answering the batch path 404.
 import { createServer, request as forward, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { api, newWorkspace, walkPages } from "@deskline/test-kit";
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
-import { api, newWorkspace } from "../../server/test/helpers/api.js";
-import { walkPages } from "../../server/test/helpers/paging.js";
 import { cli, scratch, writeScratch } from "./helpers.js";
 
 let key: string;

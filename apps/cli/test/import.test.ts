@@ -2,8 +2,8 @@
 // re-import, an interrupted import resumed, bad rows, dry runs and exit codes.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { api, newWorkspace } from "@deskline/test-kit";
 import { beforeEach, describe, expect, it } from "vitest";
-import { api, newWorkspace } from "../../server/test/helpers/api.js";
 import { cli, scratch, spawnCli, writeScratch } from "./helpers.js";
 
 let key: string;

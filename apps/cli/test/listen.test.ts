@@ -1,9 +1,9 @@
 // `deskline listen` and `deskline trigger` end to end: the real server, the built binary, and a
 // receiver built on the verifier's node middleware that verifies every forwarded event.
 import { createHmac } from "node:crypto";
+import { api, newWorkspace } from "@deskline/test-kit";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { AGAIN, giveUpAfter, retry } from "../../server/src/platform/backoff.js";
-import { api, newWorkspace } from "../../server/test/helpers/api.js";
 import { type CliOptions, cli, jsonLines, scratch, spawnCli } from "./helpers.js";
 import { type Received, type Receiver, startReceiver } from "./receiver.js";
 

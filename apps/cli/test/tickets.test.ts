@@ -1,7 +1,7 @@
 // `deskline tickets solve|close|cancel|set-status` by id and by filter, terminal tickets included,
 // and the ticket resource commands, against the real server.
+import { api, newWorkspace } from "@deskline/test-kit";
 import { beforeEach, describe, expect, it } from "vitest";
-import { api, newWorkspace } from "../../server/test/helpers/api.js";
 import { cli, jsonLines, setting } from "./helpers.js";
 
 let key: string;

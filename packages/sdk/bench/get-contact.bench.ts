@@ -4,9 +4,9 @@
 //
 //   BENCH_SECONDS=5   seconds per measurement
 //   MONGODB_URI=...   a real deployment instead of the embedded database
-import { Agent, request } from "undici";
 // The server as the tests run it (its shared test harness), not the server's own benchmark kit.
-import { startTestServer } from "../../../apps/server/test/helpers/server.js";
+import { startTestServer } from "@deskline/test-kit";
+import { Agent, request } from "undici";
 import { Deskline } from "../src/index.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 5);

@@ -2,8 +2,8 @@
 // until a line in src/resources.ts builds a method for it. The test reads those lines (each
 // resource method is `name = this.<builder>(…"path")`), so the SDK carries nothing for it.
 import { readFileSync } from "node:fs";
+import { specOperations } from "@deskline/test-kit";
 import { describe, expect, it } from "vitest";
-import { specOperations } from "../../../apps/server/test/helpers/contract.js";
 
 // The spec documents and the probes are for tools and load balancers, the reference page for
 // people: none is for app code.

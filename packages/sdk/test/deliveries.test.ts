@@ -1,11 +1,8 @@
 // Deliveries, resend and recover through the SDK, against a real server process that
 // delivers (ROLE=all, retries 50 ms apart) to an HTTPS receiver this file starts on 127.0.0.1;
 // every answer is checked against the spec.
+import { eventually, newWorkspace, type Receiver, startOneAtATime, startReceiver } from "@deskline/test-kit";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { newWorkspace } from "../../../apps/server/test/helpers/api.js";
-import { startOneAtATime } from "../../../apps/server/test/helpers/delivery.js";
-import { type Receiver, startReceiver } from "../../../apps/server/test/helpers/https-receiver.js";
-import { eventually } from "../../../apps/server/test/helpers/main-process.js";
 import {
   ConflictError,
   type Deskline,

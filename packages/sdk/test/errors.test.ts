@@ -1,7 +1,6 @@
 // Each error class from a real answer of the real server; the raw client returns errors instead.
+import { newWorkspace, startTestServer, type TestServer } from "@deskline/test-kit";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { newWorkspace } from "../../../apps/server/test/helpers/api.js";
-import { startTestServer, type TestServer } from "../../../apps/server/test/helpers/server.js";
 import {
   AuthenticationError,
   ConflictError,

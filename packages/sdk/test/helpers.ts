@@ -1,9 +1,8 @@
 // A Deskline client for a fresh workspace on the run's real server, whose every response is
 // checked against the spec (status listed, body matching its schema) by the server's test helper.
+import { ALL_SCOPES, assertMatchesSpec, findOperation, newWorkspace } from "@deskline/test-kit";
 import type { Middleware } from "openapi-fetch";
 import { inject } from "vitest";
-import { ALL_SCOPES, assertMatchesSpec, newWorkspace } from "../../../apps/server/test/helpers/api.js";
-import { findOperation } from "../../../apps/server/test/helpers/contract.js";
 import { Deskline, type DesklineOptions } from "../src/index.js";
 
 export const specCheck: Middleware = {

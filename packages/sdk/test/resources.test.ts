@@ -1,6 +1,6 @@
 // Every resource method against the real server, every answer checked against the spec.
+import { admin } from "@deskline/test-kit";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin } from "../../../apps/server/test/helpers/api.js";
 import { type Deskline, NotFoundError } from "../src/index.js";
 import { workspaceClient } from "./helpers.js";
 

@@ -2,8 +2,8 @@
 // tarball), load the built files through the exports map, and typecheck a project that has only
 // the packed tarball.
 import { fileURLToPath } from "node:url";
+import { builtPackage, itLoadsAs, itPassesPackageLints } from "@deskline/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtPackage, itLoadsAs, itPassesPackageLints } from "../../../test/helpers/built-package.js";
 import { NOW, payloadText, vectors } from "./vectors.js";
 
 const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));

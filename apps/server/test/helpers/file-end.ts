@@ -1,9 +1,11 @@
 /**
- * What a test file started (servers, receivers, processes, clients), stopped once its tests are
- * done. Test files share one module graph per worker (`isolate: false`, docs/development.md,
- * "How it is built"), so a helper's own module-level `afterAll` would run for the first file
- * that imported it only; `test/setup/file-end.ts`, a setup file every project loads, runs the
- * stops after each file instead.
+ * What a test file started (servers, receivers, processes, database clients), stopped once its
+ * tests are done. Not a module-level `afterAll` in each helper, for two reasons: test files share
+ * each worker's modules (`isolate: false`, docs/development.md, "How it is built"), so such a hook
+ * would run for the first file that imported the helper only; and the test kit loads some helpers
+ * on first call, from inside a hook, where vitest silently never runs an `afterAll` registered.
+ * The setup file `apps/server/test/setup/file-end.ts`, which every project using the helpers
+ * loads before each file, runs the stops after the file's own hooks.
  */
 
 type Stop = () => unknown;
@@ -16,14 +18,18 @@ export function fileEndInstalled(): void {
   installed = true;
 }
 
-/** Stops `stop`'s resource after the current file's tests (its own `afterAll` hooks run first). */
+/**
+ * Stops `stop`'s resource after the current file's tests. Outside a test file (a vitest global
+ * setup, a benchmark under tsx) there is no file to end: whoever started the resource stops it.
+ */
 export function atFileEnd(stop: Stop): void {
-  if (!installed) {
+  if (installed) {
+    stops.push(stop);
+  } else if (process.env.VITEST_WORKER_ID !== undefined) {
     throw new Error(
       "atFileEnd needs apps/server/test/setup/file-end.ts in the project's setupFiles (vitest.config.ts)",
     );
   }
-  stops.push(stop);
 }
 
 /** Runs every stop registered during the file, at once; one that fails does not keep the others. */
