@@ -3,7 +3,7 @@ import type Koa from "koa";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import { createMetrics } from "./metrics-wire.js";
-import { type Clock, systemClock } from "./platform/clock.js";
+import type { Clock } from "./platform/clock.js";
 import { DatabaseConnection } from "./platform/database/client.js";
 import { DatabaseClock } from "./platform/database/database-clock.js";
 import { answerClientErrors } from "./platform/http/client-errors.js";
@@ -30,9 +30,9 @@ export interface ServerOptions {
   database?: DatabaseConnection;
   logger: Logger;
   /**
-   * What decides by time reads it here: the rate limiter (the system clock by default) and
-   * delivery (by default the database's clock, platform/database/database-clock.ts, so that
-   * hosts whose clocks differ agree on leases and due times).
+   * What decides by time across processes reads it here: the shared rate limit's buckets and
+   * delivery (leases, due times, retries). By default the database's clock
+   * (platform/database/database-clock.ts), so that hosts whose clocks differ agree on them.
    */
   clock?: Clock;
   /** Where to listen; default `config.host`:`config.port` (port 0 picks a free one). */
@@ -76,18 +76,17 @@ export class ServerStopped extends Error {
  */
 export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
-  const clock = options.clock ?? systemClock;
   const database = options.database ?? new DatabaseConnection(requiredUri(config), config.databaseName);
-  // Delivery decides on the database's time, whichever process decides, unless a test gave a clock.
+  // The database's time, whichever process decides, unless a test gave a clock: a host a minute
+  // behind would otherwise find a key's shared bucket a minute ahead and refuse it (429).
   const databaseClock = options.clock ? undefined : new DatabaseClock(database.db);
-  const deliveryClock = options.clock ?? (databaseClock as DatabaseClock);
-  const store = createStore(database.db, config, logger, deliveryClock);
+  const clock = options.clock ?? (databaseClock as DatabaseClock);
+  const store = createStore(database.db, config, logger, clock);
   const metrics = createMetrics({ store, database, processMetrics: options.processMetrics });
   const parts: Parts = {
     config,
     logger,
     clock,
-    deliveryClock,
     databaseClock,
     database,
     store,
@@ -121,10 +120,9 @@ function requiredUri(config: Config): string {
 interface Parts {
   config: Config;
   logger: Logger;
+  /** What the rate limit, the queue and delivery decide by: the database's, or a test's. */
   clock: Clock;
-  /** What delivery and the queue decide by: the database's clock, or one a test gave. */
-  deliveryClock: Clock;
-  /** The database's clock when delivery reads it: started once the database answers. */
+  /** The database's clock when it is the one read: started once the database answers. */
   databaseClock: DatabaseClock | undefined;
   database: DatabaseConnection;
   store: Store;
@@ -155,7 +153,8 @@ function startBackground(parts: Parts): Background {
     await store.deliveryQueue.fanOut(events);
   });
   const stopping = new AbortController();
-  const prepare = () => prepareDatabase(store, logger).then(() => {});
+  // Ready once the database's time is known too: the rate limit and the queue decide by it.
+  const prepare = () => prepareDatabase(store, logger).then(() => parts.databaseClock?.start());
   const databaseReady = database.connectUntilReady(prepare, logger, stopping.signal);
   // Shutdown waits for this: a stop that lands while Agenda is starting must not close the
   // database under its first queries (an unhandled MongoClientClosedError).
@@ -183,14 +182,13 @@ function startBackground(parts: Parts): Background {
 
 /** Once the database is ready: the stored secrets checked, delivery built (and run by workers), sweeps on. */
 async function startDelivery(
-  { config, logger, database, store, metrics, deliveryClock, databaseClock, ca }: Parts,
+  { config, logger, database, store, metrics, clock, ca }: Parts,
   steps: { checkSecrets: () => Promise<void>; startedAt: number },
 ): Promise<{ delivery: WebhookDelivery; stopSweeps: () => void }> {
   // Before any delivery: a key that cannot open the stored secrets would sign with garbage.
   await steps.checkSecrets();
-  await databaseClock?.start();
   const delivery = new WebhookDelivery(database.db, store, config, logger, {
-    clock: deliveryClock,
+    clock,
     metrics,
     ...(ca ? { ca } : {}),
   });

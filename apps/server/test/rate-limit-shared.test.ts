@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { afterAll, describe, expect, inject, it, vi } from "vitest";
 import { sharedBuckets } from "../src/platform/http/rate-limit.js";
@@ -5,7 +6,7 @@ import { createLogger } from "../src/platform/logger.js";
 import { RateLimits } from "../src/platform/rate-limit/rate-limits.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
 import { startDeployment } from "./helpers/delivery.js";
-import { eventually } from "./helpers/main-process.js";
+import { eventually, FROM_SOURCE } from "./helpers/main-process.js";
 import { startTestServer } from "./helpers/server.js";
 import { createTcpProxy } from "./helpers/tcp-proxy.js";
 
@@ -14,6 +15,8 @@ import { createTcpProxy } from "./helpers/tcp-proxy.js";
 // buckets it would get three times as much.
 
 vi.setConfig({ testTimeout: 180_000 });
+/** A process whose wall clock is moved (test/helpers/shifted-date.mjs). */
+const SHIFTED = ["--import", join(import.meta.dirname, "helpers/shifted-date.mjs"), ...FROM_SOURCE];
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
@@ -75,6 +78,34 @@ describe("one rate limit across API processes", () => {
     expect(served.size, summary).toBe(3);
     expect(allowed, summary).toBeLessThanOrEqual(tokensBy(lastAnswer) * 1.1);
     expect(allowed, summary).toBeGreaterThanOrEqual(tokensBy(lastSent) * 0.9);
+  });
+});
+
+describe("the shared limiter across hosts whose clocks differ", () => {
+  it("an API process a minute behind refuses nothing under the limit: the bucket runs on the database's time", async () => {
+    const deployment = await startDeployment({
+      RATE_LIMIT_PER_SECOND: String(PER_SECOND),
+      RATE_LIMIT_BURST: String(BURST),
+    });
+    // On top of any offset this run already has (the suite can run on a later date).
+    const behind = Number(process.env.DESKLINE_TEST_DATE_OFFSET_MS ?? 0) - 60_000;
+    const [here, there] = await Promise.all([
+      deployment.start("api"),
+      deployment
+        .startProcess("api", { DESKLINE_TEST_DATE_OFFSET_MS: String(behind) }, SHIFTED)
+        .then((slow) => slow.ready()),
+    ]);
+    const { key } = await newWorkspace(undefined, here.baseUrl);
+    // Half the limit, alternating between the two: on each host's own clock the one behind
+    // found the bucket a minute ahead of its now, and refused every request it served.
+    const statuses: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      const baseUrl = i % 2 === 0 ? here.baseUrl : there;
+      const response = await request("GET", "/open/v1/contacts", { key, baseUrl, query: { limit: 1 } });
+      statuses.push(response.status);
+      await new Promise((done) => setTimeout(done, (2 * 1000) / PER_SECOND));
+    }
+    expect(statuses).toEqual(statuses.map(() => 200));
   });
 });
 

@@ -48,9 +48,10 @@ export class DatabaseClock implements Clock {
     return Date.now() - this.now();
   }
 
-  /** Reads the database's time (a few times), then again every `refreshMs`. */
+  /** Reads the database's time (a few times), then again every `refreshMs`; again: starts over. */
   async start(refreshMs = REFRESH_MS): Promise<void> {
     for (let i = 0; i < FIRST_SAMPLES; i++) this.keep(await this.read());
+    clearInterval(this.timer);
     this.timer = setInterval(() => {
       this.read().then(
         (sample) => this.keep(sample, true),
