@@ -32,17 +32,29 @@ function encode(value: bigint, length: number): string {
 
 const RANDOM_SPACE = 62n ** BigInt(RANDOM_LENGTH);
 let lastTime = -1;
+/** In the lower half of the space: ids made in the same millisecond count up from it. */
+const randomPart = () => BigInt(`0x${randomBytes(11).toString("hex")}`) % (RANDOM_SPACE / 2n);
 let lastRandom = 0n;
 
 /**
+ * Further back than this before the newest id made, a time given is an id dated on purpose (an
+ * event recorded as of a past moment): it is not held up to the newest.
+ */
+const BACKDATED_MS = 1_000;
+
+/**
  * A prefixed, time-ordered id (like a ULID): ids made later in this process always sort after
- * earlier ones, even within one millisecond, so "newest first" is "highest id first".
+ * earlier ones, even within one millisecond or across a small step back of the clock, so "newest
+ * first" is "highest id first". An id dated well in the past sorts at its own time.
  */
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   const replayable = replayableIds.getStore();
   // Not API keys: a replayed key id would need the key itself, which is never stored, so a
   // retried key creation makes a new key (the lost answer's key is never seen, and unusable).
   if (replayable && prefix !== "key") return replayable.next(prefix);
+  if (now < lastTime - BACKDATED_MS) {
+    return `${prefix}_${encode(BigInt(now), TIME_LENGTH)}${encode(randomPart(), RANDOM_LENGTH)}`;
+  }
   if (now <= lastTime) {
     lastRandom += 1n;
     if (lastRandom >= RANDOM_SPACE) {
@@ -51,7 +63,7 @@ export function newId(prefix: IdPrefix, now = Date.now()): string {
     }
   } else {
     lastTime = now;
-    lastRandom = BigInt(`0x${randomBytes(11).toString("hex")}`) % (RANDOM_SPACE / 2n);
+    lastRandom = randomPart();
   }
   return `${prefix}_${encode(BigInt(lastTime), TIME_LENGTH)}${encode(lastRandom, RANDOM_LENGTH)}`;
 }
