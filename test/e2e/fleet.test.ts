@@ -17,8 +17,12 @@ const BURST = 4;
 const WRITE_MS = 10_000;
 const MAX_REQUESTS = 2_500;
 const WRITERS = 8;
-/** A 1 s attempt timeout, so the attempts the receiver holds end soon. */
-const WEBHOOK_TIMEOUT_MS = 1_000;
+/**
+ * A 2 s attempt timeout: an attempt the receiver holds is still in flight when the test, having
+ * seen it held, kills its worker (at 1 s, on a busy machine, it had timed out first, and the
+ * worker died holding nothing to interrupt).
+ */
+const WEBHOOK_TIMEOUT_MS = 2_000;
 /**
  * The killed worker's leases expire 8 s after it last renewed them, rather than the default 1 s +
  * 30 s that the test sat out after the writing. It must exceed the timeout and the 2 s margin,

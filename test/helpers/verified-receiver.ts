@@ -23,7 +23,7 @@ export interface VerifiedReceiver {
   refused: number;
   /**
    * While true, deliveries are held unanswered (their sender is mid-delivery) until it is set
-   * false again; `held` counts those waiting.
+   * false again; `held` counts those waiting whose sender has not hung up.
    */
   hold: boolean;
   held: number;
@@ -71,9 +71,15 @@ export async function startVerifiedReceiver(
   );
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     if (receiver.hold) {
+      // Counted while its sender still waits: one that timed out and hung up is mid-delivery no more.
+      let hungUp = false;
+      res.once("close", () => {
+        hungUp = true;
+      });
       receiver.held++;
-      while (receiver.hold) await new Promise((done) => setTimeout(done, 20));
+      while (receiver.hold && !hungUp) await new Promise((done) => setTimeout(done, 20));
       receiver.held--;
+      if (hungUp) return;
     }
     if (receiver.delayMs > 0) await new Promise((done) => setTimeout(done, receiver.delayMs));
     await verify?.(req, res);
