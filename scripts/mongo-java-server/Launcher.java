@@ -8,6 +8,11 @@
 // SIGTERM, so it never outlives the Node process that started it, even one that was killed; both
 // go through the shutdown hook, which closes the H2 file after its last commit.
 //
+// -Ddeskline.clockOffsetMs=N moves the database's clock N ms from the host's (negative: back): the
+// time `hello` says and the server stamps. The Node side passes the offset of the process that
+// starts it, so a process whose clock a test moved (apps/server/test/helpers/shifted-date.mjs: the
+// whole suite on a later date) gets a database on the same date, as a host's mongod would be.
+//
 // -Ddeskline.oplog=true turns on mongo-java-server's oplog, which gives it change streams: for a
 // test of the change-stream path only (apps/server/test/delivery-wake.test.ts). Never by default:
 // that oplog is a collection that grows without bound and is scanned on every getMore. The
@@ -18,11 +23,15 @@ import de.bwaldvogel.mongo.MongoServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
 
 public final class Launcher {
   public static void main(String[] args) throws IOException {
     int port = args.length > 0 ? Integer.parseInt(args[0]) : 0;
-    MongoBackend backend = args.length > 1 ? new WorkspaceIndexedH2Backend(args[1]) : new WorkspaceIndexedBackend();
+    Clock clock = Clock.offset(Clock.systemUTC(), Duration.ofMillis(Long.getLong("deskline.clockOffsetMs", 0L)));
+    MongoBackend backend =
+        args.length > 1 ? new WorkspaceIndexedH2Backend(args[1], clock) : new WorkspaceIndexedBackend(clock);
     if (Boolean.getBoolean("deskline.oplog")) backend.enableOplog();
     MongoServer server = new MongoServer(backend);
     server.bind(new InetSocketAddress("127.0.0.1", port));

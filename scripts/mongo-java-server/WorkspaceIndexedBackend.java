@@ -11,8 +11,14 @@ import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
+import java.time.Clock;
 
 public final class WorkspaceIndexedBackend extends MemoryBackend {
+  /** `clock`: the time it says (`hello`'s localTime) and stamps; Launcher.java may move it. */
+  public WorkspaceIndexedBackend(Clock clock) {
+    super(clock);
+  }
+
   // A findAndModify's changes go to the oplog too, when it is on (FindAndModifyOplog.java).
   @Override
   public Document handleCommand(Channel channel, String databaseName, String command, Document query) {

@@ -21,6 +21,7 @@ import de.bwaldvogel.mongo.backend.h2.H2Collection;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
 import de.bwaldvogel.mongo.bson.Document;
 import io.netty.channel.Channel;
+import java.time.Clock;
 import java.util.List;
 import org.h2.mvstore.MVMap;
 import org.h2.mvstore.MVStore;
@@ -37,8 +38,9 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
   private static final int CACHE_MB = 256;
 
   /** Opens (or creates) the file; the databases already in it are opened here, through the override below. */
-  public WorkspaceIndexedH2Backend(String fileName) {
-    super(new MVStore.Builder().fileName(fileName).cacheSize(CACHE_MB).open());
+  /** `clock`: the time it says (`hello`'s localTime) and stamps; Launcher.java may move it. */
+  public WorkspaceIndexedH2Backend(String fileName, Clock clock) {
+    super(new MVStore.Builder().fileName(fileName).cacheSize(CACHE_MB).open(), clock);
   }
 
   // Called from H2Backend's constructor too, for the databases found in the file: it uses only

@@ -86,6 +86,16 @@ export async function startMongoJavaServer(options: MongoJavaServerOptions = {})
   return launched as JavaMongoServer;
 }
 
+/**
+ * The database keeps the clock of the process that starts it, as a host's own mongod would: where
+ * this process's `Date` was moved (a test running on a later date), by as much. The monotonic
+ * `performance` clock, which no `Date` change moves, gives the host's real time.
+ */
+function clockOffset(): string[] {
+  const offset = Math.round(Date.now() - (performance.timeOrigin + performance.now()));
+  return Math.abs(offset) > 1_000 ? [`-Ddeskline.clockOffsetMs=${offset}`] : [];
+}
+
 async function launch(dir: string, options: MongoJavaServerOptions): Promise<JavaMongoServer> {
   const child = spawn(
     "java",
@@ -93,6 +103,7 @@ async function launch(dir: string, options: MongoJavaServerOptions): Promise<Jav
       // Its own log is not ours: only warnings, and only kept for a failure's message.
       "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
       ...(options.oplog ? ["-Ddeskline.oplog=true"] : []),
+      ...clockOffset(),
       "-cp",
       [join(dir, "lib", "*"), join(dir, "classes")].join(":"),
       "Launcher",

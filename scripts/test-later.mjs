@@ -1,0 +1,15 @@
+// `pnpm test:later [vitest args]`: the vitest suite as it runs on a later date, 60 days ahead by
+// default (DESKLINE_TEST_DATE_OFFSET_MS to choose): every Node process the tests start, and the
+// embedded database they start, read the moved clock (docs/development.md, "Tests 60 days from
+// now"). Not part of `pnpm test`: it runs the suite a second time.
+import { spawn } from "node:child_process";
+
+const SIXTY_DAYS_MS = 60 * 86_400_000;
+const preload = new URL("../apps/server/test/helpers/shifted-date.mjs", import.meta.url);
+const env = {
+  ...process.env,
+  NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${preload.href}`].filter(Boolean).join(" "),
+  DESKLINE_TEST_DATE_OFFSET_MS: process.env.DESKLINE_TEST_DATE_OFFSET_MS ?? String(SIXTY_DAYS_MS),
+};
+const vitest = spawn("vitest", ["run", ...process.argv.slice(2)], { stdio: "inherit", env });
+vitest.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
