@@ -1,11 +1,10 @@
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, type ExpectStatic, expect, it, type TestContext, vi } from "vitest";
 import { type JavaMongoServer, startMongoJavaServer } from "../src/platform/database/mongo-java-server.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type HistoryFigures, readHistory, summaryLine } from "./helpers/delivery-history.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
-import { eventually, FROM_SOURCE, type MainProcess } from "./helpers/main-process.js";
+import { clockMovedBy, eventually, type MainProcess, SHIFTED } from "./helpers/main-process.js";
 import { createTcpProxy } from "./helpers/tcp-proxy.js";
 
 // Faults a production fleet meets, injected into real worker processes over one database: a
@@ -34,8 +33,6 @@ vi.setConfig({ testTimeout: 120_000 });
  * machine no attempt times out after its answer came (a retry is not what these tests measure).
  */
 const SHORT_LEASE = { WEBHOOK_TIMEOUT_MS: "3000", WEBHOOK_LEASE_MS: "5000", WEBHOOK_LEASE_MARGIN_MS: "500" };
-/** A process whose wall clock runs ahead (test/helpers/shifted-date.mjs). */
-const SHIFTED = ["--import", join(import.meta.dirname, "helpers/shifted-date.mjs"), ...FROM_SOURCE];
 /** The longest a test waits for its deliveries; a guarantee that holds needs seconds. */
 const SLOW = 60_000;
 /** Five attempts in flight to an endpoint at most. */
@@ -73,7 +70,7 @@ beforeAll(async () => {
   oplogServer.catch(() => undefined);
   fleets = {
     kill: startFleet("worker", FIVE),
-    apiClock: startFleet("api", { DESKLINE_TEST_DATE_OFFSET_MS: "60000" }, SHIFTED),
+    apiClock: startFleet("api", clockMovedBy(60_000), SHIFTED),
     failures: startFleet("worker", FIVE),
     pause: startFleet("worker", TWO),
     sigterm: startFleet("worker", TWO),
@@ -293,7 +290,7 @@ describe("webhook delivery under faults", () => {
     await startB(fleet, context, env);
     const backlog = await createContacts(fleet, w.key, 30);
     const skewed = afterFirstRequest(w.receiver, () =>
-      startServerProcess(deployment, "worker", { ...env, DESKLINE_TEST_DATE_OFFSET_MS: "60000" }, SHIFTED),
+      startServerProcess(deployment, "worker", { ...env, ...clockMovedBy(60_000) }, SHIFTED),
     );
     // The skewed worker's rounds look at the lane for 2 s while A still holds it.
     const fed = createContacts(fleet, w.key, 10, { until: skewed.then(() => sleep(2_000)) });

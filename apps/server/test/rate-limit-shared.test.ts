@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { afterAll, describe, expect, inject, it, vi } from "vitest";
 import { sharedBuckets } from "../src/platform/http/rate-limit.js";
@@ -6,7 +5,7 @@ import { createLogger } from "../src/platform/logger.js";
 import { RateLimits } from "../src/platform/rate-limit/rate-limits.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
 import { startDeployment } from "./helpers/delivery.js";
-import { eventually, FROM_SOURCE } from "./helpers/main-process.js";
+import { clockMovedBy, eventually, SHIFTED } from "./helpers/main-process.js";
 import { startTestServer } from "./helpers/server.js";
 import { createTcpProxy } from "./helpers/tcp-proxy.js";
 
@@ -15,8 +14,6 @@ import { createTcpProxy } from "./helpers/tcp-proxy.js";
 // buckets it would get three times as much.
 
 vi.setConfig({ testTimeout: 180_000 });
-/** A process whose wall clock is moved (test/helpers/shifted-date.mjs). */
-const SHIFTED = ["--import", join(import.meta.dirname, "helpers/shifted-date.mjs"), ...FROM_SOURCE];
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
@@ -87,13 +84,9 @@ describe("the shared limiter across hosts whose clocks differ", () => {
       RATE_LIMIT_PER_SECOND: String(PER_SECOND),
       RATE_LIMIT_BURST: String(BURST),
     });
-    // On top of any offset this run already has (the suite can run on a later date).
-    const behind = Number(process.env.DESKLINE_TEST_DATE_OFFSET_MS ?? 0) - 60_000;
     const [here, there] = await Promise.all([
       deployment.start("api"),
-      deployment
-        .startProcess("api", { DESKLINE_TEST_DATE_OFFSET_MS: String(behind) }, SHIFTED)
-        .then((slow) => slow.ready()),
+      deployment.startProcess("api", clockMovedBy(-60_000), SHIFTED).then((slow) => slow.ready()),
     ]);
     const { key } = await newWorkspace(undefined, here.baseUrl);
     // Half the limit, alternating between the two: on each host's own clock the one behind

@@ -31,6 +31,17 @@ export interface MainProcess {
  * checkout's .deskline/data (the persistence tests give theirs a temporary DESKLINE_DATA_DIR).
  */
 export const FROM_SOURCE = ["--import", "tsx", "src/main.ts", "--ephemeral"];
+
+/** Node's arguments for `src/main.ts` with its wall clock moved (helpers/shifted-date.mjs; see `clockMovedBy`). */
+export const SHIFTED = ["--import", join(import.meta.dirname, "shifted-date.mjs"), ...FROM_SOURCE];
+
+/**
+ * The environment that moves a process's clock `ms` from this run's: on top of the offset the
+ * run may already have (`pnpm test:later`), so "a minute ahead" stays a minute ahead of the rest.
+ */
+export function clockMovedBy(ms: number): { DESKLINE_TEST_DATE_OFFSET_MS: string } {
+  return { DESKLINE_TEST_DATE_OFFSET_MS: String(Number(process.env.DESKLINE_TEST_DATE_OFFSET_MS ?? 0) + ms) };
+}
 export const BUILT = ["dist/main.js", "--ephemeral"];
 
 /** `cwd`: where it runs (the server package's directory unless given). */
