@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { request } from "undici";
 
 /**
- * What the delivery benchmarks share (delivery.ts, recovery.ts): a throwaway TLS certificate, an
- * HTTPS receiver that notes when each delivery arrived, server processes (src/main.ts) with a
- * ROLE each that trust it, a JSON POST, and a process's CPU time.
+ * What the delivery benchmarks share (delivery.ts and its scenario modules, recovery.ts): a
+ * throwaway TLS certificate, an HTTPS receiver that notes when each delivery arrived, server
+ * processes (src/main.ts) with a ROLE each that trust it, a JSON POST, and a process's CPU time.
  */
 
 export const ADMIN_TOKEN = "bench-admin";
@@ -165,16 +165,16 @@ async function ready(baseUrl: string): Promise<string> {
   }
 }
 
-/**
- * CPU time (user + system) a process has used so far, in ms, from /proc (Linux; NaN elsewhere).
- * On a shared machine latency depends on the other processes; CPU per event does not.
- */
 /** The machine's load averages (1, 5, 15 min) as a report prints them: a benchmark shares its machine. */
 export const loadAverage = () =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(" ");
 
+/**
+ * CPU time (user + system) a process has used so far, in ms, from /proc (Linux; NaN elsewhere).
+ * On a shared machine latency depends on the other processes; CPU per event does not.
+ */
 export function cpuMs(pid: number | undefined): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];

@@ -51,6 +51,13 @@ const startedAt = performance.now();
 const log = (line: string) =>
   process.stderr.write(`[${((performance.now() - startedAt) / 1000).toFixed(1).padStart(5)} s] ${line}\n`);
 
+/** What every step of one run shares: the report it fills, its seconds, and Ctrl-C. */
+interface Run {
+  report: Report;
+  seconds: number;
+  signal: AbortSignal;
+}
+
 async function main(): Promise<number> {
   const json = process.argv.includes("--json");
   const seconds = positiveNumber("BENCH_SECONDS", 5);
@@ -67,100 +74,14 @@ async function main(): Promise<number> {
     rows: [],
     failures: [],
   };
-  const check = (what: string, m: Measurement) => {
-    if (m.non2xx + m.errors === 0) return;
-    const examples = m.failures.length ? `; e.g. ${m.failures.join(" | ")}` : "";
-    report.failures.push(`${what}: ${m.non2xx} non-2xx, ${m.errors} errors${examples}`);
-  };
-
-  const runScenario = async (scenario: Scenario, groupContext: BenchContext, databaseName: string) => {
-    const own =
-      scenario.server &&
-      (await startTestServer({ mongodbUri: database.uri, databaseName, config: scenario.server }));
-    try {
-      await measureScenario(scenario, own ? { ...groupContext, baseUrl: own.baseUrl } : groupContext);
-    } finally {
-      await own?.stop();
-    }
-  };
-
-  const measureScenario = async (scenario: Scenario, context: BenchContext) => {
-    log(`${scenario.name}: ${context.baseUrl}`);
-    if (scenario.seed) {
-      log(`${scenario.name}: seeding…`);
-      await scenario.seed(context);
-    }
-    const operation = await scenario.baseline.prepare(context);
-    const idleMs = Math.min(await timeOnce(operation), await timeOnce(operation), await timeOnce(operation));
-    const settle = () => settleServer(context, operation, idleMs, signal);
-    // Untimed: lets the JIT, the pools and the database caches settle first. The driver needs
-    // none of its own: it is the very module instance the server has just warmed.
-    check(
-      `${scenario.name} warm-up`,
-      await measureApi(scenario, context, WARMUP_CONNECTIONS, WARMUP_SECONDS, signal),
-    );
-    await settle();
-    const floor = await scenario.floor?.start(context);
-    try {
-      for (const connections of CONNECTIONS) {
-        if (signal.aborted) break;
-        log(`${scenario.name}: ${connections} connections…`);
-        const api = await measureApi(scenario, context, connections, seconds, signal);
-        check(`${scenario.name} × ${connections}`, api);
-        await settle();
-        let floorMeasurement: Measurement | undefined;
-        if (floor) {
-          const atFloor = { ...context, baseUrl: floor.baseUrl };
-          floorMeasurement = await measureApi(scenario, atFloor, connections, seconds, signal);
-          check(`${scenario.name} floor × ${connections}`, floorMeasurement);
-          await settle();
-        }
-        const driver = await measureDriver(operation, connections, seconds, signal);
-        check(`${scenario.name} raw × ${connections}`, driver);
-        if (signal.aborted) break; // a cut-short measurement is not a result
-        const baseline = scenario.baseline.label;
-        report.rows.push({
-          scenario: scenario.name,
-          connections,
-          api,
-          baseline,
-          driver,
-          ...(floorMeasurement && {
-            floor: { label: scenario.floor?.label ?? "", measured: floorMeasurement },
-          }),
-        });
-      }
-    } finally {
-      await floor?.stop();
-    }
-  };
+  const run: Run = { report, seconds, signal };
 
   log("starting the database…");
   const database = await startBenchDatabase();
   try {
     for (const [index, group] of groupByDataset(scenarios).entries()) {
       if (signal.aborted) break;
-      const databaseName = `deskline_bench_${runId}_${index}`;
-      const server = await startScenarioServer(database.uri, databaseName, runId);
-      const { context } = server;
-      try {
-        // The load must stay on this machine.
-        if (new URL(context.baseUrl).hostname !== "127.0.0.1") {
-          throw new Error(`refusing to load ${context.baseUrl}`);
-        }
-        report.database ||= await describeDatabase(context.db);
-        const dataset = group[0]?.dataset;
-        if (dataset) {
-          log(`${dataset.name}: seeding ${context.baseUrl}, database ${databaseName}…`);
-          context.seededIds = await dataset.seed(context);
-        }
-        for (const scenario of group) {
-          if (signal.aborted) break;
-          await runScenario(scenario, context, databaseName);
-        }
-      } finally {
-        await server.stop();
-      }
+      await runGroup(run, group, { uri: database.uri, name: `deskline_bench_${runId}_${index}`, runId });
     }
   } finally {
     log("stopping the database…");
@@ -175,6 +96,117 @@ async function main(): Promise<number> {
     return 1;
   }
   return 0;
+}
+
+/** Notes a measurement's failed requests in the report (the run then fails). */
+function check(report: Report, what: string, m: Measurement) {
+  if (m.non2xx + m.errors === 0) return;
+  const examples = m.failures.length ? `; e.g. ${m.failures.join(" | ")}` : "";
+  report.failures.push(`${what}: ${m.non2xx} non-2xx, ${m.errors} errors${examples}`);
+}
+
+/**
+ * One group of scenarios (groupByDataset) on a fresh database `database.name`, with a server of
+ * its own and the group's dataset seeded once.
+ */
+async function runGroup(run: Run, group: Scenario[], database: { uri: string; name: string; runId: string }) {
+  const server = await startScenarioServer(database.uri, database.name, database.runId);
+  const { context } = server;
+  try {
+    // The load must stay on this machine.
+    if (new URL(context.baseUrl).hostname !== "127.0.0.1") {
+      throw new Error(`refusing to load ${context.baseUrl}`);
+    }
+    run.report.database ||= await describeDatabase(context.db);
+    const dataset = group[0]?.dataset;
+    if (dataset) {
+      log(`${dataset.name}: seeding ${context.baseUrl}, database ${database.name}…`);
+      context.seededIds = await dataset.seed(context);
+    }
+    for (const scenario of group) {
+      if (run.signal.aborted) break;
+      await runScenario(run, scenario, context, database);
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+/** A scenario on the group's server, or on a server of its own when its settings differ. */
+async function runScenario(
+  run: Run,
+  scenario: Scenario,
+  groupContext: BenchContext,
+  database: { uri: string; name: string },
+) {
+  const own =
+    scenario.server &&
+    (await startTestServer({
+      mongodbUri: database.uri,
+      databaseName: database.name,
+      config: scenario.server,
+    }));
+  try {
+    await measureScenario(run, scenario, own ? { ...groupContext, baseUrl: own.baseUrl } : groupContext);
+  } finally {
+    await own?.stop();
+  }
+}
+
+/**
+ * A scenario's rows: its seed, an untimed warm-up, then at each connection count the API, its
+ * floor (if it has one) and the driver, the server settling between measurements.
+ */
+async function measureScenario({ report, seconds, signal }: Run, scenario: Scenario, context: BenchContext) {
+  log(`${scenario.name}: ${context.baseUrl}`);
+  if (scenario.seed) {
+    log(`${scenario.name}: seeding…`);
+    await scenario.seed(context);
+  }
+  const operation = await scenario.baseline.prepare(context);
+  const idleMs = Math.min(await timeOnce(operation), await timeOnce(operation), await timeOnce(operation));
+  const settle = () => settleServer(context, operation, idleMs, signal);
+  // Untimed: lets the JIT, the pools and the database caches settle first. The driver needs
+  // none of its own: it is the very module instance the server has just warmed.
+  check(
+    report,
+    `${scenario.name} warm-up`,
+    await measureApi(scenario, context, WARMUP_CONNECTIONS, WARMUP_SECONDS, signal),
+  );
+  await settle();
+  const floor = await scenario.floor?.start(context);
+  try {
+    for (const connections of CONNECTIONS) {
+      if (signal.aborted) break;
+      log(`${scenario.name}: ${connections} connections…`);
+      const api = await measureApi(scenario, context, connections, seconds, signal);
+      check(report, `${scenario.name} × ${connections}`, api);
+      await settle();
+      let floorMeasurement: Measurement | undefined;
+      if (floor) {
+        const atFloor = { ...context, baseUrl: floor.baseUrl };
+        floorMeasurement = await measureApi(scenario, atFloor, connections, seconds, signal);
+        check(report, `${scenario.name} floor × ${connections}`, floorMeasurement);
+        await settle();
+      }
+      const driver = await measureDriver(operation, connections, seconds, signal);
+      check(report, `${scenario.name} raw × ${connections}`, driver);
+      if (signal.aborted) break; // a cut-short measurement is not a result
+      const baseline = scenario.baseline.label;
+      report.rows.push({
+        scenario: scenario.name,
+        connections,
+        api,
+        baseline,
+        driver,
+        ...(floorMeasurement && {
+          floor: { label: scenario.floor?.label ?? "", measured: floorMeasurement },
+        }),
+      });
+    }
+  } finally {
+    await floor?.stop();
+  }
 }
 
 /**
