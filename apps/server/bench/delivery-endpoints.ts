@@ -48,7 +48,8 @@ export async function fairness(bench: Bench) {
 /** The same on one receiver host: the slow endpoint's path answers after 2 s. */
 export async function sameHost(bench: Bench): Promise<Streamed> {
   const twoPaths = await receiver(bench.tls, {
-    answerAfterMs: (path) => (path.startsWith("/slow") ? SLOW_ANSWER_MS : 0),
+    // The receiver's URL ends in /hooks: the slow path is /hooks/slow.
+    answerAfterMs: (path) => (path.endsWith("/slow") ? SLOW_ANSWER_MS : 0),
   });
   const { fast, deployed } = await fastBesideSlow(
     bench,
