@@ -25,6 +25,18 @@ async function scripted(steps: Step[], options: Partial<DesklineOptions> = {}) {
   return { deskline: new Deskline({ apiKey: "dk_test", baseUrl: server.baseUrl, ...options }), server };
 }
 
+/**
+ * Gives up once the server holds the request: at a fixed 50 ms, on a loaded machine, the request
+ * had not arrived yet and the server saw none.
+ */
+function abortOnceReceived(server: MisbehavingServer, controller: AbortController) {
+  const check = setInterval(() => {
+    if (server.received.length === 0) return;
+    clearInterval(check);
+    controller.abort(new Error("user gave up"));
+  }, 10);
+}
+
 // Retry-After: 0 keeps these tests fast; the backoff itself is table-tested in retry.test.ts.
 const now = { "Retry-After": "0" };
 
@@ -175,7 +187,7 @@ describe("timeouts, connection errors and the caller's signal", () => {
     const { deskline, server } = await scripted([{ hang: true }]);
     const controller = new AbortController();
     const pending = deskline.contacts.get("con_x", { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("user gave up")), 50);
+    abortOnceReceived(server, controller);
     await expect(pending).rejects.toThrow("user gave up");
     expect(server.received).toHaveLength(1);
   });
@@ -184,7 +196,7 @@ describe("timeouts, connection errors and the caller's signal", () => {
     const { server } = await scripted([{ hang: true }]);
     const raw = createDesklineClient({ apiKey: "dk_test", baseUrl: server.baseUrl });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("user gave up")), 50);
+    abortOnceReceived(server, controller);
     await expect(
       raw.GET("/open/v1/contacts/{id}", { params: { path: { id: "con_x" } }, signal: controller.signal }),
     ).rejects.toThrow("user gave up");
