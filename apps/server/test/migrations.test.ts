@@ -88,10 +88,12 @@ describe("migrations", () => {
 
   it("keep a live holder's lock while its migration outlasts the lease", async () => {
     const db = freshDb();
-    const migrations = counting(db, 2, 300);
+    // Each migration outlasts the lease (800 ms against 500), which holds by its renewals; a
+    // 100 ms lease lost a renewal to a loaded machine's scheduling rather than to a dead holder.
+    const migrations = counting(db, 2, 800);
     await Promise.all([
-      runMigrations(db, migrations, { logger, leaseMs: 100, pollMs: 10 }),
-      sleep(50).then(() => runMigrations(db, migrations, { logger, leaseMs: 100, pollMs: 10 })),
+      runMigrations(db, migrations, { logger, leaseMs: 500, pollMs: 10 }),
+      sleep(50).then(() => runMigrations(db, migrations, { logger, leaseMs: 500, pollMs: 10 })),
     ]);
     expect(await runsOf(db)).toEqual({ m1: 1, m2: 1 });
   });
