@@ -71,7 +71,10 @@ export function createStore(
     | "webhookRecoveryLockMs"
   >,
   logger: Logger,
-  /** What queued deliveries are due by: the database's clock in a server (server.ts). */
+  /**
+   * What queued deliveries are due by and the rate limit's sweep calls a bucket full by: the
+   * database's clock in a server (server.ts).
+   */
   clock: Clock = systemClock,
 ): Store {
   // One process, one environment, one set of keys: every seal and open of a stored secret goes
@@ -110,7 +113,7 @@ export function createStore(
     events,
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),
-    rateLimits: new RateLimits(db),
+    rateLimits: new RateLimits(db, clock),
     webhookDeliveries,
     deliveryQueue,
     webhookRecoveries: new WebhookRecoveries(db, {

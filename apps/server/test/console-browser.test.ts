@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
-import { launchChromium, seriousViolations, watchProblems } from "./helpers/browser.js";
+import { launchChromium, newContext, seriousViolations, watchProblems } from "./helpers/browser.js";
 import { mintSession } from "./helpers/console.js";
 import { type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
@@ -42,7 +42,7 @@ afterAll(async () => {
 /** A fresh browser (its own cookies) that opened a new console link of `workspace`. */
 async function openConsole(workspace = workspaceId): Promise<{ page: Page; url: string }> {
   const { url } = await mintSession(workspace, {}, baseUrl);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await newContext(browser, { viewport: { width: 1280, height: 900 } });
   contexts.push(context);
   const page = await context.newPage();
   problems.push(...watchProblems(page, baseUrl));
@@ -214,7 +214,7 @@ describe("the webhook console in Chromium", () => {
     const { page, url } = await openConsole();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
 
-    const again = await (await browser.newContext()).newPage();
+    const again = await (await newContext(browser)).newPage();
     contexts.push(again.context());
     await again.goto(url);
     await shown(again.getByRole("heading", { level: 1, name: "No console session" }));
@@ -298,7 +298,7 @@ describe("the webhook console in Chromium", () => {
     await shown(page.locator("pre.payload"));
     scans.event = await seriousViolations(page);
 
-    const signedOut = await (await browser.newContext()).newPage();
+    const signedOut = await (await newContext(browser)).newPage();
     contexts.push(signedOut.context());
     await signedOut.goto(`${baseUrl}/console/`);
     await shown(signedOut.getByRole("heading", { name: "No console session" }));

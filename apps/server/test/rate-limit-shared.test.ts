@@ -180,4 +180,21 @@ describe("the shared buckets against the database", () => {
     expect(await store.sweep()).toBe(2);
     expect((await store.collection.find().toArray()).map((b) => b._id)).toEqual(["key_drained_now"]);
   });
+
+  it("the sweep calls a bucket full by the clock the takes run on, not the host's", async () => {
+    // A host a minute ahead of the database's time would drop a bucket the takes still see drawn
+    // down, and the key would get a fresh burst on the next request.
+    const client = await new MongoClient(inject("mongodbUri")).connect();
+    const db = client.db(`deskline_rate_limit_sweep_${process.pid}`);
+    cleanups.push(async () => {
+      await db.dropDatabase();
+      await client.close();
+    });
+    const databaseTime = () => Date.now() - 60_000;
+    const store = new RateLimits(db, { now: databaseTime });
+    const buckets = sharedBuckets(store, { perSecond: 1, burst: 10 }, databaseTime, createLogger("silent"));
+    expect((await buckets.take("key_drawn")).allowed).toBe(true);
+    expect(await store.sweep()).toBe(0);
+    expect(await new RateLimits(db).sweep()).toBe(1);
+  });
 });

@@ -1,7 +1,13 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { type Browser, chromium, type Page } from "playwright-core";
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+} from "playwright-core";
 
 /**
  * Chromium for the browser tests and benches: Debian's `chromium` (.ci/run installs it), driven
@@ -18,6 +24,39 @@ export async function launchChromium(): Promise<Browser> {
   }
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
 }
+
+/**
+ * A browser context whose pages read this process's time: a test process may run on a moved clock
+ * (helpers/shifted-date.mjs: the suite on a later date), and a page's own clock, the machine's,
+ * would then be that far from the server's (the console's default "since an hour ago" fell 60
+ * days before every event). Moved in the page as the preload moves Node's `Date`, before any of
+ * the page's scripts run; every context a test opens comes from here.
+ */
+export async function newContext(
+  browser: Browser,
+  options: BrowserContextOptions = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  const offset = Math.round(Date.now() - (performance.timeOrigin + performance.now()));
+  if (Math.abs(offset) > 1_000) await context.addInitScript({ content: movedDate(offset) });
+  return context;
+}
+
+/** Page script: `Date` moved `offset` ms (helpers/shifted-date.mjs, in a page). */
+const movedDate = (offset: number) => `{
+  const RealDate = Date;
+  const realNow = RealDate.now;
+  class MovedDate extends RealDate {
+    constructor(...args) {
+      if (args.length === 0) super(realNow() + ${offset});
+      else super(...args);
+    }
+    static now() {
+      return realNow() + ${offset};
+    }
+  }
+  globalThis.Date = new Proxy(MovedDate, { apply: () => new MovedDate().toString() });
+}`;
 
 /**
  * What went wrong on a page while a test used it: console errors, page errors, failed requests,

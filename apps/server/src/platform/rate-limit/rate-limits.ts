@@ -1,4 +1,5 @@
 import type { Collection, Db } from "mongodb";
+import { type Clock, systemClock } from "../clock.js";
 import { isDuplicateKey } from "../database/errors.js";
 import { type BucketRule, intervalOf, micros, take } from "./token-bucket.js";
 
@@ -19,7 +20,14 @@ const ROUNDS = 4;
 
 export class RateLimits {
   readonly collection: Collection<BucketDoc>;
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    /**
+     * What the sweep calls full by: the clock the takes run on (the database's in a server), or a
+     * host ahead of it would drop buckets still drawn down and hand their keys a fresh burst.
+     */
+    private readonly clock: Clock = systemClock,
+  ) {
     this.collection = db.collection<BucketDoc>("rate_limits");
   }
 
@@ -71,7 +79,7 @@ export class RateLimits {
   }
 
   /** Full buckets carry no state: drops those full by `now` (µs; the hourly sweep, no TTL indexes). */
-  async sweep(now: number = micros(Date.now())): Promise<number> {
+  async sweep(now: number = micros(this.clock.now())): Promise<number> {
     return (await this.collection.deleteMany({ tat: { $lte: now } })).deletedCount;
   }
 }
