@@ -1,4 +1,4 @@
-import { MongoClient } from "mongodb";
+import { type Db, MongoClient } from "mongodb";
 import { afterAll, describe, expect, inject, it, vi } from "vitest";
 import { sharedBuckets } from "../src/platform/http/rate-limit.js";
 import { createLogger } from "../src/platform/logger.js";
@@ -149,17 +149,23 @@ describe("the shared limiter with the database unreachable", () => {
   });
 });
 
+/** A database of the test's own on the run's database server, dropped after the file. */
+async function ownDatabase(name: string): Promise<Db> {
+  const client = await new MongoClient(inject("mongodbUri")).connect();
+  const db = client.db(`${name}_${process.pid}`);
+  cleanups.push(async () => {
+    await db.dropDatabase();
+    await client.close();
+  });
+  return db;
+}
+
 describe("the shared buckets against the database", () => {
   it("refuse nothing under the limit, many requests in one millisecond, and exactly the rest over it; the sweep drops full ones", async () => {
     // Gathered batches, `$set` and `$inc` both: a clock that stands still puts every take in one
     // millisecond, so the bucket's `tat` sits microseconds past `now` (which mongo-java-server
     // once compared wrongly, refusing a nearly full bucket). A database of its own, for the sweep.
-    const client = await new MongoClient(inject("mongodbUri")).connect();
-    const db = client.db(`deskline_rate_limits_${process.pid}`);
-    cleanups.push(async () => {
-      await db.dropDatabase();
-      await client.close();
-    });
+    const db = await ownDatabase("deskline_rate_limits");
     const store = new RateLimits(db);
     const logger = createLogger("silent");
     const frozen = () => 7_000_000;
@@ -184,12 +190,7 @@ describe("the shared buckets against the database", () => {
   it("the sweep calls a bucket full by the clock the takes run on, not the host's", async () => {
     // A host a minute ahead of the database's time would drop a bucket the takes still see drawn
     // down, and the key would get a fresh burst on the next request.
-    const client = await new MongoClient(inject("mongodbUri")).connect();
-    const db = client.db(`deskline_rate_limit_sweep_${process.pid}`);
-    cleanups.push(async () => {
-      await db.dropDatabase();
-      await client.close();
-    });
+    const db = await ownDatabase("deskline_rate_limit_sweep");
     const databaseTime = () => Date.now() - 60_000;
     const store = new RateLimits(db, { now: databaseTime });
     const buckets = sharedBuckets(store, { perSecond: 1, burst: 10 }, databaseTime, createLogger("silent"));
