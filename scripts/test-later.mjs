@@ -11,5 +11,12 @@ const env = {
   NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import=${preload.href}`].filter(Boolean).join(" "),
   DESKLINE_TEST_DATE_OFFSET_MS: process.env.DESKLINE_TEST_DATE_OFFSET_MS ?? String(SIXTY_DAYS_MS),
 };
+// Only mongo-java-server takes the moved clock (scripts/mongo-java-server/Launcher.java): a mongod,
+// downloaded where the machine can, or one at MONGODB_URI keeps its host's, and delivery, which
+// runs on the database's time, would stand that far from what the processes write.
+if (!env.MONGODB_URI && !env.DESKLINE_EMBEDDED_DB) env.DESKLINE_EMBEDDED_DB = "mongo-java-server";
+if (env.MONGODB_URI || env.DESKLINE_EMBEDDED_DB !== "mongo-java-server") {
+  console.warn("test:later: the database keeps its own clock (MONGODB_URI or DESKLINE_EMBEDDED_DB is set)");
+}
 const vitest = spawn("vitest", ["run", ...process.argv.slice(2)], { stdio: "inherit", env });
 vitest.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

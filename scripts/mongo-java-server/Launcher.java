@@ -9,9 +9,12 @@
 // go through the shutdown hook, which closes the H2 file after its last commit.
 //
 // -Ddeskline.clockOffsetMs=N moves the database's clock N ms from the host's (negative: back): the
-// time `hello` says and the server stamps. The Node side passes the offset of the process that
-// starts it, so a process whose clock a test moved (apps/server/test/helpers/shifted-date.mjs: the
-// whole suite on a later date) gets a database on the same date, as a host's mongod would be.
+// time `hello` and serverStatus say (what the Deskline server decides leases, due times and rate
+// limits by) and the oplog's timestamps. `$currentDate` keeps the host's time in mongo-java-server
+// 1.47; the Deskline server does not use it. The Node side passes the offset of the
+// process that starts it, so a process whose clock a test moved
+// (apps/server/test/helpers/shifted-date.mjs: the whole suite on a later date) gets a database on
+// the same date, as a host's mongod would be.
 //
 // -Ddeskline.oplog=true turns on mongo-java-server's oplog, which gives it change streams: for a
 // test of the change-stream path only (apps/server/test/delivery-wake.test.ts). Never by default:

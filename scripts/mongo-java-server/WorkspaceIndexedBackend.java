@@ -14,7 +14,7 @@ import io.netty.channel.Channel;
 import java.time.Clock;
 
 public final class WorkspaceIndexedBackend extends MemoryBackend {
-  /** `clock`: the time it says (`hello`'s localTime) and stamps; Launcher.java may move it. */
+  /** `clock`: the time it says (`hello`'s localTime) and its oplog stamps; Launcher.java may move it. */
   public WorkspaceIndexedBackend(Clock clock) {
     super(clock);
   }

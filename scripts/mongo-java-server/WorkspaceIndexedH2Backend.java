@@ -37,8 +37,10 @@ public final class WorkspaceIndexedH2Backend extends H2Backend {
   // cache, every scan would read and deserialize it from the file again.
   private static final int CACHE_MB = 256;
 
-  /** Opens (or creates) the file; the databases already in it are opened here, through the override below. */
-  /** `clock`: the time it says (`hello`'s localTime) and stamps; Launcher.java may move it. */
+  /**
+   * Opens (or creates) the file; the databases already in it are opened here, through the override
+   * below. `clock`: the time it says (`hello`'s localTime) and its oplog stamps; Launcher.java may move it.
+   */
   public WorkspaceIndexedH2Backend(String fileName, Clock clock) {
     super(new MVStore.Builder().fileName(fileName).cacheSize(CACHE_MB).open(), clock);
   }

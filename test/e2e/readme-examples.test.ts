@@ -5,7 +5,7 @@
 // of its own in `DESKLINE_API_KEY` and `DESKLINE_BASE_URL`. Every API answer goes through the
 // spec-checking proxy and must be a success.
 import { execFile, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, inject, it } from "vitest";
@@ -49,6 +49,31 @@ interface Session {
   stderr: string;
 }
 
+/**
+ * A session on the run's clock: under a moved `Date` (`pnpm test:later`) the CLI gets the run's
+ * preload, and `date` (a wrapper in `bin`, `date -d` left alone) says the moved time, so that an
+ * example's `--since 1h` or `$(date +%s) - 6 * 3600` is not 60 days before the server's now.
+ */
+function runClock(bin: string): Record<string, string> {
+  const offset = process.env.DESKLINE_TEST_DATE_OFFSET_MS;
+  if (!offset || Number(offset) === 0) return {};
+  const real = (process.env.PATH ?? "")
+    .split(":")
+    .map((dir) => join(dir, "date"))
+    .find((path) => existsSync(path));
+  if (!real) throw new Error("no date on PATH");
+  const seconds = Math.round(Number(offset) / 1000);
+  const wrapper = [
+    "#!/bin/sh",
+    `case " $* " in *" -d"*|*" --date"*|*" -r"*|*" --reference"*|*" -s"*|*" --set"*) exec "${real}" "$@";; esac`,
+    `exec "${real}" -d "@$(( $("${real}" +%s) + ${seconds} ))" "$@"`,
+    "",
+  ].join("\n");
+  writeFileSync(join(bin, "date"), wrapper);
+  chmodSync(join(bin, "date"), 0o755);
+  return { NODE_OPTIONS: process.env.NODE_OPTIONS ?? "", DESKLINE_TEST_DATE_OFFSET_MS: offset };
+}
+
 async function runSession(script: string, w: World): Promise<Session> {
   const dir = join(w.scratch, "session");
   const bin = join(w.scratch, "bin");
@@ -70,6 +95,7 @@ async function runSession(script: string, w: World): Promise<Session> {
       WS: w.workspaceId,
       DESKLINE_BASE_URL: w.baseUrl,
       DESKLINE_API_KEY: w.key,
+      ...runClock(bin),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

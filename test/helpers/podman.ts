@@ -77,6 +77,22 @@ export interface Container {
   remove(): Promise<void>;
 }
 
+/**
+ * The run's clock for a container's Node: under a moved `Date` (`pnpm test:later`,
+ * apps/server/test/helpers/shifted-date.mjs) the same preload and offset, or a container would sign
+ * its deliveries and stamp its records on the machine's date, 60 days from the database and the
+ * receiver it talks to, which no team's containers and database are.
+ */
+function runClock(): { env: Record<string, string>; mounts: Record<string, string> } {
+  const offset = process.env.DESKLINE_TEST_DATE_OFFSET_MS;
+  if (!offset || Number(offset) === 0) return { env: {}, mounts: {} };
+  const preload = "/run/deskline-test/shifted-date.mjs";
+  return {
+    env: { NODE_OPTIONS: `--import ${preload}`, DESKLINE_TEST_DATE_OFFSET_MS: offset },
+    mounts: { [`${ROOT}apps/server/test/helpers/shifted-date.mjs`]: preload },
+  };
+}
+
 /** Starts `image` detached on the host's network, with `env` and read-only `mounts` (host → container). */
 export async function runContainer(
   image: string,
@@ -86,8 +102,11 @@ export async function runContainer(
 ): Promise<Container> {
   await run("podman", ["rm", "--force", "--ignore", name]);
   const args = ["run", "--detach", "--name", name, "--network", "host"];
-  for (const [key, value] of Object.entries(env)) args.push("--env", `${key}=${value}`);
-  for (const [from, to] of Object.entries(mounts)) args.push("--volume", `${from}:${to}:ro`);
+  const clock = runClock();
+  for (const [key, value] of Object.entries({ ...clock.env, ...env })) args.push("--env", `${key}=${value}`);
+  for (const [from, to] of Object.entries({ ...clock.mounts, ...mounts })) {
+    args.push("--volume", `${from}:${to}:ro`);
+  }
   await podman([...args, image]);
   const logs = async () => {
     const result = await run("podman", ["logs", name]);

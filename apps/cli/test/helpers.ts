@@ -41,6 +41,12 @@ export function cliEnv(options: CliOptions = {}): NodeJS.ProcessEnv {
     XDG_CONFIG_HOME: options.env?.XDG_CONFIG_HOME ?? scratch(),
     DESKLINE_BASE_URL: inject("baseUrl"),
   };
+  // A run on a moved clock (`pnpm test:later`) moves the CLI's too: a user's CLI and server read
+  // one date, and on the machine's the CLI's `--since 1h` fell 60 days before the server's now.
+  if (process.env.DESKLINE_TEST_DATE_OFFSET_MS) {
+    env.NODE_OPTIONS = process.env.NODE_OPTIONS;
+    env.DESKLINE_TEST_DATE_OFFSET_MS = process.env.DESKLINE_TEST_DATE_OFFSET_MS;
+  }
   if (options.key) env.DESKLINE_API_KEY = options.key;
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name];

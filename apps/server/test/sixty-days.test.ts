@@ -1,14 +1,16 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
-import { runToEnd } from "./helpers/server-process.js";
+import { clockMovedBy, runToEnd } from "./helpers/server-process.js";
 
 // Stored absolute times (the upgrade fixture's, a test's literal date) broke tests twice, each on
 // the day the calendar passed them. The files that read stored or absolute times run again here,
 // in a vitest whose processes (and the server processes they start) live 60 days from now
-// (helpers/shifted-date.mjs); the database (a JVM) keeps the real time, as a server's clock and
-// its database's may differ. On the run's database, so no second one starts. How to run any file
-// that way: docs/development.md, "Tests 60 days from now".
+// (helpers/shifted-date.mjs); the database keeps the run's time, as a server's clock and its
+// database's may differ. On the run's database, so no second one starts. 60 days from this run's
+// time (clockMovedBy): under `pnpm test:later`, which already runs 60 days ahead, they run 120
+// days ahead, still 60 from their database. How to run any file that way: docs/development.md,
+// "Tests 60 days from now".
 
 const SIXTY_DAYS_MS = 60 * 86_400_000;
 const SERVER_DIR = join(import.meta.dirname, "..");
@@ -40,7 +42,7 @@ describe("60 days from now", () => {
         env: {
           ...env,
           NODE_OPTIONS: `--import ${join(SERVER_DIR, "test/helpers/shifted-date.mjs")}`,
-          DESKLINE_TEST_DATE_OFFSET_MS: String(SIXTY_DAYS_MS),
+          ...clockMovedBy(SIXTY_DAYS_MS),
           MONGODB_URI: inject("mongodbUri"),
           // Plain text, so the summary line below reads without colour codes.
           NO_COLOR: "1",

@@ -24,11 +24,18 @@ async function afterEvent(deskline: Deskline, id: string): Promise<Cursor> {
   return cursor;
 }
 
+/**
+ * The second this process started in, on the clock `Date` reads: `performance.timeOrigin` is the
+ * same moment, but read once from the system, so a process whose `Date` was moved (a test run on
+ * a later date) would start that far before the events it compares this with.
+ */
+const startedAt = () => Math.floor((Date.now() - performance.now()) / 1000);
+
 export async function startingPoint(
   deskline: Deskline,
   since: string | undefined,
   saved: Cursor | undefined,
-  now = Math.floor(performance.timeOrigin / 1000),
+  now = startedAt(),
 ): Promise<Start> {
   if (since === undefined && saved) {
     return { cursor: saved, description: `resuming where the last run stopped (${iso(saved.newest)})` };
