@@ -13,8 +13,24 @@ export interface OpenApi {
   dereferenced: Json;
 }
 
+let loaded: Promise<OpenApi> | undefined;
+
+/**
+ * The spec, loaded once per process: the files do not change while it runs, and parsing,
+ * bundling and compiling them costs about a second of CPU, which every server a process starts
+ * (the tests start many in one process) would pay again. What it returns is shared, so it is
+ * frozen: nothing may write into a spec document or an operation.
+ */
+export function loadOpenApi(): Promise<OpenApi> {
+  loaded ??= compileOpenApi().catch((error: unknown) => {
+    loaded = undefined; // a failed load (a spec Redocly refuses) is not kept: the next start reads again
+    throw error;
+  });
+  return loaded;
+}
+
 /** Loads both spec files and compiles a validator for every request shape; no shape is written twice. */
-export async function loadOpenApi(): Promise<OpenApi> {
+async function compileOpenApi(): Promise<OpenApi> {
   const compile = createRequestValidators();
   const operations = new Map<string, Operation>();
   const dereferenced = {
@@ -29,9 +45,15 @@ export async function loadOpenApi(): Promise<OpenApi> {
       operations.set(operation.operationId, { ...operation, ...compile(operation) });
     }
   }
-  return {
-    operations,
-    documents: { public: readSpecDocument("openapi.yaml"), admin: readSpecDocument("admin.yaml") },
-    dereferenced: dereferenced["openapi.yaml"],
-  };
+  const documents = { public: readSpecDocument("openapi.yaml"), admin: readSpecDocument("admin.yaml") };
+  deepFreeze(documents);
+  deepFreeze(dereferenced);
+  return { operations, documents, dereferenced: dereferenced["openapi.yaml"] };
+}
+
+/** Freezes a parsed document all the way down (JSON: objects and arrays only, no cycles but shared parts). */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
 }
