@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { FROM_SOURCE } from "./helpers/main-process.js";
+import { MAIN } from "./helpers/main-process.js";
 
 const SERVER_DIR = join(import.meta.dirname, "..");
 const started: ChildProcess[] = [];
@@ -17,7 +17,7 @@ async function runServer(
   env: Record<string, string>,
   terminal: boolean,
 ): Promise<{ out: string; err: string; code: number | null }> {
-  const command = [process.execPath, ...FROM_SOURCE];
+  const command = [process.execPath, ...MAIN];
   const child = terminal
     ? // -e: script exits with the child's status; the command line is passed to a shell.
       spawn("script", ["-q", "-e", "-c", command.map((part) => `'${part}'`).join(" "), "/dev/null"], {

@@ -7,7 +7,7 @@ import { type Migration, migrationKey, runMigrations } from "../src/platform/dat
 import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 import { startInProcess } from "./helpers/in-process.js";
-import { FROM_SOURCE, startMain } from "./helpers/main-process.js";
+import { MAIN_ENTRY, startMain } from "./helpers/main-process.js";
 
 /** The migration lock's document, as the runner keeps it. */
 interface LockDoc {
@@ -143,7 +143,7 @@ describe("migrations", () => {
   it("run alone with `deskline-server migrate`, which says what it applied", async () => {
     const db = freshDb();
     const env = { MONGODB_URI: inject("mongodbUri"), MONGODB_DATABASE: db.databaseName, LOG_LEVEL: "warn" };
-    const args = [...FROM_SOURCE.filter((arg) => arg !== "--ephemeral"), "migrate"];
+    const args = [...MAIN_ENTRY, "migrate"];
     const first = startMain(env, args);
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain(`migrations applied: ${MIGRATIONS.map(migrationKey).join(", ")}`);

@@ -7,7 +7,7 @@ import { DEFAULT_DATA_DIR, loadConfig } from "../src/config.js";
 import { DEMO_FILE } from "../src/demo.js";
 import { DataDirInUse, lockDataDir } from "../src/platform/database/data-dir.js";
 import { request } from "./helpers/api.js";
-import { type MainProcess, startMain } from "./helpers/main-process.js";
+import { MAIN_ENTRY, type MainProcess, startMain } from "./helpers/main-process.js";
 
 /**
  * `pnpm start` keeps its data (docs/decisions.md, "Embedded database"). Real server processes (`src/main.ts --demo`, as
@@ -16,7 +16,7 @@ import { type MainProcess, startMain } from "./helpers/main-process.js";
  * with it there is no embedded database to keep.
  */
 
-const PERSISTENT = ["--import", "tsx", "src/main.ts", "--demo"];
+const PERSISTENT = [...MAIN_ENTRY, "--demo"];
 const EPHEMERAL = [...PERSISTENT, "--ephemeral"];
 
 const dirs: string[] = [];

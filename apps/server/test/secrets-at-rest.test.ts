@@ -12,7 +12,7 @@ import { WebhookEndpoints } from "../src/webhooks/endpoints/store.js";
 import { api, newWorkspace, request } from "./helpers/api.js";
 import { startReceiver, testCertificate } from "./helpers/https-receiver.js";
 import { type InProcessServer, startInProcess } from "./helpers/in-process.js";
-import { eventually, startMain } from "./helpers/main-process.js";
+import { eventually, MAIN_ENTRY, startMain } from "./helpers/main-process.js";
 import { type Finished, runToEnd } from "./helpers/server-process.js";
 
 // Signing secrets at rest, with real servers (in this process; a start that must be refused, and
@@ -328,7 +328,7 @@ describe("while the start-up check of the stored secrets runs", () => {
 
 /** `deskline-server <args>` from the checkout, as docs/operations.md shows it. */
 function runCommand(args: string[], extra: Record<string, string>): Promise<Finished> {
-  return runToEnd(process.execPath, ["--import", "tsx", "src/main.ts", ...args], {
+  return runToEnd(process.execPath, [...MAIN_ENTRY, ...args], {
     cwd: join(import.meta.dirname, ".."),
     env: { ...process.env, ...env(extra), LOG_LEVEL: "warn" },
   });

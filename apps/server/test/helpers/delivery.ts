@@ -43,7 +43,7 @@ export interface Deployment {
   start(role: Role, env?: Record<string, string>): Promise<InProcessServer>;
   /**
    * Starts one more server process (`src/main.ts`) on this deployment's database; `args`: node's
-   * (FROM_SOURCE unless given, e.g. with a preload before it).
+   * (MAIN unless given, e.g. with a preload before it).
    */
   startProcess(role: Role, env?: Record<string, string>, args?: string[]): Promise<MainProcess>;
   /** Records an event of `type` in `workspaceId` and relays it, queueing its deliveries. */

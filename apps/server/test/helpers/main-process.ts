@@ -6,7 +6,15 @@ import { type MainProcess, spawnMain } from "./server-process.js";
  * start-up, signals, a SIGKILL. Whatever a test file starts is killed after its tests.
  */
 
-export { BUILT, clockMovedBy, eventually, FROM_SOURCE, type MainProcess, SHIFTED } from "./server-process.js";
+export {
+  BUILT,
+  clockMovedBy,
+  eventually,
+  MAIN,
+  MAIN_ENTRY,
+  type MainProcess,
+  SHIFTED,
+} from "./server-process.js";
 
 export function startMain(env: Record<string, string>, args?: string[], cwd?: string): MainProcess {
   const main = spawnMain(env, args, cwd);

@@ -42,7 +42,7 @@ async function compileOpenApi(): Promise<OpenApi> {
       if (operations.has(operation.operationId)) {
         throw new Error(`operationId ${operation.operationId} appears twice in the spec`);
       }
-      operations.set(operation.operationId, { ...operation, ...compile(operation) });
+      operations.set(operation.operationId, compile(operation));
     }
   }
   const documents = { public: readSpecDocument("openapi.yaml"), admin: readSpecDocument("admin.yaml") };
