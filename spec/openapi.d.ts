@@ -1161,7 +1161,7 @@ export type components = {
          * @example parameter_invalid
          * @enum {string}
          */
-        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "csrf_token_invalid" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
+        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "csrf_token_invalid" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "body_too_deep" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "idempotency_key_other_caller" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "console_public_url_required" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
         /** @description The body of every error response. */
         ErrorResponse: {
             error: {
@@ -2317,7 +2317,7 @@ export type components = {
         Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"] | components["schemas"]["WebhookEndpointFailingEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointRecoveredEvent"] | components["schemas"]["WebhookDeliveryFailedEvent"] | components["schemas"]["UnknownEvent"];
     };
     responses: {
-        /** @description Invalid request. Codes: `invalid_json`, `invalid_body` (the body could not be read completely), `parameter_missing`, `parameter_invalid`, `parameter_unknown`; `param` names the field or query parameter. */
+        /** @description Invalid request. Codes: `invalid_json`, `invalid_body` (the body could not be read completely), `body_too_deep` (arrays and objects nested more than 32 levels deep), `parameter_missing`, `parameter_invalid`, `parameter_unknown`; `param` names the field or query parameter. */
         BadRequest: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -2416,7 +2416,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The `Idempotency-Key` was already used with a different request (method, path or body). Codes: `idempotency_key_reused`. */
+        /** @description The `Idempotency-Key` was already used with a different request (method, path or body), or by another caller of the workspace (another API key or console session). Codes: `idempotency_key_reused`, `idempotency_key_other_caller`. */
         UnprocessableEntity: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
-import { admin, api, newWorkspace, request } from "./helpers/api.js";
+import { admin, api, assertErrorShape, newWorkspace, request } from "./helpers/api.js";
 import { type Browserless, exchange, mintSession, viaConsole } from "./helpers/console.js";
 import { runDatabase } from "./helpers/database.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
@@ -137,6 +137,26 @@ describe("exchanging the link", () => {
       body: "{}",
     });
     expect(noToken.status).toBe(400);
+  });
+
+  it("takes no more than a token: 1 KiB, one level deep, refused before it is parsed", async () => {
+    const post = async (body: string) => {
+      const response = await fetch(new URL("/console/session", inject("baseUrl")), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body,
+      });
+      const answer = (await response.json()) as any;
+      assertErrorShape(response.status, answer);
+      return { status: response.status, code: answer.error.code };
+    };
+    const tooLarge = await post(JSON.stringify({ token: `cst_${"x".repeat(1024)}` }));
+    expect(tooLarge).toEqual({ status: 413, code: "body_too_large" });
+    expect(await post('{"token":["cst_x"]}')).toEqual({ status: 400, code: "body_too_deep" });
+    // As deep as the global 1 MiB allowed: refused by its size before anything reads its depth.
+    const deep = `{"token":${"[".repeat(524_000)}${"]".repeat(524_000)}}`;
+    expect(await post(deep)).toEqual({ status: 413, code: "body_too_large" });
+    expect(await post(`{"token":"cst_x"${"[".repeat(400)}`)).toEqual({ status: 400, code: "body_too_deep" });
   });
 
   it("takes the token as JSON only (a cross-site form cannot send it)", async () => {

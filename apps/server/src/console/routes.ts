@@ -1,8 +1,7 @@
 import { Router } from "@koa/router";
 import type { Context, Middleware } from "koa";
-import type { HttpSettings } from "../platform/config.js";
 import { AppError } from "../platform/errors.js";
-import { readJsonBody } from "../platform/http/body.js";
+import { type BodyBounds, readJsonBody } from "../platform/http/body.js";
 import type { Before } from "../platform/http/serve.js";
 import { once, sendAsset } from "../platform/http/static-asset.js";
 import { loadConsoleAssets } from "./assets.js";
@@ -27,7 +26,7 @@ const sessionBody = (session: LiveSession) => ({
 
 export function consoleMiddleware(
   sessions: ConsoleSessions,
-  config: Pick<ConsoleSettings, "consoleFrameAncestors"> & Pick<HttpSettings, "bodyLimitBytes">,
+  config: Pick<ConsoleSettings, "consoleFrameAncestors">,
 ): Before[] {
   const frameAncestors = config.consoleFrameAncestors;
   const headers = consoleHeaders(frameAncestors);
@@ -65,16 +64,23 @@ export function consoleMiddleware(
 }
 
 /**
+ * What the exchange takes: `{"token": "cst_…"}` is under 60 bytes and one level deep. The route
+ * needs no login, so it takes no more than that (docs/decisions.md "Bounded JSON bodies"): 1 KiB
+ * and one level, where the API's operations take 1 MiB.
+ */
+const SESSION_BODY: BodyBounds = { bytes: 1024, depth: 1 };
+
+/**
  * `POST /console/session`: a link's one-time token exchanged for the session cookie. The token
  * comes in a JSON body: a cross-site form cannot send JSON, and a cross-site script's fetch with
  * this content type needs a preflight this server never grants.
  */
 function exchangeLink(
   sessions: ConsoleSessions,
-  config: Pick<ConsoleSettings, "consoleFrameAncestors"> & Pick<HttpSettings, "bodyLimitBytes">,
+  config: Pick<ConsoleSettings, "consoleFrameAncestors">,
 ): Middleware {
   return async (ctx) => {
-    const body = (await readJsonBody(ctx, config.bodyLimitBytes)) as { token?: unknown } | undefined;
+    const body = (await readJsonBody(ctx, SESSION_BODY)) as { token?: unknown } | undefined;
     if (typeof body?.token !== "string") {
       throw new AppError(400, "parameter_missing", 'Send the link\'s token as `{"token": "cst_…"}`.', {
         param: "token",
