@@ -261,6 +261,48 @@ describe("the session as an API key of its workspace", () => {
   });
 });
 
+describe("behind https (CONSOLE_PUBLIC_URL)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      mongodbUri: inject("mongodbUri"),
+      databaseName: inject("databaseName"),
+      config: {
+        consolePublicUrl: loadConfig({ CONSOLE_PUBLIC_URL: "https://deskline.invalid" }).consolePublicUrl,
+      },
+    });
+  });
+  afterAll(() => server.stop());
+
+  it("makes the cookie Secure, with the __Secure- prefix, still scoped to /console/ and Strict", async () => {
+    const { linkToken } = await mintSession(workspaceId, {}, server.baseUrl);
+    const exchanged = await exchange(linkToken, server.baseUrl);
+    expect(exchanged.status).toBe(200);
+    const attributes = exchanged.session.setCookie.split("; ");
+    expect(attributes[0]).toMatch(/^__Secure-deskline_console=css_[A-Za-z0-9_-]{43}$/);
+    expect(attributes).toEqual(expect.arrayContaining(["Secure", "HttpOnly", "SameSite=Strict", "Path=/console/"]));
+    expect(attributes.some((attribute) => attribute.startsWith("Domain"))).toBe(false);
+    const baseUrl = server.baseUrl;
+    expect((await viaConsole(exchanged.session, "GET", "webhook-endpoints", { baseUrl })).status).toBe(200);
+    // The unprefixed name is not read where the prefixed one is made.
+    const token = attributes[0]?.split("=")[1];
+    const plain = { cookie: `deskline_console=${token}` };
+    expect((await viaConsole(plain, "GET", "webhook-endpoints", { baseUrl })).status).toBe(401);
+    const out = await fetch(new URL("/console/session", baseUrl), {
+      method: "DELETE",
+      headers: { Cookie: exchanged.session.cookie },
+    });
+    expect(out.headers.get("set-cookie")).toMatch(/^__Secure-deskline_console=; Max-Age=0; .*Secure/);
+  });
+
+  it("keeps the plain cookie over plain http", async () => {
+    const { linkToken } = await mintSession(workspaceId);
+    const exchanged = await exchange(linkToken);
+    expect(exchanged.session.setCookie).toMatch(/^deskline_console=/);
+    expect(exchanged.session.setCookie.split("; ")).not.toContain("Secure");
+  });
+});
+
 describe("the console's page", () => {
   it("is served with a strict Content-Security-Policy, no framing, and its files from this server", async () => {
     const page = await fetch(new URL("/console/", inject("baseUrl")));
@@ -332,7 +374,8 @@ describe("embedding, with CONSOLE_FRAME_ANCESTORS", () => {
     const { linkToken } = await mintSession(workspaceId, {}, server.baseUrl);
     const exchanged = await exchange(linkToken, server.baseUrl);
     expect(exchanged.status).toBe(200);
-    expect(exchanged.session.setCookie).toContain("SameSite=None; Secure; Partitioned");
+    expect(exchanged.session.setCookie).toMatch(/^__Secure-deskline_console=css_/);
+    expect(exchanged.session.setCookie).toContain("; Secure; SameSite=None; Partitioned");
     const listed = await viaConsole(exchanged.session, "GET", "webhook-endpoints", {
       baseUrl: server.baseUrl,
     });
