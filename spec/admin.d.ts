@@ -86,8 +86,13 @@ export type paths = {
          *     the link works once, and only until `link_expires_at` (10 minutes, or the session's end if
          *     sooner). The session then lasts until `expires_at`: `expires_in` seconds from now, by
          *     default the deployment's `CONSOLE_SESSION_TTL_MINUTES` (1 hour). It can do what an API key with the
-         *     `webhooks:manage` scope and the read scopes can, in this workspace only. `url` is built from
-         *     the request's `Host`, as the operator reaches this server.
+         *     `webhooks:manage` scope can, in this workspace only. `url` starts with the deployment's
+         *     `CONSOLE_PUBLIC_URL`; without it, with the scheme and `Host` the request came by, which is
+         *     taken only when it names this machine (`localhost`, `127.0.0.1`, `[::1]`, …): any other
+         *     `Host` is the client's word, and is `409 console_public_url_required`.
+         *
+         *     The link's token is never stored, not even in the answer kept for an `Idempotency-Key`:
+         *     a repeat of the request is `409 idempotency_replay_unavailable`; mint another link.
          */
         post: operations["createConsoleSession"];
         delete?: never;
@@ -1021,6 +1026,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description No such workspace. Codes: `resource_missing`; `param` is `id`. */
             404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `idempotency_key_in_flight`; `idempotency_replay_unavailable` (a repeat of a request that minted a link: the link's token is never kept, so mint another); `console_public_url_required` (`CONSOLE_PUBLIC_URL` is unset and the request's `Host` is not a loopback name or address: a link built from it could lead anywhere). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -1859,6 +1859,8 @@ export const operationErrorCodes = {
     "idempotency_key_reused",
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
+    "idempotency_replay_unavailable",
+    "console_public_url_required",
     "route_not_found",
     "database_unavailable",
     "internal_error"

@@ -1,6 +1,9 @@
+import { request as httpRequest } from "node:http";
+import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
-import { admin, api, assertErrorShape, newWorkspace, request } from "./helpers/api.js";
+import { admin, api, assertErrorShape, assertMatchesSpec, newWorkspace, request } from "./helpers/api.js";
+import { findOperation, type SpecOperation } from "./helpers/contract.js";
 import { type Browserless, exchange, mintSession, viaConsole } from "./helpers/console.js";
 import { runDatabase } from "./helpers/database.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
@@ -90,6 +93,88 @@ describe("minting a console session (admin API)", () => {
     );
     expect(missing.status).toBe(404);
     expect(missing.body.error).toMatchObject({ code: "resource_missing", param: "id" });
+  });
+
+  it("keeps no link token anywhere: a repeat with the same Idempotency-Key is refused, not replayed", async () => {
+    // A database of its own, so every collection read below is this test's alone.
+    const server = await startTestServer({
+      mongodbUri: inject("mongodbUri"),
+      databaseName: `deskline_test_links_${process.pid}`,
+      dropDatabase: true,
+    });
+    try {
+      const mint = () =>
+        request("POST", `/admin/v1/workspaces/${ws}/console-sessions`, {
+          baseUrl: server.baseUrl,
+          body: { expires_in: 600 },
+          headers: { Authorization: `Bearer ${inject("adminToken")}`, "Idempotency-Key": "mint-once" },
+        });
+      const ws = (await admin("POST", "/admin/v1/workspaces", { name: "links" }, server.baseUrl)).body.id;
+      const first = await mint();
+      expect(first.status).toBe(201);
+      expect(first.body.url).toContain("#token=cst_");
+      const again = await mint();
+      expect(again.status).toBe(409);
+      expect(again.body.error).toMatchObject({
+        code: "idempotency_replay_unavailable",
+        param: "Idempotency-Key",
+      });
+      expect(JSON.stringify(again.body)).not.toContain("cst_");
+      const db = (await new MongoClient(inject("mongodbUri")).connect()).db(server.databaseName);
+      try {
+        const collections = await db.listCollections({}, { nameOnly: true }).toArray();
+        expect(collections.map((c) => c.name)).toEqual(
+          expect.arrayContaining(["idempotency_keys", "console_sessions"]),
+        );
+        for (const { name } of collections) {
+          const text = JSON.stringify(await db.collection(name).find().toArray());
+          expect(text, name).not.toContain("cst_");
+        }
+      } finally {
+        await db.client.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("builds no link from a Host that is not this machine without CONSOLE_PUBLIC_URL", async () => {
+    const mintAs = (host: string) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const url = new URL(`/admin/v1/workspaces/${workspaceId}/console-sessions`, inject("baseUrl"));
+        const req = httpRequest(
+          url,
+          {
+            method: "POST",
+            headers: {
+              Host: host,
+              Authorization: `Bearer ${inject("adminToken")}`,
+              "Content-Type": "application/json",
+            },
+          },
+          (res) => {
+            let text = "";
+            res.on("data", (chunk) => {
+              text += chunk;
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+          },
+        );
+        req.on("error", reject);
+        req.end("{}");
+      });
+    for (const host of ["evil.invalid", "evil.invalid:3000", "127.0.0.1.evil.invalid", "10.0.0.1"]) {
+      const refused = await mintAs(host);
+      assertMatchesSpec(findOperation("POST", "/admin/v1/workspaces/x/console-sessions") as SpecOperation, refused.status, refused.body);
+      expect(refused.status, host).toBe(409);
+      expect(refused.body.error.code).toBe("console_public_url_required");
+      expect(JSON.stringify(refused.body)).not.toContain("cst_");
+    }
+    for (const host of ["localhost:4000", "127.0.0.1", "app.localhost", "[::1]:4000"]) {
+      const minted = await mintAs(host);
+      expect(minted.status, host).toBe(201);
+      expect(new URL(minted.body.url).host).toBe(host);
+    }
   });
 
   it("needs the admin token", async () => {

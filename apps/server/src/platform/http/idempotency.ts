@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
 import { stringify } from "safe-stable-stringify";
 import { AppError, DomainError, errorBody } from "../errors.js";
-import type { IdempotencyKeys, StoredResponse } from "../idempotency/idempotency-keys.js";
+import type { IdempotencyKeys, StoredResponse, Unkept } from "../idempotency/idempotency-keys.js";
 import { withReplayableIds } from "../ids.js";
 import { httpError } from "./error-response.js";
 
@@ -81,8 +81,17 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
       }
       throw error;
     }
-    await keys.complete(id, reservation.owner, { status: ctx.status, body: ctx.body });
+    const unkept = ctx.state.unkeptInReplay as Unkept | undefined;
+    await keys.complete(id, reservation.owner, { status: ctx.status, body: ctx.body }, unkept);
   };
+}
+
+/**
+ * Says that this request's answer carries fields never to be stored for a replay (a one-time
+ * link): the idempotency layer leaves them out, and refuses the replay with `unkept.advice`.
+ */
+export function keepOutOfReplay(ctx: Context, unkept: Unkept): void {
+  ctx.state.unkeptInReplay = unkept;
 }
 
 /**
@@ -90,6 +99,14 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
  * platform/idempotency/idempotency-keys.ts): what the first request made, and what to do instead.
  */
 function replayUnavailable(response: StoredResponse): AppError {
+  if (response.advice) {
+    return new AppError(
+      409,
+      "idempotency_replay_unavailable",
+      `The first request with this Idempotency-Key succeeded; ${response.advice}`,
+      { param: "Idempotency-Key" },
+    );
+  }
   const id = (response.body as { id?: unknown } | null)?.id;
   const made = typeof id === "string" ? ` and created ${id}` : "";
   return new AppError(

@@ -52,6 +52,18 @@ export interface StoredResponse {
   body: unknown;
   /** Fields of the answer not kept (`AnswerSealing.seal` left them out): it cannot be replayed. */
   withheld?: string[];
+  /** What the refused replay tells the caller to do instead (from the operation: `Unkept`). */
+  advice?: string;
+}
+
+/**
+ * Top-level fields an operation's answer never keeps for a replay, sealed or not (a one-time
+ * console link: docs/decisions.md "Keys and secrets in stored answers"), and what to tell a
+ * caller whose replay is then refused.
+ */
+export interface Unkept {
+  fields: readonly string[];
+  advice: string;
 }
 
 export interface IdempotencyDoc {
@@ -151,12 +163,15 @@ export class IdempotencyKeys {
     }
   }
 
-  /** Stores the response of the request that owns the key. */
-  async complete(id: string, owner: string, response: StoredResponse): Promise<void> {
+  /** Stores the response of the request that owns the key, without the fields `unkept` names. */
+  async complete(id: string, owner: string, response: StoredResponse, unkept?: Unkept): Promise<void> {
     const context = replayContext(id);
-    const stored = mapSealed(response, this.sealing.fields, (s, field) =>
-      this.sealing.seal(s, field, context),
+    const never = unkept?.fields ?? [];
+    const fields = [...new Set([...this.sealing.fields, ...never])];
+    const sealed = mapSealed(response, fields, (s, field) =>
+      never.includes(field) ? undefined : this.sealing.seal(s, field, context),
     );
+    const stored = sealed.withheld && unkept ? { ...sealed, advice: unkept.advice } : sealed;
     await this.collection.updateOne(
       { _id: id, owner, state: "in_flight" },
       { $set: { state: "done", response: stored } },
