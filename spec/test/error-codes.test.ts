@@ -77,7 +77,9 @@ function impliedCodes({ file, path, item, operation }: (typeof operations)[numbe
     ...(operation.requestBody
       ? ["invalid_json", "parameter_invalid", "body_too_large", "body_too_deep", "unsupported_media_type"]
       : []),
-    ...(parameters.includes("IdempotencyKey") ? ["idempotency_key_in_flight", "idempotency_key_reused", "idempotency_key_other_caller"] : []),
+    ...(parameters.includes("IdempotencyKey")
+      ? ["idempotency_key_in_flight", "idempotency_key_reused", "idempotency_key_other_caller"]
+      : []),
     ...(secured ? ["missing_api_key", "invalid_api_key"] : []),
     ...(secured && file === "openapi.yaml" ? ["insufficient_scope"] : []),
     ...(path.includes("{") && "404" in responses ? ["resource_missing"] : []),

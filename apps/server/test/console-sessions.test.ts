@@ -3,8 +3,8 @@ import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { admin, api, assertErrorShape, assertMatchesSpec, newWorkspace, request } from "./helpers/api.js";
-import { findOperation, type SpecOperation } from "./helpers/contract.js";
 import { type Browserless, exchange, mintSession, viaConsole } from "./helpers/console.js";
+import { findOperation, type SpecOperation } from "./helpers/contract.js";
 import { runDatabase } from "./helpers/database.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
 
@@ -165,7 +165,11 @@ describe("minting a console session (admin API)", () => {
       });
     for (const host of ["evil.invalid", "evil.invalid:3000", "127.0.0.1.evil.invalid", "10.0.0.1"]) {
       const refused = await mintAs(host);
-      assertMatchesSpec(findOperation("POST", "/admin/v1/workspaces/x/console-sessions") as SpecOperation, refused.status, refused.body);
+      assertMatchesSpec(
+        findOperation("POST", "/admin/v1/workspaces/x/console-sessions") as SpecOperation,
+        refused.status,
+        refused.body,
+      );
       expect(refused.status, host).toBe(409);
       expect(refused.body.error.code).toBe("console_public_url_required");
       expect(JSON.stringify(refused.body)).not.toContain("cst_");
@@ -283,6 +287,23 @@ describe("the session as an API key of its workspace", () => {
     expect(write.body.error.code).toBe("insufficient_scope");
   });
 
+  it("gets no replay of an API key's answer: the same Idempotency-Key is 422, without the secret", async () => {
+    const body = { url: "https://rotate.invalid/hooks" };
+    const headers = { "Idempotency-Key": `made-by-a-key-${Date.now()}` };
+    const created = await api.post("/open/v1/webhook-endpoints", { key, body });
+    const rotated = await api.post(`/open/v1/webhook-endpoints/${created.body.id}/rotate-secret`, {
+      key,
+      headers,
+    });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    const session = await signedIn();
+    const path = `webhook-endpoints/${created.body.id}/rotate-secret`;
+    const replay = await viaConsole(session, "POST", path, { headers });
+    expect(replay.status).toBe(422);
+    expect(replay.body.error.code).toBe("idempotency_key_other_caller");
+    expect(JSON.stringify(replay.body)).not.toContain("whsec_");
+  });
+
   it("refuses a state-changing request without the session's CSRF header", async () => {
     const session = await signedIn();
     const body = { url: "https://csrf.invalid/hooks" };
@@ -365,7 +386,9 @@ describe("behind https (CONSOLE_PUBLIC_URL)", () => {
     expect(exchanged.status).toBe(200);
     const attributes = exchanged.session.setCookie.split("; ");
     expect(attributes[0]).toMatch(/^__Secure-deskline_console=css_[A-Za-z0-9_-]{43}$/);
-    expect(attributes).toEqual(expect.arrayContaining(["Secure", "HttpOnly", "SameSite=Strict", "Path=/console/"]));
+    expect(attributes).toEqual(
+      expect.arrayContaining(["Secure", "HttpOnly", "SameSite=Strict", "Path=/console/"]),
+    );
     expect(attributes.some((attribute) => attribute.startsWith("Domain"))).toBe(false);
     const baseUrl = server.baseUrl;
     expect((await viaConsole(exchanged.session, "GET", "webhook-endpoints", { baseUrl })).status).toBe(200);

@@ -25,6 +25,15 @@ export function fingerprintText(method: string, path: string, body: unknown): st
 }
 
 /**
+ * Where a key lives (the workspace, or `admin:<id>` for the admin API) and who may replay it:
+ * the API key, console session or admin token that made the first request.
+ */
+export interface IdempotencyScope {
+  workspace: string;
+  caller: string;
+}
+
+/**
  * `Idempotency-Key` on every POST (docs/design.md, API conventions; Stripe's semantics): the same key and request
  * replays the first response with `Idempotent-Replayed: true` and no second side effect; the same
  * key with another request is 422; while the first still runs, 409. 5xx answers are not kept,
@@ -32,15 +41,25 @@ export function fingerprintText(method: string, path: string, body: unknown): st
  * ids, so whatever the first run created is found again rather than created twice. Runs after
  * validation: a request rejected as malformed did not start, and keeps no key.
  */
-export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) => string) {
+export function idempotency(keys: IdempotencyKeys, scopeOf: (ctx: Context) => IdempotencyScope) {
   return async (ctx: Context, next: Next) => {
     if (ctx.headers["idempotency-key"] === undefined) return next();
-    const id = `${workspaceOf(ctx)}:${unquoteIdempotencyKey(ctx.get("Idempotency-Key"))}`;
+    const scope = scopeOf(ctx);
+    const id = `${scope.workspace}:${unquoteIdempotencyKey(ctx.get("Idempotency-Key"))}`;
     const fingerprint = createHash("sha256")
       .update(fingerprintText(ctx.method, ctx.path, ctx.state.body))
       .digest("hex");
 
-    const reservation = await keys.reserve(id, fingerprint);
+    const reservation = await keys.reserve(id, fingerprint, undefined, scope.caller);
+    if (reservation.outcome === "other_caller") {
+      throw new AppError(
+        422,
+        "idempotency_key_other_caller",
+        "This Idempotency-Key was used by another API key or console session of this workspace; " +
+          "a replay answers only the caller that made the first request. Use a new key.",
+        { param: "Idempotency-Key" },
+      );
+    }
     if (reservation.outcome === "mismatch") {
       throw new AppError(
         422,

@@ -70,6 +70,12 @@ export interface IdempotencyDoc {
   /** `<workspace>:<key>`: the key is scoped to the workspace. */
   _id: string;
   fingerprint: string;
+  /**
+   * Who made the first request (an API key's id, `console_…` for a console session, `admin`):
+   * only it is answered a replay (docs/decisions.md "Replays answer their caller only"). Absent
+   * on records written before callers were kept, which any caller of the workspace may replay.
+   */
+  caller?: string;
   state: "in_flight" | "done";
   /**
    * The request running it (a random token): only it may complete or release the key, so one
@@ -94,7 +100,8 @@ export type Reservation =
   | { outcome: "replay"; response: StoredResponse }
   | { outcome: "withheld"; response: StoredResponse }
   | { outcome: "in_flight" }
-  | { outcome: "mismatch" };
+  | { outcome: "mismatch" }
+  | { outcome: "other_caller" };
 
 const LOCK_MS = 60_000;
 
@@ -113,8 +120,12 @@ export class IdempotencyKeys {
     await this.collection.createIndex({ expires_at: 1 }, { name: "expiry_sweep" });
   }
 
-  /** Takes the key for this request, or says why not. Atomic through the unique `_id`. */
-  async reserve(id: string, fingerprint: string, now = new Date()): Promise<Reservation> {
+  /**
+   * Takes the key for this request of `caller`, or says why not. Atomic through the unique `_id`.
+   * Another caller's key is `other_caller` before anything else is compared: whether that key is
+   * running, or was used with this body, is the other caller's business.
+   */
+  async reserve(id: string, fingerprint: string, now = new Date(), caller?: string): Promise<Reservation> {
     const owner = randomUUID();
     const lockExpiresAt = new Date(now.getTime() + LOCK_MS);
     for (;;) {
@@ -122,6 +133,7 @@ export class IdempotencyKeys {
         await this.collection.insertOne({
           _id: id,
           fingerprint,
+          ...(caller === undefined ? {} : { caller }),
           state: "in_flight",
           owner,
           seed: owner,
@@ -141,6 +153,7 @@ export class IdempotencyKeys {
         await this.collection.deleteOne({ _id: id, expires_at: existing.expires_at });
         continue;
       }
+      if (existing.caller !== undefined && existing.caller !== caller) return { outcome: "other_caller" };
       if (existing.fingerprint !== fingerprint) return { outcome: "mismatch" };
       if (existing.state === "done" && existing.response) {
         if (existing.response.withheld?.length) return { outcome: "withheld", response: existing.response };
