@@ -9,6 +9,16 @@ export declare const schemaProperties: {
   readonly "Readiness": readonly [
     "status"
   ];
+  readonly "ConsoleLinkCreate": readonly [
+    "expires_in"
+  ];
+  readonly "ConsoleLink": readonly [
+    "object",
+    "workspace_id",
+    "url",
+    "link_expires_at",
+    "expires_at"
+  ];
   readonly "ErrorResponse": readonly [
     "error"
   ];
@@ -517,15 +527,19 @@ export declare const schemaProperties: {
     "name",
     "created_at"
   ];
-  readonly "ConsoleSessionCreate": readonly [
-    "expires_in"
-  ];
-  readonly "ConsoleSession": readonly [
+  readonly "ConsoleSessionRecord": readonly [
+    "id",
     "object",
     "workspace_id",
-    "url",
+    "created_at",
     "link_expires_at",
+    "opened_at",
     "expires_at"
+  ];
+  readonly "ConsoleSessionList": readonly [
+    "object",
+    "data",
+    "has_more"
   ];
   readonly "ApiKeyCreate": readonly [
     "name",
@@ -1730,6 +1744,27 @@ export declare const operationErrorCodes: {
     "database_unavailable",
     "internal_error"
   ];
+  readonly "createConsoleLink": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
+    "idempotency_replay_unavailable",
+    "console_public_url_required",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
   readonly "listEventTypes": readonly [
     "missing_api_key",
     "invalid_api_key",
@@ -1861,6 +1896,25 @@ export declare const operationErrorCodes: {
     "idempotency_key_other_caller",
     "idempotency_replay_unavailable",
     "console_public_url_required",
+    "route_not_found",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "listConsoleSessions": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "resource_missing",
+    "parameter_unknown",
+    "route_not_found",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "revokeConsoleSession": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "resource_missing",
+    "parameter_invalid",
+    "parameter_unknown",
     "route_not_found",
     "database_unavailable",
     "internal_error"

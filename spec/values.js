@@ -9,6 +9,16 @@ export const schemaProperties = {
   "Readiness": [
     "status"
   ],
+  "ConsoleLinkCreate": [
+    "expires_in"
+  ],
+  "ConsoleLink": [
+    "object",
+    "workspace_id",
+    "url",
+    "link_expires_at",
+    "expires_at"
+  ],
   "ErrorResponse": [
     "error"
   ],
@@ -517,15 +527,19 @@ export const schemaProperties = {
     "name",
     "created_at"
   ],
-  "ConsoleSessionCreate": [
-    "expires_in"
-  ],
-  "ConsoleSession": [
+  "ConsoleSessionRecord": [
+    "id",
     "object",
     "workspace_id",
-    "url",
+    "created_at",
     "link_expires_at",
+    "opened_at",
     "expires_at"
+  ],
+  "ConsoleSessionList": [
+    "object",
+    "data",
+    "has_more"
   ],
   "ApiKeyCreate": [
     "name",
@@ -1730,6 +1744,27 @@ export const operationErrorCodes = {
     "database_unavailable",
     "internal_error"
   ],
+  "createConsoleLink": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
+    "idempotency_replay_unavailable",
+    "console_public_url_required",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
   "listEventTypes": [
     "missing_api_key",
     "invalid_api_key",
@@ -1861,6 +1896,25 @@ export const operationErrorCodes = {
     "idempotency_key_other_caller",
     "idempotency_replay_unavailable",
     "console_public_url_required",
+    "route_not_found",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "listConsoleSessions": [
+    "missing_api_key",
+    "invalid_api_key",
+    "resource_missing",
+    "parameter_unknown",
+    "route_not_found",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "revokeConsoleSession": [
+    "missing_api_key",
+    "invalid_api_key",
+    "resource_missing",
+    "parameter_invalid",
+    "parameter_unknown",
     "route_not_found",
     "database_unavailable",
     "internal_error"

@@ -2,7 +2,15 @@ import { request as httpRequest } from "node:http";
 import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
-import { admin, api, assertErrorShape, assertMatchesSpec, newWorkspace, request } from "./helpers/api.js";
+import {
+  admin,
+  api,
+  assertErrorShape,
+  assertMatchesSpec,
+  newKey,
+  newWorkspace,
+  request,
+} from "./helpers/api.js";
 import { type Browserless, exchange, mintSession, viaConsole } from "./helpers/console.js";
 import { findOperation, type SpecOperation } from "./helpers/contract.js";
 import { runDatabase } from "./helpers/database.js";
@@ -189,6 +197,74 @@ describe("minting a console session (admin API)", () => {
   });
 });
 
+describe("listing and revoking sessions (admin API)", () => {
+  it("lists the workspace's live sessions without tokens, and ends one now", async () => {
+    const { workspaceId: ws } = await newWorkspace();
+    const unopened = await mintSession(ws);
+    const opened = await mintSession(ws);
+    const session = (await exchange(opened.linkToken)).session;
+    const listed = await admin("GET", `/admin/v1/workspaces/${ws}/console-sessions`);
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).not.toMatch(/cst_|css_|csrf/);
+    expect(listed.body.has_more).toBe(false);
+    expect(listed.body.data).toHaveLength(2);
+    const [newest, oldest] = listed.body.data;
+    expect(newest.opened_at).not.toBeNull();
+    expect(oldest.opened_at).toBeNull();
+    expect(newest.expires_at).toBe(opened.expiresAt);
+
+    const revoked = await admin("DELETE", `/admin/v1/console-sessions/${newest.id}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual(newest);
+    const after = await viaConsole(session, "GET", "webhook-endpoints");
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe("invalid_api_key");
+    const again = await admin("DELETE", `/admin/v1/console-sessions/${newest.id}`);
+    expect(again.status).toBe(404);
+    expect(again.body.error).toMatchObject({ code: "resource_missing", param: "id" });
+
+    // A link not opened yet is voided.
+    expect((await admin("DELETE", `/admin/v1/console-sessions/${oldest.id}`)).status).toBe(200);
+    expect((await exchange(unopened.linkToken)).status).toBe(401);
+    const empty = await admin("GET", `/admin/v1/workspaces/${ws}/console-sessions`);
+    expect(empty.body.data).toEqual([]);
+  });
+
+  it("knows no session of another form, and no workspace that does not exist", async () => {
+    expect((await admin("DELETE", "/admin/v1/console-sessions/cs_nothing")).status).toBe(404);
+    const missing = await admin("GET", "/admin/v1/workspaces/ws_0000000000000000000000/console-sessions");
+    expect(missing.status).toBe(404);
+    const open = await request("GET", `/admin/v1/workspaces/${workspaceId}/console-sessions`);
+    expect(open.status).toBe(401);
+  });
+});
+
+describe("a link with an API key (createConsoleLink)", () => {
+  it("mints a link to the key's own workspace with webhooks:manage, no admin token", async () => {
+    const { workspaceId: ws } = await newWorkspace();
+    const manager = await newKey(ws, ["webhooks:manage"]);
+    const minted = await api.post("/open/v1/console-sessions", { key: manager, body: {} });
+    expect(minted.status).toBe(201);
+    expect(minted.body.workspace_id).toBe(ws);
+    expect(new URL(minted.body.url).origin).toBe(inject("baseUrl"));
+    const linkToken = new URL(minted.body.url).hash.replace("#token=", "");
+    const opened = await exchange(linkToken);
+    expect(opened.status).toBe(200);
+    expect(opened.body.workspace_id).toBe(ws);
+    expect(opened.body.expires_at).toBe(minted.body.expires_at);
+    const short = await api.post("/open/v1/console-sessions", { key: manager, body: { expires_in: 300 } });
+    expect(Date.parse(short.body.expires_at) - Date.now()).toBeLessThan(305_000);
+  });
+
+  it("refuses a key without webhooks:manage, naming the scope", async () => {
+    const reader = await newKey(workspaceId, ["contacts:read", "contacts:write"]);
+    const refused = await api.post("/open/v1/console-sessions", { key: reader });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("insufficient_scope");
+    expect(refused.body.error.message).toContain("webhooks:manage");
+  });
+});
+
 describe("exchanging the link", () => {
   it("sets an HttpOnly, SameSite=Strict cookie scoped to /console/, and works once", async () => {
     const { linkToken, expiresAt } = await mintSession(workspaceId);
@@ -278,13 +354,27 @@ describe("the session as an API key of its workspace", () => {
     expect(stats.body.hourly).toHaveLength(24);
   });
 
-  it("has the console's scopes only: no writes of contacts", async () => {
+  it("has the console's scope only, webhooks:manage: no contacts, tickets or conversations", async () => {
     const session = await signedIn();
-    const contacts = await viaConsole(session, "GET", "contacts");
-    expect(contacts.status).toBe(200);
+    for (const path of ["contacts", "tickets", "conversations"]) {
+      const read = await viaConsole(session, "GET", path);
+      expect(read.status, path).toBe(403);
+      expect(read.body.error.code).toBe("insufficient_scope");
+    }
     const write = await viaConsole(session, "POST", "contacts", { body: { name: "Ada" } });
     expect(write.status).toBe(403);
     expect(write.body.error.code).toBe("insufficient_scope");
+    for (const path of ["webhook-endpoints", "events", "event-types"]) {
+      expect((await viaConsole(session, "GET", path)).status, path).toBe(200);
+    }
+  });
+
+  it("cannot mint console links of its own (a session would outlive its end)", async () => {
+    const session = await signedIn();
+    const minted = await viaConsole(session, "POST", "console-sessions", { body: {} });
+    expect(minted.status).toBe(403);
+    expect(minted.body.error.code).toBe("insufficient_scope");
+    expect(JSON.stringify(minted.body)).not.toContain("cst_");
   });
 
   it("gets no replay of an API key's answer: the same Idempotency-Key is 422, without the secret", async () => {
