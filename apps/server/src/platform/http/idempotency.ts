@@ -2,7 +2,12 @@ import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
 import { stringify } from "safe-stable-stringify";
 import { AppError, DomainError, errorBody } from "../errors.js";
-import type { IdempotencyKeys, StoredResponse, Unkept } from "../idempotency/idempotency-keys.js";
+import type {
+  IdempotencyKeys,
+  Reservation,
+  StoredResponse,
+  Unkept,
+} from "../idempotency/idempotency-keys.js";
 import { withReplayableIds } from "../ids.js";
 import { httpError } from "./error-response.js";
 
@@ -51,32 +56,9 @@ export function idempotency(keys: IdempotencyKeys, scopeOf: (ctx: Context) => Id
       .digest("hex");
 
     const reservation = await keys.reserve(id, fingerprint, undefined, scope.caller);
-    if (reservation.outcome === "other_caller") {
-      throw new AppError(
-        422,
-        "idempotency_key_other_caller",
-        "This Idempotency-Key was used by another API key or console session of this workspace; " +
-          "a replay answers only the caller that made the first request. Use a new key.",
-        { param: "Idempotency-Key" },
-      );
+    if (reservation.outcome !== "replay" && reservation.outcome !== "reserved") {
+      throw refusal(reservation);
     }
-    if (reservation.outcome === "mismatch") {
-      throw new AppError(
-        422,
-        "idempotency_key_reused",
-        "This Idempotency-Key was used with a different request; use a new key for a new request.",
-        { param: "Idempotency-Key" },
-      );
-    }
-    if (reservation.outcome === "in_flight") {
-      throw new AppError(
-        409,
-        "idempotency_key_in_flight",
-        "A request with this Idempotency-Key is still being processed; retry in a moment.",
-        { param: "Idempotency-Key", headers: { "Retry-After": "1" } },
-      );
-    }
-    if (reservation.outcome === "withheld") throw replayUnavailable(reservation.response);
     if (reservation.outcome === "replay") {
       ctx.status = reservation.response.status;
       ctx.body = reservation.response.body;
@@ -103,6 +85,37 @@ export function idempotency(keys: IdempotencyKeys, scopeOf: (ctx: Context) => Id
     const unkept = ctx.state.unkeptInReplay as Unkept | undefined;
     await keys.complete(id, reservation.owner, { status: ctx.status, body: ctx.body }, unkept);
   };
+}
+
+/** Why a request cannot take its key, as its answer. */
+function refusal(reservation: Exclude<Reservation, { outcome: "replay" | "reserved" }>): AppError {
+  const param = "Idempotency-Key";
+  switch (reservation.outcome) {
+    case "other_caller":
+      return new AppError(
+        422,
+        "idempotency_key_other_caller",
+        "This Idempotency-Key was used by another API key or console session of this workspace; " +
+          "a replay answers only the caller that made the first request. Use a new key.",
+        { param },
+      );
+    case "mismatch":
+      return new AppError(
+        422,
+        "idempotency_key_reused",
+        "This Idempotency-Key was used with a different request; use a new key for a new request.",
+        { param },
+      );
+    case "in_flight":
+      return new AppError(
+        409,
+        "idempotency_key_in_flight",
+        "A request with this Idempotency-Key is still being processed; retry in a moment.",
+        { param, headers: { "Retry-After": "1" } },
+      );
+    case "withheld":
+      return replayUnavailable(reservation.response);
+  }
 }
 
 /**
