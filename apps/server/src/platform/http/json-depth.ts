@@ -12,10 +12,8 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      // Skip the string: a bracket inside one is text. An escape takes the next character with it.
-      for (i++; i < text.length && text.charCodeAt(i) !== QUOTE; i++) {
-        if (text.charCodeAt(i) === BACKSLASH) i++;
-      }
+      // Skip the string: a bracket inside one is text.
+      i = endOfString(text, i);
     } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
       depth++;
       if (depth > maxDepth) return true;
@@ -24,6 +22,19 @@ export function nestsDeeperThan(text: string, maxDepth: number): boolean {
     }
   }
   return false;
+}
+
+/** The index of the quote that closes the string opening at `start` (or the end of `text`). */
+function endOfString(text: string, start: number): number {
+  let end = start;
+  for (;;) {
+    end = text.indexOf('"', end + 1);
+    if (end === -1) return text.length;
+    // Escaped when an odd number of backslashes stands right before it.
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return end;
+  }
 }
 
 const QUOTE = 0x22;
