@@ -71,7 +71,7 @@ export interface IdempotencyDoc {
   _id: string;
   fingerprint: string;
   /**
-   * Who made the first request (an API key's id, `console_…` for a console session, `admin`):
+   * Who made the first request (an API key's id, `cs_…` for a console session, `admin`):
    * only it is answered a replay (docs/decisions.md "Replays answer their caller only"). Absent
    * on records written before callers were kept, which any caller of the workspace may replay.
    */
