@@ -76,7 +76,13 @@ export type paths = {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List a workspace's console sessions
+         * @description The workspace's console sessions that have not ended, newest first, at most 100 (sessions
+         *     last a day at most, so a workspace has few): links not opened yet (`opened_at` null) and
+         *     open sessions. No token is returned here, or stored: only their SHA-256 hashes are kept.
+         */
+        get: operations["listConsoleSessions"];
         put?: never;
         /**
          * Mint a webhook console session
@@ -84,13 +90,48 @@ export type paths = {
          *     who owns it: no API key reaches their browser. Opening `url` exchanges the token in its
          *     fragment (which never reaches a server log) for an HttpOnly cookie scoped to `/console/`;
          *     the link works once, and only until `link_expires_at` (10 minutes, or the session's end if
-         *     sooner). The session then lasts until `expires_at`: `expires_in` seconds from now, by
-         *     default the deployment's `CONSOLE_SESSION_TTL_MINUTES` (1 hour). It can do what an API key with the
-         *     `webhooks:manage` scope and the read scopes can, in this workspace only. `url` is built from
-         *     the request's `Host`, as the operator reaches this server.
+         *     sooner). The session ends at `expires_at`: `expires_in` seconds after this request (by
+         *     default the deployment's `CONSOLE_SESSION_TTL_MINUTES`, 1 hour), however late the link is
+         *     opened. The public API's `createConsoleLink` makes the same link with an API key of the
+         *     workspace. It can do what an API key with the
+         *     `webhooks:manage` scope can, in this workspace only. `url` starts with the deployment's
+         *     `CONSOLE_PUBLIC_URL`; without it, with the scheme and `Host` the request came by, which is
+         *     taken only when it names this machine (`localhost`, `127.0.0.1`, `[::1]`, …): any other
+         *     `Host` is the client's word, and is `409 console_public_url_required`.
+         *
+         *     The link's token is never stored, not even in the answer kept for an `Idempotency-Key`:
+         *     a repeat of the request is `409 idempotency_replay_unavailable`; mint another link.
          */
         post: operations["createConsoleSession"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/console-sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The console session's id (`cs_…`).
+                 * @example cs_Vb2Nc7Ym4Ra1Ke6J
+                 */
+                id: components["parameters"]["ConsoleSessionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a console session
+         * @description Ends the session now, or voids its link if it was not opened yet: its next request is
+         *     `401 invalid_api_key`, and the page asks for a new link. Returns the session as it was. A
+         *     session that has ended (revoked or expired) is `404 resource_missing`.
+         */
+        delete: operations["revokeConsoleSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -384,29 +425,32 @@ export type components = {
             /** Format: date-time */
             created_at: string;
         };
-        ConsoleSessionCreate: {
-            /** @description How long the session lasts, in seconds (default `CONSOLE_SESSION_TTL_MINUTES`, 1 hour). */
-            expires_in?: number;
-        };
-        ConsoleSession: {
+        /** @description A console session as the operator sees it; its tokens are never shown here. */
+        ConsoleSessionRecord: {
+            id: string;
             /** @constant */
             object: "console_session";
             workspace_id: string;
             /**
-             * Format: uri
-             * @description The one-time link to the console; the token is in its fragment.
-             */
-            url: string;
-            /**
              * Format: date-time
-             * @description The link works once, until then.
+             * @description When the link was made.
              */
+            created_at: string;
+            /** Format: date-time */
             link_expires_at: string;
             /**
              * Format: date-time
-             * @description When the session opened by the link ends.
+             * @description When the link was exchanged for the session; null while it has not been.
              */
+            opened_at: string | null;
+            /** Format: date-time */
             expires_at: string;
+        };
+        ConsoleSessionList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["ConsoleSessionRecord"][];
+            has_more: boolean;
         };
         ApiKeyCreate: {
             /** @description A label for people, e.g. the integration that uses the key. */
@@ -499,7 +543,7 @@ export type components = {
          * @example parameter_invalid
          * @enum {string}
          */
-        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "csrf_token_invalid" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
+        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "csrf_token_invalid" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "body_too_deep" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "idempotency_key_other_caller" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "console_public_url_required" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
         /**
          * @description Only with `email_taken` and `external_id_taken`: the id of the contact that already holds
          *     the value (`param` names the field). Update that contact instead, or free the value first.
@@ -519,6 +563,30 @@ export type components = {
                 /** @description Same as the `Request-Id` response header. */
                 request_id: string;
             };
+        };
+        ConsoleLinkCreate: {
+            /** @description How long the session lasts, in seconds from now (default `CONSOLE_SESSION_TTL_MINUTES`, 1 hour). */
+            expires_in?: number;
+        };
+        ConsoleLink: {
+            /** @constant */
+            object: "console_session";
+            workspace_id: string;
+            /**
+             * Format: uri
+             * @description The one-time link to the console; the token is in its fragment.
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description The link works once, until then.
+             */
+            link_expires_at: string;
+            /**
+             * Format: date-time
+             * @description When the session opened by the link ends, however late it is opened.
+             */
+            expires_at: string;
         };
         /**
          * @description `open` or `closed`; closing and reopening come from the channels (in the reference server, the admin API).
@@ -791,6 +859,11 @@ export type components = {
          */
         ApiKeyId: string;
         /**
+         * @description The console session's id (`cs_…`).
+         * @example cs_Vb2Nc7Ym4Ra1Ke6J
+         */
+        ConsoleSessionId: string;
+        /**
          * @description The conversation's id (`conv_…`), of any workspace.
          * @example conv_2bXkr3LpV8cX1zQa
          */
@@ -971,6 +1044,38 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listConsoleSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The workspace's id (`ws_…`).
+                 * @example ws_2bXk8fPq1LmN4sTw
+                 */
+                id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live sessions. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such workspace. Codes: `resource_missing`; `param` is `id`. */
+            404: components["responses"]["NotFound"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createConsoleSession: {
         parameters: {
             query?: never;
@@ -1001,7 +1106,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["ConsoleSessionCreate"];
+                "application/json": components["schemas"]["ConsoleLinkCreate"];
             };
         };
         responses: {
@@ -1013,7 +1118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ConsoleSession"];
+                    "application/json": components["schemas"]["ConsoleLink"];
                 };
             };
             /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (`expires_in` out of range), `parameter_unknown`. */
@@ -1021,10 +1126,43 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description No such workspace. Codes: `resource_missing`; `param` is `id`. */
             404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `idempotency_key_in_flight`; `idempotency_replay_unavailable` (a repeat of a request that minted a link: the link's token is never kept, so mint another); `console_public_url_required` (`CONSOLE_PUBLIC_URL` is unset and the request's `Host` is not a loopback name or address: a link built from it could lead anywhere). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeConsoleSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The console session's id (`cs_…`).
+                 * @example cs_Vb2Nc7Ym4Ra1Ke6J
+                 */
+                id: components["parameters"]["ConsoleSessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session, ended. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleSessionRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such live session. Codes: `resource_missing`; `param` is `id`. */
+            404: components["responses"]["NotFound"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

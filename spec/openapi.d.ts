@@ -648,6 +648,40 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/console-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a link to the webhook console
+         * @description Makes a one-time link to the webhook console (`/console/`) for the key's own workspace,
+         *     for a person who owns its integrations: no API key reaches their browser, and no operator
+         *     is needed. Opening `url` exchanges the token in its fragment (which never reaches a server
+         *     log) for a session cookie; the link works once, and only until `link_expires_at` (10
+         *     minutes, or the session's end if sooner). The session ends at `expires_at`: `expires_in`
+         *     seconds after this request (by default the deployment's `CONSOLE_SESSION_TTL_MINUTES`, 1
+         *     hour), however late the link is opened. It can do what a key with `webhooks:manage` can, in
+         *     this workspace only.
+         *
+         *     `url` starts with the deployment's `CONSOLE_PUBLIC_URL`; without it, with the scheme and
+         *     `Host` the request came by, taken only when it names this machine (`localhost`,
+         *     `127.0.0.1`, `[::1]`, …): any other `Host` is `409 console_public_url_required`. The
+         *     link's token is never stored, not even for an `Idempotency-Key`: a repeat of the request
+         *     is `409 idempotency_replay_unavailable`; ask for another link. A console session cannot
+         *     ask for links (`403 insufficient_scope`): only an API key can.
+         */
+        post: operations["createConsoleLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/event-types": {
         parameters: {
             query?: never;
@@ -1152,6 +1186,30 @@ export type components = {
          * @enum {string}
          */
         ErrorType: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
+        ConsoleLinkCreate: {
+            /** @description How long the session lasts, in seconds from now (default `CONSOLE_SESSION_TTL_MINUTES`, 1 hour). */
+            expires_in?: number;
+        };
+        ConsoleLink: {
+            /** @constant */
+            object: "console_session";
+            workspace_id: string;
+            /**
+             * Format: uri
+             * @description The one-time link to the console; the token is in its fragment.
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description The link works once, until then.
+             */
+            link_expires_at: string;
+            /**
+             * Format: date-time
+             * @description When the session opened by the link ends, however late it is opened.
+             */
+            expires_at: string;
+        };
         /**
          * @description Stable machine-readable code of an error; `message` is for people. The server answers only
          *     these; new codes may be added within v1, so a client should treat an unknown one by its
@@ -1161,7 +1219,7 @@ export type components = {
          * @example parameter_invalid
          * @enum {string}
          */
-        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "csrf_token_invalid" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
+        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "csrf_token_invalid" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "body_too_deep" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "idempotency_key_other_caller" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "console_public_url_required" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
         /** @description The body of every error response. */
         ErrorResponse: {
             error: {
@@ -2317,7 +2375,7 @@ export type components = {
         Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"] | components["schemas"]["WebhookEndpointFailingEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointRecoveredEvent"] | components["schemas"]["WebhookDeliveryFailedEvent"] | components["schemas"]["UnknownEvent"];
     };
     responses: {
-        /** @description Invalid request. Codes: `invalid_json`, `invalid_body` (the body could not be read completely), `parameter_missing`, `parameter_invalid`, `parameter_unknown`; `param` names the field or query parameter. */
+        /** @description Invalid request. Codes: `invalid_json`, `invalid_body` (the body could not be read completely), `body_too_deep` (arrays and objects nested more than 32 levels deep), `parameter_missing`, `parameter_invalid`, `parameter_unknown`; `param` names the field or query parameter. */
         BadRequest: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -2416,7 +2474,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description The `Idempotency-Key` was already used with a different request (method, path or body). Codes: `idempotency_key_reused`. */
+        /** @description The `Idempotency-Key` was already used with a different request (method, path or body), or by another caller of the workspace (another API key or console session). Codes: `idempotency_key_reused`, `idempotency_key_other_caller`. */
         UnprocessableEntity: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -4129,6 +4187,63 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createConsoleLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConsoleLinkCreate"];
+            };
+        };
+        responses: {
+            /** @description The one-time link (shown once; only its SHA-256 hash is stored). */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsoleLink"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (`expires_in` out of range), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The key lacks `webhooks:manage`, or the caller is a console session. Codes: `insufficient_scope` (the message names the scope), `csrf_token_invalid`. */
+            403: components["responses"]["Forbidden"];
+            /** @description Conflict. Codes: `idempotency_key_in_flight`; `idempotency_replay_unavailable` (a repeat of a request that made a link: its token is never kept, so ask for another); `console_public_url_required` (`CONSOLE_PUBLIC_URL` is unset and the request's `Host` is not this machine). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

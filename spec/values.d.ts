@@ -9,6 +9,16 @@ export declare const schemaProperties: {
   readonly "Readiness": readonly [
     "status"
   ];
+  readonly "ConsoleLinkCreate": readonly [
+    "expires_in"
+  ];
+  readonly "ConsoleLink": readonly [
+    "object",
+    "workspace_id",
+    "url",
+    "link_expires_at",
+    "expires_at"
+  ];
   readonly "ErrorResponse": readonly [
     "error"
   ];
@@ -517,15 +527,19 @@ export declare const schemaProperties: {
     "name",
     "created_at"
   ];
-  readonly "ConsoleSessionCreate": readonly [
-    "expires_in"
-  ];
-  readonly "ConsoleSession": readonly [
+  readonly "ConsoleSessionRecord": readonly [
+    "id",
     "object",
     "workspace_id",
-    "url",
+    "created_at",
     "link_expires_at",
+    "opened_at",
     "expires_at"
+  ];
+  readonly "ConsoleSessionList": readonly [
+    "object",
+    "data",
+    "has_more"
   ];
   readonly "ApiKeyCreate": readonly [
     "name",
@@ -598,6 +612,7 @@ export declare const schemaEnums: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "header_too_large",
     "invalid_http_request",
     "request_timeout",
@@ -605,6 +620,7 @@ export declare const schemaEnums: {
     "external_id_taken",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "ticket_status_terminal",
     "concurrent_update",
     "merge_conflict",
@@ -613,6 +629,7 @@ export declare const schemaEnums: {
     "webhook_recovery_in_progress",
     "idempotency_replay_unavailable",
     "url_address_refused",
+    "console_public_url_required",
     "route_not_found",
     "method_not_allowed",
     "rate_limited",
@@ -1338,10 +1355,12 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "email_taken",
     "external_id_taken",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "rate_limited",
     "database_unavailable",
     "internal_error"
@@ -1369,6 +1388,7 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "email_taken",
     "external_id_taken",
     "concurrent_update",
@@ -1399,8 +1419,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "rate_limited",
     "database_unavailable",
     "internal_error"
@@ -1418,10 +1440,12 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "email_taken",
     "external_id_taken",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "concurrent_update",
     "merge_conflict",
     "rate_limited",
@@ -1450,8 +1474,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "rate_limited",
     "database_unavailable",
     "internal_error"
@@ -1479,6 +1505,7 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "ticket_status_terminal",
     "concurrent_update",
     "rate_limited",
@@ -1540,8 +1567,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "rate_limited",
     "database_unavailable",
     "internal_error"
@@ -1568,8 +1597,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "webhook_endpoint_limit_reached",
     "url_address_refused",
     "rate_limited",
@@ -1610,6 +1641,7 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "concurrent_update",
     "url_address_refused",
     "rate_limited",
@@ -1628,8 +1660,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "concurrent_update",
     "rate_limited",
     "database_unavailable",
@@ -1680,8 +1714,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "webhook_endpoint_disabled",
     "webhook_recovery_in_progress",
     "rate_limited",
@@ -1704,6 +1740,27 @@ export declare const operationErrorCodes: {
     "insufficient_scope",
     "parameter_invalid",
     "parameter_unknown",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "createConsoleLink": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
+    "idempotency_replay_unavailable",
+    "console_public_url_required",
     "rate_limited",
     "database_unavailable",
     "internal_error"
@@ -1750,8 +1807,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "webhook_endpoint_disabled",
     "rate_limited",
     "database_unavailable",
@@ -1783,8 +1842,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "route_not_found",
     "database_unavailable",
     "internal_error"
@@ -1800,8 +1861,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "idempotency_replay_unavailable",
     "route_not_found",
     "database_unavailable",
@@ -1827,8 +1890,31 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
+    "idempotency_replay_unavailable",
+    "console_public_url_required",
+    "route_not_found",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "listConsoleSessions": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "resource_missing",
+    "parameter_unknown",
+    "route_not_found",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "revokeConsoleSession": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "resource_missing",
+    "parameter_invalid",
+    "parameter_unknown",
     "route_not_found",
     "database_unavailable",
     "internal_error"
@@ -1844,6 +1930,7 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "route_not_found",
     "database_unavailable",
     "internal_error"
@@ -1869,8 +1956,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "route_not_found",
     "database_unavailable",
     "internal_error"
@@ -1886,8 +1975,10 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "route_not_found",
     "database_unavailable",
     "internal_error"
@@ -1903,6 +1994,7 @@ export declare const operationErrorCodes: {
     "invalid_body",
     "unsupported_media_type",
     "body_too_large",
+    "body_too_deep",
     "concurrent_update",
     "route_not_found",
     "database_unavailable",
@@ -1916,6 +2008,7 @@ export declare const operationErrorCodes: {
     "parameter_unknown",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "route_not_found",
     "database_unavailable",
     "internal_error"
@@ -1928,6 +2021,7 @@ export declare const operationErrorCodes: {
     "parameter_unknown",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "route_not_found",
     "database_unavailable",
     "internal_error"
@@ -1940,6 +2034,7 @@ export declare const operationErrorCodes: {
     "parameter_unknown",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "route_not_found",
     "database_unavailable",
     "internal_error"

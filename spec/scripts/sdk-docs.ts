@@ -24,6 +24,7 @@ const BUILDER_METHODS: Record<string, string | undefined> = {
   reader: "get",
   byId: undefined,
   creator: "post",
+  optionalCreator: "post",
   nestedCreator: "post",
   action: "post",
   updater: "patch",

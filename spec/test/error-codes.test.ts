@@ -26,10 +26,12 @@ const STATUS_OF: Record<string, string> = {
   invalid_body: "400",
   unsupported_media_type: "415",
   body_too_large: "413",
+  body_too_deep: "400",
   email_taken: "409",
   external_id_taken: "409",
   idempotency_key_reused: "422",
   idempotency_key_in_flight: "409",
+  idempotency_key_other_caller: "422",
   idempotency_replay_unavailable: "409",
   ticket_status_terminal: "409",
   concurrent_update: "409",
@@ -38,6 +40,7 @@ const STATUS_OF: Record<string, string> = {
   webhook_endpoint_limit_reached: "409",
   webhook_recovery_in_progress: "409",
   url_address_refused: "400",
+  console_public_url_required: "409",
   rate_limited: "429",
   database_unavailable: "503",
   // The admin API turned off (no ADMIN_TOKEN): a 404 as for a path that does not exist.
@@ -72,9 +75,11 @@ function impliedCodes({ file, path, item, operation }: (typeof operations)[numbe
   const responses = operation.responses as Json;
   return [
     ...(operation.requestBody
-      ? ["invalid_json", "parameter_invalid", "body_too_large", "unsupported_media_type"]
+      ? ["invalid_json", "parameter_invalid", "body_too_large", "body_too_deep", "unsupported_media_type"]
       : []),
-    ...(parameters.includes("IdempotencyKey") ? ["idempotency_key_in_flight", "idempotency_key_reused"] : []),
+    ...(parameters.includes("IdempotencyKey")
+      ? ["idempotency_key_in_flight", "idempotency_key_reused", "idempotency_key_other_caller"]
+      : []),
     ...(secured ? ["missing_api_key", "invalid_api_key"] : []),
     ...(secured && file === "openapi.yaml" ? ["insufficient_scope"] : []),
     ...(path.includes("{") && "404" in responses ? ["resource_missing"] : []),

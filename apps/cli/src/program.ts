@@ -44,6 +44,10 @@ const GROUPS: Record<string, GroupEntry> = {
     summary: "cause an event on purpose (creates a contact, a ticket, a conversation …)",
     load: () => import("./commands/trigger.js"),
   },
+  console: {
+    summary: "print a one-time link to the webhook console of the key's workspace",
+    load: () => import("./commands/console.js"),
+  },
   config: { summary: "API key, base URL and named profiles", load: () => import("./commands/config.js") },
   completion: {
     summary: "print a bash or zsh completion script",

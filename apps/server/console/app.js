@@ -49,7 +49,12 @@ function signedOut(error) {
     document.getElementById("main"),
     h("h1", {}, "No console session"),
     problem(error),
-    h("p", {}, "Console links work once and for a few minutes. Ask your operator for a new link."),
+    h(
+      "p",
+      {},
+      "Console links work once and for a few minutes. Get a new one with `deskline console` " +
+        "(an API key with webhooks:manage), or ask your operator.",
+    ),
   );
 }
 

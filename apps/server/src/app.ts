@@ -1,7 +1,7 @@
 import { Router } from "@koa/router";
 import type Koa from "koa";
 import type { Config } from "./config.js";
-import { adminConsoleRoutes } from "./console/admin-routes.js";
+import { consoleLinkRoutes } from "./console/link-routes.js";
 import { consoleMiddleware } from "./console/routes.js";
 import { contactRoutes } from "./contacts/routes.js";
 import { adminConversationRoutes } from "./conversations/admin-routes.js";
@@ -51,7 +51,7 @@ export function createApp({ config, store, database, openapi, logger, clock, met
   adminRoutes(kit);
   adminConversationRoutes(kit);
   adminWebhookRoutes(kit);
-  adminConsoleRoutes(kit);
+  consoleLinkRoutes(kit);
   contactRoutes(kit);
   ticketRoutes(kit);
   webhookRoutes(kit);

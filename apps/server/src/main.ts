@@ -155,6 +155,7 @@ function printDemo(
       ? `  Admin API:  ${baseUrl}/admin/v1 (Bearer $ADMIN_TOKEN)`
       : "  Admin API:  off (set ADMIN_TOKEN to turn it on)",
     `  Console:    ${consoleUrl}   (webhooks; one-time link, 10 minutes)`,
+    `              another: pnpm -s deskline --base-url ${baseUrl} --api-key ${demo.key} console`,
     "",
     `  Try: curl -s ${baseUrl}/open/v1/contacts -H "Authorization: Bearer ${demo.key}"`,
     "",

@@ -1,7 +1,18 @@
+import { request as httpRequest } from "node:http";
+import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
-import { admin, api, newWorkspace, request } from "./helpers/api.js";
+import {
+  admin,
+  api,
+  assertErrorShape,
+  assertMatchesSpec,
+  newKey,
+  newWorkspace,
+  request,
+} from "./helpers/api.js";
 import { type Browserless, exchange, mintSession, viaConsole } from "./helpers/console.js";
+import { findOperation, type SpecOperation } from "./helpers/contract.js";
 import { runDatabase } from "./helpers/database.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
 
@@ -92,11 +103,165 @@ describe("minting a console session (admin API)", () => {
     expect(missing.body.error).toMatchObject({ code: "resource_missing", param: "id" });
   });
 
+  it("keeps no link token anywhere: a repeat with the same Idempotency-Key is refused, not replayed", async () => {
+    // A database of its own, so every collection read below is this test's alone.
+    const server = await startTestServer({
+      mongodbUri: inject("mongodbUri"),
+      databaseName: `deskline_test_links_${process.pid}`,
+      dropDatabase: true,
+    });
+    try {
+      const mint = () =>
+        request("POST", `/admin/v1/workspaces/${ws}/console-sessions`, {
+          baseUrl: server.baseUrl,
+          body: { expires_in: 600 },
+          headers: { Authorization: `Bearer ${inject("adminToken")}`, "Idempotency-Key": "mint-once" },
+        });
+      const ws = (await admin("POST", "/admin/v1/workspaces", { name: "links" }, server.baseUrl)).body.id;
+      const first = await mint();
+      expect(first.status).toBe(201);
+      expect(first.body.url).toContain("#token=cst_");
+      const again = await mint();
+      expect(again.status).toBe(409);
+      expect(again.body.error).toMatchObject({
+        code: "idempotency_replay_unavailable",
+        param: "Idempotency-Key",
+      });
+      expect(JSON.stringify(again.body)).not.toContain("cst_");
+      const db = (await new MongoClient(inject("mongodbUri")).connect()).db(server.databaseName);
+      try {
+        const collections = await db.listCollections({}, { nameOnly: true }).toArray();
+        expect(collections.map((c) => c.name)).toEqual(
+          expect.arrayContaining(["idempotency_keys", "console_sessions"]),
+        );
+        for (const { name } of collections) {
+          const text = JSON.stringify(await db.collection(name).find().toArray());
+          expect(text, name).not.toContain("cst_");
+        }
+      } finally {
+        await db.client.close();
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("builds no link from a Host that is not this machine without CONSOLE_PUBLIC_URL", async () => {
+    const mintAs = (host: string) =>
+      new Promise<{ status: number; body: any }>((resolve, reject) => {
+        const url = new URL(`/admin/v1/workspaces/${workspaceId}/console-sessions`, inject("baseUrl"));
+        const req = httpRequest(
+          url,
+          {
+            method: "POST",
+            headers: {
+              Host: host,
+              Authorization: `Bearer ${inject("adminToken")}`,
+              "Content-Type": "application/json",
+            },
+          },
+          (res) => {
+            let text = "";
+            res.on("data", (chunk) => {
+              text += chunk;
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+          },
+        );
+        req.on("error", reject);
+        req.end("{}");
+      });
+    for (const host of ["evil.invalid", "evil.invalid:3000", "127.0.0.1.evil.invalid", "10.0.0.1"]) {
+      const refused = await mintAs(host);
+      assertMatchesSpec(
+        findOperation("POST", "/admin/v1/workspaces/x/console-sessions") as SpecOperation,
+        refused.status,
+        refused.body,
+      );
+      expect(refused.status, host).toBe(409);
+      expect(refused.body.error.code).toBe("console_public_url_required");
+      expect(JSON.stringify(refused.body)).not.toContain("cst_");
+    }
+    for (const host of ["localhost:4000", "127.0.0.1", "app.localhost", "[::1]:4000"]) {
+      const minted = await mintAs(host);
+      expect(minted.status, host).toBe(201);
+      expect(new URL(minted.body.url).host).toBe(host);
+    }
+  });
+
   it("needs the admin token", async () => {
     const response = await request("POST", `/admin/v1/workspaces/${workspaceId}/console-sessions`, {
       body: {},
     });
     expect(response.status).toBe(401);
+  });
+});
+
+describe("listing and revoking sessions (admin API)", () => {
+  it("lists the workspace's live sessions without tokens, and ends one now", async () => {
+    const { workspaceId: ws } = await newWorkspace();
+    const unopened = await mintSession(ws);
+    const opened = await mintSession(ws);
+    const session = (await exchange(opened.linkToken)).session;
+    const listed = await admin("GET", `/admin/v1/workspaces/${ws}/console-sessions`);
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).not.toMatch(/cst_|css_|csrf/);
+    expect(listed.body.has_more).toBe(false);
+    expect(listed.body.data).toHaveLength(2);
+    const [newest, oldest] = listed.body.data;
+    expect(newest.opened_at).not.toBeNull();
+    expect(oldest.opened_at).toBeNull();
+    expect(newest.expires_at).toBe(opened.expiresAt);
+
+    const revoked = await admin("DELETE", `/admin/v1/console-sessions/${newest.id}`);
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual(newest);
+    const after = await viaConsole(session, "GET", "webhook-endpoints");
+    expect(after.status).toBe(401);
+    expect(after.body.error.code).toBe("invalid_api_key");
+    const again = await admin("DELETE", `/admin/v1/console-sessions/${newest.id}`);
+    expect(again.status).toBe(404);
+    expect(again.body.error).toMatchObject({ code: "resource_missing", param: "id" });
+
+    // A link not opened yet is voided.
+    expect((await admin("DELETE", `/admin/v1/console-sessions/${oldest.id}`)).status).toBe(200);
+    expect((await exchange(unopened.linkToken)).status).toBe(401);
+    const empty = await admin("GET", `/admin/v1/workspaces/${ws}/console-sessions`);
+    expect(empty.body.data).toEqual([]);
+  });
+
+  it("knows no session of another form, and no workspace that does not exist", async () => {
+    expect((await admin("DELETE", "/admin/v1/console-sessions/cs_nothing")).status).toBe(404);
+    const missing = await admin("GET", "/admin/v1/workspaces/ws_0000000000000000000000/console-sessions");
+    expect(missing.status).toBe(404);
+    const open = await request("GET", `/admin/v1/workspaces/${workspaceId}/console-sessions`);
+    expect(open.status).toBe(401);
+  });
+});
+
+describe("a link with an API key (createConsoleLink)", () => {
+  it("mints a link to the key's own workspace with webhooks:manage, no admin token", async () => {
+    const { workspaceId: ws } = await newWorkspace();
+    const manager = await newKey(ws, ["webhooks:manage"]);
+    const minted = await api.post("/open/v1/console-sessions", { key: manager, body: {} });
+    expect(minted.status).toBe(201);
+    expect(minted.body.workspace_id).toBe(ws);
+    expect(new URL(minted.body.url).origin).toBe(inject("baseUrl"));
+    const linkToken = new URL(minted.body.url).hash.replace("#token=", "");
+    const opened = await exchange(linkToken);
+    expect(opened.status).toBe(200);
+    expect(opened.body.workspace_id).toBe(ws);
+    expect(opened.body.expires_at).toBe(minted.body.expires_at);
+    const short = await api.post("/open/v1/console-sessions", { key: manager, body: { expires_in: 300 } });
+    expect(Date.parse(short.body.expires_at) - Date.now()).toBeLessThan(305_000);
+  });
+
+  it("refuses a key without webhooks:manage, naming the scope", async () => {
+    const reader = await newKey(workspaceId, ["contacts:read", "contacts:write"]);
+    const refused = await api.post("/open/v1/console-sessions", { key: reader });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("insufficient_scope");
+    expect(refused.body.error.message).toContain("webhooks:manage");
   });
 });
 
@@ -139,6 +304,26 @@ describe("exchanging the link", () => {
     expect(noToken.status).toBe(400);
   });
 
+  it("takes no more than a token: 1 KiB, one level deep, refused before it is parsed", async () => {
+    const post = async (body: string) => {
+      const response = await fetch(new URL("/console/session", inject("baseUrl")), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body,
+      });
+      const answer = (await response.json()) as any;
+      assertErrorShape(response.status, answer);
+      return { status: response.status, code: answer.error.code };
+    };
+    const tooLarge = await post(JSON.stringify({ token: `cst_${"x".repeat(1024)}` }));
+    expect(tooLarge).toEqual({ status: 413, code: "body_too_large" });
+    expect(await post('{"token":["cst_x"]}')).toEqual({ status: 400, code: "body_too_deep" });
+    // As deep as the global 1 MiB allowed: refused by its size before anything reads its depth.
+    const deep = `{"token":${"[".repeat(524_000)}${"]".repeat(524_000)}}`;
+    expect(await post(deep)).toEqual({ status: 413, code: "body_too_large" });
+    expect(await post(`{"token":"cst_x"${"[".repeat(400)}`)).toEqual({ status: 400, code: "body_too_deep" });
+  });
+
   it("takes the token as JSON only (a cross-site form cannot send it)", async () => {
     const { linkToken } = await mintSession(workspaceId);
     const form = await fetch(new URL("/console/session", inject("baseUrl")), {
@@ -169,13 +354,44 @@ describe("the session as an API key of its workspace", () => {
     expect(stats.body.hourly).toHaveLength(24);
   });
 
-  it("has the console's scopes only: no writes of contacts", async () => {
+  it("has the console's scope only, webhooks:manage: no contacts, tickets or conversations", async () => {
     const session = await signedIn();
-    const contacts = await viaConsole(session, "GET", "contacts");
-    expect(contacts.status).toBe(200);
+    for (const path of ["contacts", "tickets", "conversations"]) {
+      const read = await viaConsole(session, "GET", path);
+      expect(read.status, path).toBe(403);
+      expect(read.body.error.code).toBe("insufficient_scope");
+    }
     const write = await viaConsole(session, "POST", "contacts", { body: { name: "Ada" } });
     expect(write.status).toBe(403);
     expect(write.body.error.code).toBe("insufficient_scope");
+    for (const path of ["webhook-endpoints", "events", "event-types"]) {
+      expect((await viaConsole(session, "GET", path)).status, path).toBe(200);
+    }
+  });
+
+  it("cannot mint console links of its own (a session would outlive its end)", async () => {
+    const session = await signedIn();
+    const minted = await viaConsole(session, "POST", "console-sessions", { body: {} });
+    expect(minted.status).toBe(403);
+    expect(minted.body.error.code).toBe("insufficient_scope");
+    expect(JSON.stringify(minted.body)).not.toContain("cst_");
+  });
+
+  it("gets no replay of an API key's answer: the same Idempotency-Key is 422, without the secret", async () => {
+    const body = { url: "https://rotate.invalid/hooks" };
+    const headers = { "Idempotency-Key": `made-by-a-key-${Date.now()}` };
+    const created = await api.post("/open/v1/webhook-endpoints", { key, body });
+    const rotated = await api.post(`/open/v1/webhook-endpoints/${created.body.id}/rotate-secret`, {
+      key,
+      headers,
+    });
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    const session = await signedIn();
+    const path = `webhook-endpoints/${created.body.id}/rotate-secret`;
+    const replay = await viaConsole(session, "POST", path, { headers });
+    expect(replay.status).toBe(422);
+    expect(replay.body.error.code).toBe("idempotency_key_other_caller");
+    expect(JSON.stringify(replay.body)).not.toContain("whsec_");
   });
 
   it("refuses a state-changing request without the session's CSRF header", async () => {
@@ -238,6 +454,50 @@ describe("the session as an API key of its workspace", () => {
     expect(out.status).toBe(200);
     expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
     expect((await viaConsole(session, "GET", "webhook-endpoints")).status).toBe(401);
+  });
+});
+
+describe("behind https (CONSOLE_PUBLIC_URL)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      mongodbUri: inject("mongodbUri"),
+      databaseName: inject("databaseName"),
+      config: {
+        consolePublicUrl: loadConfig({ CONSOLE_PUBLIC_URL: "https://deskline.invalid" }).consolePublicUrl,
+      },
+    });
+  });
+  afterAll(() => server.stop());
+
+  it("makes the cookie Secure, with the __Secure- prefix, still scoped to /console/ and Strict", async () => {
+    const { linkToken } = await mintSession(workspaceId, {}, server.baseUrl);
+    const exchanged = await exchange(linkToken, server.baseUrl);
+    expect(exchanged.status).toBe(200);
+    const attributes = exchanged.session.setCookie.split("; ");
+    expect(attributes[0]).toMatch(/^__Secure-deskline_console=css_[A-Za-z0-9_-]{43}$/);
+    expect(attributes).toEqual(
+      expect.arrayContaining(["Secure", "HttpOnly", "SameSite=Strict", "Path=/console/"]),
+    );
+    expect(attributes.some((attribute) => attribute.startsWith("Domain"))).toBe(false);
+    const baseUrl = server.baseUrl;
+    expect((await viaConsole(exchanged.session, "GET", "webhook-endpoints", { baseUrl })).status).toBe(200);
+    // The unprefixed name is not read where the prefixed one is made.
+    const token = attributes[0]?.split("=")[1];
+    const plain = { cookie: `deskline_console=${token}` };
+    expect((await viaConsole(plain, "GET", "webhook-endpoints", { baseUrl })).status).toBe(401);
+    const out = await fetch(new URL("/console/session", baseUrl), {
+      method: "DELETE",
+      headers: { Cookie: exchanged.session.cookie },
+    });
+    expect(out.headers.get("set-cookie")).toMatch(/^__Secure-deskline_console=; Max-Age=0; .*Secure/);
+  });
+
+  it("keeps the plain cookie over plain http", async () => {
+    const { linkToken } = await mintSession(workspaceId);
+    const exchanged = await exchange(linkToken);
+    expect(exchanged.session.setCookie).toMatch(/^deskline_console=/);
+    expect(exchanged.session.setCookie.split("; ")).not.toContain("Secure");
   });
 });
 
@@ -312,7 +572,8 @@ describe("embedding, with CONSOLE_FRAME_ANCESTORS", () => {
     const { linkToken } = await mintSession(workspaceId, {}, server.baseUrl);
     const exchanged = await exchange(linkToken, server.baseUrl);
     expect(exchanged.status).toBe(200);
-    expect(exchanged.session.setCookie).toContain("SameSite=None; Secure; Partitioned");
+    expect(exchanged.session.setCookie).toMatch(/^__Secure-deskline_console=css_/);
+    expect(exchanged.session.setCookie).toContain("; Secure; SameSite=None; Partitioned");
     const listed = await viaConsole(exchanged.session, "GET", "webhook-endpoints", {
       baseUrl: server.baseUrl,
     });

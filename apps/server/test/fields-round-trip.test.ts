@@ -162,6 +162,7 @@ const STEERING_BODIES = new Set([
   "recoverWebhookEndpoint",
   // How long the console session lasts (console-sessions.test.ts).
   "createConsoleSession",
+  "createConsoleLink",
 ]);
 
 const withBody = specOperations.filter(

@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, newWorkspace } from "./helpers/api.js";
+import { ALL_SCOPES, api, newKey, newWorkspace } from "./helpers/api.js";
 
 let key: string;
+let workspaceId: string;
 beforeAll(async () => {
-  ({ key } = await newWorkspace());
+  ({ key, workspaceId } = await newWorkspace());
 });
 
 const unique = () => `idem-${Date.now()}-${Math.random().toString(36).slice(2)}`;
@@ -54,6 +55,31 @@ describe("Idempotency-Key", () => {
     const reused = await createWith(idem, { name: "Two" });
     expect(reused.status).toBe(422);
     expect(reused.body.error).toMatchObject({ code: "idempotency_key_reused", param: "Idempotency-Key" });
+  });
+
+  it("answers a replay to its caller only: another key of the workspace gets 422 idempotency_key_other_caller", async () => {
+    const idem = unique();
+    const name = unique();
+    const first = await createWith(idem, { name });
+    expect(first.status).toBe(201);
+    const other = await newKey(workspaceId, ALL_SCOPES);
+    for (const body of [{ name }, { name: `${name} too` }]) {
+      const theirs = await api.post("/open/v1/contacts", {
+        key: other,
+        body,
+        headers: { "Idempotency-Key": idem },
+      });
+      expect(theirs.status).toBe(422);
+      expect(theirs.body.error).toMatchObject({
+        code: "idempotency_key_other_caller",
+        param: "Idempotency-Key",
+      });
+      expect(JSON.stringify(theirs.body)).not.toContain(first.body.id);
+    }
+    const mine = await createWith(idem, { name });
+    expect(mine.headers.get("idempotent-replayed")).toBe("true");
+    expect(mine.body.id).toBe(first.body.id);
+    expect(await countByName(name)).toBe(1);
   });
 
   it("replays a stored 4xx answer too (the request ran and failed)", async () => {

@@ -78,6 +78,10 @@ describe("pnpm start's data", () => {
     expect(first.banner).toMatch(/Workspace: +ws_\S+ \(demo\)\n/);
     const keyFile = join(dataDir, DEMO_FILE);
     expect(first.banner).toContain(`kept in ${keyFile}, 0600`);
+    // The console link lasts 10 minutes; the banner says how to get another, with no admin token.
+    expect(first.banner).toContain(
+      `another: pnpm -s deskline --base-url ${first.baseUrl} --api-key ${first.key} console`,
+    );
     expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
     expect(JSON.parse(await readFile(keyFile, "utf8"))).toEqual({
       workspace_id: first.workspaceId,

@@ -7,7 +7,7 @@ import {
   createClientContext,
   type DesklineClient,
 } from "./client.js";
-import { Contacts, Conversations, Events, Tickets, WebhookEndpoints } from "./resources.js";
+import { ConsoleLinks, Contacts, Conversations, Events, Tickets, WebhookEndpoints } from "./resources.js";
 import type { Transport } from "./transport.js";
 
 export type DesklineOptions = ClientOptions;
@@ -18,6 +18,8 @@ export class DesklineBase {
   readonly conversations: Conversations;
   readonly webhookEndpoints: WebhookEndpoints;
   readonly events: Events;
+  /** Links to the webhook console for the key's workspace (`deskline console` in the CLI). */
+  readonly consoleLinks: ConsoleLinks;
   /** The underlying openapi-fetch client (same transport, retries and auth), for calls by path. */
   readonly raw: DesklineClient;
 
@@ -29,5 +31,6 @@ export class DesklineBase {
     this.conversations = new Conversations(context);
     this.webhookEndpoints = new WebhookEndpoints(context);
     this.events = new Events(context);
+    this.consoleLinks = new ConsoleLinks(context);
   }
 }

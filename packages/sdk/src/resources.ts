@@ -58,6 +58,12 @@ class Resource {
       call<ResultOf<OperationOf<P, "post">>>(this.context, "post", path, { body }, options);
   }
 
+  /** `create(body?, options?)`: a POST whose body is optional (every field has a default). */
+  protected optionalCreator<P extends PathsWith<"post">>(path: P) {
+    return (body?: BodyOf<OperationOf<P, "post">>, options?: RequestOptions) =>
+      call<ResultOf<OperationOf<P, "post">>>(this.context, "post", path, { body: body ?? {} }, options);
+  }
+
   /** `create(parentId, body, options?)`: a POST to a collection nested under a parent. */
   protected nestedCreator<P extends PathsWith<"post">>(path: P) {
     return (parentId: string, body: BodyOf<OperationOf<P, "post">>, options?: RequestOptions) =>
@@ -697,4 +703,29 @@ export class Events extends Resource {
    * `GET /open/v1/event-types` (`listEventTypes`).
    */
   types = this.reader("/open/v1/event-types");
+}
+
+export class ConsoleLinks extends Resource {
+  /**
+   * Get a link to the webhook console.
+   *
+   * Makes a one-time link to the webhook console (`/console/`) for the key's own workspace,
+   * for a person who owns its integrations: no API key reaches their browser, and no operator
+   * is needed. Opening `url` exchanges the token in its fragment (which never reaches a server
+   * log) for a session cookie; the link works once, and only until `link_expires_at` (10
+   * minutes, or the session's end if sooner). The session ends at `expires_at`: `expires_in`
+   * seconds after this request (by default the deployment's `CONSOLE_SESSION_TTL_MINUTES`, 1
+   * hour), however late the link is opened. It can do what a key with `webhooks:manage` can, in
+   * this workspace only.
+   *
+   * `url` starts with the deployment's `CONSOLE_PUBLIC_URL`; without it, with the scheme and
+   * `Host` the request came by, taken only when it names this machine (`localhost`,
+   * `127.0.0.1`, `[::1]`, …): any other `Host` is `409 console_public_url_required`. The
+   * link's token is never stored, not even for an `Idempotency-Key`: a repeat of the request
+   * is `409 idempotency_replay_unavailable`; ask for another link. A console session cannot
+   * ask for links (`403 insufficient_scope`): only an API key can.
+   *
+   * `POST /open/v1/console-sessions` (`createConsoleLink`).
+   */
+  create = this.optionalCreator("/open/v1/console-sessions");
 }

@@ -22,6 +22,7 @@ const BUILDER_METHOD: Record<string, string> = {
   reader: "GET",
   puller: "GET",
   creator: "POST",
+  optionalCreator: "POST",
   nestedCreator: "POST",
   action: "POST",
   updater: "PATCH",

@@ -1,7 +1,7 @@
 // Every resource method against the real server, every answer checked against the spec.
 import { admin } from "@deskline/test-kit";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Deskline, NotFoundError } from "../src/index.js";
+import { type Deskline, NotFoundError, PermissionError } from "../src/index.js";
 import { workspaceClient } from "./helpers.js";
 
 let deskline: Deskline;
@@ -213,5 +213,20 @@ describe("conversations and messages", () => {
     const messages = await own.conversations.messages.list(conversation.id).toArray();
     expect(messages.map((m) => m.direction)).toEqual(["outbound", "inbound"]);
     expect(messages[0]?.id).toBe(sent.id);
+  });
+});
+
+describe("consoleLinks", () => {
+  it("creates a one-time console link for the key's own workspace; without webhooks:manage, a PermissionError", async () => {
+    const { workspaceId, deskline: own } = await workspaceClient(["webhooks:manage"]);
+    const link = await own.consoleLinks.create();
+    expect(link).toMatchObject({ object: "console_session", workspace_id: workspaceId });
+    expect(link.url).toMatch(/\/console\/#token=cst_/);
+    const short = await own.consoleLinks.create({ expires_in: 120 });
+    expect(Date.parse(short.expires_at)).toBeLessThan(Date.parse(link.expires_at));
+    const { deskline: reader } = await workspaceClient(["contacts:read"]);
+    const refused = await reader.consoleLinks.create().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PermissionError);
+    expect((refused as PermissionError).message).toContain("webhooks:manage");
   });
 });

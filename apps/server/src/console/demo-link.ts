@@ -1,4 +1,4 @@
-import { consoleLink } from "./admin-routes.js";
+import { consoleLink } from "./link-routes.js";
 import type { ConsoleSessions } from "./sessions.js";
 import type { ConsoleSettings } from "./settings.js";
 

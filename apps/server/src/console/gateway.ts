@@ -2,7 +2,7 @@ import type { Context, Middleware } from "koa";
 import { AppError } from "../platform/errors.js";
 import type { AuthenticatedKey } from "../platform/http/auth.js";
 import { sameToken } from "../platform/token-hash.js";
-import { sessionCookie } from "./session-cookie.js";
+import type { SessionCookie } from "./session-cookie.js";
 import { CONSOLE_SCOPES, type ConsoleSessions, type LiveSession } from "./sessions.js";
 
 /**
@@ -19,8 +19,12 @@ export const CSRF_HEADER = "X-CSRF-Token";
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** The live session of this request's cookie; 401 without one. */
-export async function requireSession(ctx: Context, sessions: ConsoleSessions): Promise<LiveSession> {
-  const token = sessionCookie(ctx);
+export async function requireSession(
+  ctx: Context,
+  sessions: ConsoleSessions,
+  cookie: SessionCookie,
+): Promise<LiveSession> {
+  const token = cookie.read(ctx);
   if (!token) {
     throw new AppError(401, "missing_api_key", "No console session: open the console with a new link.");
   }
@@ -46,10 +50,10 @@ function assertCsrf(ctx: Context, session: LiveSession): void {
   }
 }
 
-export function consoleApiGateway(sessions: ConsoleSessions): Middleware {
+export function consoleApiGateway(sessions: ConsoleSessions, cookie: SessionCookie): Middleware {
   return async (ctx, next) => {
     if (!ctx.path.startsWith(API_PREFIX)) return next();
-    const session = await requireSession(ctx, sessions);
+    const session = await requireSession(ctx, sessions, cookie);
     if (!SAFE_METHODS.has(ctx.method)) assertCsrf(ctx, session);
     const key: AuthenticatedKey = {
       id: session.id,

@@ -1,14 +1,13 @@
 import { Router } from "@koa/router";
 import type { Context, Middleware } from "koa";
-import type { HttpSettings } from "../platform/config.js";
 import { AppError } from "../platform/errors.js";
-import { readJsonBody } from "../platform/http/body.js";
+import { type BodyBounds, readJsonBody } from "../platform/http/body.js";
 import type { Before } from "../platform/http/serve.js";
 import { once, sendAsset } from "../platform/http/static-asset.js";
 import { loadConsoleAssets } from "./assets.js";
 import { consoleApiGateway, requireSession } from "./gateway.js";
 import { consoleHeaders, consolePage } from "./page.js";
-import { clearSessionCookie, sessionCookie, setSessionCookie } from "./session-cookie.js";
+import { type SessionCookie, sessionCookie } from "./session-cookie.js";
 import type { ConsoleSessions, LiveSession } from "./sessions.js";
 import type { ConsoleSettings } from "./settings.js";
 
@@ -27,9 +26,10 @@ const sessionBody = (session: LiveSession) => ({
 
 export function consoleMiddleware(
   sessions: ConsoleSessions,
-  config: Pick<ConsoleSettings, "consoleFrameAncestors"> & Pick<HttpSettings, "bodyLimitBytes">,
+  config: Pick<ConsoleSettings, "consoleFrameAncestors" | "consolePublicUrl">,
 ): Before[] {
   const frameAncestors = config.consoleFrameAncestors;
+  const cookie = sessionCookie(config);
   const headers = consoleHeaders(frameAncestors);
   const assets = once(() => loadConsoleAssets());
   const router = new Router({ prefix: "/console" });
@@ -51,30 +51,36 @@ export function consoleMiddleware(
     sendAsset(ctx, asset, "no-cache");
   });
 
-  router.post("/session", exchangeLink(sessions, config));
-  router.get("/session", async (ctx) => respond(ctx, sessionBody(await requireSession(ctx, sessions))));
+  router.post("/session", exchangeLink(sessions, cookie));
+  router.get("/session", async (ctx) =>
+    respond(ctx, sessionBody(await requireSession(ctx, sessions, cookie))),
+  );
 
   router.delete("/session", async (ctx) => {
-    const session = await requireSession(ctx, sessions);
-    await sessions.end(sessionCookie(ctx) as string);
-    clearSessionCookie(ctx);
+    const session = await requireSession(ctx, sessions, cookie);
+    await sessions.end(cookie.read(ctx) as string);
+    cookie.clear(ctx);
     respond(ctx, { ...sessionBody(session), csrf_token: undefined, ended: true });
   });
 
-  return [router.routes(), consoleApiGateway(sessions)];
+  return [router.routes(), consoleApiGateway(sessions, cookie)];
 }
+
+/**
+ * What the exchange takes: `{"token": "cst_…"}` is under 60 bytes and one level deep. The route
+ * needs no login, so it takes no more than that (docs/decisions.md "Bounded JSON bodies"): 1 KiB
+ * and one level, where the API's operations take 1 MiB.
+ */
+const SESSION_BODY: BodyBounds = { bytes: 1024, depth: 1 };
 
 /**
  * `POST /console/session`: a link's one-time token exchanged for the session cookie. The token
  * comes in a JSON body: a cross-site form cannot send JSON, and a cross-site script's fetch with
  * this content type needs a preflight this server never grants.
  */
-function exchangeLink(
-  sessions: ConsoleSessions,
-  config: Pick<ConsoleSettings, "consoleFrameAncestors"> & Pick<HttpSettings, "bodyLimitBytes">,
-): Middleware {
+function exchangeLink(sessions: ConsoleSessions, cookie: SessionCookie): Middleware {
   return async (ctx) => {
-    const body = (await readJsonBody(ctx, config.bodyLimitBytes)) as { token?: unknown } | undefined;
+    const body = (await readJsonBody(ctx, SESSION_BODY)) as { token?: unknown } | undefined;
     if (typeof body?.token !== "string") {
       throw new AppError(400, "parameter_missing", 'Send the link\'s token as `{"token": "cst_…"}`.', {
         param: "token",
@@ -89,8 +95,7 @@ function exchangeLink(
         { param: "token" },
       );
     }
-    const crossSite = config.consoleFrameAncestors.length > 0;
-    setSessionCookie(ctx, exchanged.sessionToken, exchanged.session.expires_at, crossSite);
+    cookie.set(ctx, exchanged.sessionToken, exchanged.session.expires_at);
     respond(ctx, sessionBody(exchanged.session));
   };
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Collection, Db } from "mongodb";
 import { hashToken } from "../platform/token-hash.js";
-import { SCOPES } from "../workspaces/api-keys.js";
+import type { Scope } from "../workspaces/api-keys.js";
 
 /**
  * Sessions of the webhook console (docs/console.md): an operator mints one for a workspace and
@@ -11,10 +11,13 @@ import { SCOPES } from "../workspaces/api-keys.js";
  * TTL index), and expired sessions are deleted whenever a new one is minted.
  */
 
-/** What a console session may do: manage webhooks and read, in its workspace only. */
-export const CONSOLE_SCOPES: readonly string[] = SCOPES.filter(
-  (scope) => scope === "webhooks:manage" || scope.endsWith(":read"),
-);
+/**
+ * What a console session may do, in its workspace only: exactly what the console's pages call,
+ * which is endpoints, deliveries, events and recoveries (docs/decisions.md "Webhook console").
+ * Not the read scopes: the console shows no contact, ticket or conversation, and a session that
+ * could read them would be a way into them that no page needs.
+ */
+export const CONSOLE_SCOPES: readonly Scope[] = ["webhooks:manage"];
 
 /** How long a link stays usable, at most: long enough to open it, short enough to lose nothing if it leaks later. */
 export const LINK_TTL_MS = 10 * 60_000;
@@ -52,11 +55,20 @@ const LINK_PREFIX = "cst_";
 const SESSION_PREFIX = "css_";
 const token = (prefix: string) => prefix + randomBytes(32).toString("base64url");
 
+/** A session's public id (the admin API's, logs', rate limits'): `cs_` and its random `_id`. */
+export const SESSION_ID_PREFIX = "cs_";
+
 const live = (doc: ConsoleSessionDoc): LiveSession => ({
-  id: `console_${doc._id}`,
+  id: SESSION_ID_PREFIX + doc._id,
   workspace_id: doc.workspace_id,
   csrf_token: doc.csrf_token,
   expires_at: doc.expires_at,
+});
+
+/** Not ended: a link still to be opened, or an open session, before its end. */
+const liveAt = (now: Date) => ({
+  expires_at: { $gt: now },
+  $or: [{ exchanged_at: { $ne: null } }, { link_expires_at: { $gt: now } }],
 });
 
 export class ConsoleSessions {
@@ -129,5 +141,25 @@ export class ConsoleSessions {
   /** Ends a session now (the console's "Sign out"). */
   async end(sessionToken: string): Promise<void> {
     await this.collection.deleteOne({ session_hash: hashToken(sessionToken) });
+  }
+
+  /** The workspace's sessions that have not ended, newest first: at most `limit`, and whether there are more. */
+  async listLive(
+    workspaceId: string,
+    limit: number,
+    now = new Date(),
+  ): Promise<{ docs: ConsoleSessionDoc[]; hasMore: boolean }> {
+    const docs = await this.collection
+      .find({ workspace_id: workspaceId, ...liveAt(now) })
+      .sort({ created_at: -1, _id: -1 })
+      .limit(limit + 1)
+      .toArray();
+    return { docs: docs.slice(0, limit), hasMore: docs.length > limit };
+  }
+
+  /** Ends the live session of public id `id` (`cs_…`) now; answers it as it was, or null when there is none. */
+  async revoke(id: string, now = new Date()): Promise<ConsoleSessionDoc | null> {
+    if (!id.startsWith(SESSION_ID_PREFIX)) return null;
+    return this.collection.findOneAndDelete({ _id: id.slice(SESSION_ID_PREFIX.length), ...liveAt(now) });
   }
 }

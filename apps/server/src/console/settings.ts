@@ -50,7 +50,7 @@ export const consoleSettings = settingGroup({
     accepts: "an http(s) URL",
     defaultDoc: "unset",
     read: publicUrl,
-    doc: "where browsers reach this server, e.g. a proxy's `https://support.example.com` (a path prefix is kept); console links (`createConsoleSession`) start with it. Unset, a link starts with the scheme and host the request came in by",
+    doc: "where browsers reach this server, e.g. a proxy's `https://support.example.com` (a path prefix is kept); console links (`createConsoleSession`) start with it, and an https one makes the session cookie `Secure` (`__Secure-deskline_console`). Unset, a link starts with the scheme and host the request came in by, and is minted only when that host is this machine (`localhost`, `127.0.0.1`, `[::1]`): any other `Host` is `409 console_public_url_required`",
   }),
 });
 export type ConsoleSettings = ReturnType<typeof consoleSettings.read>;

@@ -52,9 +52,9 @@ export async function viaConsole(
   session: Partial<Browserless>,
   method: string,
   path: string,
-  options: { body?: unknown; csrf?: string | null; baseUrl?: string } = {},
+  options: { body?: unknown; csrf?: string | null; baseUrl?: string; headers?: Record<string, string> } = {},
 ) {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   if (session.cookie) headers.Cookie = session.cookie;
   const csrf = options.csrf === undefined ? session.csrf : options.csrf;
   if (csrf) headers["X-CSRF-Token"] = csrf;

@@ -2,12 +2,28 @@ import type { Context } from "koa";
 import getRawBody from "raw-body";
 import { AppError } from "../errors.js";
 import { findDuplicateName, findUnsafeValue } from "./i-json.js";
+import { nestsDeeperThan } from "./json-depth.js";
 
 /**
- * Reads a JSON request body: JSON only (415), at most `limit` bytes (413), well-formed (400).
- * No body at all (or only whitespace) is `undefined`: the operation decides whether it needs one.
+ * How deep a body of the API may nest (docs/decisions.md "Bounded JSON bodies"): the deepest
+ * body of the spec nests four levels (a batch of contacts with their address); eight times that
+ * leaves room for any body a client means to send.
  */
-export async function readJsonBody(ctx: Context, limit: number): Promise<unknown> {
+export const MAX_BODY_DEPTH = 32;
+
+/** What a JSON body may be: at most `bytes` long, nesting at most `depth` arrays or objects. */
+export interface BodyBounds {
+  bytes: number;
+  depth: number;
+}
+
+/**
+ * Reads a JSON request body: JSON only (415), at most `bounds.bytes` long (413), nested at most
+ * `bounds.depth` deep (400, checked before anything parses it), well-formed (400). No body at all
+ * (or only whitespace) is `undefined`: the operation decides whether it needs one.
+ */
+export async function readJsonBody(ctx: Context, bounds: BodyBounds): Promise<unknown> {
+  const limit = bounds.bytes;
   const length = ctx.request.length;
   const hasBody = (length !== undefined && length > 0) || ctx.get("Transfer-Encoding") !== "";
   if (!hasBody) return undefined;
@@ -32,6 +48,13 @@ export async function readJsonBody(ctx: Context, limit: number): Promise<unknown
     throw new AppError(400, "invalid_body", "The request body could not be read completely.");
   }
   if (raw.trim() === "") return undefined;
+  if (nestsDeeperThan(raw, bounds.depth)) {
+    throw new AppError(
+      400,
+      "body_too_deep",
+      `The request body nests arrays and objects more than ${bounds.depth} levels deep.`,
+    );
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);

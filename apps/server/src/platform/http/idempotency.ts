@@ -2,7 +2,12 @@ import { createHash } from "node:crypto";
 import type { Context, Next } from "koa";
 import { stringify } from "safe-stable-stringify";
 import { AppError, DomainError, errorBody } from "../errors.js";
-import type { IdempotencyKeys, StoredResponse } from "../idempotency/idempotency-keys.js";
+import type {
+  IdempotencyKeys,
+  Reservation,
+  StoredResponse,
+  Unkept,
+} from "../idempotency/idempotency-keys.js";
 import { withReplayableIds } from "../ids.js";
 import { httpError } from "./error-response.js";
 
@@ -25,6 +30,15 @@ export function fingerprintText(method: string, path: string, body: unknown): st
 }
 
 /**
+ * Where a key lives (the workspace, or `admin:<id>` for the admin API) and who may replay it:
+ * the API key, console session or admin token that made the first request.
+ */
+export interface IdempotencyScope {
+  workspace: string;
+  caller: string;
+}
+
+/**
  * `Idempotency-Key` on every POST (docs/design.md, API conventions; Stripe's semantics): the same key and request
  * replays the first response with `Idempotent-Replayed: true` and no second side effect; the same
  * key with another request is 422; while the first still runs, 409. 5xx answers are not kept,
@@ -32,32 +46,19 @@ export function fingerprintText(method: string, path: string, body: unknown): st
  * ids, so whatever the first run created is found again rather than created twice. Runs after
  * validation: a request rejected as malformed did not start, and keeps no key.
  */
-export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) => string) {
+export function idempotency(keys: IdempotencyKeys, scopeOf: (ctx: Context) => IdempotencyScope) {
   return async (ctx: Context, next: Next) => {
     if (ctx.headers["idempotency-key"] === undefined) return next();
-    const id = `${workspaceOf(ctx)}:${unquoteIdempotencyKey(ctx.get("Idempotency-Key"))}`;
+    const scope = scopeOf(ctx);
+    const id = `${scope.workspace}:${unquoteIdempotencyKey(ctx.get("Idempotency-Key"))}`;
     const fingerprint = createHash("sha256")
       .update(fingerprintText(ctx.method, ctx.path, ctx.state.body))
       .digest("hex");
 
-    const reservation = await keys.reserve(id, fingerprint);
-    if (reservation.outcome === "mismatch") {
-      throw new AppError(
-        422,
-        "idempotency_key_reused",
-        "This Idempotency-Key was used with a different request; use a new key for a new request.",
-        { param: "Idempotency-Key" },
-      );
+    const reservation = await keys.reserve(id, fingerprint, undefined, scope.caller);
+    if (reservation.outcome !== "replay" && reservation.outcome !== "reserved") {
+      throw refusal(reservation);
     }
-    if (reservation.outcome === "in_flight") {
-      throw new AppError(
-        409,
-        "idempotency_key_in_flight",
-        "A request with this Idempotency-Key is still being processed; retry in a moment.",
-        { param: "Idempotency-Key", headers: { "Retry-After": "1" } },
-      );
-    }
-    if (reservation.outcome === "withheld") throw replayUnavailable(reservation.response);
     if (reservation.outcome === "replay") {
       ctx.status = reservation.response.status;
       ctx.body = reservation.response.body;
@@ -81,8 +82,48 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
       }
       throw error;
     }
-    await keys.complete(id, reservation.owner, { status: ctx.status, body: ctx.body });
+    const unkept = ctx.state.unkeptInReplay as Unkept | undefined;
+    await keys.complete(id, reservation.owner, { status: ctx.status, body: ctx.body }, unkept);
   };
+}
+
+/** Why a request cannot take its key, as its answer. */
+function refusal(reservation: Exclude<Reservation, { outcome: "replay" | "reserved" }>): AppError {
+  const param = "Idempotency-Key";
+  switch (reservation.outcome) {
+    case "other_caller":
+      return new AppError(
+        422,
+        "idempotency_key_other_caller",
+        "This Idempotency-Key was used by another API key or console session of this workspace; " +
+          "a replay answers only the caller that made the first request. Use a new key.",
+        { param },
+      );
+    case "mismatch":
+      return new AppError(
+        422,
+        "idempotency_key_reused",
+        "This Idempotency-Key was used with a different request; use a new key for a new request.",
+        { param },
+      );
+    case "in_flight":
+      return new AppError(
+        409,
+        "idempotency_key_in_flight",
+        "A request with this Idempotency-Key is still being processed; retry in a moment.",
+        { param, headers: { "Retry-After": "1" } },
+      );
+    case "withheld":
+      return replayUnavailable(reservation.response);
+  }
+}
+
+/**
+ * Says that this request's answer carries fields never to be stored for a replay (a one-time
+ * link): the idempotency layer leaves them out, and refuses the replay with `unkept.advice`.
+ */
+export function keepOutOfReplay(ctx: Context, unkept: Unkept): void {
+  ctx.state.unkeptInReplay = unkept;
 }
 
 /**
@@ -90,6 +131,14 @@ export function idempotency(keys: IdempotencyKeys, workspaceOf: (ctx: Context) =
  * platform/idempotency/idempotency-keys.ts): what the first request made, and what to do instead.
  */
 function replayUnavailable(response: StoredResponse): AppError {
+  if (response.advice) {
+    return new AppError(
+      409,
+      "idempotency_replay_unavailable",
+      `The first request with this Idempotency-Key succeeded; ${response.advice}`,
+      { param: "Idempotency-Key" },
+    );
+  }
   const id = (response.body as { id?: unknown } | null)?.id;
   const made = typeof id === "string" ? ` and created ${id}` : "";
   return new AppError(

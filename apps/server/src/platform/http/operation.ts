@@ -2,7 +2,7 @@ import type { Router } from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { BodyOf, OperationId, QueryOf, ReplyOf } from "../../spec/types.js";
 import { AppError } from "../errors.js";
-import { readJsonBody } from "./body.js";
+import { MAX_BODY_DEPTH, readJsonBody } from "./body.js";
 import type { Operation } from "./openapi.js";
 import { assertValid } from "./validate.js";
 
@@ -45,7 +45,7 @@ export function parseRequest(operation: Operation, bodyLimit: number): Middlewar
     assertValid(operation.validateQuery, query, "query");
     ctx.state.query = query;
     if (operation.validateBody) {
-      let body = await readJsonBody(ctx, bodyLimit);
+      let body = await readJsonBody(ctx, { bytes: bodyLimit, depth: MAX_BODY_DEPTH });
       if (body === undefined) {
         // The spec says whether the body is required (a PATCH's is: `{}` changes nothing, no body
         // is a mistake) or optional (rotating a secret): an optional one is read as `{}`.

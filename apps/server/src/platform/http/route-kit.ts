@@ -60,6 +60,9 @@ export function mountHandlers<K extends Pick<RouteKit, "op">>(kit: K, makers: Ha
 /** The workspace of the authenticated API key. */
 export const workspaceOf = (ctx: Context): string => apiKeyOf(ctx).workspace_id;
 
+/** A public operation's key lives in the workspace and answers its caller: the API key or console session. */
+const callerScope = (ctx: Context) => ({ workspace: workspaceOf(ctx), caller: apiKeyOf(ctx).id });
+
 /**
  * 503 before touching a database not yet reached, or reached but not yet migrated and indexed
  * for this version: a write then could fail half way or miss a unique index (see
@@ -86,7 +89,8 @@ export function createRouteKit<S extends KitStores, C extends HttpSettings>(
     : memoryBuckets(rule, clock);
   const limiter = rateLimit(rule, buckets);
   const admin = requireAdmin(config.adminToken);
-  const adminWorkspace = (ctx: Context) => `admin:${pathId(ctx)}`;
+  // A key of the admin API lives with the workspace in its path; its one caller is the token.
+  const adminScope = (ctx: Context) => ({ workspace: `admin:${pathId(ctx)}`, caller: "admin" });
   const allPaths = new Set([...openapi.operations.values()].map((operation) => operation.path));
   return {
     store,
@@ -107,7 +111,7 @@ export function createRouteKit<S extends KitStores, C extends HttpSettings>(
       else if (operation.authenticated) chain.push(requireApiKey(store.apiKeys, operation.scope), limiter);
       chain.push(parseRequest(operation, config.bodyLimitBytes));
       if (operation.method === "POST") {
-        chain.push(idempotency(store.idempotencyKeys, isAdmin ? adminWorkspace : workspaceOf));
+        chain.push(idempotency(store.idempotencyKeys, isAdmin ? adminScope : callerScope));
       }
       mount(router, operation, allPaths, chain, handler);
     },

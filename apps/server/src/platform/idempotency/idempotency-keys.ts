@@ -52,12 +52,30 @@ export interface StoredResponse {
   body: unknown;
   /** Fields of the answer not kept (`AnswerSealing.seal` left them out): it cannot be replayed. */
   withheld?: string[];
+  /** What the refused replay tells the caller to do instead (from the operation: `Unkept`). */
+  advice?: string;
+}
+
+/**
+ * Top-level fields an operation's answer never keeps for a replay, sealed or not (a one-time
+ * console link: docs/decisions.md "Keys and secrets in stored answers"), and what to tell a
+ * caller whose replay is then refused.
+ */
+export interface Unkept {
+  fields: readonly string[];
+  advice: string;
 }
 
 export interface IdempotencyDoc {
   /** `<workspace>:<key>`: the key is scoped to the workspace. */
   _id: string;
   fingerprint: string;
+  /**
+   * Who made the first request (an API key's id, `cs_…` for a console session, `admin`):
+   * only it is answered a replay (docs/decisions.md "Replays answer their caller only"). Absent
+   * on records written before callers were kept, which any caller of the workspace may replay.
+   */
+  caller?: string;
   state: "in_flight" | "done";
   /**
    * The request running it (a random token): only it may complete or release the key, so one
@@ -82,7 +100,8 @@ export type Reservation =
   | { outcome: "replay"; response: StoredResponse }
   | { outcome: "withheld"; response: StoredResponse }
   | { outcome: "in_flight" }
-  | { outcome: "mismatch" };
+  | { outcome: "mismatch" }
+  | { outcome: "other_caller" };
 
 const LOCK_MS = 60_000;
 
@@ -101,8 +120,12 @@ export class IdempotencyKeys {
     await this.collection.createIndex({ expires_at: 1 }, { name: "expiry_sweep" });
   }
 
-  /** Takes the key for this request, or says why not. Atomic through the unique `_id`. */
-  async reserve(id: string, fingerprint: string, now = new Date()): Promise<Reservation> {
+  /**
+   * Takes the key for this request of `caller`, or says why not. Atomic through the unique `_id`.
+   * Another caller's key is `other_caller` before anything else is compared: whether that key is
+   * running, or was used with this body, is the other caller's business.
+   */
+  async reserve(id: string, fingerprint: string, now = new Date(), caller?: string): Promise<Reservation> {
     const owner = randomUUID();
     const lockExpiresAt = new Date(now.getTime() + LOCK_MS);
     for (;;) {
@@ -110,6 +133,7 @@ export class IdempotencyKeys {
         await this.collection.insertOne({
           _id: id,
           fingerprint,
+          ...(caller === undefined ? {} : { caller }),
           state: "in_flight",
           owner,
           seed: owner,
@@ -129,6 +153,7 @@ export class IdempotencyKeys {
         await this.collection.deleteOne({ _id: id, expires_at: existing.expires_at });
         continue;
       }
+      if (existing.caller !== undefined && existing.caller !== caller) return { outcome: "other_caller" };
       if (existing.fingerprint !== fingerprint) return { outcome: "mismatch" };
       if (existing.state === "done" && existing.response) {
         if (existing.response.withheld?.length) return { outcome: "withheld", response: existing.response };
@@ -151,12 +176,15 @@ export class IdempotencyKeys {
     }
   }
 
-  /** Stores the response of the request that owns the key. */
-  async complete(id: string, owner: string, response: StoredResponse): Promise<void> {
+  /** Stores the response of the request that owns the key, without the fields `unkept` names. */
+  async complete(id: string, owner: string, response: StoredResponse, unkept?: Unkept): Promise<void> {
     const context = replayContext(id);
-    const stored = mapSealed(response, this.sealing.fields, (s, field) =>
-      this.sealing.seal(s, field, context),
+    const never = unkept?.fields ?? [];
+    const fields = [...new Set([...this.sealing.fields, ...never])];
+    const sealed = mapSealed(response, fields, (s, field) =>
+      never.includes(field) ? undefined : this.sealing.seal(s, field, context),
     );
+    const stored = sealed.withheld && unkept ? { ...sealed, advice: unkept.advice } : sealed;
     await this.collection.updateOne(
       { _id: id, owner, state: "in_flight" },
       { $set: { state: "done", response: stored } },
