@@ -63,7 +63,11 @@ export function createRequestValidators(): (operation: OperationSpec) => Operati
   };
 }
 
+/** `make`'s value, made at the first call and kept. */
 function once<T>(make: () => T): () => T {
   let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
 }
