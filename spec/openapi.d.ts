@@ -363,6 +363,8 @@ export type paths = {
          *     benchmarking, multicast, reserved, unique-local, and IPv6 forms of such IPv4 addresses) is
          *     `400 url_address_refused` with `param` `url` (unless the deployment allows private
          *     networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`;
+         *     an `http://` URL is `400 parameter_invalid` with `param` `url` unless the deployment allows
+         *     private networks and its host is loopback (a receiver on the developer's machine);
          *     a custom header a delivery sets itself (`headers.Host`), or two whose names differ only in
          *     case, are `400 parameter_invalid` with `param` naming the header. A workspace has at most
          *     100 endpoints (a deployment's setting): one more is `409 webhook_endpoint_limit_reached`.
@@ -407,7 +409,7 @@ export type paths = {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
+         * @description Changes only the fields sent: `url` (HTTPS, as on create), `description` (`null` clears it), `events`
          *     (replaced whole), `headers` (merged by name: a value sets a header, `null` removes it) and
          *     `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
          *     says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
@@ -417,7 +419,8 @@ export type paths = {
          *     returns `200`. The `secret` is never returned here (see `rotateWebhookEndpointSecret`).
          *
          *     **Checked beyond the schema:** `url` as on create: an IP-address host in a refused range is
-         *     `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses is
+         *     `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses and an
+         *     `http://` URL (but to loopback where private networks are allowed) are
          *     `400 parameter_invalid`; `headers` as on create, and more than 20 once merged is
          *     `400 parameter_invalid` (`param` `headers`).
          */
@@ -1792,7 +1795,10 @@ export type components = {
         WebhookEndpointCreate: {
             /**
              * Format: uri
-             * @description Must be an HTTPS URL.
+             * @description An `https://` URL. `http://` is accepted only to a loopback host (`127.0.0.1` and the
+             *     rest of 127.0.0.0/8, `[::1]`, `localhost`) and only where the server allows private
+             *     networks (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`, for development): a receiver on your
+             *     own machine. Elsewhere `http://` is `400 parameter_invalid` naming `url`.
              */
             url: string;
             description?: string | null;
@@ -2030,7 +2036,10 @@ export type components = {
         WebhookEndpointUpdate: {
             /**
              * Format: uri
-             * @description Must be an HTTPS URL.
+             * @description An `https://` URL. `http://` is accepted only to a loopback host (`127.0.0.1` and the
+             *     rest of 127.0.0.0/8, `[::1]`, `localhost`) and only where the server allows private
+             *     networks (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`, for development): a receiver on your
+             *     own machine. Elsewhere `http://` is `400 parameter_invalid` naming `url`.
              */
             url?: string;
             /** @description `null` clears it. */

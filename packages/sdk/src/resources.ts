@@ -444,6 +444,8 @@ export class WebhookEndpoints extends Resource {
    * benchmarking, multicast, reserved, unique-local, and IPv6 forms of such IPv4 addresses) is
    * `400 url_address_refused` with `param` `url` (unless the deployment allows private
    * networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`;
+   * an `http://` URL is `400 parameter_invalid` with `param` `url` unless the deployment allows
+   * private networks and its host is loopback (a receiver on the developer's machine);
    * a custom header a delivery sets itself (`headers.Host`), or two whose names differ only in
    * case, are `400 parameter_invalid` with `param` naming the header. A workspace has at most
    * 100 endpoints (a deployment's setting): one more is `409 webhook_endpoint_limit_reached`.
@@ -466,7 +468,7 @@ export class WebhookEndpoints extends Resource {
   /**
    * Update a webhook endpoint.
    *
-   * Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
+   * Changes only the fields sent: `url` (HTTPS, as on create), `description` (`null` clears it), `events`
    * (replaced whole), `headers` (merged by name: a value sets a header, `null` removes it) and
    * `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
    * says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
@@ -476,7 +478,8 @@ export class WebhookEndpoints extends Resource {
    * returns `200`. The `secret` is never returned here (see `rotateWebhookEndpointSecret`).
    *
    * **Checked beyond the schema:** `url` as on create: an IP-address host in a refused range is
-   * `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses is
+   * `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses and an
+   * `http://` URL (but to loopback where private networks are allowed) are
    * `400 parameter_invalid`; `headers` as on create, and more than 20 once merged is
    * `400 parameter_invalid` (`param` `headers`).
    *

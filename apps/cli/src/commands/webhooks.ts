@@ -158,7 +158,10 @@ function createCommand(endpoints: Command): void {
     endpoints
       .command("create")
       .description("register an endpoint; prints its signing secret, which is shown this once")
-      .requiredOption("--url <url>", "HTTPS URL that receives the events")
+      .requiredOption(
+        "--url <url>",
+        "HTTPS URL that receives the events (or http://127.0.0.1:… on a development server)",
+      )
       .option("--description <text>", "what the endpoint is for")
       .option("--event <type>", "an event type to receive (repeatable; default: all)", kit.collect)
       .option("--header <header>", HEADER_HELP, kit.collect)
