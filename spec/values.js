@@ -327,7 +327,16 @@ export const schemaProperties = {
   ],
   "WebhookRecoveryCreate": [
     "since",
-    "until"
+    "until",
+    "dry_run"
+  ],
+  "WebhookRecoveryPreview": [
+    "object",
+    "endpoint_id",
+    "since",
+    "until",
+    "would_queue",
+    "skipped"
   ],
   "WebhookRecovery": [
     "id",
@@ -1260,6 +1269,9 @@ export const schemaDefaults = {
       "*"
     ],
     "headers": {}
+  },
+  "WebhookRecoveryCreate": {
+    "dry_run": false
   },
   "WebhookEndpointSecretRotation": {
     "expires_in": 86400
