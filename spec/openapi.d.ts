@@ -363,6 +363,8 @@ export type paths = {
          *     benchmarking, multicast, reserved, unique-local, and IPv6 forms of such IPv4 addresses) is
          *     `400 url_address_refused` with `param` `url` (unless the deployment allows private
          *     networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`;
+         *     an `http://` URL is `400 parameter_invalid` with `param` `url` unless the deployment allows
+         *     private networks and its host is loopback (a receiver on the developer's machine);
          *     a custom header a delivery sets itself (`headers.Host`), or two whose names differ only in
          *     case, are `400 parameter_invalid` with `param` naming the header. A workspace has at most
          *     100 endpoints (a deployment's setting): one more is `409 webhook_endpoint_limit_reached`.
@@ -407,7 +409,7 @@ export type paths = {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
+         * @description Changes only the fields sent: `url` (HTTPS, as on create), `description` (`null` clears it), `events`
          *     (replaced whole), `headers` (merged by name: a value sets a header, `null` removes it) and
          *     `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
          *     says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
@@ -417,7 +419,8 @@ export type paths = {
          *     returns `200`. The `secret` is never returned here (see `rotateWebhookEndpointSecret`).
          *
          *     **Checked beyond the schema:** `url` as on create: an IP-address host in a refused range is
-         *     `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses is
+         *     `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses and an
+         *     `http://` URL (but to loopback where private networks are allowed) are
          *     `400 parameter_invalid`; `headers` as on create, and more than 20 once merged is
          *     `400 parameter_invalid` (`param` `headers`).
          */
@@ -571,13 +574,24 @@ export type paths = {
          * @description Starts a recovery, which queues, oldest event first, one delivery of every event of the
          *     window that the endpoint subscribes to and that has no `succeeded` delivery to it:
          *     deliveries that failed, were dropped, or were never made because the endpoint was disabled
-         *     when the event happened. The answer comes at once, with the recovery `queued`; the
+         *     when the event happened. Only what the endpoint missed: never an event older than the
+         *     endpoint itself, nor one older than its subscription to the event's type (a type added to
+         *     `events` later counts from then). The answer comes at once, with the recovery `queued`; the
          *     deployment's workers then page through the window, queueing deliveries as they go, and
          *     `getWebhookRecovery` shows its `status` and counts. A recovery a worker was running when it
          *     stopped is taken up again where it was.
          *     The window holds the events whose `created` is at or after `since` (to the second) and at
          *     or before `until` (default: now; a later `until` means now); `since` may go back at most
-         *     the event retention (30 days by default). Each delivery carries the event's stored bytes
+         *     the event retention (30 days by default), and a `since` before the endpoint was created
+         *     starts at its creation. Without `since`, the window starts at the endpoint's first failure
+         *     since it was last healthy: the event of its oldest `failed` or `dropped` delivery after its
+         *     newest `succeeded` one (none: `400 parameter_missing` naming `since`).
+         *
+         *     **Preview:** with `dry_run: true` nothing is queued: the answer is `200` with the window and
+         *     what a recovery of it would do now, `would_queue` counted by reason (`failed`, `dropped`,
+         *     `never_sent`) and the events it would leave alone (`skipped`: already `succeeded`, already
+         *     `pending`, or older than the endpoint's subscription to their type). A recovery started
+         *     right after, with nothing delivered in between, queues `would_queue.total`. Each delivery carries the event's stored bytes
          *     and its id (`Service-Delivery`, `webhook-id`), signed anew, with the normal retries.
          *
          *     Safe to repeat: an event that already has a pending delivery to the endpoint is not queued
@@ -1850,7 +1864,10 @@ export type components = {
         WebhookEndpointCreate: {
             /**
              * Format: uri
-             * @description Must be an HTTPS URL.
+             * @description An `https://` URL. `http://` is accepted only to a loopback host (`127.0.0.1` and the
+             *     rest of 127.0.0.0/8, `[::1]`, `localhost`) and only where the server allows private
+             *     networks (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`, for development): a receiver on your
+             *     own machine. Elsewhere `http://` is `400 parameter_invalid` naming `url`.
              */
             url: string;
             description?: string | null;
@@ -1992,10 +2009,48 @@ export type components = {
         Instant: number | string;
         /** @description Body of `recoverWebhookEndpoint`. */
         WebhookRecoveryCreate: {
-            /** @description The window's start (events whose `created` is at or after it, to the second); at most the event retention ago. */
-            since: components["schemas"]["Instant"];
+            /** @description The window's start (events whose `created` is at or after it, to the second); at most the event retention ago, and never before the endpoint's creation. Default the endpoint's first failure since it was last healthy. */
+            since?: components["schemas"]["Instant"];
             /** @description The window's end (inclusive); default now, and a later one means now. Not before `since`. */
             until?: components["schemas"]["Instant"];
+            /**
+             * @description `true`: queue nothing and answer `200` with a `WebhookRecoveryPreview`.
+             * @default false
+             */
+            dry_run?: boolean;
+        };
+        /** @description What a recovery of the window would do now (`recoverWebhookEndpoint` with `dry_run`). */
+        WebhookRecoveryPreview: {
+            /** @constant */
+            object: "webhook_recovery_preview";
+            endpoint_id: string;
+            /**
+             * Format: date-time
+             * @description The window's start as a recovery would apply it (never before the endpoint's creation).
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description The window's end.
+             */
+            until: string;
+            /** @description The deliveries a recovery would queue, by why the event was missed. */
+            would_queue: {
+                total: number;
+                /** @description Its delivery ran out of retries. */
+                failed: number;
+                /** @description Its delivery was due while the endpoint was disabled. */
+                dropped: number;
+                /** @description No delivery was made (the endpoint was disabled when the event happened). */
+                never_sent: number;
+            };
+            /** @description The window's events a recovery would leave alone, by why. */
+            skipped: {
+                succeeded: number;
+                pending: number;
+                /** @description Older than the endpoint's subscription to the event's type. */
+                before_subscription: number;
+            };
         };
         /**
          * @description `queued` until a worker takes it up, `running` while it pages through the window (a worker
@@ -2012,7 +2067,7 @@ export type components = {
             endpoint_id: string;
             /**
              * Format: date-time
-             * @description The window's start, as sent.
+             * @description The window's start as applied (as sent, the endpoint's creation if later, or the endpoint's first failure since it was last healthy when none was sent).
              */
             since: string;
             /**
@@ -2088,7 +2143,10 @@ export type components = {
         WebhookEndpointUpdate: {
             /**
              * Format: uri
-             * @description Must be an HTTPS URL.
+             * @description An `https://` URL. `http://` is accepted only to a loopback host (`127.0.0.1` and the
+             *     rest of 127.0.0.0/8, `[::1]`, `localhost`) and only where the server allows private
+             *     networks (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`, for development): a receiver on your
+             *     own machine. Elsewhere `http://` is `400 parameter_invalid` naming `url`.
              */
             url?: string;
             /** @description `null` clears it. */
@@ -4064,12 +4122,26 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": components["schemas"]["WebhookRecoveryCreate"];
             };
         };
         responses: {
+            /** @description The preview (`dry_run: true`); nothing was queued. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRecoveryPreview"];
+                };
+            };
             /** @description The recovery, `queued`; follow it with `getWebhookRecovery`. */
             202: {
                 headers: {

@@ -337,7 +337,16 @@ export declare const schemaProperties: {
   ];
   readonly "WebhookRecoveryCreate": readonly [
     "since",
-    "until"
+    "until",
+    "dry_run"
+  ];
+  readonly "WebhookRecoveryPreview": readonly [
+    "object",
+    "endpoint_id",
+    "since",
+    "until",
+    "would_queue",
+    "skipped"
   ];
   readonly "WebhookRecovery": readonly [
     "id",
@@ -1277,6 +1286,9 @@ export declare const schemaDefaults: {
       "*"
     ];
     readonly "headers": {};
+  };
+  readonly "WebhookRecoveryCreate": {
+    readonly "dry_run": false;
   };
   readonly "WebhookEndpointSecretRotation": {
     readonly "expires_in": 86400;

@@ -337,7 +337,16 @@ export const schemaProperties = {
   ],
   "WebhookRecoveryCreate": [
     "since",
-    "until"
+    "until",
+    "dry_run"
+  ],
+  "WebhookRecoveryPreview": [
+    "object",
+    "endpoint_id",
+    "since",
+    "until",
+    "would_queue",
+    "skipped"
   ],
   "WebhookRecovery": [
     "id",
@@ -1277,6 +1286,9 @@ export const schemaDefaults = {
       "*"
     ],
     "headers": {}
+  },
+  "WebhookRecoveryCreate": {
+    "dry_run": false
   },
   "WebhookEndpointSecretRotation": {
     "expires_in": 86400

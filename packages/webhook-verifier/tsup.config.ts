@@ -8,6 +8,7 @@ export default defineConfig({
     web: "src/web.ts",
     koa: "src/middleware/koa.ts",
     node: "src/middleware/node.ts",
+    express: "src/middleware/express.ts",
     fetch: "src/middleware/fetch.ts",
     fastify: "src/middleware/fastify.ts",
   },

@@ -28,10 +28,17 @@ const BUILDER_METHODS: Record<string, string | undefined> = {
   nestedCreator: "post",
   action: "post",
   updater: "patch",
+  recoverer: "post",
+  recoveryPreviewer: "post",
 };
 
-/** What a list method adds to its operation: how its pages are walked (see paginate.ts). */
-const LIST_NOTE = "Await it for the first page, or `for await` over it for every item, page after page.";
+/** What a builder adds to its operation's description (a list: how its pages are walked, paginate.ts). */
+const NOTES: Record<string, string> = {
+  lister: "Await it for the first page, or `for await` over it for every item, page after page.",
+  nestedLister: "Await it for the first page, or `for await` over it for every item, page after page.",
+  recoverer: "Starts the recovery; `previewRecovery` is the dry run.",
+  recoveryPreviewer: "The dry run (`dry_run: true`, sent for you): the preview, and nothing queued.",
+};
 
 /** A call of a builder in a member's statement: `this.byId("get", "/open/v1/…")`. */
 const BUILDER_CALL = /this\.(\w+)\((?:"(get|delete)",\s*)?"(\/[^"]+)"\)/;
@@ -59,7 +66,7 @@ export function renderSdkDocs(): Map<string, string> {
     const operation = spec.paths[path]?.[method];
     if (!operation?.operationId) throw new Error(`resources.ts: no operation ${method} ${path} in the spec`);
     dropDocComment(out);
-    const note = builder === "lister" || builder === "nestedLister" ? LIST_NOTE : undefined;
+    const note = NOTES[builder];
     out.push(...docComment(operation, method, path, note), line);
   }
   return new Map([[fileURLToPath(RESOURCES), out.join("\n")]]);

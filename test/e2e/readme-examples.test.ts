@@ -203,4 +203,24 @@ describe("README and docs examples", () => {
         : [],
     );
   });
+
+  // A reader who runs the README's receiver before creating an endpoint has no secret yet: the
+  // example still runs, and says what to set.
+  it("the README's verifier example runs without DESKLINE_WEBHOOK_SECRET and says what to set", async () => {
+    const verifier = modules.find((m) => m.page === "README.md" && m.block.code.includes("signPayload"));
+    if (!verifier) throw new Error("README.md: no verifier example");
+    const dir = join(ROOT, ".tmp", "readme-modules");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, "README-verifier-without-secret.mjs");
+    writeFileSync(file, `${verifier.block.code}\n`);
+    const { DESKLINE_WEBHOOK_SECRET: _unset, ...env } = process.env;
+    const result = await new Promise<{ error: Error | null; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, [file], { env, timeout: 20_000 }, (error, stdout, stderr) =>
+        resolve({ error, stdout, stderr }),
+      ),
+    );
+    expect(result.error, result.stderr).toBeNull();
+    expect(result.stdout).toContain("DESKLINE_WEBHOOK_SECRET is not set");
+    expect(result.stdout.split("\n")).toContain("200 400");
+  });
 });

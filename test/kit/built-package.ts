@@ -74,7 +74,7 @@ export interface BuiltPackage {
    * shipped declarations must resolve without any workspace package (no private
    * `@deskline/spec`). tsc's exit status and output.
    */
-  typecheckPacked(files: Record<string, string>): Promise<Finished>;
+  typecheckPacked(files: Record<string, string>, options?: { types?: string[] }): Promise<Finished>;
   /**
    * Runs `script(load)` in a node process of its own, as an ES module or as CommonJS (`load` is
    * `await import` or `require`), where the package resolves by its name (self-reference) as it
@@ -132,7 +132,8 @@ export function builtPackage(dir: string): BuiltPackage {
       return (report.analysis.problems ?? []).filter((p) => p.resolutionKind !== "node10");
     },
     imports: (entry) => importsOf(join(dir, "dist", entry)),
-    typecheckPacked: async (files) => typecheckTarball(await packed(), { dir, manifest }, files),
+    typecheckPacked: async (files, options) =>
+      typecheckTarball(await packed(), { dir, manifest, types: options?.types ?? [] }, files),
   };
 }
 
@@ -165,7 +166,7 @@ function importsOf(entry: string): { files: number; external: string[] } {
 /** See {@link BuiltPackage.typecheckPacked}: `tarball` installed alone in a new project, then tsc. */
 async function typecheckTarball(
   tarball: string,
-  { dir, manifest }: { dir: string; manifest: Record<string, any> },
+  { dir, manifest, types }: { dir: string; manifest: Record<string, any>; types: string[] },
   files: Record<string, string>,
 ): Promise<Finished> {
   const tmp = mkdtempSync(join(tmpdir(), "deskline-packed-"));
@@ -184,6 +185,8 @@ async function typecheckTarball(
     };
     for (const name of Object.keys(manifest.dependencies ?? {})) link(name, dir);
     link("@types/node", ROOT);
+    // A user's own types of a framework the files use (`@types/express`), from the package's devDependencies.
+    for (const name of types) link(name, dir);
     const tsconfig = {
       compilerOptions: {
         strict: true,

@@ -110,16 +110,19 @@ describe("after an outage", () => {
     expect((await run((enable as string).split(" ").slice(1))).code).toBe(0);
     // The first failure: the oldest of the failed deliveries' events (ids sort by creation time).
     const [first, second] = failed.map((d) => d.event_id).sort();
+    // A preview first, which queues nothing; without --since, from the first failure.
+    const [preview] = await json(["webhooks", "endpoints", "recover", endpoint.id, "--dry-run"]);
+    expect(preview).toMatchObject({
+      object: "webhook_recovery_preview",
+      would_queue: { total: 3, failed: 2, dropped: 0, never_sent: 1 },
+      skipped: { succeeded: 0, pending: 0, before_subscription: 0 },
+    });
+    const told = await recover(endpoint.id, "--dry-run");
+    expect(told.stdout).toContain(
+      `would queue 3 (failed 2, dropped 0, never sent 1); queue them: deskline webhooks endpoints recover ${endpoint.id} --since ${preview.since}`,
+    );
     // --wait: answered once the server's workers have gone through the window.
-    const [recovery] = await json([
-      "webhooks",
-      "endpoints",
-      "recover",
-      endpoint.id,
-      "--since",
-      first,
-      "--wait",
-    ]);
+    const [recovery] = await json(["webhooks", "endpoints", "recover", endpoint.id, "--wait"]);
     expect(recovery).toMatchObject({
       object: "webhook_recovery",
       endpoint_id: endpoint.id,
@@ -277,7 +280,12 @@ describe("errors say what to do next", () => {
     expect(badTime.stderr).toContain(
       "--since 'yesterday': give an event id (evt_…: from that event on), a duration",
     );
-    expect((await recover(endpoint.id)).code).toBe(2);
+    // Without --since, from the first failure since it was last healthy: this one has none.
+    const noFailure = await recover(endpoint.id);
+    expect(noFailure.code).toBe(1);
+    expect(noFailure.stderr).toMatch(
+      /no first failure to start from[\s\S]*status 400, code parameter_missing/,
+    );
 
     expect(
       (await run(["webhooks", "endpoints", "update", endpoint.id, "--set", "status=enabled"])).code,

@@ -124,6 +124,26 @@ describe("CSV import", () => {
     expect(ada.tags).toEqual(["vip", "beta"]);
   });
 
+  it("names the rows that repeat an earlier row's match key: the last one wins, and the run says so", async () => {
+    const file = writeScratch(
+      dir,
+      "twice.csv",
+      ["name,email,tags", "Ada,ada@example.com,a", "Alan,alan@example.com,", "Ada L.,ADA@example.com,b"].join(
+        "\n",
+      ),
+    );
+    const result = await importJson([file]);
+    expect(result.code).toBe(0);
+    expect(result.summary).toMatchObject({ rows: 3, failed: 0, duplicate_keys: 1 });
+    expect(result.stderr).toContain("warning: 1 rows repeat the email of an earlier row");
+    expect(result.stderr).toContain("line 4: email ada@example.com, as line 2");
+    expect(byEmail(await allContacts(), "ADA@example.com")).toMatchObject({ name: "Ada L.", tags: ["b"] });
+    // A file without repeats says nothing of them.
+    const clean = await importJson([writeScratch(dir, "once.csv", "name,email\nGrace,grace@example.com\n")]);
+    expect(clean.stderr).toBe("");
+    expect(clean.summary).toMatchObject({ duplicate_keys: 0 });
+  });
+
   it("refuses unknown columns before sending anything (exit 2)", async () => {
     const result = await cli(["contacts", "import", writeScratch(dir, "x.csv", "name,Shoe size\nAda,7\n")], {
       key,

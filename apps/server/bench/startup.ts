@@ -18,7 +18,7 @@ import { newRunId, seedRelay, startBenchDatabase } from "./environment.js";
  * `pnpm -F @deskline/server bench:startup`: how fast the production build starts and how much
  * memory it holds, against the same server run from source through tsx (the baseline, in the same
  * process, on the same database); those runs have MONGODB_URI set, so the embedded database's own
- * start-up is left out. Then `pnpm start` as a user runs it (`tsx src/main.ts --demo`, no
+ * start-up is left out. Then `pnpm start` as a user runs it (`node --import tsx src/main.ts --demo`, no
  * MONGODB_URI), its embedded database included: in memory (`--ephemeral`), and persistent in a
  * data directory already holding BENCH_STARTUP_CONTACTS contacts (what a second start reopens;
  * mongo-java-server rebuilds its list index from them). It measures spawn → "listening" log line,

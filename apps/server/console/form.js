@@ -45,7 +45,11 @@ export async function endpointForm({ initial, legend, save, cancel }) {
       "fieldset",
       {},
       h("legend", {}, legend),
-      field("URL", url, "An https:// address that receives the events as signed POST requests."),
+      field(
+        "URL",
+        url,
+        "An https:// address that receives the events as signed POST requests (on a development server, http://127.0.0.1:… too).",
+      ),
       field("Events", events, "The event types to send; “All events” includes types added later."),
       field("Description", description),
     ),

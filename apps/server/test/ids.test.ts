@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { newId } from "../src/platform/ids.js";
+import { childId, newId, newIdBlock, withReplayableIds } from "../src/platform/ids.js";
 
 describe("ids", () => {
   it("sort by the time made, even within one millisecond", () => {
@@ -16,5 +16,26 @@ describe("ids", () => {
     const [older, old] = [newId("evt", Date.now() - 31 * day), newId("evt", Date.now() - 29 * day)];
     expect(older < old && old < current).toBe(true);
     expect(newId("evt") > current).toBe(true);
+  });
+
+  it("an idempotent request's ids sort where it started, among the process's, and are the same on a rerun", async () => {
+    const now = Date.now();
+    const before = newId("evt", now);
+    const [first, second] = [newIdBlock(now), newIdBlock(now)];
+    const after = newId("evt", now);
+    const idsOf = (block: string) =>
+      withReplayableIds({ block, seed: "unused", firstRunAt: now }, async () => [newId("evt"), newId("evt")]);
+    const [a, b] = [await idsOf(first), await idsOf(second)];
+    expect([before, ...a, ...b, after]).toEqual([before, ...a, ...b, after].sort());
+    expect(await idsOf(first)).toEqual(a);
+  });
+
+  it("a child id sorts with its parent and is the same for the same seed", () => {
+    const now = Date.now();
+    const [early, late] = [newId("evt", now), newId("evt", now)];
+    const children = ["we_b", "we_a", "we_c"].map((seed) => childId("dlv", late, seed));
+    expect(new Set(children).size).toBe(3);
+    expect(children.every((child) => child > childId("dlv", early, "we_z"))).toBe(true);
+    expect(childId("dlv", late, "we_a")).toBe(children[1]);
   });
 });

@@ -88,6 +88,27 @@ class Resource {
       );
   }
 
+  /**
+   * `recover(id, body?, options?)`: a recovery started (`202`), never a preview: the operation
+   * answers one of two shapes by its `dry_run`, so each gets a method of its own.
+   */
+  protected recoverer<P extends "/open/v1/webhook-endpoints/{id}/recover">(path: P) {
+    return (id: string, body: RecoveryBody = {}, options?: RequestOptions) =>
+      call<WebhookRecovery>(this.context, "post", path, { pathParams: { id }, body }, options);
+  }
+
+  /** `previewRecovery(id, body?, options?)`: the same operation with `dry_run: true` (`200`). */
+  protected recoveryPreviewer<P extends "/open/v1/webhook-endpoints/{id}/recover">(path: P) {
+    return (id: string, body: RecoveryBody = {}, options?: RequestOptions) =>
+      call<components["schemas"]["WebhookRecoveryPreview"]>(
+        this.context,
+        "post",
+        path,
+        { pathParams: { id }, body: { ...body, dry_run: true } },
+        options,
+      );
+  }
+
   /** `update(id, body, options?)`: a PATCH of one object. */
   protected updater<P extends PathsWith<"patch">>(path: P) {
     return (id: string, body: BodyOf<OperationOf<P, "patch">>, options?: RequestOptions) =>
@@ -450,6 +471,8 @@ export class WebhookEndpoints extends Resource {
    * benchmarking, multicast, reserved, unique-local, and IPv6 forms of such IPv4 addresses) is
    * `400 url_address_refused` with `param` `url` (unless the deployment allows private
    * networks); a host that WHATWG URL parsing refuses (`999.1.1.1`) is `400 parameter_invalid`;
+   * an `http://` URL is `400 parameter_invalid` with `param` `url` unless the deployment allows
+   * private networks and its host is loopback (a receiver on the developer's machine);
    * a custom header a delivery sets itself (`headers.Host`), or two whose names differ only in
    * case, are `400 parameter_invalid` with `param` naming the header. A workspace has at most
    * 100 endpoints (a deployment's setting): one more is `409 webhook_endpoint_limit_reached`.
@@ -472,7 +495,7 @@ export class WebhookEndpoints extends Resource {
   /**
    * Update a webhook endpoint.
    *
-   * Changes only the fields sent: `url` (HTTPS), `description` (`null` clears it), `events`
+   * Changes only the fields sent: `url` (HTTPS, as on create), `description` (`null` clears it), `events`
    * (replaced whole), `headers` (merged by name: a value sets a header, `null` removes it) and
    * `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
    * says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
@@ -482,7 +505,8 @@ export class WebhookEndpoints extends Resource {
    * returns `200`. The `secret` is never returned here (see `rotateWebhookEndpointSecret`).
    *
    * **Checked beyond the schema:** `url` as on create: an IP-address host in a refused range is
-   * `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses is
+   * `400 url_address_refused` (`param` `url`), a host that WHATWG URL parsing refuses and an
+   * `http://` URL (but to loopback where private networks are allowed) are
    * `400 parameter_invalid`; `headers` as on create, and more than 20 once merged is
    * `400 parameter_invalid` (`param` `headers`).
    *
@@ -562,13 +586,24 @@ export class WebhookEndpoints extends Resource {
    * Starts a recovery, which queues, oldest event first, one delivery of every event of the
    * window that the endpoint subscribes to and that has no `succeeded` delivery to it:
    * deliveries that failed, were dropped, or were never made because the endpoint was disabled
-   * when the event happened. The answer comes at once, with the recovery `queued`; the
+   * when the event happened. Only what the endpoint missed: never an event older than the
+   * endpoint itself, nor one older than its subscription to the event's type (a type added to
+   * `events` later counts from then). The answer comes at once, with the recovery `queued`; the
    * deployment's workers then page through the window, queueing deliveries as they go, and
    * `getWebhookRecovery` shows its `status` and counts. A recovery a worker was running when it
    * stopped is taken up again where it was.
    * The window holds the events whose `created` is at or after `since` (to the second) and at
    * or before `until` (default: now; a later `until` means now); `since` may go back at most
-   * the event retention (30 days by default). Each delivery carries the event's stored bytes
+   * the event retention (30 days by default), and a `since` before the endpoint was created
+   * starts at its creation. Without `since`, the window starts at the endpoint's first failure
+   * since it was last healthy: the event of its oldest `failed` or `dropped` delivery after its
+   * newest `succeeded` one (none: `400 parameter_missing` naming `since`).
+   *
+   * **Preview:** with `dry_run: true` nothing is queued: the answer is `200` with the window and
+   * what a recovery of it would do now, `would_queue` counted by reason (`failed`, `dropped`,
+   * `never_sent`) and the events it would leave alone (`skipped`: already `succeeded`, already
+   * `pending`, or older than the endpoint's subscription to their type). A recovery started
+   * right after, with nothing delivered in between, queues `would_queue.total`. Each delivery carries the event's stored bytes
    * and its id (`Service-Delivery`, `webhook-id`), signed anew, with the normal retries.
    *
    * Safe to repeat: an event that already has a pending delivery to the endpoint is not queued
@@ -583,9 +618,54 @@ export class WebhookEndpoints extends Resource {
    * `since`, or `since` in the future without `until`), and `since` may go back at most the
    * event retention: `400 parameter_invalid` naming `until` or `since`.
    *
+   * Starts the recovery; `previewRecovery` is the dry run.
+   *
    * `POST /open/v1/webhook-endpoints/{id}/recover` (`recoverWebhookEndpoint`).
    */
-  recover = this.nestedCreator("/open/v1/webhook-endpoints/{id}/recover");
+  recover = this.recoverer("/open/v1/webhook-endpoints/{id}/recover");
+  /**
+   * Recover the deliveries an endpoint missed.
+   *
+   * Starts a recovery, which queues, oldest event first, one delivery of every event of the
+   * window that the endpoint subscribes to and that has no `succeeded` delivery to it:
+   * deliveries that failed, were dropped, or were never made because the endpoint was disabled
+   * when the event happened. Only what the endpoint missed: never an event older than the
+   * endpoint itself, nor one older than its subscription to the event's type (a type added to
+   * `events` later counts from then). The answer comes at once, with the recovery `queued`; the
+   * deployment's workers then page through the window, queueing deliveries as they go, and
+   * `getWebhookRecovery` shows its `status` and counts. A recovery a worker was running when it
+   * stopped is taken up again where it was.
+   * The window holds the events whose `created` is at or after `since` (to the second) and at
+   * or before `until` (default: now; a later `until` means now); `since` may go back at most
+   * the event retention (30 days by default), and a `since` before the endpoint was created
+   * starts at its creation. Without `since`, the window starts at the endpoint's first failure
+   * since it was last healthy: the event of its oldest `failed` or `dropped` delivery after its
+   * newest `succeeded` one (none: `400 parameter_missing` naming `since`).
+   *
+   * **Preview:** with `dry_run: true` nothing is queued: the answer is `200` with the window and
+   * what a recovery of it would do now, `would_queue` counted by reason (`failed`, `dropped`,
+   * `never_sent`) and the events it would leave alone (`skipped`: already `succeeded`, already
+   * `pending`, or older than the endpoint's subscription to their type). A recovery started
+   * right after, with nothing delivered in between, queues `would_queue.total`. Each delivery carries the event's stored bytes
+   * and its id (`Service-Delivery`, `webhook-id`), signed anew, with the normal retries.
+   *
+   * Safe to repeat: an event that already has a pending delivery to the endpoint is not queued
+   * again, so `queued` counts only the deliveries this recovery made. One recovery of an
+   * endpoint runs at a time (a deployment's setting): another while it is `queued` or `running`
+   * is `409 webhook_recovery_in_progress` naming it. The endpoint must be enabled
+   * (`updateWebhookEndpoint` with `status: "enabled"`) first; a disabled one is `409
+   * webhook_endpoint_disabled`. After an outage: enable the endpoint, then
+   * recover since the first failure.
+   *
+   * **Checked beyond the schema:** the window may not end before it starts (`until` before
+   * `since`, or `since` in the future without `until`), and `since` may go back at most the
+   * event retention: `400 parameter_invalid` naming `until` or `since`.
+   *
+   * The dry run (`dry_run: true`, sent for you): the preview, and nothing queued.
+   *
+   * `POST /open/v1/webhook-endpoints/{id}/recover` (`recoverWebhookEndpoint`).
+   */
+  previewRecovery = this.recoveryPreviewer("/open/v1/webhook-endpoints/{id}/recover");
   /**
    * Get a recovery.
    *
@@ -619,6 +699,8 @@ export class WebhookEndpoints extends Resource {
 }
 
 type WebhookRecovery = components["schemas"]["WebhookRecovery"];
+/** The window of a recovery (`since`, `until`); `dry_run` is what tells `recover` from `previewRecovery`. */
+type RecoveryBody = Omit<components["schemas"]["WebhookRecoveryCreate"], "dry_run">;
 
 /** Waits `ms`, or rejects with the signal's reason once it aborts. */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {

@@ -53,6 +53,7 @@ export type WebhookResend = Schemas["WebhookResend"];
 export type WebhookRecoveryCreate = Schemas["WebhookRecoveryCreate"];
 /** One `webhookEndpoints.recover` call and its progress (`webhookEndpoints.getRecovery`). */
 export type WebhookRecovery = Schemas["WebhookRecovery"];
+export type WebhookRecoveryPreview = Schemas["WebhookRecoveryPreview"];
 export type WebhookRecoveryStatus = Schemas["WebhookRecoveryStatus"];
 /** An event as `events.get` returns it and webhooks deliver it; switch on `type` to narrow `data`. */
 export type DesklineEvent = Schemas["Event"];

@@ -80,6 +80,14 @@ describe("webhook deliveries", () => {
     receiver.answer = () => ({ status: 200 });
     const from = receiver.received.length;
     await deskline.webhookEndpoints.update(endpoint.id, { status: "enabled" });
+    // The dry run first: what the recovery will queue, by reason, and nothing queued.
+    const preview = await deskline.webhookEndpoints.previewRecovery(endpoint.id, { since });
+    expect(preview).toMatchObject({
+      object: "webhook_recovery_preview",
+      endpoint_id: endpoint.id,
+      would_queue: { total: 4, failed: 3, dropped: 0, never_sent: 1 },
+    });
+    expect(await deskline.events.deliveries(paused.id).toArray()).toEqual([]);
     // Answered at once; the server's workers go through the window, and waitForRecovery follows.
     const started = await deskline.webhookEndpoints.recover(endpoint.id, { since });
     expect(started).toMatchObject({ object: "webhook_recovery", endpoint_id: endpoint.id, status: "queued" });

@@ -14,6 +14,7 @@ import type {
   WebhookDelivery,
   WebhookEndpointWithSecret,
   WebhookRecovery,
+  WebhookRecoveryPreview,
 } from "../src/index.js";
 
 declare const deskline: Deskline;
@@ -54,6 +55,11 @@ describe("Deskline types", () => {
     expectTypeOf(
       deskline.webhookEndpoints.recover("we_1", { since: 0 }),
     ).resolves.toEqualTypeOf<WebhookRecovery>();
+    // Without `since`: from the endpoint's first failure. The dry run has a method and a type of its own.
+    expectTypeOf(deskline.webhookEndpoints.recover("we_1")).resolves.toEqualTypeOf<WebhookRecovery>();
+    expectTypeOf(
+      deskline.webhookEndpoints.previewRecovery("we_1", { since: 0 }),
+    ).resolves.toEqualTypeOf<WebhookRecoveryPreview>();
     expectTypeOf(deskline.webhookEndpoints.deliveries("we_1", { status: "failed" })).toMatchTypeOf<
       AsyncIterable<WebhookDelivery>
     >();
@@ -88,8 +94,8 @@ describe("Deskline types", () => {
     deskline.webhookEndpoints.rotateSecret("we_1", { expires_in: "1h" });
     // @ts-expect-error the id is a string
     deskline.contacts.get(42);
-    // @ts-expect-error `since` is required
-    deskline.webhookEndpoints.recover("we_1", { until: "2026-03-02T00:00:00Z" });
+    // @ts-expect-error a dry run is `previewRecovery`, whose answer is another type
+    deskline.webhookEndpoints.recover("we_1", { dry_run: true });
     // @ts-expect-error `since` is Unix seconds or an RFC 3339 string
     deskline.webhookEndpoints.recover("we_1", { since: true });
     // @ts-expect-error not a delivery status

@@ -1,6 +1,7 @@
 // The package as users install it: lint the manifest and types (publint, attw on the packed
 // tarball), load the built files through the exports map, and typecheck a project that has only
 // the packed tarball.
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { builtPackage, itLoadsAs, itPassesPackageLints } from "@deskline/test-kit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,7 +9,7 @@ import { NOW, payloadText, vectors } from "./vectors.js";
 
 const pkg = builtPackage(fileURLToPath(new URL("..", import.meta.url)));
 const { manifest } = pkg;
-const subpaths = ["", "/web", "/koa", "/node", "/fetch", "/fastify"];
+const subpaths = ["", "/web", "/koa", "/node", "/express", "/fetch", "/fastify"];
 
 beforeAll(() => pkg.ensureBuilt("index.js"), 120_000);
 afterAll(() => pkg.dispose());
@@ -54,6 +55,18 @@ describe.concurrent("package", () => {
       "esm.mts": uses(manifest.name),
       "cjs.cts": uses(manifest.name),
     });
+    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
+  }, 180_000);
+
+  it("the Express example of docs/webhooks.md typechecks under strict with the packed tarball alone", async () => {
+    const page = readFileSync(fileURLToPath(new URL("../../../docs/webhooks.md", import.meta.url)), "utf8");
+    const example = /\/\/ Express[^\n]*\n([\s\S]*?)\n\s*\/\/ Koa/.exec(page)?.[1];
+    if (!example) throw new Error("docs/webhooks.md: no Express example");
+    const code = example.replace(/^ {3}/gm, "").replaceAll("/* … */", "");
+    const result = await pkg.typecheckPacked(
+      { "express.mts": `${code}\nexport { app };\n` },
+      { types: ["@types/express"] },
+    );
     expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
   }, 180_000);
 

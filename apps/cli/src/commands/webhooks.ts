@@ -1,6 +1,12 @@
 // `deskline webhooks endpoints …`: register, list and remove the HTTPS endpoints that receive events.
 
-import type { Deskline, EventType, WebhookEndpoint, WebhookEndpointUpdate } from "@deskline/sdk";
+import type {
+  Deskline,
+  EventType,
+  WebhookRecoveryPreview as RecoveryPreview,
+  WebhookEndpoint,
+  WebhookEndpointUpdate,
+} from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
@@ -158,7 +164,10 @@ function createCommand(endpoints: Command): void {
     endpoints
       .command("create")
       .description("register an endpoint; prints its signing secret, which is shown this once")
-      .requiredOption("--url <url>", "HTTPS URL that receives the events")
+      .requiredOption(
+        "--url <url>",
+        "HTTPS URL that receives the events (or http://127.0.0.1:… on a development server)",
+      )
       .option("--description <text>", "what the endpoint is for")
       .option("--event <type>", "an event type to receive (repeatable; default: all)", kit.collect)
       .option("--header <header>", HEADER_HELP, kit.collect)
@@ -260,15 +269,21 @@ function recoverCommand(endpoints: Command): void {
       .description(
         "deliver again, oldest first, every event of a time window that the endpoint missed (failed, dropped, or never sent while it was disabled); safe to repeat",
       )
-      .argument("<id>", "endpoint id (we_…); it must be enabled")
-      .requiredOption("--since <when>", `start of the window: ${WINDOW_FORMATS}`)
+      .argument("<id>", "endpoint id (we_…); it must be enabled (but for --dry-run)")
+      .option(
+        "--since <when>",
+        `start of the window (default: the endpoint's first failure since it was last healthy): ${WINDOW_FORMATS}`,
+      )
       .option("--until <when>", "end of the window (default: now), in the same forms")
+      .option("--dry-run", "queue nothing: show what a recovery would queue, counted by reason")
       .option(
         "--wait",
         "wait until the server's workers have gone through the whole window, with a progress bar",
       )
       .addHelpText("after", RECOVER_HELP)
       .action(runRecover),
+    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --dry-run",
+    "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN",
     "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2d",
     "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since evt_2bXkqB4cD6eF8gHi",
     "deskline webhooks endpoints recover we_0VbeYBCu9tPuFypVLWBsJN --since 2026-03-01T00:00:00Z --until 2026-03-02T00:00:00Z --json",
@@ -278,26 +293,33 @@ function recoverCommand(endpoints: Command): void {
 
 const RECOVER_HELP = [
   "",
-  "After an outage: enable the endpoint, then recover since the first failure (the oldest",
-  "event of its failed deliveries; after a pause, of its dropped ones too), e.g.",
-  "  FIRST=$(deskline webhooks endpoints deliveries we_… --status failed --json | jq -rs 'map(.event_id) | min')",
-  "  deskline webhooks endpoints recover we_… --since $FIRST",
-  "Events already delivered, or already waiting for a delivery, are not queued again. The",
-  "window includes both ends and reaches back at most as far as events are kept (30 days).",
+  "After an outage: enable the endpoint, then recover: without --since the window starts at",
+  "its first failure since it was last healthy (the event of its oldest failed or dropped",
+  "delivery after its newest succeeded one). --dry-run shows first what would be queued.",
+  "Events already delivered, or already waiting for a delivery, are not queued again, and",
+  "neither is an event older than the endpoint or than its subscription to the event's type.",
+  "The window includes both ends and reaches back at most as far as events are kept (30 days).",
 ].join("\n");
 
 async function runRecover(
   id: string,
-  options: { since: string; until?: string; wait?: boolean },
+  options: { since?: string; until?: string; wait?: boolean; dryRun?: boolean },
   command: Command,
 ): Promise<void> {
-  const since = windowEdge("--since", options.since);
+  if (options.dryRun && options.wait)
+    throw new UsageError("--dry-run queues nothing to --wait for: give one of them");
+  const since = options.since === undefined ? undefined : windowEdge("--since", options.since);
   const until = options.until === undefined ? undefined : windowEdge("--until", options.until);
   const deskline = await clientFor(command);
   const body = {
-    since: await instantOf(deskline, since),
+    ...(since ? { since: await instantOf(deskline, since) } : {}),
     ...(until ? { until: await instantOf(deskline, until) } : {}),
   };
+  if (options.dryRun)
+    return printPreview(
+      await guided(deskline.webhookEndpoints.previewRecovery(id, body), { endpointId: id }),
+      command,
+    );
   const started = await guided(deskline.webhookEndpoints.recover(id, body), { endpointId: id });
   const recovery = options.wait ? await waitForRecovery(deskline, started.id) : started;
   const json = Boolean(globalsOf(command).json);
@@ -307,6 +329,18 @@ async function runRecover(
   } else if (!json && recovery.queued > 0) {
     writeLine(`\nfollow them: deskline webhooks endpoints deliveries ${id} --status pending`);
   }
+}
+
+/** What `recover --dry-run` prints: the preview, and the command that would queue it. */
+function printPreview(preview: RecoveryPreview, command: Command): void {
+  const json = Boolean(globalsOf(command).json);
+  printObject(preview, json);
+  if (json) return;
+  const { total, failed, dropped, never_sent } = preview.would_queue;
+  writeLine(
+    `\nwould queue ${total} (failed ${failed}, dropped ${dropped}, never sent ${never_sent}); ` +
+      `queue them: deskline webhooks endpoints recover ${preview.endpoint_id} --since ${preview.since}`,
+  );
 }
 
 /** `endpoints recovery <id>`: how far a recovery is, or (`--wait`) a bar until it is done. */

@@ -1660,9 +1660,9 @@ export const webhookEndpointUpdateSchema = {
     "url": {
       "type": "string",
       "format": "uri",
-      "pattern": "^https://",
+      "pattern": "^https?://",
       "maxLength": 2048,
-      "description": "Must be an HTTPS URL."
+      "description": "An `https://` URL. `http://` is accepted only to a loopback host (`127.0.0.1` and the\nrest of 127.0.0.0/8, `[::1]`, `localhost`) and only where the server allows private\nnetworks (`WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`, for development): a receiver on your\nown machine. Elsewhere `http://` is `400 parameter_invalid` naming `url`.\n"
     },
     "description": {
       "type": [

@@ -12,11 +12,13 @@ import { forEachConcurrent } from "../pool.js";
 import { startProgress } from "../progress.js";
 import { compileValidator } from "../validate.js";
 import { BatchImporter } from "./batch.js";
+import { DuplicateKeys } from "./duplicate-keys.js";
 import { type ErrorsWriter, type FailedRow, openErrorsFile } from "./errors-file.js";
 import { type InputFormat, openRows, type SourceRow } from "./read-rows.js";
 import { RowMapper } from "./row-body.js";
 import {
   isFatal,
+  matchValue,
   type Outcome,
   parseMatch,
   previewContact,
@@ -41,6 +43,8 @@ export interface ImportSummary {
   updated: number;
   unchanged: number;
   failed: number;
+  /** Rows whose match key an earlier row of the file had (duplicate-keys.ts). */
+  duplicate_keys: number;
   duration_ms: number;
   dry_run: boolean;
 }
@@ -56,6 +60,7 @@ export async function importContacts(deskline: Deskline, options: ImportOptions)
     options.errors ? openErrorsFile(options.errors, source.format, source.header) : undefined,
   );
   const progress = startProgress(source.totalBytes);
+  const duplicates = new DuplicateKeys();
   const upsertOptions = { deskline, catalog, match, file: options.file };
   const batches = new BatchImporter(
     { ...upsertOptions, concurrency: options.concurrency },
@@ -71,7 +76,11 @@ export async function importContacts(deskline: Deskline, options: ImportOptions)
     const reason = "error" in mapped ? mapped.error : validate(mapped.body);
     if (reason !== undefined || !("body" in mapped)) {
       await tally.fail({ row, reason: reason ?? "invalid" });
-    } else if (!options.dryRun && batches.accepts(mapped.body)) {
+      return progress.update(tally.rows, source.bytesRead());
+    }
+    // Before any wait: rows are taken in file order, so the first of a key is the first noted.
+    duplicates.note(row.line, matchValue(mapped.body, match));
+    if (!options.dryRun && batches.accepts(mapped.body)) {
       await batches.add(row, mapped.body);
     } else {
       await upsertOne(row, mapped.body, { ...upsertOptions, dryRun: options.dryRun }, tally);
@@ -87,10 +96,12 @@ export async function importContacts(deskline: Deskline, options: ImportOptions)
     await tally.close();
   }
   tally.reportHidden();
+  duplicates.report(options.match ?? "email");
   const summary: ImportSummary = {
     rows: tally.rows,
     ...tally.counts,
     failed: tally.failed,
+    duplicate_keys: duplicates.repeats.length,
     duration_ms: Math.round(performance.now() - started),
     dry_run: options.dryRun,
   };

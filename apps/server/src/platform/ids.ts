@@ -31,10 +31,15 @@ function encode(value: bigint, length: number): string {
 }
 
 const RANDOM_SPACE = 62n ** BigInt(RANDOM_LENGTH);
-let lastTime = -1;
-/** In the lower half of the space: ids made in the same millisecond count up from it. */
+/** In the lower half of the space: the counter starts there in each new millisecond. */
 const randomPart = () => BigInt(`0x${randomBytes(11).toString("hex")}`) % (RANDOM_SPACE / 2n);
-let lastRandom = 0n;
+
+/**
+ * The ids one idempotent request may make of each type (`withReplayableIds`): its block of the
+ * counter. A batch makes at most a few thousand of one type; a block costs nothing but space, of
+ * which the upper half of 62^14 is left for counting up.
+ */
+const BLOCK = 1n << 24n;
 
 /**
  * Further back than this before the newest id made, a time given is an id dated on purpose (an
@@ -42,81 +47,118 @@ let lastRandom = 0n;
  */
 const BACKDATED_MS = 1_000;
 
+/** The process's position: the newest id's time and counter (docs/decisions.md, "Id layout"). */
+let lastTime = -1;
+let lastRandom = 0n;
+
 /**
- * A prefixed, time-ordered id (like a ULID): ids made later in this process always sort after
- * earlier ones, even within one millisecond or across a small step back of the clock, so "newest
- * first" is "highest id first". An id dated well in the past sorts at its own time.
+ * The next `step` positions of the process's order at `now`: its time and counter, after every
+ * position taken before, even within one millisecond or across a small step back of the clock.
+ */
+function take(now: number, step: bigint): { time: number; counter: bigint } {
+  if (now < lastTime - BACKDATED_MS) return { time: now, counter: randomPart() };
+  if (now > lastTime || lastRandom + step >= RANDOM_SPACE) {
+    // A new millisecond, or this one is full (then the next): the counter starts from chance.
+    lastTime = now > lastTime ? now : lastTime + 1;
+    lastRandom = randomPart() - 1n;
+  }
+  const counter = lastRandom + 1n;
+  lastRandom += step;
+  return { time: lastTime, counter };
+}
+
+const body = (time: number, counter: bigint) =>
+  `${encode(BigInt(time), TIME_LENGTH)}${encode(counter, RANDOM_LENGTH)}`;
+
+/**
+ * A prefixed, time-ordered id (like a ULID): the creation time to the millisecond, then a
+ * counter, so ids made later in this process always sort after earlier ones and "newest first"
+ * is "highest id first". An id dated well in the past sorts at its own time.
  */
 export function newId(prefix: IdPrefix, now = Date.now()): string {
   const replayable = replayableIds.getStore();
   // Not API keys: a replayed key id would need the key itself, which is never stored, so a
   // retried key creation makes a new key (the lost answer's key is never seen, and unusable).
   if (replayable && prefix !== "key") return replayable.next(prefix);
-  if (now < lastTime - BACKDATED_MS) {
-    return `${prefix}_${encode(BigInt(now), TIME_LENGTH)}${encode(randomPart(), RANDOM_LENGTH)}`;
-  }
-  if (now <= lastTime) {
-    lastRandom += 1n;
-    if (lastRandom >= RANDOM_SPACE) {
-      lastTime += 1;
-      lastRandom = 0n;
-    }
-  } else {
-    lastTime = now;
-    lastRandom = randomPart();
-  }
-  return `${prefix}_${encode(BigInt(lastTime), TIME_LENGTH)}${encode(lastRandom, RANDOM_LENGTH)}`;
+  const { time, counter } = take(now, 1n);
+  return `${prefix}_${body(time, counter)}`;
 }
 
 /**
- * The ids of one request, the same each time it runs: the n-th id of each type is made from the
- * request's seed, stamped with the time it first ran.
+ * A block of the process's order for one idempotent request, as an id body (time and counter):
+ * kept with the request's key, so the ids it makes (`withReplayableIds`) sort where it started
+ * among the ids of every other request of this process, and the same on a rerun.
+ */
+export function newIdBlock(now = Date.now()): string {
+  const { time, counter } = take(now, BLOCK);
+  return body(time, counter);
+}
+
+/**
+ * The ids of one request, the same each time it runs: the n-th id of each type is the n-th of the
+ * request's block. A key reserved before blocks were kept has only its random seed: its ids count
+ * up from a hash of it, stamped with the time it first ran.
  */
 class ReplayableIds {
   private readonly counts = new Map<IdPrefix, bigint>();
   constructor(
-    private readonly seed: string,
-    private readonly firstRunAt: number,
+    private readonly block: { time: number; counter: bigint } | { seed: string; firstRunAt: number },
   ) {}
 
   next(prefix: IdPrefix): string {
     const n = this.counts.get(prefix) ?? 0n;
     this.counts.set(prefix, n + 1n);
-    // A base from the seed in the lower half of the space, plus the count: a request's ids of
-    // one type still sort in the order it made them, as newId's do.
-    const digest = createHash("sha256").update(`${this.seed}\n${prefix}`).digest("hex").slice(0, 22);
+    if ("counter" in this.block) return `${prefix}_${body(this.block.time, this.block.counter + n)}`;
+    const digest = createHash("sha256").update(`${this.block.seed}\n${prefix}`).digest("hex").slice(0, 22);
     const base = BigInt(`0x${digest}`) % (RANDOM_SPACE / 2n);
-    return `${prefix}_${encode(BigInt(this.firstRunAt), TIME_LENGTH)}${encode(base + n, RANDOM_LENGTH)}`;
+    return `${prefix}_${body(this.block.firstRunAt, base + n)}`;
   }
 }
 
 const replayableIds = new AsyncLocalStorage<ReplayableIds>();
 
+/** ~47 bits: the children of one parent (an event's endpoints) never meet. */
+const CHILD_LENGTH = 8;
+
 /**
- * An id that is the same every time it is made from the same `seed` and time: for a record that
- * a repeated step (the relay running its hooks again) must find instead of making a second one.
- * Time-ordered like newId's; the unique part is a hash of the seed.
+ * An id that sorts with `parent` (an id of this layout): the parent's time and counter, then a
+ * hash of `seed`. The same every time it is made from the same parent and seed: for a record that
+ * a repeated step (the relay running its hooks again) must find instead of making a second one,
+ * and that lists in its parent's order (an event's deliveries, in the order the events happened).
  */
-export function derivedId(prefix: IdPrefix, time: number, seed: string): string {
-  const digest = createHash("sha256").update(`${prefix}\n${seed}`).digest("hex").slice(0, 22);
-  return `${prefix}_${encode(BigInt(time), TIME_LENGTH)}${encode(BigInt(`0x${digest}`) % RANDOM_SPACE, RANDOM_LENGTH)}`;
+export function childId(prefix: IdPrefix, parent: string, seed: string): string {
+  const parentBody = parent.slice(parent.indexOf("_") + 1);
+  const digest = createHash("sha256").update(`${prefix}\n${seed}`).digest("hex").slice(0, 16);
+  return `${prefix}_${parentBody}${encode(BigInt(`0x${digest}`) % 62n ** BigInt(CHILD_LENGTH), CHILD_LENGTH)}`;
 }
 
 /**
- * Runs `work` so that every `newId` inside it is derived from `seed` (random, kept with the
- * idempotency key) and `firstRunAt` instead of the clock and chance. An idempotent request runs this way (platform/http/idempotency.ts): if its process
- * dies after the write but before the answer is stored, the retry that takes its key over makes
- * the very same ids, so its insert finds the record the first run made instead of making a
- * second one (and a second `*.created`).
+ * Runs `work` so that every `newId` inside it is taken from `block` (`newIdBlock`, kept with the
+ * idempotency key) instead of the clock, in order. An idempotent request runs this way
+ * (platform/http/idempotency.ts): if its process dies after the write but before the answer is
+ * stored, the retry that takes its key over makes the very same ids, so its insert finds the
+ * record the first run made instead of making a second one (and a second `*.created`). A key kept
+ * before blocks were (`block` undefined) derives them from its `seed` and `firstRunAt`.
  */
-export function withReplayableIds<T>(seed: string, firstRunAt: number, work: () => Promise<T>): Promise<T> {
-  return replayableIds.run(new ReplayableIds(seed, firstRunAt), work);
+export function withReplayableIds<T>(
+  reservation: { block?: string; seed: string; firstRunAt: number },
+  work: () => Promise<T>,
+): Promise<T> {
+  const { block, seed, firstRunAt } = reservation;
+  const ids = block
+    ? new ReplayableIds({ time: idTime(`_${block}`), counter: decode(block.slice(TIME_LENGTH)) })
+    : new ReplayableIds({ seed, firstRunAt });
+  return replayableIds.run(ids, work);
+}
+
+function decode(text: string): bigint {
+  let value = 0n;
+  for (const char of text) value = value * 62n + BigInt(ALPHABET.indexOf(char));
+  return value;
 }
 
 /** The creation time (ms) an id carries: its first characters after the prefix. */
 export function idTime(id: string): number {
-  const time = id.slice(id.indexOf("_") + 1, id.indexOf("_") + 1 + TIME_LENGTH);
-  let value = 0;
-  for (const char of time) value = value * 62 + ALPHABET.indexOf(char);
-  return value;
+  const start = id.indexOf("_") + 1;
+  return Number(decode(id.slice(start, start + TIME_LENGTH)));
 }

@@ -69,7 +69,8 @@ export function idempotency(keys: IdempotencyKeys, scopeOf: (ctx: Context) => Id
     try {
       // A run that took the key over after a crash makes the first run's ids, so a record that
       // run already wrote is found, not made twice (records/record.ts `insertNew`).
-      await withReplayableIds(reservation.seed, reservation.firstRunAt.getTime(), next);
+      const { seed, block, firstRunAt } = reservation;
+      await withReplayableIds({ seed, ...(block ? { block } : {}), firstRunAt: firstRunAt.getTime() }, next);
     } catch (error) {
       const answer = error instanceof DomainError ? httpError(error) : error;
       if (answer instanceof AppError && answer.status < 500) {

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Collection, Db } from "mongodb";
 import { isDuplicateKey } from "../database/errors.js";
+import { newIdBlock } from "../ids.js";
 
 /**
  * Fields of a stored answer that must not be kept as they were answered (docs/decisions.md "Keys
@@ -87,6 +88,12 @@ export interface IdempotencyDoc {
    * (platform/ids.ts `withReplayableIds`), so a run that takes over makes the ids the first one did.
    */
   seed: string;
+  /**
+   * The request's block of the process's id order (platform/ids.ts `newIdBlock`), taken by the
+   * first run and kept by a takeover: its ids sort where the request started. Absent on a key
+   * reserved before blocks were kept: its ids come from `seed`.
+   */
+  id_block?: string;
   response: StoredResponse | null;
   created_at: Date;
   /** Until when the record is kept; a sweep removes it afterwards (no TTL indexes: docs/design.md, Database). */
@@ -96,7 +103,7 @@ export interface IdempotencyDoc {
 }
 
 export type Reservation =
-  | { outcome: "reserved"; owner: string; seed: string; firstRunAt: Date }
+  | { outcome: "reserved"; owner: string; seed: string; block?: string; firstRunAt: Date }
   | { outcome: "replay"; response: StoredResponse }
   | { outcome: "withheld"; response: StoredResponse }
   | { outcome: "in_flight" }
@@ -127,6 +134,7 @@ export class IdempotencyKeys {
    */
   async reserve(id: string, fingerprint: string, now = new Date(), caller?: string): Promise<Reservation> {
     const owner = randomUUID();
+    const block = newIdBlock(now.getTime());
     const lockExpiresAt = new Date(now.getTime() + LOCK_MS);
     for (;;) {
       try {
@@ -137,12 +145,13 @@ export class IdempotencyKeys {
           state: "in_flight",
           owner,
           seed: owner,
+          id_block: block,
           response: null,
           created_at: now,
           expires_at: new Date(now.getTime() + this.ttlMs),
           lock_expires_at: lockExpiresAt,
         });
-        return { outcome: "reserved", owner, seed: owner, firstRunAt: now };
+        return { outcome: "reserved", owner, seed: owner, block, firstRunAt: now };
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
@@ -170,7 +179,10 @@ export class IdempotencyKeys {
           { _id: id, state: "in_flight", lock_expires_at: { $lt: now } },
           { $set: { owner, lock_expires_at: lockExpiresAt } },
         );
-        if (taken) return { outcome: "reserved", owner, seed: taken.seed, firstRunAt: taken.created_at };
+        if (taken) {
+          const { seed, id_block: block, created_at: firstRunAt } = taken;
+          return { outcome: "reserved", owner, seed, ...(block ? { block } : {}), firstRunAt };
+        }
       }
       return { outcome: "in_flight" };
     }

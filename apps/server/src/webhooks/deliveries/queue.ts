@@ -1,6 +1,6 @@
 import { receives, type StoredEvent } from "../../events/model.js";
 import { type Clock, systemClock } from "../../platform/clock.js";
-import { derivedId, idTime, newId } from "../../platform/ids.js";
+import { childId, idTime, newId } from "../../platform/ids.js";
 import { type DeliveryOrigin, pendingKey, type WebhookDeliveries, type WebhookDeliveryDoc } from "./store.js";
 
 /**
@@ -49,10 +49,10 @@ export interface EndpointDirectory {
 
 /**
  * The delivery of an event as it happens: one id per (event, endpoint), so a relay that runs the
- * event's hooks again finds it recorded and queues nothing twice.
+ * event's hooks again finds it recorded and queues nothing twice; and the event's id first, so an
+ * endpoint's deliveries list in the order their events happened (docs/decisions.md, "Id layout").
  */
-const eventDeliveryId = (request: DeliveryRequest) =>
-  derivedId("dlv", request.event.created_at.getTime(), `${request.event._id} ${request.endpointId}`);
+const eventDeliveryId = (request: DeliveryRequest) => childId("dlv", request.event._id, request.endpointId);
 
 export class DeliveryQueue {
   private readonly listeners: QueuedListener[] = [];

@@ -419,24 +419,38 @@ export class WebhookDeliveries {
   }
 
   /**
-   * Of these events, the deliveries to the endpoint that are pending or succeeded, with the
-   * recovery that queued each (a recovery skips those events).
+   * Of these events, every delivery to the endpoint, with its status and the recovery that queued
+   * it: what a recovery judges each event by (webhooks/recovery/missed.ts).
    */
-  coveredOf(
+  outcomesOf(
     endpoint: { _id: string; workspace_id: string },
     eventIds: string[],
-  ): Promise<Pick<WebhookDeliveryDoc, "event_id" | "recovery_id">[]> {
+  ): Promise<Pick<WebhookDeliveryDoc, "event_id" | "status" | "recovery_id">[]> {
     return this.collection
       .find(
-        {
-          workspace_id: endpoint.workspace_id,
-          event_id: { $in: eventIds },
-          endpoint_id: endpoint._id,
-          status: { $in: ["pending", "succeeded"] },
-        },
-        { projection: { _id: 0, event_id: 1, recovery_id: 1 } },
+        { workspace_id: endpoint.workspace_id, event_id: { $in: eventIds }, endpoint_id: endpoint._id },
+        { projection: { _id: 0, event_id: 1, status: 1, recovery_id: 1 } },
       )
       .toArray();
+  }
+
+  /**
+   * The event of the endpoint's first failure since it was last healthy: its oldest `failed` or
+   * `dropped` delivery after its newest `succeeded` one (ids in the order of their events, for
+   * deliveries of events as they happen), or null when none failed since. Two reads on the
+   * `endpoint_newest` index, each stopping at its first match.
+   */
+  async firstFailureSinceHealthy(endpoint: { _id: string; workspace_id: string }): Promise<string | null> {
+    const scope = { workspace_id: endpoint.workspace_id, endpoint_id: endpoint._id };
+    const healthy = await this.collection.findOne(
+      { ...scope, status: "succeeded" },
+      { sort: { _id: -1 }, projection: { _id: 1 } },
+    );
+    const failed = await this.collection.findOne(
+      { ...scope, status: { $in: ["failed", "dropped"] }, ...(healthy ? { _id: { $gt: healthy._id } } : {}) },
+      { sort: { _id: 1 }, projection: { event_id: 1 } },
+    );
+    return failed?.event_id ?? null;
   }
 
   /** The status and time of the endpoint's deliveries made in [since, until): its stats. */

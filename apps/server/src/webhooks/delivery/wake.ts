@@ -60,8 +60,14 @@ export async function startWake(
     };
   }
   const busy = pollWhileBusy(dispatcher, options.wakeIntervalMs);
+  // Said once, in words: how delivery wakes here. The server's own refusal only where it says
+  // something (a mongod's code: a replica set was perhaps expected); the embedded fallback has no
+  // change streams by design, and its bare "Unknown error" would read like a fault.
+  const answer = refused.code ? `; the server answered code ${refused.code}: ${refused.message}` : "";
   return {
-    description: `webhook wake: looking for due deliveries every ${options.wakeIntervalMs} ms (no change streams: ${refused})`,
+    description:
+      `webhook wake: looking for due deliveries every ${options.wakeIntervalMs} ms ` +
+      `(this database has no change streams${answer})`,
     stop: async () => {
       clearInterval(regular);
       clearInterval(busy);
@@ -189,17 +195,18 @@ function pollWhileBusy(dispatcher: Wakeable, intervalMs: number): NodeJS.Timeout
 
 /**
  * Opens a change stream and asks it once (the first ask runs the `aggregate` that opens it):
- * null when that works, else why not. A standalone mongod answers code 40573; mongo-java-server
- * without its oplog fails with a bare "Unknown error"; a cursor closed at once is no better.
+ * null when that works, else how the server refused. A standalone mongod answers code 40573;
+ * mongo-java-server without its oplog fails with a bare "Unknown error" and no code; a cursor
+ * closed at once is no better.
  */
-async function changeStreamsRefused(db: Db): Promise<string | null> {
+async function changeStreamsRefused(db: Db): Promise<{ code?: number; message: string } | null> {
   const stream = db.collection("webhook_deliveries").watch([], { maxAwaitTimeMS: 1 });
   try {
     await stream.tryNext();
-    return stream.closed ? "the server closed the change stream at once" : null;
+    return stream.closed ? { message: "the change stream closed at once" } : null;
   } catch (err) {
     const { code, message } = err as { code?: number; message?: string };
-    return `the server refused $changeStream${code ? ` (code ${code})` : ""}: ${message ?? String(err)}`;
+    return { ...(code ? { code } : {}), message: message ?? String(err) };
   } finally {
     await stream.close().catch(() => {});
   }

@@ -21,6 +21,11 @@ export interface WebhookEndpointDoc extends RecordDoc {
   description: string | null;
   /** Subscribed event types, or `["*"]` for all. */
   events: Subscription[];
+  /**
+   * When each entry of `events` began (subscriptions.ts): a recovery sends no event older than
+   * that. Absent on endpoints made before it was kept: they count from `created_at`.
+   */
+  subscribed_at?: Record<string, Date>;
   status: EndpointStatus;
   disabled_at: Date | null;
   disabled_reason: string | null;

@@ -58,6 +58,7 @@ function checkUrl(url: string | undefined, { webhookAllowPrivateNetworks }: Kit[
       param: "url",
     });
   }
+  checkScheme(new URL(url), webhookAllowPrivateNetworks);
   if (webhookAllowPrivateNetworks) return;
   const refused = refusedUrlHost(url);
   if (refused) {
@@ -68,6 +69,24 @@ function checkUrl(url: string | undefined, { webhookAllowPrivateNetworks }: Kit[
       { param: "url" },
     );
   }
+}
+
+/** Hosts that are this machine: a development receiver (`deskline listen`, a local server). */
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/;
+
+/**
+ * `https:` always; `http:` only to loopback and only where private networks are allowed (a
+ * development server): a receiver on the developer's own machine needs no certificate, and no
+ * production deployment ever sends a payload in the clear (docs/decisions.md, "Local receivers").
+ */
+function checkScheme(url: URL, allowPrivateNetworks: boolean): void {
+  if (url.protocol === "https:") return;
+  const local = allowPrivateNetworks && url.protocol === "http:" && LOOPBACK.test(url.hostname);
+  if (local) return;
+  const why = allowPrivateNetworks
+    ? "`http://` is accepted only to this machine (127.0.0.1, [::1] or localhost)"
+    : "`http://` is accepted only by a development server (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true), to this machine";
+  throw new AppError(400, "parameter_invalid", `\`url\` must be an https:// URL; ${why}.`, { param: "url" });
 }
 
 function listWebhookEndpoints({ store }: Kit): Handler<"listWebhookEndpoints"> {

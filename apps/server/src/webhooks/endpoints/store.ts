@@ -23,6 +23,7 @@ import {
 } from "./health.js";
 import { LaneLeases } from "./lanes.js";
 import { type EndpointSecret, SecretsAtRest, secretBinding } from "./secrets/at-rest.js";
+import { nextSubscriptions } from "./subscriptions.js";
 
 /**
  * The `webhook_endpoints` collection (docs/design.md, Webhook delivery): where a workspace wants its
@@ -150,12 +151,14 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     await this.assertRoomFor(workspaceId, 0);
     const binding = secretBinding({ _id: id, workspace_id: workspaceId });
     const seal = (value: string) => this.secrets.seal(value, binding);
+    const events = input.events ?? [...schemaDefaults.WebhookEndpointCreate.events];
     const doc: WebhookEndpointDoc = {
       _id: id,
       workspace_id: workspaceId,
       url: input.url,
       description: input.description ?? null,
-      events: input.events ?? [...schemaDefaults.WebhookEndpointCreate.events],
+      events,
+      subscribed_at: Object.fromEntries(events.map((entry) => [entry, now])),
       status: "enabled",
       disabled_at: null,
       disabled_reason: null,
@@ -223,6 +226,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
           (set as Record<string, unknown>)[field] = patch[field];
         }
       }
+      if (set.events) set.subscribed_at = nextSubscriptions(current, set.events, now);
       const headers = patch.headers && this.mergedHeaders(current, patch.headers);
       if (headers) set.custom_headers = headers;
       if (patch.status === "enabled" && current.status === "disabled") {

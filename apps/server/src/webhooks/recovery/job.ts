@@ -1,17 +1,16 @@
 import type { Agenda } from "agenda";
-import { type StoredEvent, subscribedTypes } from "../../events/model.js";
 import { idTime } from "../../platform/ids.js";
 import type { Logger } from "../../platform/logger.js";
 import type { DeliveryRequest } from "../deliveries/queue.js";
 import type { WebhookEndpointDoc } from "../endpoints/store.js";
+import { type EventRef, judgePage, readPage } from "./missed.js";
 import type { RecoveryProgress, RecoveryStores, WebhookRecoveryDoc } from "./store.js";
 
 /**
  * A recovery as an Agenda job (docs/decisions.md "Recoveries run as jobs"): `recoverWebhookEndpoint`
  * records the recovery and schedules this job; a worker (ROLE worker or all) pages through the
- * window in event id order, a page at a time, asking only about that page's events which have a
- * pending or succeeded delivery to the endpoint, and queues the others through the one delivery
- * queue. Memory holds one page, whatever the window. After each page the recovery document
+ * window in event id order, a page at a time, asking only about that page's deliveries to the
+ * endpoint, and queues the events it missed (missed.ts) through the one delivery queue. Memory holds one page, whatever the window. After each page the recovery document
  * records where it is; a worker that dies mid-way leaves its job locked until the lock lapses,
  * and the next worker goes on after the last page recorded (a page queued but not recorded is
  * looked at again: its events now have pending deliveries, so nothing is queued twice).
@@ -25,9 +24,6 @@ export const RECOVERY_CONCURRENCY = 1;
 interface RecoveryData {
   recovery_id: string;
 }
-
-/** The event fields a delivery is queued with: a page holds no payloads (Events.recoveryPage). */
-type EventRef = Pick<StoredEvent, "_id" | "workspace_id" | "type" | "created_at">;
 
 /**
  * The hook delivery's Agenda calls (webhooks/delivery/worker.ts): every role schedules recoveries
@@ -86,9 +82,10 @@ export async function runRecovery(
     lastDue: recovery.last_due,
   };
   for (;;) {
-    const page = await readPage(store, recovery, endpoint, progress.cursor, pageSize);
+    const window = { workspaceId: recovery.workspace_id, since: recovery.since, until: recovery.until };
+    const page = await readPage(store, window, endpoint, progress.cursor, pageSize);
     if (page.length === 0) break;
-    progress = await queueMissed(store, recovery, page, progress);
+    progress = await queueMissed(store, recovery, endpoint, page, progress);
     await store.webhookRecoveries.progressed(recoveryId, progress);
     await keepAlive();
     if (page.length < pageSize) break;
@@ -96,62 +93,34 @@ export async function runRecovery(
   await store.webhookRecoveries.succeeded(recoveryId);
 }
 
-/** The window's next events after `cursor` that the endpoint subscribes to, in id order. */
-function readPage(
-  store: RecoveryStores,
-  recovery: WebhookRecoveryDoc,
-  endpoint: WebhookEndpointDoc,
-  cursor: string,
-  pageSize: number,
-): Promise<EventRef[]> {
-  // Events keep their time in whole seconds (their `created`).
-  const since = new Date(Math.floor(recovery.since.getTime() / 1000) * 1000);
-  const window = {
-    workspaceId: recovery.workspace_id,
-    since,
-    until: recovery.until,
-    after: cursor,
-    types: subscribedTypes(endpoint.events) ?? null,
-  };
-  return store.events.recoveryPage(window, endpoint._id, pageSize) as Promise<EventRef[]>;
-}
-
 /**
- * Queues the page's events that have no pending or succeeded delivery to the endpoint. Due at
- * their event's time (in the past), so the lane sends them oldest event first (the queue breaks
- * ties by event id); each due time is also kept strictly after the one before, across pages and
- * resumed runs (`lastDue`), so a page queued later never sorts before one queued earlier.
+ * Queues the page's missed events (missed.ts). Due at their event's time (in the past), so the
+ * lane sends them oldest event first (the queue breaks ties by event id); each due time is also
+ * kept strictly after the one before, across pages and resumed runs (`lastDue`), so a page
+ * queued later never sorts before one queued earlier.
  */
 async function queueMissed(
   store: RecoveryStores,
   recovery: WebhookRecoveryDoc,
+  endpoint: WebhookEndpointDoc,
   page: EventRef[],
   progress: RecoveryProgress,
 ): Promise<RecoveryProgress> {
-  const covered = await store.webhookDeliveries.coveredOf(
-    { _id: recovery.endpoint_id, workspace_id: recovery.workspace_id },
-    page.map((event) => event._id),
-  );
-  const skip = new Set(covered.map((doc) => doc.event_id));
-  // Queued by this recovery in a run that died before recording the page: counted as queued.
-  const queuedBefore = new Set(
-    covered.filter((doc) => doc.recovery_id === recovery._id).map((d) => d.event_id),
-  );
+  const verdict = await judgePage(store, endpoint, page);
   let lastDue = progress.lastDue;
   const dueAt = ({ event }: DeliveryRequest) => {
     lastDue = Math.max(idTime(event._id), lastDue + 1);
     return new Date(lastDue);
   };
   const made = await store.deliveryQueue.queue(
-    page
-      .filter((event) => !skip.has(event._id))
-      .map((event) => ({ event, endpointId: recovery.endpoint_id })),
+    verdict.missed.map(({ event }) => ({ event, endpointId: recovery.endpoint_id })),
     { origin: "recover", recoveryId: recovery._id, dueAt },
   );
   return {
     cursor: page.at(-1)?._id ?? progress.cursor,
     scanned: progress.scanned + page.length,
-    queued: progress.queued + made.length + queuedBefore.size,
+    // Queued by this recovery in a run that died before recording the page: counted as queued.
+    queued: progress.queued + made.length + verdict.queuedBy(recovery._id),
     lastDue,
   };
 }

@@ -1,12 +1,12 @@
-import type { Events } from "../../events/events.js";
 import { receives, type StoredEvent } from "../../events/model.js";
 import { AppError, notFound } from "../../platform/errors.js";
 import type { Handler } from "../../platform/http/operation.js";
-import { parseInstant } from "../../platform/http/paging.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import { toWebhookDelivery } from "../deliveries/store.js";
-import { endpointDisabled, type RecoveryWindow, resend } from "./resend.js";
+import { previewRecovery } from "./preview.js";
+import { endpointDisabled, resend } from "./resend.js";
 import { type RecoveryStores, toWebhookRecovery } from "./store.js";
+import { appliedWindow, askedWindow } from "./window.js";
 
 type Kit = RouteKit<RecoveryStores>;
 
@@ -54,8 +54,13 @@ async function namedReceiver(store: RecoveryStores, event: StoredEvent, endpoint
 
 function recoverWebhookEndpoint({ store, metrics }: Kit): Handler<"recoverWebhookEndpoint"> {
   return async ({ ctx, id, body }) => {
-    const window = recoveryWindow(body, store.events);
+    const request = body ?? {};
+    const now = Date.now();
+    const asked = askedWindow(request, now);
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
+    const window = await appliedWindow(asked, endpoint, store, now);
+    // A preview queues nothing, so a disabled endpoint may have one: what enabling and recovering would send.
+    if (request.dry_run) return { status: 200, body: await previewRecovery(store, endpoint, window) };
     if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "id");
     const recovery = await store.webhookRecoveries.start(endpoint, window);
     metrics?.recovery();
@@ -68,38 +73,4 @@ function getWebhookRecovery({ store }: Kit): Handler<"getWebhookRecovery"> {
     status: 200,
     body: toWebhookRecovery(await store.webhookRecoveries.get(workspaceOf(ctx), id)),
   });
-}
-
-/**
- * The window of a recovery: `until` defaults to now and is at most now; it may not end before it
- * starts, and `since` may go back at most the event retention (older events are gone; the rule is
- * the events store's).
- */
-function recoveryWindow(
-  body: { since: number | string; until?: number | string },
-  events: Pick<Events, "keptSince" | "retentionMs">,
-): RecoveryWindow {
-  const now = Date.now();
-  const since = parseInstant(body.since, "since");
-  const until = body.until === undefined ? new Date(now) : parseInstant(body.until, "until");
-  if (until.getTime() > now) until.setTime(now);
-  if (until.getTime() < since.getTime()) {
-    const param = body.until === undefined ? "since" : "until";
-    throw new AppError(
-      400,
-      "parameter_invalid",
-      "The window ends before it starts: `until` must not be before `since` (and `since` not in the future).",
-      { param },
-    );
-  }
-  if (since < events.keptSince(new Date(now))) {
-    const days = Math.round(events.retentionMs / 86_400_000);
-    throw new AppError(
-      400,
-      "parameter_invalid",
-      `\`since\` is older than the event retention (${days} days): events before it are gone.`,
-      { param: "since" },
-    );
-  }
-  return { since, until };
 }
