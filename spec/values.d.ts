@@ -1238,6 +1238,11 @@ export declare const schemaEnums: {
     "enabled",
     "disabled"
   ];
+  readonly "WebhookEndpointDisabledReason": readonly [
+    "consecutive_failures",
+    "owner",
+    null
+  ];
   readonly "WebhookDeliveryStatus": readonly [
     "pending",
     "succeeded",

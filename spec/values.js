@@ -1238,6 +1238,11 @@ export const schemaEnums = {
     "enabled",
     "disabled"
   ],
+  "WebhookEndpointDisabledReason": [
+    "consecutive_failures",
+    "owner",
+    null
+  ],
   "WebhookDeliveryStatus": [
     "pending",
     "succeeded",
