@@ -671,6 +671,11 @@ export type components = {
          */
         WebhookEndpointStatus: "enabled" | "disabled";
         /**
+         * @description Why a `disabled` endpoint is disabled: `consecutive_failures` (its 15th failed delivery in a row) or `owner` (`updateWebhookEndpoint` with `status: "disabled"`, a pause); `null` while it is enabled. The same codes as the `reason` of `webhook_endpoint.disabled`.
+         * @enum {string|null}
+         */
+        WebhookEndpointDisabledReason: "consecutive_failures" | "owner" | null;
+        /**
          * @description The names of the endpoint's custom headers, as given, sorted regardless of case; their values are never shown.
          * @example [
          *       "X-Api-Key"
@@ -691,7 +696,7 @@ export type components = {
             status: components["schemas"]["WebhookEndpointStatus"];
             /** Format: date-time */
             disabled_at: string | null;
-            disabled_reason: string | null;
+            disabled_reason: components["schemas"]["WebhookEndpointDisabledReason"];
             /** @description Failed deliveries in a row (a delivery fails when its last attempt fails); reset to 0 by a successful one. */
             consecutive_failures: number;
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */

@@ -412,7 +412,7 @@ export type paths = {
          * @description Changes only the fields sent: `url` (HTTPS, as on create), `description` (`null` clears it), `events`
          *     (replaced whole), `headers` (merged by name: a value sets a header, `null` removes it) and
          *     `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
-         *     says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
+         *     `owner`); `status: "enabled"` resumes them and resets `consecutive_failures`
          *     to 0, also for an endpoint that deliveries disabled. Deliveries that were due while it was
          *     disabled are `dropped`, and events of that time make none: enabling does not resend them,
          *     `recoverWebhookEndpoint` does. A PATCH that changes nothing
@@ -1811,6 +1811,11 @@ export type components = {
          * @enum {string}
          */
         WebhookEndpointStatus: "enabled" | "disabled";
+        /**
+         * @description Why a `disabled` endpoint is disabled: `consecutive_failures` (its 15th failed delivery in a row) or `owner` (`updateWebhookEndpoint` with `status: "disabled"`, a pause); `null` while it is enabled. The same codes as the `reason` of `webhook_endpoint.disabled`.
+         * @enum {string|null}
+         */
+        WebhookEndpointDisabledReason: "consecutive_failures" | "owner" | null;
         /** @description A registered webhook endpoint, without its secret. */
         WebhookEndpoint: {
             /** @example we_2bXks1AbC3dEf5Gh */
@@ -1825,7 +1830,7 @@ export type components = {
             status: components["schemas"]["WebhookEndpointStatus"];
             /** Format: date-time */
             disabled_at: string | null;
-            disabled_reason: string | null;
+            disabled_reason: components["schemas"]["WebhookEndpointDisabledReason"];
             /** @description Failed deliveries in a row (a delivery fails when its last attempt fails); reset to 0 by a successful one. */
             consecutive_failures: number;
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
@@ -1848,7 +1853,7 @@ export type components = {
             status: components["schemas"]["WebhookEndpointStatus"];
             /** Format: date-time */
             disabled_at: string | null;
-            disabled_reason: string | null;
+            disabled_reason: components["schemas"]["WebhookEndpointDisabledReason"];
             consecutive_failures: number;
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
@@ -2334,7 +2339,7 @@ export type components = {
             status: components["schemas"]["WebhookEndpointStatus"];
             /** Format: date-time */
             disabled_at: string | null;
-            disabled_reason: string | null;
+            disabled_reason: components["schemas"]["WebhookEndpointDisabledReason"];
             consecutive_failures: number;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             /** @description Deliveries per second the endpoint receives at most, or `null` for no limit. */
@@ -2362,7 +2367,7 @@ export type components = {
             status: components["schemas"]["WebhookEndpointStatus"];
             /** Format: date-time */
             disabled_at: string | null;
-            disabled_reason: string | null;
+            disabled_reason: components["schemas"]["WebhookEndpointDisabledReason"];
             consecutive_failures: number;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             /** @description Deliveries per second the endpoint receives at most, or `null` for no limit. */

@@ -1247,6 +1247,11 @@ export declare const schemaEnums: {
     "enabled",
     "disabled"
   ];
+  readonly "WebhookEndpointDisabledReason": readonly [
+    "consecutive_failures",
+    "owner",
+    null
+  ];
   readonly "WebhookDeliveryStatus": readonly [
     "pending",
     "succeeded",

@@ -1247,6 +1247,11 @@ export const schemaEnums = {
     "enabled",
     "disabled"
   ],
+  "WebhookEndpointDisabledReason": [
+    "consecutive_failures",
+    "owner",
+    null
+  ],
   "WebhookDeliveryStatus": [
     "pending",
     "succeeded",

@@ -4,7 +4,14 @@
 
 let csrfToken = "";
 
+/** @typedef {import("./types.js").EventType} EventType */
+/** @typedef {import("./types.js").WebhookEndpoint} WebhookEndpoint */
+
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {{ error?: { message?: string, code?: string, param?: string } } | null} body
+   */
   constructor(status, body) {
     super(body?.error?.message ?? `The server answered ${status}.`);
     this.status = status;
@@ -13,7 +20,14 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * @param {string} url
+ * @param {string} method
+ * @param {unknown} [body]
+ * @returns {Promise<any>} the answer's JSON: each caller names its type from ./types
+ */
 async function send(url, method, body) {
+  /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
   if (method !== "GET") headers["X-CSRF-Token"] = csrfToken;
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -28,7 +42,13 @@ async function send(url, method, body) {
   return data;
 }
 
-/** `path` relative to /open/v1, e.g. `webhook-endpoints`; `query` values may be arrays. */
+/**
+ * `path` relative to /open/v1, e.g. `webhook-endpoints`; `query` values may be arrays.
+ * @param {string} method
+ * @param {string} path
+ * @param {{ query?: Record<string, unknown>, body?: unknown }} [options]
+ * @returns {Promise<any>}
+ */
 export function api(method, path, { query, body } = {}) {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query ?? {})) {
@@ -39,34 +59,54 @@ export function api(method, path, { query, body } = {}) {
   return send(`/console/api/v1/${path}${search}`, method, body);
 }
 
+/**
+ * @param {string} path
+ * @param {Record<string, unknown>} [query]
+ * @returns {Promise<any>}
+ */
 export const get = (path, query) => api("GET", path, { query });
 
-/** Exchanges a link's one-time token for the session cookie; answers the session. */
+/**
+ * Exchanges a link's one-time token for the session cookie; answers the session.
+ * @param {string} token
+ * @returns {Promise<import("./types.js").ConsoleSession>}
+ */
 export async function openSession(token) {
   const session = await send("/console/session", "POST", { token });
   csrfToken = session.csrf_token;
   return session;
 }
 
-/** The session of the cookie this browser holds, if any. */
+/**
+ * The session of the cookie this browser holds, if any.
+ * @returns {Promise<import("./types.js").ConsoleSession>}
+ */
 export async function currentSession() {
   const session = await send("/console/session", "GET");
   csrfToken = session.csrf_token;
   return session;
 }
 
+/** @type {Promise<EventType[]> | undefined} */
 let eventTypes;
-/** The event types of the public spec (its `EventType` enum), read once. */
+/**
+ * The event types the server sends (listEventTypes), read once.
+ * @returns {Promise<EventType[]>}
+ */
 export async function knownEventTypes() {
-  eventTypes ??= get("openapi.json").then((spec) => spec.components.schemas.EventType.enum);
+  eventTypes ??= get("event-types").then(
+    /** @param {import("./types.js").EventTypeList} list */ (list) => list.data.map((type) => type.type),
+  );
   return eventTypes;
 }
 
+/** @type {Promise<Map<string, string>> | undefined} */
 let endpointUrls;
 /** Endpoint id → URL, for naming where events went; read once per page view. */
 export function endpointNames(fresh = false) {
   if (fresh || !endpointUrls) {
     endpointUrls = get("webhook-endpoints", { limit: 100 }).then(
+      /** @param {import("./types.js").Page<WebhookEndpoint>} page */
       (page) => new Map(page.data.map((endpoint) => [endpoint.id, endpoint.url])),
     );
   }

@@ -8,6 +8,7 @@ import { endpointView } from "./endpoint.js";
 import { endpointsView } from "./endpoints.js";
 import { eventsView, eventView } from "./events.js";
 
+/** @type {[RegExp, (main: HTMLElement, id: string) => Promise<void>][]} */
 const ROUTES = [
   [/^#\/endpoints\/(we_[0-9A-Za-z]+)$/, endpointView],
   [/^#\/events\/(evt_[0-9A-Za-z]+)$/, eventView],
@@ -17,19 +18,25 @@ const ROUTES = [
 
 let shown = 0;
 
+/** The page's element with `id` (the page, src/console/page.ts, always has it). */
+const byId = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/** @param {boolean} moveFocus */
 async function show(moveFocus) {
-  const main = document.getElementById("main");
+  const main = byId("main");
   const ticket = ++shown;
-  const match = ROUTES.map(([pattern, view]) => [pattern.exec(location.hash), view]).find(([found]) => found);
-  if (!match) {
+  const match = ROUTES.map(([pattern, view]) => ({ found: pattern.exec(location.hash), view })).find(
+    ({ found }) => found,
+  );
+  if (!match?.found) {
     location.replace("#/endpoints");
     return;
   }
-  const [found, view] = match;
+  const { found, view } = match;
   // Each view fills a fresh element; a slower, older view never overwrites a newer one.
   const target = h("div", { class: "view" });
   try {
-    await view(target, found[1]);
+    await view(target, found[1] ?? "");
   } catch (error) {
     fill(target, h("h1", { tabindex: "-1" }, "Something went wrong"), problem(error));
   }
@@ -43,10 +50,11 @@ async function show(moveFocus) {
   if (moveFocus) main.querySelector("h1")?.focus();
 }
 
+/** @param {unknown} error */
 function signedOut(error) {
   document.title = "Session ended · Deskline";
   fill(
-    document.getElementById("main"),
+    byId("main"),
     h("h1", {}, "No console session"),
     problem(error),
     h(
@@ -85,7 +93,7 @@ async function start() {
     signOut.remove();
     signedOut(new Error("You signed out."));
   });
-  fill(document.getElementById("workspace"), `Workspace ${session.workspace_id} · session until ${expires}`);
+  fill(byId("workspace"), `Workspace ${session.workspace_id} · session until ${expires}`);
   document.querySelector(".bar")?.append(signOut);
   window.addEventListener("hashchange", () => show(true));
   if (token) await show(false);

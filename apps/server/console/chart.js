@@ -9,6 +9,14 @@ const WIDTH = 720;
 const HEIGHT = 160;
 const AXIS = 24;
 
+/** @typedef {import("./types.js").WebhookEndpointStats} WebhookEndpointStats */
+/** @typedef {WebhookEndpointStats["hourly"][number]} Hour */
+
+/**
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attributes]
+ * @param {...(Node | string)} children
+ */
 function svg(tag, attributes = {}, ...children) {
   const element = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
@@ -16,8 +24,13 @@ function svg(tag, attributes = {}, ...children) {
   return element;
 }
 
-const hourLabel = (iso) => new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+const hourLabel = (/** @type {string} */ iso) =>
+  new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 
+/**
+ * @param {Hour[]} hourly
+ * @param {number} peak
+ */
 function bars(hourly, peak) {
   const slot = WIDTH / hourly.length;
   const scale = (HEIGHT - AXIS) / peak;
@@ -40,6 +53,7 @@ function bars(hourly, peak) {
   });
 }
 
+/** @param {Hour[]} hourly */
 function axisLabels(hourly) {
   const slot = WIDTH / hourly.length;
   return hourly
@@ -50,7 +64,10 @@ function axisLabels(hourly) {
     );
 }
 
-/** The chart of one endpoint's stats, with its table. */
+/**
+ * The chart of one endpoint's stats, with its table.
+ * @param {WebhookEndpointStats} stats
+ */
 export function deliveryChart(stats) {
   const { totals, hourly } = stats;
   const peak = Math.max(1, ...hourly.map((hour) => hour.succeeded + hour.failed));
@@ -87,7 +104,10 @@ export function deliveryChart(stats) {
   return h("div", { class: "chart-block" }, picture, legend, table);
 }
 
-/** The success rate of a stats window as text: "97.5 %", or "—" with nothing settled. */
+/**
+ * The success rate of a stats window as text: "97.5 %", or "—" with nothing settled.
+ * @param {WebhookEndpointStats["totals"]} totals
+ */
 export function successRate(totals) {
   const settled = totals.succeeded + totals.failed;
   if (!settled) return "—";

@@ -15,16 +15,24 @@ import {
   when,
 } from "./dom.js";
 
+/** @typedef {import("./types.js").WebhookDelivery} WebhookDelivery */
+/** @typedef {import("./types.js").WebhookDeliveryStatus} WebhookDeliveryStatus */
+/** @template T @typedef {import("./types.js").Page<T>} Page */
+
 const PAGE = 25;
+/** @type {WebhookDeliveryStatus[]} */
 const STATUSES = ["succeeded", "failed", "pending", "dropped"];
 /** How many pages of attempts a delivery's details may read (newest first) to find its own. */
 const ATTEMPT_PAGES = 10;
 
 /** The attempts of one delivery: read from the endpoint's attempts, newest first, down to the delivery's creation. */
+/** @param {WebhookDelivery} delivery */
 async function attemptsOf(delivery) {
+  /** @type {import("./types.js").DeliveryAttempt[]} */
   const found = [];
   let after;
   for (let page = 0; page < ATTEMPT_PAGES; page += 1) {
+    /** @type {Page<import("./types.js").DeliveryAttempt>} */
     const attempts = await get(`webhook-endpoints/${delivery.endpoint_id}/attempts`, {
       limit: 100,
       starting_after: after,
@@ -37,6 +45,7 @@ async function attemptsOf(delivery) {
   return found.sort((a, b) => a.attempt - b.attempt);
 }
 
+/** @param {import("./types.js").DeliveryAttempt[]} attempts */
 function attemptsTable(attempts) {
   if (!attempts.length) return h("p", {}, "No attempts yet.");
   const rows = attempts.map((attempt) =>
@@ -54,6 +63,10 @@ function attemptsTable(attempts) {
   return dataTable({ caption: "Attempts", columns, rows, className: "attempts", showCaption: true });
 }
 
+/**
+ * @param {WebhookDelivery} delivery
+ * @param {HTMLElement} cell
+ */
 async function details(delivery, cell) {
   fill(cell, h("p", {}, "Loading…"));
   const [attempts, event] = await Promise.all([
@@ -74,18 +87,27 @@ async function details(delivery, cell) {
   );
 }
 
-/** "Resend": queues a new delivery of the event to this endpoint. */
+/**
+ * "Resend": queues a new delivery of the event to this endpoint.
+ * @param {WebhookDelivery} delivery
+ * @param {() => Promise<unknown>} after
+ */
 export async function resend(delivery, after) {
   try {
     await api("POST", `events/${delivery.event_id}/resend`, { body: { endpoint_id: delivery.endpoint_id } });
     announce(`Resent ${delivery.event_id}: a new delivery is pending.`);
     await after();
   } catch (error) {
-    announce(`Resend failed: ${error.message}`);
+    announce(`Resend failed: ${error instanceof Error ? error.message : error}`);
     throw error;
   }
 }
 
+/**
+ * @param {WebhookDelivery} delivery
+ * @param {number} columns
+ * @param {() => Promise<unknown>} reload
+ */
 function rows(delivery, columns, reload) {
   const detailCell = h("td", { colspan: columns });
   const detailRow = h("tr", { class: "detail", hidden: true }, detailCell);
@@ -125,10 +147,18 @@ function rows(delivery, columns, reload) {
 const HEAD = ["Event", "Status", "Attempts", "Last status code", "Queued", "Actions"];
 
 /** The first page unfiltered, as `deliveriesSection` lists it: the endpoint's page asks for it at once. */
-export const firstDeliveries = (endpointId) =>
-  get(`webhook-endpoints/${endpointId}/deliveries`, { limit: PAGE });
+export const firstDeliveries = (/** @type {string} */ endpointId) =>
+  /** @type {Promise<Page<WebhookDelivery>>} */ get(`webhook-endpoints/${endpointId}/deliveries`, {
+    limit: PAGE,
+  });
 
 /** The filters' form: Status, Event type, Filter and Refresh (both run `reload`). */
+/**
+ * @param {HTMLSelectElement} status
+ * @param {HTMLSelectElement} eventType
+ * @param {() => Promise<unknown>} reload
+ * @param {HTMLElement} shown
+ */
 function filterForm(status, eventType, reload, shown) {
   const form = h(
     "form",
@@ -152,14 +182,21 @@ function filterForm(status, eventType, reload, shown) {
   return form;
 }
 
-/** The section: filters, the table, "Show more" and "Refresh". */
+/**
+ * The section: filters, the table, "Show more" and "Refresh".
+ * @param {import("./types.js").WebhookEndpoint} endpoint
+ * @param {() => Promise<unknown>} [onReload]
+ * @param {Promise<Page<WebhookDelivery>>} [firstPage]
+ */
 export async function deliveriesSection(endpoint, onReload = async () => {}, firstPage = undefined) {
   const status = choice("status", "Any status", STATUSES);
   const eventType = choice("event_type", "Any event type", await knownEventTypes());
   const body = h("div", { class: "list" });
   let prefetched = firstPage;
+  /** @param {string} [after] */
   const load = async (after) => {
     const query = { limit: PAGE, status: status.value, event_type: eventType.value, starting_after: after };
+    /** @type {Page<WebhookDelivery>} */
     const page = await (prefetched ?? get(`webhook-endpoints/${endpoint.id}/deliveries`, query));
     prefetched = undefined;
     body.querySelector(".more")?.remove();
@@ -171,7 +208,8 @@ export async function deliveriesSection(endpoint, onReload = async () => {}, fir
     body
       .querySelector("tbody")
       ?.append(...page.data.flatMap((delivery) => rows(delivery, HEAD.length, reload)));
-    if (page.has_more) moreButton(body, "Show more deliveries", () => load(page.data.at(-1).id));
+    const last = page.data.at(-1);
+    if (page.has_more && last) moreButton(body, "Show more deliveries", () => load(last.id));
   };
   /** The list from its first page, and whatever follows it (the chart's counts). */
   const reload = () => Promise.all([load(), onReload()]);

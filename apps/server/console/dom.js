@@ -3,17 +3,19 @@
 
 /**
  * An element with attributes, listeners (`onclick`…) and children (nodes or text).
- * @param {string} tag
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
  * @param {Record<string, unknown>} [props]
  * @param {...unknown} children
- * @returns {HTMLElement}
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function h(tag, props = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(props)) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith("on") && typeof value === "function") element.addEventListener(name.slice(2), value);
-    else if (name === "class") element.className = String(value);
+    if (name.startsWith("on") && typeof value === "function") {
+      element.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
+    } else if (name === "class") element.className = String(value);
     else if (value === true) element.setAttribute(name, "");
     else element.setAttribute(name, String(value));
   }
@@ -21,7 +23,13 @@ export function h(tag, props = {}, ...children) {
   return element;
 }
 
-/** Appends children, skipping null, undefined and false; arrays are flattened. */
+/**
+ * Appends children, skipping null, undefined and false; arrays are flattened.
+ * @template {Element} E
+ * @param {E} parent
+ * @param {unknown[]} children
+ * @returns {E}
+ */
 export function append(parent, children) {
   for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
@@ -30,13 +38,22 @@ export function append(parent, children) {
   return parent;
 }
 
-/** Replaces an element's children. */
+/**
+ * Replaces an element's children.
+ * @template {Element} E
+ * @param {E} parent
+ * @param {...unknown} children
+ * @returns {E}
+ */
 export function fill(parent, ...children) {
   parent.replaceChildren();
   return append(parent, children);
 }
 
-/** Says something to screen reader users without moving their focus. */
+/**
+ * Says something to screen reader users without moving their focus.
+ * @param {string} text
+ */
 export function announce(text) {
   const region = document.getElementById("status");
   if (!region) return;
@@ -47,25 +64,39 @@ export function announce(text) {
   }, 50);
 }
 
-/** A time as people read it, with the exact instant in a <time> element. */
+/**
+ * A time as people read it, with the exact instant in a <time> element.
+ * @param {string | null | undefined} iso
+ */
 export function when(iso) {
   if (!iso) return "—";
   return h("time", { datetime: iso }, new Date(iso).toLocaleString());
 }
 
-/** A visible message of what went wrong, announced too. */
+/**
+ * A visible message of what went wrong, announced too.
+ * @param {unknown} error
+ */
 export function problem(error) {
-  const text = error?.message ?? String(error);
+  const text = error instanceof Error ? error.message : String(error);
   return h("p", { class: "problem", role: "alert" }, text);
 }
 
-/** A delivery or endpoint status as text, with a class the stylesheet colours (never colour alone). */
+/**
+ * A delivery or endpoint status as text, with a class the stylesheet colours (never colour alone).
+ * @param {import("./types.js").WebhookDeliveryStatus | import("./types.js").WebhookEndpoint["status"]} status
+ */
 export function statusBadge(status) {
   return h("span", { class: `badge badge-${status}` }, status);
 }
 
-/** A form field: a label bound to its control. */
 let fieldCount = 0;
+/**
+ * A form field: a label bound to its control.
+ * @param {string} label
+ * @param {HTMLElement} control
+ * @param {string} [hint]
+ */
 export function field(label, control, hint) {
   fieldCount += 1;
   const id = control.id || `field-${fieldCount}`;
@@ -81,7 +112,12 @@ export function field(label, control, hint) {
   );
 }
 
-/** A select of `values` whose first option, "", means any of them. */
+/**
+ * A select of `values` whose first option, "", means any of them.
+ * @param {string} name
+ * @param {string} anyLabel
+ * @param {readonly string[]} values
+ */
 export function choice(name, anyLabel, values) {
   return h(
     "select",
@@ -91,7 +127,10 @@ export function choice(name, anyLabel, values) {
   );
 }
 
-/** A table with a caption (hidden unless `showCaption`), column headers and `rows`. */
+/**
+ * A table with a caption (hidden unless `showCaption`), column headers and `rows`.
+ * @param {{ caption: string, columns: string[], rows?: unknown[], className?: string, showCaption?: boolean }} table
+ */
 export function dataTable({ caption, columns, rows = [], className, showCaption = false }) {
   return h(
     "table",
@@ -110,7 +149,12 @@ export function dataTable({ caption, columns, rows = [], className, showCaption 
   );
 }
 
-/** "Show more …": a button at the end of `into` that loads the next page, once. */
+/**
+ * "Show more …": a button at the end of `into` that loads the next page, once.
+ * @param {HTMLElement} into
+ * @param {string} label
+ * @param {() => Promise<unknown>} next
+ */
 export function moreButton(into, label, next) {
   into.querySelector(".more")?.remove();
   const more = h("button", { type: "button", class: "more" }, label);

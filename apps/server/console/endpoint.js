@@ -9,16 +9,41 @@ import { endpointForm } from "./form.js";
 import { recoverSection } from "./recover.js";
 import { secretNotice } from "./secret.js";
 
-/** Matches the server's reason for an endpoint its owner paused (webhooks/endpoints/store.ts). */
-const OWNER_DISABLED = "disabled by the owner";
+/** @typedef {import("./types.js").WebhookEndpoint} WebhookEndpoint */
 
+/**
+ * Each reason the API gives for a disabled endpoint, in words (every code the spec has: a new one
+ * fails the typecheck until it is said here).
+ * @type {Record<NonNullable<WebhookEndpoint["disabled_reason"]>, string>}
+ */
+const DISABLED_BECAUSE = {
+  owner: "paused by its owner",
+  consecutive_failures: "too many failed deliveries in a row",
+};
+
+/** An endpoint its owner paused: "Resume" rather than "Enable". */
+const paused = (/** @type {WebhookEndpoint} */ endpoint) =>
+  endpoint.status === "disabled" && endpoint.disabled_reason === "owner";
+
+/**
+ * @param {WebhookEndpoint} endpoint
+ * @param {import("./types.js").WebhookEndpointStats} stats
+ */
 function facts(endpoint, stats) {
-  const item = (term, value) => [h("dt", {}, term), h("dd", {}, value)];
+  const item = (/** @type {string} */ term, /** @type {unknown} */ value) => [
+    h("dt", {}, term),
+    h("dd", {}, value),
+  ];
   return h(
     "dl",
     { class: "facts" },
     item("Status", statusBadge(endpoint.status)),
-    endpoint.disabled_reason ? item("Disabled because", endpoint.disabled_reason) : null,
+    endpoint.disabled_reason
+      ? item(
+          "Disabled because",
+          `${DISABLED_BECAUSE[endpoint.disabled_reason]}, ${new Date(endpoint.disabled_at ?? "").toLocaleString()}`,
+        )
+      : null,
     item("Events", endpoint.events.join(", ")),
     item("Description", endpoint.description ?? "—"),
     item("Success rate (24 h)", h("span", { "data-rate": "" }, successRate(stats.totals))),
@@ -28,26 +53,35 @@ function facts(endpoint, stats) {
   );
 }
 
-/** The buttons that fit the endpoint's state; each runs one API call, then `refresh`. */
+/**
+ * The buttons that fit the endpoint's state; each runs one API call, then `refresh`.
+ * @param {WebhookEndpoint} endpoint
+ * @param {{ edit: () => Promise<void>, refresh: () => Promise<unknown>, notices: HTMLElement }} handlers
+ */
 function actions(endpoint, { edit, refresh, notices }) {
+  /**
+   * @param {string} label
+   * @param {() => Promise<unknown>} run
+   * @param {Record<string, unknown>} [extra]
+   */
   const button = (label, run, extra = {}) => {
     const element = h("button", { type: "button", ...extra }, label);
     element.addEventListener("click", () => run().catch((error) => fill(notices, problem(error))));
     return element;
   };
-  const setStatus = (status, said) => async () => {
-    await api("PATCH", `webhook-endpoints/${endpoint.id}`, { body: { status } });
-    announce(said);
-    await refresh();
-  };
-  const paused = endpoint.status === "disabled" && endpoint.disabled_reason === OWNER_DISABLED;
+  const setStatus =
+    (/** @type {WebhookEndpoint["status"]} */ status, /** @type {string} */ said) => async () => {
+      await api("PATCH", `webhook-endpoints/${endpoint.id}`, { body: { status } });
+      announce(said);
+      await refresh();
+    };
   return h(
     "div",
     { class: "actions", role: "group", "aria-label": "Endpoint actions" },
     button("Edit", edit),
     endpoint.status === "enabled" ? button("Pause", setStatus("disabled", "Endpoint paused.")) : null,
-    paused ? button("Resume", setStatus("enabled", "Endpoint resumed.")) : null,
-    endpoint.status === "disabled" && !paused
+    paused(endpoint) ? button("Resume", setStatus("enabled", "Endpoint resumed.")) : null,
+    endpoint.status === "disabled" && !paused(endpoint)
       ? button("Enable", setStatus("enabled", "Endpoint enabled."))
       : null,
     button("Rotate secret", async () => {
@@ -70,10 +104,15 @@ function actions(endpoint, { edit, refresh, notices }) {
   );
 }
 
+/**
+ * @param {HTMLElement} main
+ * @param {string} id
+ */
 export async function endpointView(main, id) {
   // Everything the first screen shows, asked for at once.
   const firstPage = firstDeliveries(id);
   firstPage.catch(() => {}); // its failure is shown where the list goes
+  /** @type {[WebhookEndpoint, import("./types.js").WebhookEndpointStats, unknown]} */
   const [endpoint, stats] = await Promise.all([
     get(`webhook-endpoints/${id}`),
     get(`webhook-endpoints/${id}/stats`),
@@ -85,6 +124,7 @@ export async function endpointView(main, id) {
   const chart = h("div", {}, deliveryChart(stats));
   // The counts and the chart follow the deliveries: each reload of the list reads them again.
   const restat = async () => {
+    /** @type {import("./types.js").WebhookEndpointStats} */
     const fresh = await get(`webhook-endpoints/${id}/stats`);
     fill(chart, deliveryChart(fresh));
     const rate = main.querySelector("[data-rate]");

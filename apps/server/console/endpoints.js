@@ -7,17 +7,21 @@ import { announce, dataTable, fill, h, moreButton, problem, statusBadge } from "
 import { endpointForm } from "./form.js";
 import { secretNotice } from "./secret.js";
 
+/** @typedef {import("./types.js").WebhookEndpoint} WebhookEndpoint */
+
 const PAGE = 50;
 
+/** @param {WebhookEndpoint} endpoint */
 function rateCell(endpoint) {
   const cell = h("td", {}, "…");
   get(`webhook-endpoints/${endpoint.id}/stats`).then(
-    (stats) => fill(cell, successRate(stats.totals)),
+    (/** @type {import("./types.js").WebhookEndpointStats} */ stats) => fill(cell, successRate(stats.totals)),
     () => fill(cell, "unknown"),
   );
   return cell;
 }
 
+/** @param {WebhookEndpoint} endpoint */
 function row(endpoint) {
   return h(
     "tr",
@@ -30,13 +34,19 @@ function row(endpoint) {
   );
 }
 
+/** @param {WebhookEndpoint[]} endpoints */
 function table(endpoints) {
   const columns = ["URL", "Status", "Success rate (24 h)", "Events", "Description"];
   return dataTable({ caption: "Webhook endpoints of this workspace", columns, rows: endpoints.map(row) });
 }
 
-/** Loads the endpoints into `into`: the first page anew, or the page after `after` appended. */
+/**
+ * Loads the endpoints into `into`: the first page anew, or the page after `after` appended.
+ * @param {HTMLElement} into
+ * @param {string} [after]
+ */
 async function listInto(into, after) {
+  /** @type {import("./types.js").Page<WebhookEndpoint>} */
   const page = await get("webhook-endpoints", { limit: PAGE, starting_after: after });
   into.querySelector(".more")?.remove();
   if (!after && page.data.length === 0) {
@@ -45,9 +55,11 @@ async function listInto(into, after) {
   }
   if (after) into.querySelector("tbody")?.append(...page.data.map(row));
   else fill(into, table(page.data));
-  if (page.has_more) moreButton(into, "Show more endpoints", () => listInto(into, page.data.at(-1).id));
+  const last = page.data.at(-1);
+  if (page.has_more && last) moreButton(into, "Show more endpoints", () => listInto(into, last.id));
 }
 
+/** @param {HTMLElement} main */
 export async function endpointsView(main) {
   document.title = "Webhook endpoints · Deskline";
   const list = h("div", { class: "list" }, h("p", {}, "Loading endpoints…"));
@@ -65,6 +77,7 @@ export async function endpointsView(main) {
       legend: "New endpoint",
       cancel: closeForm,
       save: async (body) => {
+        /** @type {import("./types.js").WebhookEndpointWithSecret} */
         const created = await api("POST", "webhook-endpoints", { body });
         fill(formSlot);
         add.setAttribute("aria-expanded", "false");

@@ -1,7 +1,7 @@
 // Events: the workspace's events, searchable by type and by id, each with where it went (its
 // deliveries); and one event's page, its payload and its deliveries, each with "Resend".
 
-import { endpointNames, get, knownEventTypes } from "./api.js";
+import { ApiError, endpointNames, get, knownEventTypes } from "./api.js";
 import { resend } from "./deliveries.js";
 import {
   announce,
@@ -16,12 +16,18 @@ import {
   when,
 } from "./dom.js";
 
+/** @typedef {import("./types.js").Event} DeskEvent */
+/** @typedef {import("./types.js").WebhookDelivery} WebhookDelivery */
+/** @template T @typedef {import("./types.js").Page<T>} Page */
+
 const PAGE = 25;
 
 /** Where one event went: each delivery's endpoint and status, read as the row appears. */
+/** @param {DeskEvent} event */
 function wentCell(event) {
   const cell = h("td", {}, "…");
   Promise.all([get(`events/${event.id}/deliveries`, { limit: 10 }), endpointNames()]).then(
+    /** @param {[Page<WebhookDelivery>, Map<string, string>]} answers */
     ([deliveries, names]) => {
       if (!deliveries.data.length) return fill(cell, "no endpoint");
       fill(
@@ -50,7 +56,7 @@ function wentCell(event) {
   return cell;
 }
 
-const eventRow = (event) =>
+const eventRow = (/** @type {DeskEvent} */ event) =>
   h(
     "tr",
     {},
@@ -60,26 +66,36 @@ const eventRow = (event) =>
     wentCell(event),
   );
 
+/**
+ * @param {HTMLElement} results
+ * @param {{ type?: string, id?: string }} search
+ * @param {string} [after]
+ */
 async function search(results, { type, id }, after) {
   if (id) {
+    /** @type {DeskEvent | null} */
     const event = await get(`events/${id}`).catch((error) =>
-      error.status === 404 ? null : Promise.reject(error),
+      error instanceof ApiError && error.status === 404 ? null : Promise.reject(error),
     );
     return fill(results, event ? eventTable([event]) : h("p", {}, `No event ${id} in this workspace.`));
   }
+  /** @type {Page<DeskEvent>} */
   const page = await get("events", { limit: PAGE, type, starting_after: after });
   results.querySelector(".more")?.remove();
   if (!after) fill(results, page.data.length ? eventTable(page.data) : h("p", {}, "No events match."));
   else results.querySelector("tbody")?.append(...page.data.map(eventRow));
-  if (page.has_more)
-    moreButton(results, "Show more events", () => search(results, { type }, page.data.at(-1).id));
+  const last = page.data.at(-1);
+  if (page.has_more && last)
+    moreButton(results, "Show more events", () => search(results, { type }, last.id));
 }
 
+/** @param {DeskEvent[]} events */
 function eventTable(events) {
   const columns = ["Event", "Type", "Created", "Delivered to"];
   return dataTable({ caption: "Events, newest first", columns, rows: events.map(eventRow) });
 }
 
+/** @param {HTMLElement} main */
 export async function eventsView(main) {
   document.title = "Events · Deskline";
   const type = choice("type", "Any event type", await knownEventTypes());
@@ -105,6 +121,11 @@ export async function eventsView(main) {
 }
 
 /** One row of an event's deliveries: the endpoint (by URL), how it went, and "Resend". */
+/**
+ * @param {WebhookDelivery} delivery
+ * @param {Map<string, string>} names
+ * @param {() => Promise<unknown>} after
+ */
 function deliveryRow(delivery, names, after) {
   const again = h("button", { type: "button" }, "Resend");
   again.addEventListener("click", () => resend(delivery, after).catch(() => {}));
@@ -120,7 +141,12 @@ function deliveryRow(delivery, names, after) {
   );
 }
 
+/**
+ * @param {HTMLElement} main
+ * @param {string} eventId
+ */
 export async function eventView(main, eventId) {
+  /** @type {[DeskEvent, Page<WebhookDelivery>, Map<string, string>]} */
   const [event, deliveries, names] = await Promise.all([
     get(`events/${eventId}`),
     get(`events/${eventId}/deliveries`, { limit: 100 }),

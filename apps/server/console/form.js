@@ -1,15 +1,19 @@
 // The endpoint form, for adding and for editing: URL, Events, Description, and Save.
 
-import { knownEventTypes } from "./api.js";
+import { ApiError, knownEventTypes } from "./api.js";
 import { field, h, problem } from "./dom.js";
 
 const ALL = "*";
 
-/** The events select: "All events" or any of the spec's types (several with Ctrl/Shift or Space). */
+/**
+ * The events select: "All events" or any of the server's types (several with Ctrl/Shift or Space).
+ * @param {readonly string[]} selected
+ */
 async function eventsSelect(selected) {
   const types = await knownEventTypes();
   const chosen = new Set(selected);
-  const option = (value, text) => h("option", { value, selected: chosen.has(value) }, text);
+  const option = (/** @type {string} */ value, /** @type {string} */ text) =>
+    h("option", { value, selected: chosen.has(value) }, text);
   return h(
     "select",
     { name: "events", multiple: true, size: Math.min(types.length + 1, 8) },
@@ -21,6 +25,12 @@ async function eventsSelect(selected) {
 /**
  * A form that calls `save(fields)` (an API call) and shows its error next to the field the
  * server names (`param`). `initial` fills it for an edit.
+ * @param {{
+ *   initial?: import("./types.js").WebhookEndpoint,
+ *   legend: string,
+ *   save: (body: import("./types.js").WebhookEndpointUpdate) => Promise<void>,
+ *   cancel?: () => void,
+ * }} options
  */
 export async function endpointForm({ initial, legend, save, cancel }) {
   const url = h("input", {
@@ -63,7 +73,11 @@ export async function endpointForm({ initial, legend, save, cancel }) {
   );
   form.addEventListener("submit", async (submitted) => {
     submitted.preventDefault();
-    const picked = [...events.selectedOptions].map((option) => option.value);
+    // The options are "*" and the server's event types (eventsSelect): the subscriptions the API takes.
+    const picked = /** @type {import("./types.js").EventSubscription[]} */ (
+      [...events.selectedOptions].map((option) => option.value)
+    );
+    /** @type {import("./types.js").WebhookEndpointUpdate} */
     const body = {
       url: url.value.trim(),
       events: picked.includes(ALL) || picked.length === 0 ? [ALL] : picked,
@@ -76,7 +90,11 @@ export async function endpointForm({ initial, legend, save, cancel }) {
     try {
       await save(body);
     } catch (error) {
-      const control = { url, events, description }[error.param];
+      const param = error instanceof ApiError ? error.param : undefined;
+      const control =
+        param === "url" || param === "events" || param === "description"
+          ? { url, events, description }[param]
+          : undefined;
       control?.setAttribute("aria-invalid", "true");
       errors.append(problem(error));
       (control ?? url).focus();

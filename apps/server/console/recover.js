@@ -5,21 +5,30 @@
 import { api, get } from "./api.js";
 import { announce, field, fill, h, problem } from "./dom.js";
 
+/** @typedef {import("./types.js").WebhookRecovery} WebhookRecovery */
+/** @typedef {import("./types.js").WebhookDelivery} WebhookDelivery */
+
 const POLL_MS = 1000;
 const POLL_LIMIT = 120;
 const PROGRESS_PAGES = 10;
 
 /** A datetime-local value (the browser's time zone) for `date`. */
-function localInput(date) {
+function localInput(/** @type {Date} */ date) {
   const shifted = new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
   return shifted.toISOString().slice(0, 16);
 }
 
-/** The deliveries newer than `markId` (the newest before the recovery), counted by status. */
+/**
+ * The deliveries newer than `markId` (the newest before the recovery), counted by status.
+ * @param {string} endpointId
+ * @param {string | undefined} markId
+ */
 async function progressSince(endpointId, markId) {
+  /** @type {Record<import("./types.js").WebhookDeliveryStatus, number>} */
   const counts = { succeeded: 0, failed: 0, pending: 0, dropped: 0 };
   let after;
   for (let page = 0; page < PROGRESS_PAGES; page += 1) {
+    /** @type {import("./types.js").Page<WebhookDelivery>} */
     const deliveries = await get(`webhook-endpoints/${endpointId}/deliveries`, {
       limit: 100,
       starting_after: after,
@@ -28,12 +37,19 @@ async function progressSince(endpointId, markId) {
       if (markId && delivery.id <= markId) return counts;
       counts[delivery.status] += 1;
     }
-    if (!deliveries.has_more) break;
-    after = deliveries.data.at(-1).id;
+    after = deliveries.data.at(-1)?.id;
+    if (!deliveries.has_more || !after) break;
   }
   return counts;
 }
 
+/**
+ * @param {string} endpointId
+ * @param {string | undefined} markId
+ * @param {number} queued
+ * @param {HTMLElement} output
+ * @param {() => Promise<unknown>} done
+ */
 async function follow(endpointId, markId, queued, output, done) {
   for (let poll = 0; poll < POLL_LIMIT; poll += 1) {
     if (!output.isConnected) return;
@@ -52,7 +68,12 @@ async function follow(endpointId, markId, queued, output, done) {
   }
 }
 
-/** Polls the recovery until the workers have gone through its window; the recovery as it ended. */
+/**
+ * Polls the recovery until the workers have gone through its window; the recovery as it ended.
+ * @param {WebhookRecovery} recovery
+ * @param {HTMLElement} output
+ * @returns {Promise<WebhookRecovery>}
+ */
 async function scanned(recovery, output) {
   let current = recovery;
   for (let poll = 0; poll < POLL_LIMIT && current.status !== "succeeded"; poll += 1) {
@@ -67,6 +88,10 @@ async function scanned(recovery, output) {
   return current;
 }
 
+/**
+ * @param {import("./types.js").WebhookEndpoint} endpoint
+ * @param {() => Promise<unknown>} done
+ */
 export function recoverSection(endpoint, done) {
   const since = h("input", {
     type: "datetime-local",
@@ -90,8 +115,10 @@ export function recoverSection(endpoint, done) {
     submitted.preventDefault();
     errors.replaceChildren();
     try {
+      /** @type {import("./types.js").Page<WebhookDelivery>} */
       const newest = await get(`webhook-endpoints/${endpoint.id}/deliveries`, { limit: 1 });
       const body = { since: new Date(since.value).toISOString() };
+      /** @type {WebhookRecovery} */
       const started = await api("POST", `webhook-endpoints/${endpoint.id}/recover`, { body });
       const recovery = await scanned(started, progress);
       fill(progress, `Recovery: ${recovery.queued} queued.`);

@@ -2,6 +2,10 @@
 
 import { h } from "./dom.js";
 
+/**
+ * @param {{ secret: string }} endpoint an answer that carries the secret (create, rotate)
+ * @param {string} what
+ */
 export function secretNotice(endpoint, what) {
   const notice = h(
     "div",

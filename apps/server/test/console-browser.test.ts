@@ -124,7 +124,7 @@ describe("the webhook console in Chromium", () => {
     const page = endpointPage;
     await page.getByRole("button", { name: "Pause" }).click();
     await shown(page.getByRole("button", { name: "Resume" }));
-    await textOf(page.locator(".facts")).toContain("disabled by the owner");
+    await textOf(page.locator(".facts")).toContain("paused by its owner");
     const missed = await newContact("Grace");
     await page.getByRole("button", { name: "Resume" }).click();
     await shown(page.getByRole("button", { name: "Pause" }));
@@ -191,7 +191,7 @@ describe("the webhook console in Chromium", () => {
         $set: {
           status: "disabled",
           disabled_at: new Date(),
-          disabled_reason: "15 consecutive failed deliveries",
+          disabled_reason: "consecutive_failures",
         },
       },
     );

@@ -90,6 +90,13 @@ describe("an upgrade from the data an earlier release wrote", () => {
     expect(
       await db.collection("webhook_endpoints").countDocuments({ custom_headers: { $type: "array" } }),
     ).toBe(documents("webhook_endpoints").length);
+    // Their reasons were sentences; each is its code now (the endpoint the old release paused).
+    const paused = documents("webhook_endpoints").filter((endpoint) => endpoint.disabled_reason !== null);
+    expect(paused.map((endpoint) => endpoint.disabled_reason)).toEqual(["disabled by the owner"]);
+    for (const endpoint of paused) {
+      const read = await api.get(`/open/v1/webhook-endpoints/${endpoint._id}`, as(workspaceOf(endpoint)));
+      expect(read.body.disabled_reason).toBe("owner");
+    }
     const names = async (collection: string) =>
       (await db.collection(collection).listIndexes().toArray()).map((index) => index.name);
     expect(await names("webhook_deliveries")).not.toContain("one_pending");

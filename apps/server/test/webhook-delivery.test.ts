@@ -315,7 +315,7 @@ describe("webhook delivery", () => {
       SLOW,
     );
     expect(disabled.consecutive_failures).toBe(15);
-    expect(disabled.disabled_reason).toBe("15 consecutive failed deliveries");
+    expect(disabled.disabled_reason).toBe("consecutive_failures");
     expect(disabled.disabled_at).not.toBeNull();
     const mine = await attemptsOf(endpoint.id);
     expect(

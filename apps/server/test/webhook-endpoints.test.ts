@@ -194,7 +194,7 @@ describe("updating an endpoint", () => {
     const path = `/open/v1/webhook-endpoints/${id}`;
     const disabled = await api.patch(path, { key, body: { status: "disabled" } });
     expect(disabled.status).toBe(200);
-    expect(disabled.body).toMatchObject({ status: "disabled", disabled_reason: "disabled by the owner" });
+    expect(disabled.body).toMatchObject({ status: "disabled", disabled_reason: "owner" });
     expect(Date.parse(disabled.body.disabled_at)).toBeGreaterThan(Date.now() - 60_000);
     const again = await api.patch(path, { key, body: { status: "disabled" } });
     expect(again.body).toEqual(disabled.body);

@@ -498,7 +498,7 @@ export class WebhookEndpoints extends Resource {
    * Changes only the fields sent: `url` (HTTPS, as on create), `description` (`null` clears it), `events`
    * (replaced whole), `headers` (merged by name: a value sets a header, `null` removes it) and
    * `status`. `status: "disabled"` pauses deliveries (`disabled_reason`
-   * says it was the owner); `status: "enabled"` resumes them and resets `consecutive_failures`
+   * `owner`); `status: "enabled"` resumes them and resets `consecutive_failures`
    * to 0, also for an endpoint that deliveries disabled. Deliveries that were due while it was
    * disabled are `dropped`, and events of that time make none: enabling does not resend them,
    * `recoverWebhookEndpoint` does. A PATCH that changes nothing

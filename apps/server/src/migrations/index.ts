@@ -4,6 +4,7 @@ import { keySettledDeliveries } from "./002-key-settled-deliveries.js";
 import { attemptsUniquePerDelivery } from "./003-attempts-unique-per-delivery.js";
 import { apiKeysUniqueInWorkspace } from "./004-api-keys-unique-in-workspace.js";
 import { endpointsHaveCustomHeaders } from "./005-endpoints-have-custom-headers.js";
+import { endpointsDisabledReasonCodes } from "./006-endpoints-disabled-reason-codes.js";
 
 /**
  * Every migration, in order (docs/decisions.md, "Migrations"). A new one goes at the end with the
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   attemptsUniquePerDelivery,
   apiKeysUniqueInWorkspace,
   endpointsHaveCustomHeaders,
+  endpointsDisabledReasonCodes,
 ];

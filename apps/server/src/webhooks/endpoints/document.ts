@@ -10,6 +10,7 @@ import type { EndpointSecret } from "./secrets/at-rest.js";
  */
 
 export type EndpointStatus = Schema<"WebhookEndpointStatus">;
+export type DisabledReason = NonNullable<Schema<"WebhookEndpointDisabledReason">>;
 type Subscription = Schema<"EventSubscription">;
 
 /**
@@ -28,7 +29,8 @@ export interface WebhookEndpointDoc extends RecordDoc {
   subscribed_at?: Record<string, Date>;
   status: EndpointStatus;
   disabled_at: Date | null;
-  disabled_reason: string | null;
+  /** Why it is disabled (docs/decisions.md, "Why an endpoint is disabled: a code"); null while enabled. */
+  disabled_reason: DisabledReason | null;
   consecutive_failures: number;
   /** Newest first: the first is the current secret, the others are in their grace period. */
   secrets: EndpointSecret[];

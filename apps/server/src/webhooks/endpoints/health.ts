@@ -1,6 +1,7 @@
 import type { Filter, UpdateFilter } from "mongodb";
 import { newEvent, type StoredEvent } from "../../events/model.js";
 import type { Schema } from "../../spec/types.js";
+import type { DisabledReason } from "./document.js";
 
 /**
  * The health of an endpoint and the operational events it speaks up with (docs/decisions.md,
@@ -28,7 +29,6 @@ import type { Schema } from "../../spec/types.js";
 
 /** Consecutive failed deliveries after which an endpoint is disabled. */
 export const DISABLE_AFTER_FAILURES = 15;
-export const FAILURES_DISABLED_REASON = `${DISABLE_AFTER_FAILURES} consecutive failed deliveries`;
 
 export interface HealthRules {
   /** The consecutive failure that sends `webhook_endpoint.failing` (WEBHOOK_FAILING_AFTER, default 5). */
@@ -53,7 +53,7 @@ export interface HealthDoc {
   status: "enabled" | "disabled";
   consecutive_failures: number;
   disabled_at: Date | null;
-  disabled_reason: string | null;
+  disabled_reason: DisabledReason | null;
   updated_at: Date;
   version: number;
   pending_events?: StoredEvent[];
@@ -124,7 +124,7 @@ export function failureUpdates(
     ...endpoint,
     status: "disabled" as const,
     disabled_at: now.toISOString(),
-    disabled_reason: FAILURES_DISABLED_REASON,
+    disabled_reason: "consecutive_failures",
     consecutive_failures: limit,
     updated_at: now.toISOString(),
   };
@@ -153,7 +153,7 @@ export function failureUpdates(
         $set: {
           status: "disabled",
           disabled_at: now,
-          disabled_reason: FAILURES_DISABLED_REASON,
+          disabled_reason: "consecutive_failures",
           consecutive_failures: limit,
           updated_at: now,
         },

@@ -38,8 +38,6 @@ export type { EndpointStatus, WebhookEndpointDoc } from "./document.js";
 export type WebhookEndpointInput = BodyOf<"createWebhookEndpoint">;
 export type WebhookEndpointPatch = BodyOf<"updateWebhookEndpoint">;
 
-export const OWNER_DISABLED_REASON = "disabled by the owner";
-
 /** The fields that put an endpoint back to work: by its owner's PATCH or the admin `enable`. */
 const ENABLED = {
   status: "enabled",
@@ -235,7 +233,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
         Object.assign(set, {
           status: "disabled",
           disabled_at: now,
-          disabled_reason: OWNER_DISABLED_REASON,
+          disabled_reason: "owner",
         });
       }
       if (Object.keys(set).length === 0) return { result: { doc: current } };
@@ -332,7 +330,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     const all = await this.collection.countDocuments({ status: "disabled" });
     const owner = await this.collection.countDocuments({
       status: "disabled",
-      disabled_reason: OWNER_DISABLED_REASON,
+      disabled_reason: "owner",
     });
     return { owner, failures: all - owner };
   }
