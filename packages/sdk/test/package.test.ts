@@ -76,7 +76,7 @@ describe.concurrent("package", () => {
     `,
     {
       version: manifest.version,
-      namespaces: ["contacts", "conversations", "events", "raw", "tickets", "webhookEndpoints"],
+      namespaces: ["consoleLinks", "contacts", "conversations", "events", "raw", "tickets", "webhookEndpoints"],
       sameErrors: true,
       raw: "function",
     },
