@@ -77,6 +77,8 @@ export function deliveryChart(stats) {
     { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": summary, class: "chart" },
     ...bars(hourly, peak),
     ...axisLabels(hourly),
+    svg("text", { x: WIDTH - 4, y: 12, class: "axis", "text-anchor": "end" }, `${peak} per hour`),
+    svg("line", { x1: 0, x2: WIDTH, y1: 0, y2: 0, class: "scale" }),
   );
   const legend = h(
     "p",

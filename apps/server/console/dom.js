@@ -70,7 +70,7 @@ export function announce(text) {
  */
 export function when(iso) {
   if (!iso) return "—";
-  return h("time", { datetime: iso }, new Date(iso).toLocaleString());
+  return h("time", { datetime: iso }, new Date(iso).toLocaleString([], { timeZoneName: "short" }));
 }
 
 /**
@@ -83,8 +83,9 @@ export function problem(error) {
 }
 
 /**
- * A delivery or endpoint status as text, with a class the stylesheet colours (never colour alone).
- * @param {import("./types.js").WebhookDeliveryStatus | import("./types.js").WebhookEndpoint["status"]} status
+ * A delivery or endpoint status as text, with a class the stylesheet colours (never colour
+ * alone); `paused`: an endpoint its owner disabled (`disabled_reason` `owner`).
+ * @param {import("./types.js").WebhookDeliveryStatus | import("./types.js").WebhookEndpoint["status"] | "paused"} status
  */
 export function statusBadge(status) {
   return h("span", { class: `badge badge-${status}` }, status);

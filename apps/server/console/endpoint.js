@@ -37,7 +37,7 @@ function facts(endpoint, stats) {
   return h(
     "dl",
     { class: "facts" },
-    item("Status", statusBadge(endpoint.status)),
+    item("Status", statusBadge(paused(endpoint) ? "paused" : endpoint.status)),
     endpoint.disabled_reason
       ? item(
           "Disabled because",
@@ -122,13 +122,17 @@ export async function endpointView(main, id) {
   const notices = h("div", {});
   const formSlot = h("div", {});
   const chart = h("div", {}, deliveryChart(stats));
-  // The counts and the chart follow the deliveries: each reload of the list reads them again.
+  const known = h("div", {}, facts(endpoint, stats));
+  // The facts and the chart follow the deliveries: each reload of the list (a resend, a
+  // recovery, "Refresh") reads them again, the failure count included.
   const restat = async () => {
-    /** @type {import("./types.js").WebhookEndpointStats} */
-    const fresh = await get(`webhook-endpoints/${id}/stats`);
+    /** @type {[WebhookEndpoint, import("./types.js").WebhookEndpointStats]} */
+    const [now, fresh] = await Promise.all([
+      get(`webhook-endpoints/${id}`),
+      get(`webhook-endpoints/${id}/stats`),
+    ]);
     fill(chart, deliveryChart(fresh));
-    const rate = main.querySelector("[data-rate]");
-    if (rate) fill(rate, successRate(fresh.totals));
+    fill(known, facts(now, fresh));
   };
   const { section: deliveries, load, reload } = await deliveriesSection(endpoint, restat, firstPage);
   const refresh = () => endpointView(main, id).then(() => main.querySelector("h1")?.focus());
@@ -154,7 +158,7 @@ export async function endpointView(main, id) {
     actions(endpoint, { edit, refresh, notices }),
     notices,
     formSlot,
-    facts(endpoint, stats),
+    known,
     h(
       "section",
       { "aria-labelledby": "chart-heading" },

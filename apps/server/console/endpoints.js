@@ -27,7 +27,7 @@ function row(endpoint) {
     "tr",
     {},
     h("th", { scope: "row" }, h("a", { href: `#/endpoints/${endpoint.id}` }, endpoint.url)),
-    h("td", {}, statusBadge(endpoint.status)),
+    h("td", {}, statusBadge(endpoint.disabled_reason === "owner" ? "paused" : endpoint.status)),
     rateCell(endpoint),
     h("td", {}, endpoint.events.join(", ")),
     h("td", {}, endpoint.description ?? ""),

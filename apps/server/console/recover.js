@@ -109,7 +109,14 @@ export function recoverSection(endpoint, done) {
       since,
       "Queues every event since then that the endpoint did not receive: failed, dropped, or missed while paused.",
     ),
-    h("button", { type: "submit" }, "Recover"),
+    h("button", { type: "submit", disabled: endpoint.status === "disabled" }, "Recover"),
+    endpoint.status === "disabled"
+      ? h(
+          "p",
+          { class: "hint" },
+          "A disabled endpoint receives nothing: resume or enable it first, then recover.",
+        )
+      : null,
   );
   form.addEventListener("submit", async (submitted) => {
     submitted.preventDefault();

@@ -117,6 +117,8 @@ describe("the webhook console in Chromium", () => {
     // The chart and the success rate count both deliveries of the event.
     await textOf(page.locator(".legend")).toContain("1 succeeded 1 failed");
     await textOf(page.locator("[data-rate]")).toBe("50 %");
+    // The facts were read again with the list: the success reset the failure count.
+    await textOf(page.locator(".facts dt:has-text('Consecutive failures') + dd")).toBe("0");
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
   });
 
@@ -125,6 +127,9 @@ describe("the webhook console in Chromium", () => {
     await page.getByRole("button", { name: "Pause" }).click();
     await shown(page.getByRole("button", { name: "Resume" }));
     await textOf(page.locator(".facts")).toContain("paused by its owner");
+    await textOf(page.locator(".facts .badge")).toBe("paused");
+    // Nothing to recover into while paused: the button says so by being off, with the reason.
+    await shown(page.getByRole("button", { name: "Recover", disabled: true }));
     const missed = await newContact("Grace");
     await page.getByRole("button", { name: "Resume" }).click();
     await shown(page.getByRole("button", { name: "Pause" }));
