@@ -76,7 +76,15 @@ describe.concurrent("package", () => {
     `,
     {
       version: manifest.version,
-      namespaces: ["consoleLinks", "contacts", "conversations", "events", "raw", "tickets", "webhookEndpoints"],
+      namespaces: [
+        "consoleLinks",
+        "contacts",
+        "conversations",
+        "events",
+        "raw",
+        "tickets",
+        "webhookEndpoints",
+      ],
       sameErrors: true,
       raw: "function",
     },
