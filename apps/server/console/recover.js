@@ -89,6 +89,55 @@ async function scanned(recovery, output) {
 }
 
 /**
+ * What a recovery of the window would queue (its dry run), said before anything is queued, with
+ * the button that queues it.
+ * @param {import("./types.js").WebhookEndpoint} endpoint
+ * @param {{ since: string }} body
+ * @param {HTMLElement} output
+ * @param {() => Promise<unknown>} start
+ */
+async function preview(endpoint, body, output, start) {
+  /** @type {import("./types.js").WebhookRecoveryPreview} */
+  const would = await api("POST", `webhook-endpoints/${endpoint.id}/recover`, {
+    body: { ...body, dry_run: true },
+  });
+  const { total, failed, dropped, never_sent } = would.would_queue;
+  if (total === 0) {
+    fill(output, "Nothing to recover: the endpoint received every event of that window.");
+    return;
+  }
+  const queue = h("button", { type: "button", class: "primary" }, `Queue ${total}`);
+  queue.addEventListener("click", () => {
+    queue.disabled = true;
+    start();
+  });
+  fill(
+    output,
+    `Would queue ${total}: ${failed} failed, ${dropped} dropped, ${never_sent} never sent (since ${new Date(would.since).toLocaleString([], { timeZoneName: "short" })}). `,
+    queue,
+  );
+  queue.focus();
+}
+
+/**
+ * Queues the recovery and follows it: through its window, then its deliveries until none is pending.
+ * @param {import("./types.js").WebhookEndpoint} endpoint
+ * @param {{ since: string }} body
+ * @param {HTMLElement} progress
+ * @param {() => Promise<unknown>} done
+ */
+async function startRecovery(endpoint, body, progress, done) {
+  /** @type {import("./types.js").Page<WebhookDelivery>} */
+  const newest = await get(`webhook-endpoints/${endpoint.id}/deliveries`, { limit: 1 });
+  /** @type {WebhookRecovery} */
+  const started = await api("POST", `webhook-endpoints/${endpoint.id}/recover`, { body });
+  const recovery = await scanned(started, progress);
+  fill(progress, `Recovery: ${recovery.queued} queued.`);
+  announce(`Recovery started: ${recovery.queued} deliveries queued.`);
+  if (recovery.queued > 0) await follow(endpoint.id, newest.data[0]?.id, recovery.queued, progress, done);
+}
+
+/**
  * @param {import("./types.js").WebhookEndpoint} endpoint
  * @param {() => Promise<unknown>} done
  */
@@ -107,7 +156,7 @@ export function recoverSection(endpoint, done) {
     field(
       "Since",
       since,
-      "Queues every event since then that the endpoint did not receive: failed, dropped, or missed while paused.",
+      "Shows what it would queue first: every event since then (and since the endpoint exists) that it did not receive: failed, dropped, or missed while paused.",
     ),
     h("button", { type: "submit", disabled: endpoint.status === "disabled" }, "Recover"),
     endpoint.status === "disabled"
@@ -118,22 +167,13 @@ export function recoverSection(endpoint, done) {
         )
       : null,
   );
+  const failed = (/** @type {unknown} */ error) => errors.append(problem(error));
   form.addEventListener("submit", async (submitted) => {
     submitted.preventDefault();
     errors.replaceChildren();
-    try {
-      /** @type {import("./types.js").Page<WebhookDelivery>} */
-      const newest = await get(`webhook-endpoints/${endpoint.id}/deliveries`, { limit: 1 });
-      const body = { since: new Date(since.value).toISOString() };
-      /** @type {WebhookRecovery} */
-      const started = await api("POST", `webhook-endpoints/${endpoint.id}/recover`, { body });
-      const recovery = await scanned(started, progress);
-      fill(progress, `Recovery: ${recovery.queued} queued.`);
-      announce(`Recovery started: ${recovery.queued} deliveries queued.`);
-      if (recovery.queued > 0) await follow(endpoint.id, newest.data[0]?.id, recovery.queued, progress, done);
-    } catch (error) {
-      errors.append(problem(error));
-    }
+    const body = { since: new Date(since.value).toISOString() };
+    const start = () => startRecovery(endpoint, body, progress, done).catch(failed);
+    await preview(endpoint, body, progress, start).catch(failed);
   });
   return h(
     "section",

@@ -25,3 +25,4 @@ export type DeliveryAttempt = Schemas["DeliveryAttempt"];
 export type Event = Schemas["Event"];
 export type WebhookEndpointUpdate = Schemas["WebhookEndpointUpdate"];
 export type EventSubscription = Schemas["EventSubscription"];
+export type WebhookRecoveryPreview = Schemas["WebhookRecoveryPreview"];

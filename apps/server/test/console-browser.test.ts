@@ -135,6 +135,11 @@ describe("the webhook console in Chromium", () => {
     await shown(page.getByRole("button", { name: "Pause" }));
 
     await page.getByRole("button", { name: "Recover" }).click();
+    // First what it would queue (the dry run), then, asked for, the recovery itself.
+    await textOf(page.locator(".progress"), 10_000).toContain(
+      "Would queue 1: 0 failed, 0 dropped, 1 never sent",
+    );
+    await page.getByRole("button", { name: "Queue 1" }).click();
     await textOf(page.locator(".progress"), 10_000).toContain("1 queued");
     await textOf(page.locator(".progress"), 30_000).toContain("1 succeeded");
     const event = await api.get("/open/v1/events", {
