@@ -21,13 +21,29 @@ function rateCell(endpoint) {
   return cell;
 }
 
+/**
+ * An enabled endpoint whose last deliveries failed says so beside its status: green "enabled"
+ * alone hid five failures in a row.
+ * @param {WebhookEndpoint} endpoint
+ */
+function failing(endpoint) {
+  const count = endpoint.consecutive_failures;
+  if (endpoint.status !== "enabled" || count === 0) return null;
+  return h("span", { class: "failing" }, ` failing: ${count} in a row`);
+}
+
 /** @param {WebhookEndpoint} endpoint */
 function row(endpoint) {
   return h(
     "tr",
     {},
     h("th", { scope: "row" }, h("a", { href: `#/endpoints/${endpoint.id}` }, endpoint.url)),
-    h("td", {}, statusBadge(endpoint.disabled_reason === "owner" ? "paused" : endpoint.status)),
+    h(
+      "td",
+      {},
+      statusBadge(endpoint.disabled_reason === "owner" ? "paused" : endpoint.status),
+      failing(endpoint),
+    ),
     rateCell(endpoint),
     h("td", {}, endpoint.events.join(", ")),
     h("td", {}, endpoint.description ?? ""),

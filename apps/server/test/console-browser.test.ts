@@ -206,11 +206,21 @@ describe("the webhook console in Chromium", () => {
       },
     );
     await page.reload();
+    await textOf(page.locator(".facts")).toContain("too many failed deliveries in a row");
     await page.getByRole("button", { name: "Enable" }).click();
     await shown(page.getByRole("button", { name: "Pause" }));
     expect(
       (await api.get(`/open/v1/webhook-endpoints/${created.body.id}`, { key, baseUrl })).body.status,
     ).toBe("enabled");
+
+    // Enabled, with its last three deliveries failed: the list says so beside the status.
+    await deployment.db
+      .collection<{ _id: string }>("webhook_endpoints")
+      .updateOne({ _id: created.body.id }, { $set: { consecutive_failures: 3 } });
+    await page.getByRole("link", { name: "Webhook endpoints" }).first().click();
+    const listed = page.getByRole("row").filter({ hasText: "https://edited.invalid/hooks" });
+    await textOf(listed).toContain("enabled failing: 3 in a row");
+    await listed.getByRole("link", { name: "https://edited.invalid/hooks" }).click();
 
     await page.getByRole("button", { name: "Delete" }).click();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
