@@ -10,9 +10,10 @@ import { eventsView, eventView } from "./events.js";
 
 /** @type {[RegExp, (main: HTMLElement, id: string) => Promise<void>][]} */
 const ROUTES = [
-  [/^#\/endpoints\/(we_[0-9A-Za-z]+)$/, endpointView],
+  // A view's filters follow `?` (dom.js, `hashQuery`): a link or a reload shows the same list.
+  [/^#\/endpoints\/(we_[0-9A-Za-z]+)(?:\?.*)?$/, endpointView],
   [/^#\/events\/(evt_[0-9A-Za-z]+)$/, eventView],
-  [/^#\/events$/, eventsView],
+  [/^#\/events(?:\?.*)?$/, eventsView],
   [/^#\/endpoints$/, endpointsView],
 ];
 

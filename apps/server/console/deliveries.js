@@ -9,8 +9,10 @@ import {
   field,
   fill,
   h,
+  hashQuery,
   moreButton,
   problem,
+  setHashQuery,
   statusBadge,
   when,
 } from "./dom.js";
@@ -191,11 +193,16 @@ function filterForm(status, eventType, reload, shown) {
 export async function deliveriesSection(endpoint, onReload = async () => {}, firstPage = undefined) {
   const status = choice("status", "Any status", STATUSES);
   const eventType = choice("event_type", "Any event type", await knownEventTypes());
+  const filters = hashQuery();
+  status.value = filters.get("status") ?? "";
+  eventType.value = filters.get("event_type") ?? "";
   const body = h("div", { class: "list" });
-  let prefetched = firstPage;
+  // The page asked for the first page unfiltered, before the filters were read.
+  let prefetched = status.value || eventType.value ? undefined : firstPage;
   /** @param {string} [after] */
   const load = async (after) => {
     const query = { limit: PAGE, status: status.value, event_type: eventType.value, starting_after: after };
+    if (!after) setHashQuery({ status: status.value, event_type: eventType.value });
     /** @type {Page<WebhookDelivery>} */
     const page = await (prefetched ?? get(`webhook-endpoints/${endpoint.id}/deliveries`, query));
     prefetched = undefined;

@@ -162,3 +162,20 @@ export function moreButton(into, label, next) {
   more.addEventListener("click", () => next().catch((error) => into.append(problem(error))));
   into.append(more);
 }
+
+/** The filters in the location's hash, after its `?` (`#/events?type=contact.created`). */
+export function hashQuery() {
+  const at = location.hash.indexOf("?");
+  return new URLSearchParams(at < 0 ? "" : location.hash.slice(at + 1));
+}
+
+/**
+ * Writes `filters` (the empty ones left out) into the hash after its `?`, without a new history
+ * entry or a hashchange: the view already shows them; a copy of the address shows them again.
+ * @param {Record<string, string>} filters
+ */
+export function setHashQuery(filters) {
+  const query = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ""));
+  const path = location.hash.split("?")[0];
+  history.replaceState(null, "", query.size ? `${path}?${query}` : path);
+}

@@ -10,8 +10,10 @@ import {
   field,
   fill,
   h,
+  hashQuery,
   moreButton,
   problem,
+  setHashQuery,
   statusBadge,
   when,
 } from "./dom.js";
@@ -100,7 +102,14 @@ export async function eventsView(main) {
   document.title = "Events · Deskline";
   const type = choice("type", "Any event type", await knownEventTypes());
   const id = h("input", { type: "search", name: "id", placeholder: "evt_…", spellcheck: "false" });
+  const filters = hashQuery();
+  type.value = filters.get("type") ?? "";
+  id.value = filters.get("id") ?? "";
   const results = h("div", { class: "list" }, h("p", {}, "Loading events…"));
+  const run = () => {
+    setHashQuery({ type: type.value, id: id.value.trim() });
+    return search(results, { type: type.value, id: id.value.trim() });
+  };
   const form = h(
     "form",
     { class: "filters", role: "search", "aria-label": "Search events" },
@@ -110,14 +119,14 @@ export async function eventsView(main) {
   );
   form.addEventListener("submit", (submitted) => {
     submitted.preventDefault();
-    search(results, { type: type.value, id: id.value.trim() }).then(
+    run().then(
       () => announce("Events searched."),
       (error) => fill(results, problem(error)),
     );
   });
   fill(main, h("h1", { tabindex: "-1" }, "Events"), form, results);
   endpointNames(true);
-  await search(results, {}).catch((error) => fill(results, problem(error)));
+  await run().catch((error) => fill(results, problem(error)));
 }
 
 /** One row of an event's deliveries: the endpoint (by URL), how it went, and "Resend". */

@@ -162,6 +162,11 @@ describe("the webhook console in Chromium", () => {
     await page.getByLabel("Event ID").fill(eventId);
     await page.getByRole("button", { name: "Search" }).click();
     await countOf(rows).toBe(1);
+    // The search is in the address: a reload (or the address sent to someone) finds it again.
+    expect(new URL(page.url()).hash).toBe(`#/events?id=${eventId}`);
+    await page.reload();
+    await countOf(rows).toBe(1);
+    await expect.poll(() => page.getByLabel("Event ID").inputValue()).toBe(eventId);
     await rows.first().getByRole("link", { name: eventId }).click();
     await textOf(page.getByRole("heading", { level: 1 })).toContain(eventId);
     await textOf(page.locator("pre.payload")).toContain(eventId);
