@@ -74,11 +74,28 @@ export function when(iso) {
 }
 
 /**
+ * The API's errors a person meets in the console, in words that say what to do: the server's
+ * messages are written for API clients (they name operations and fields). Codes not here keep
+ * the server's message (a field's error names the field, and the form marks it).
+ * @type {Partial<Record<import("./types.js").ErrorCode, string>>}
+ */
+const PLAIN = {
+  csrf_token_invalid: "This page is out of date: reload it, then try again.",
+  rate_limited: "Too many requests at once: wait a few seconds, then try again.",
+  database_unavailable: "The server cannot reach its database just now: try again in a minute.",
+  internal_error: "The server failed on this request. Try again; if it fails again, tell your operator.",
+  concurrent_update: "It was changed at the same time by someone else: reload, then try again.",
+  webhook_endpoint_disabled: "The endpoint is disabled and receives nothing: resume or enable it first.",
+};
+
+/**
  * A visible message of what went wrong, announced too.
  * @param {unknown} error
  */
 export function problem(error) {
-  const text = error instanceof Error ? error.message : String(error);
+  const code = /** @type {{ code?: import("./types.js").ErrorCode }} */ (error)?.code;
+  const plain = code ? PLAIN[code] : undefined;
+  const text = plain ?? (error instanceof Error ? error.message : String(error));
   return h("p", { class: "problem", role: "alert" }, text);
 }
 

@@ -26,3 +26,4 @@ export type Event = Schemas["Event"];
 export type WebhookEndpointUpdate = Schemas["WebhookEndpointUpdate"];
 export type EventSubscription = Schemas["EventSubscription"];
 export type WebhookRecoveryPreview = Schemas["WebhookRecoveryPreview"];
+export type ErrorCode = Schemas["ErrorCode"];
