@@ -90,19 +90,26 @@ async function details(delivery, cell) {
 }
 
 /**
- * "Resend": queues a new delivery of the event to this endpoint.
+ * "Resend": a button that queues a new delivery of the event to this endpoint, then runs
+ * `after`; what went wrong is said beside it (an alert, in plain words).
  * @param {WebhookDelivery} delivery
  * @param {() => Promise<unknown>} after
  */
-export async function resend(delivery, after) {
-  try {
-    await api("POST", `events/${delivery.event_id}/resend`, { body: { endpoint_id: delivery.endpoint_id } });
-    announce(`Resent ${delivery.event_id}: a new delivery is pending.`);
-    await after();
-  } catch (error) {
-    announce(`Resend failed: ${error instanceof Error ? error.message : error}`);
-    throw error;
-  }
+export function resendButton(delivery, after) {
+  const button = h("button", { type: "button" }, "Resend");
+  button.addEventListener("click", async () => {
+    button.parentElement?.querySelector(".problem")?.remove();
+    try {
+      await api("POST", `events/${delivery.event_id}/resend`, {
+        body: { endpoint_id: delivery.endpoint_id },
+      });
+      announce(`Resent ${delivery.event_id}: a new delivery is pending.`);
+      await after();
+    } catch (error) {
+      button.after(problem(error));
+    }
+  });
+  return button;
 }
 
 /**
@@ -125,8 +132,7 @@ function rows(delivery, columns, reload) {
     detailRow.hidden = !open;
     if (open) await details(delivery, detailCell).catch((error) => fill(detailCell, problem(error)));
   });
-  const again = h("button", { type: "button" }, "Resend");
-  again.addEventListener("click", () => resend(delivery, reload).catch(() => {}));
+  const again = resendButton(delivery, reload);
   const main = h(
     "tr",
     { "data-delivery": delivery.id },

@@ -2,7 +2,7 @@
 // deliveries); and one event's page, its payload and its deliveries, each with "Resend".
 
 import { ApiError, endpointNames, get, knownEventTypes } from "./api.js";
-import { resend } from "./deliveries.js";
+import { resendButton } from "./deliveries.js";
 import {
   announce,
   choice,
@@ -136,8 +136,7 @@ export async function eventsView(main) {
  * @param {() => Promise<unknown>} after
  */
 function deliveryRow(delivery, names, after) {
-  const again = h("button", { type: "button" }, "Resend");
-  again.addEventListener("click", () => resend(delivery, after).catch(() => {}));
+  const again = resendButton(delivery, after);
   const endpoint = names.get(delivery.endpoint_id) ?? delivery.endpoint_id;
   return h(
     "tr",

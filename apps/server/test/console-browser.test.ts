@@ -7,6 +7,7 @@ import { launchChromium, newContext, seriousViolations, watchProblems } from "./
 import { mintSession } from "./helpers/console.js";
 import { type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
+import { runToEnd } from "./helpers/server-process.js";
 
 // The webhook console in Chromium, against a real server process that delivers webhooks (50 ms
 // retries) to an HTTPS receiver this file starts: a person's session from minting the link to
@@ -14,6 +15,9 @@ import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
 // every page. The controls are found as a person finds them: by role and accessible name.
 
 vi.setConfig({ testTimeout: 120_000 });
+
+/** The CLI's build (`pnpm test` builds it first), as a person runs `deskline`. */
+const CLI = join(import.meta.dirname, "../../cli/dist/bin.js");
 
 const SCREENSHOT = process.env.CONSOLE_SCREENSHOT ?? join(tmpdir(), "deskline-console.png");
 
@@ -40,9 +44,17 @@ afterAll(async () => {
 });
 
 /** A fresh browser (its own cookies) that opened a new console link of `workspace`. */
-async function openConsole(workspace = workspaceId): Promise<{ page: Page; url: string }> {
+async function openConsole(
+  workspace = workspaceId,
+  viewport = { width: 1280, height: 900 },
+): Promise<{ page: Page; url: string }> {
   const { url } = await mintSession(workspace, {}, baseUrl);
-  const context = await newContext(browser, { viewport: { width: 1280, height: 900 } });
+  return openLink(url, viewport);
+}
+
+/** A fresh browser (its own cookies) that opened the console link `url`. */
+async function openLink(url: string, viewport = { width: 1280, height: 900 }) {
+  const context = await newContext(browser, { viewport });
   contexts.push(context);
   const page = await context.newPage();
   problems.push(...watchProblems(page, baseUrl));
@@ -55,6 +67,10 @@ const newContact = async (name: string) => {
   expect(created.status).toBe(201);
   return created.body.id as string;
 };
+
+/** How wide the page lays out, in CSS pixels: wider than the viewport scrolls sideways. */
+const pageWidth = async (page: Page) =>
+  (await page.evaluate("document.documentElement.scrollWidth")) as number;
 
 /** Waits for a control or text to be on screen. */
 const shown = (locator: Locator) => locator.first().waitFor({ state: "visible", timeout: 30_000 });
@@ -139,6 +155,11 @@ describe("the webhook console in Chromium", () => {
     await shown(page.getByRole("button", { name: "Resume" }));
     await textOf(page.locator(".facts")).toContain("paused by its owner");
     await textOf(page.locator(".facts .badge")).toBe("paused");
+    // A resend to it now is refused, said in plain words beside the button.
+    await page.locator("tr[data-delivery]").first().getByRole("button", { name: "Resend" }).click();
+    await textOf(page.locator("tr[data-delivery] .problem")).toBe(
+      "The endpoint is disabled and receives nothing: resume or enable it first.",
+    );
     // Nothing to recover into while paused: the button says so by being off, with the reason.
     await shown(page.getByRole("button", { name: "Recover", disabled: true }));
     const missed = await newContact("Grace");
@@ -311,6 +332,27 @@ describe("the webhook console in Chromium", () => {
     await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
     await page.reload();
     await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
+  });
+
+  it("opens the link `deskline console --json` prints, and fits a phone's width (390 px)", async () => {
+    const { key: manager } = await newWorkspace(["webhooks:manage"], baseUrl);
+    const printed = await runToEnd(process.execPath, [CLI, "console", "--json"], {
+      cwd: tmpdir(),
+      env: { ...process.env, DESKLINE_API_KEY: manager, DESKLINE_BASE_URL: baseUrl },
+    });
+    expect(printed.code, printed.output).toBe(0);
+    const { url } = JSON.parse(printed.output) as { url: string };
+    const { page } = await openLink(url, { width: 390, height: 844 });
+    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+
+    // The page with the most in it: the receiver's endpoint, its chart, deliveries and filters.
+    const { page: full } = await openConsole(workspaceId, { width: 390, height: 844 });
+    await shown(full.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    await full.getByRole("link", { name: receiver.url, exact: true }).click();
+    await shown(full.getByRole("heading", { name: "Deliveries", exact: true }));
+    await full.locator("tr[data-delivery]").first().waitFor();
+    expect(await pageWidth(full)).toBeLessThanOrEqual(390);
   });
 
   it("has no serious or critical axe-core violation on any page", async () => {
