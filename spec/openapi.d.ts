@@ -478,7 +478,8 @@ export type paths = {
          *     (1, then up to 4 retries), the endpoint's HTTP status, how long it took, and why it failed
          *     (`HTTP 503`, `timeout after 10000 ms`, `redirect not followed (HTTP 302)`, `connection
          *     refused`, `address refused: …` for a private address). Use it to see why deliveries fail.
-         *     Attempts are kept as long as events.
+         *     Attempts are kept as long as events. `delivery_id` narrows the list to one delivery's
+         *     attempts (a delivery of another endpoint, or none, gives an empty list).
          */
         get: operations["listWebhookEndpointAttempts"];
         put?: never;
@@ -508,9 +509,10 @@ export type paths = {
          *     happening, `resendEvent`, `recoverWebhookEndpoint`), each with its status (`pending`,
          *     `succeeded`, `failed` when its retries ran out, `dropped` when the endpoint was disabled or
          *     paused while it was due), how many attempts it made and how the last one went. Filters
-         *     combine: `status`, `event_type`, and `created_after`/`created_before` (exclusive, on when the
-         *     delivery was queued). Deliveries are kept as long as events. The attempts behind a delivery
-         *     are in `listWebhookEndpointAttempts`, each naming its `delivery_id`.
+         *     combine: `status`, `event_type`, `recovery_id` (the deliveries one `recoverWebhookEndpoint`
+         *     queued), and `created_after`/`created_before` (exclusive, on when the delivery was queued).
+         *     Deliveries are kept as long as events. The attempts behind a delivery are in
+         *     `listWebhookEndpointAttempts` (`delivery_id` narrows it to one delivery's).
          */
         get: operations["listWebhookEndpointDeliveries"];
         put?: never;
@@ -612,8 +614,9 @@ export type paths = {
         /**
          * Get a recovery
          * @description A recovery started by `recoverWebhookEndpoint`, with its progress: `status` (`queued`,
-         *     `running`, `succeeded`), how many events of the window it has read (`scanned`) and how many
-         *     deliveries it has queued (`queued`). Poll it until `succeeded`.
+         *     `running`, `succeeded`), how many events of the window it has read (`scanned`), how many
+         *     deliveries it has queued (`queued`) and how those deliveries stand now (`deliveries`, by
+         *     status). Poll it until `succeeded` and then until `deliveries.pending` is 0.
          */
         get: operations["getWebhookRecovery"];
         put?: never;
@@ -1966,6 +1969,12 @@ export type components = {
              */
             next_attempt_at: string | null;
             /**
+             * @description The recovery (`recoverWebhookEndpoint`) that queued this delivery; `null` for one queued
+             *     by the event or by `resendEvent`. Always sent by the API; absent only from
+             *     `webhook_delivery.failed` events recorded before it existed.
+             */
+            recovery_id?: string | null;
+            /**
              * Format: date-time
              * @description When the delivery was queued.
              */
@@ -2032,6 +2041,13 @@ export type components = {
             scanned_until: string | null;
             /** @description Deliveries this recovery queued so far, one per missed event (events with a pending delivery to the endpoint are not counted). */
             queued: number;
+            /**
+             * @description The deliveries this recovery queued, counted by their status now (read when asked,
+             *     not stored): `pending` falls and `succeeded`/`failed` rise as they are sent. Their sum
+             *     is `queued` but for deliveries gone with the event retention. The deliveries
+             *     themselves: `listWebhookEndpointDeliveries` with `recovery_id`.
+             */
+            deliveries: components["schemas"]["DeliveryCounts"];
             /**
              * Format: date-time
              * @description When it `succeeded`; null before.
@@ -2668,6 +2684,16 @@ export type components = {
          * @example contact.created
          */
         DeliveryEventTypeFilter: components["schemas"]["EventType"];
+        /**
+         * @description Only the deliveries this recovery (`rcv_…`, from `recoverWebhookEndpoint`) queued.
+         * @example rcv_2bXkt7MnO9pQ1rSt
+         */
+        DeliveryRecoveryFilter: string;
+        /**
+         * @description Only the attempts of this delivery (`dlv_…`), newest first.
+         * @example dlv_2bXkq9VwX0yZ2aBb
+         */
+        AttemptDeliveryFilter: string;
         /**
          * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
          *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
@@ -3896,6 +3922,11 @@ export interface operations {
                  * @example att_2bXkt4GhJ6kL8mNp
                  */
                 starting_after?: components["parameters"]["DeliveryAttemptsStartingAfter"];
+                /**
+                 * @description Only the attempts of this delivery (`dlv_…`), newest first.
+                 * @example dlv_2bXkq9VwX0yZ2aBb
+                 */
+                delivery_id?: components["parameters"]["AttemptDeliveryFilter"];
             };
             header?: never;
             path: {
@@ -3954,6 +3985,11 @@ export interface operations {
                  * @example contact.created
                  */
                 event_type?: components["parameters"]["DeliveryEventTypeFilter"];
+                /**
+                 * @description Only the deliveries this recovery (`rcv_…`, from `recoverWebhookEndpoint`) queued.
+                 * @example rcv_2bXkt7MnO9pQ1rSt
+                 */
+                recovery_id?: components["parameters"]["DeliveryRecoveryFilter"];
                 /**
                  * @description Only objects created strictly after this instant. Unix seconds or RFC 3339, exclusive.
                  * @example 2026-01-01T00:00:00Z

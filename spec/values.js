@@ -324,6 +324,7 @@ export const schemaProperties = {
     "last_attempt_at",
     "last_status_code",
     "next_attempt_at",
+    "recovery_id",
     "created_at",
     "updated_at"
   ],
@@ -349,6 +350,7 @@ export const schemaProperties = {
     "scanned",
     "scanned_until",
     "queued",
+    "deliveries",
     "completed_at",
     "created_at",
     "updated_at"

@@ -127,8 +127,9 @@ describe("after an outage", () => {
       queued: 3,
       scanned_until: recovery.until,
     });
-    const [read] = await json(["webhooks", "endpoints", "recovery", recovery.id]);
-    expect(read).toEqual(recovery);
+    // The same recovery; its `deliveries` are counted when asked, so they may have moved on.
+    const [{ deliveries: _, ...read }] = await json(["webhooks", "endpoints", "recovery", recovery.id]);
+    expect(recovery).toMatchObject(read);
 
     const arrived = await eventually(
       async () => receiver.received.slice(from),
@@ -152,6 +153,48 @@ describe("after an outage", () => {
       SLOW,
     );
     expect(succeeded.map((d) => d.event_id)).toEqual([paused.id, second, first]);
+    // The recovery's deliveries by its id, and their counts on the recovery.
+    const ofRecovery = await json([
+      "webhooks",
+      "endpoints",
+      "deliveries",
+      endpoint.id,
+      "--recovery-id",
+      recovery.id,
+    ]);
+    expect(ofRecovery.map((d) => [d.event_id, d.recovery_id])).toEqual(
+      [paused.id, second, first].map((id) => [id, recovery.id]),
+    );
+    const [counted] = await json(["webhooks", "endpoints", "recovery", recovery.id]);
+    expect(counted.deliveries).toEqual({ succeeded: 3, failed: 0, pending: 0, dropped: 0 });
+    // One delivery's attempts: the first failed delivery's, every one answered 503.
+    const [firstFailed] = failed;
+    const attempts = await json([
+      "webhooks",
+      "endpoints",
+      "attempts",
+      endpoint.id,
+      "--delivery-id",
+      firstFailed.id,
+    ]);
+    expect(attempts.map((a) => [a.delivery_id, a.status_code])).toEqual(
+      Array.from({ length: firstFailed.attempts }, () => [firstFailed.id, 503]),
+    );
+    const attemptsTable = await run([
+      "webhooks",
+      "endpoints",
+      "attempts",
+      endpoint.id,
+      "--delivery-id",
+      firstFailed.id,
+    ]);
+    expect(attemptsTable.stdout).toMatch(/^ID\s+DELIVERY\s+EVENT\s+ATTEMPT\s+CODE\s+MS\s+ERROR\s+STARTED$/m);
+    expect(attemptsTable.stdout).toMatch(
+      new RegExp(
+        `^att_\\w+\\s+${firstFailed.id}\\s+${firstFailed.event_id}\\s+1\\s+503\\s+\\d+\\s+HTTP 503\\s`,
+        "m",
+      ),
+    );
     // Safe to repeat, here with a duration: nothing is missing any more. A table for people.
     const again = await recover(endpoint.id, "--since", "2d", "--wait");
     expect(again.code, again.stderr).toBe(0);

@@ -521,7 +521,8 @@ export class WebhookEndpoints extends Resource {
    * (1, then up to 4 retries), the endpoint's HTTP status, how long it took, and why it failed
    * (`HTTP 503`, `timeout after 10000 ms`, `redirect not followed (HTTP 302)`, `connection
    * refused`, `address refused: …` for a private address). Use it to see why deliveries fail.
-   * Attempts are kept as long as events.
+   * Attempts are kept as long as events. `delivery_id` narrows the list to one delivery's
+   * attempts (a delivery of another endpoint, or none, gives an empty list).
    *
    * Await it for the first page, or `for await` over it for every item, page after page.
    *
@@ -535,9 +536,10 @@ export class WebhookEndpoints extends Resource {
    * happening, `resendEvent`, `recoverWebhookEndpoint`), each with its status (`pending`,
    * `succeeded`, `failed` when its retries ran out, `dropped` when the endpoint was disabled or
    * paused while it was due), how many attempts it made and how the last one went. Filters
-   * combine: `status`, `event_type`, and `created_after`/`created_before` (exclusive, on when the
-   * delivery was queued). Deliveries are kept as long as events. The attempts behind a delivery
-   * are in `listWebhookEndpointAttempts`, each naming its `delivery_id`.
+   * combine: `status`, `event_type`, `recovery_id` (the deliveries one `recoverWebhookEndpoint`
+   * queued), and `created_after`/`created_before` (exclusive, on when the delivery was queued).
+   * Deliveries are kept as long as events. The attempts behind a delivery are in
+   * `listWebhookEndpointAttempts` (`delivery_id` narrows it to one delivery's).
    *
    * Await it for the first page, or `for await` over it for every item, page after page.
    *
@@ -590,8 +592,9 @@ export class WebhookEndpoints extends Resource {
    * Get a recovery.
    *
    * A recovery started by `recoverWebhookEndpoint`, with its progress: `status` (`queued`,
-   * `running`, `succeeded`), how many events of the window it has read (`scanned`) and how many
-   * deliveries it has queued (`queued`). Poll it until `succeeded`.
+   * `running`, `succeeded`), how many events of the window it has read (`scanned`), how many
+   * deliveries it has queued (`queued`) and how those deliveries stand now (`deliveries`, by
+   * status). Poll it until `succeeded` and then until `deliveries.pending` is 0.
    *
    * `GET /open/v1/webhook-recoveries/{id}` (`getWebhookRecovery`).
    */

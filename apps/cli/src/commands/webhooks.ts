@@ -1,6 +1,6 @@
 // `deskline webhooks endpoints …`: register, list and remove the HTTPS endpoints that receive events.
 
-import type { Deskline, EventType, WebhookEndpoint, WebhookEndpointUpdate } from "@deskline/sdk";
+import type { components, Deskline, EventType, WebhookEndpoint, WebhookEndpointUpdate } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
@@ -106,7 +106,7 @@ export function register(webhooks: Command): void {
   const endpoints = webhooks
     .command("endpoints")
     .description(
-      "webhook endpoints: list, create, get, update, rotate-secret, delete; deliveries, recover and recovery",
+      "webhook endpoints: list, create, get, update, rotate-secret, delete; deliveries, attempts, recover and recovery",
     );
   kit.examples(
     endpoints,
@@ -138,6 +138,7 @@ export function register(webhooks: Command): void {
   recoverCommand(endpoints);
   recoveryCommand(endpoints);
   deliveriesCommand(endpoints);
+  attemptsCommand(endpoints);
 }
 
 /** `deskline webhooks endpoints list`: every endpoint (the operation has no filters). */
@@ -251,6 +252,39 @@ function deliveriesCommand(endpoints: Command): void {
     (listing, id) => guided(listing, { endpointId: id }),
   );
 }
+
+/** `endpoints attempts`: the HTTP attempts to the endpoint, of all its deliveries or (`--delivery-id`) of one. */
+function attemptsCommand(endpoints: Command): void {
+  kit.nestedListingCommand(
+    endpoints,
+    {
+      name: "attempts",
+      description:
+        "list the endpoint's HTTP attempts, newest first: attempt number, the answer's status, how long it took, why it failed",
+      argument: "endpoint id (we_…)",
+      operation: "listWebhookEndpointAttempts",
+      columns: ATTEMPT_COLUMNS,
+      examples: [
+        "deskline webhooks endpoints attempts we_0VbeYBCu9tPuFypVLWBsJN",
+        "deskline webhooks endpoints attempts we_0VbeYBCu9tPuFypVLWBsJN --delivery-id dlv_2bXkq9VwX0yZ2aBb",
+      ],
+    },
+    (d, id, query) => d.webhookEndpoints.listAttempts(id, query),
+    (listing, id) => guided(listing, { endpointId: id }),
+  );
+}
+
+type Attempt = components["schemas"]["DeliveryAttempt"];
+const ATTEMPT_COLUMNS: Column<Attempt>[] = [
+  { header: "ID", value: (a) => a.id },
+  { header: "DELIVERY", value: (a) => a.delivery_id },
+  { header: "EVENT", value: (a) => a.event_id },
+  { header: "ATTEMPT", value: (a) => a.attempt },
+  { header: "CODE", value: (a) => a.status_code },
+  { header: "MS", value: (a) => a.duration_ms },
+  { header: "ERROR", value: (a) => a.error },
+  { header: "STARTED", value: (a) => a.created_at },
+];
 
 /** `endpoints recover`: start a recovery of a window, and follow it with `--wait`. */
 function recoverCommand(endpoints: Command): void {

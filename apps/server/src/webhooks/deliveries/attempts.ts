@@ -99,9 +99,19 @@ export class DeliveryAttempts {
     );
   }
 
-  /** A page of one endpoint's attempts, newest first, one more than asked for `has_more`. */
-  list(endpoint: { _id: string; workspace_id: string }, page: Page): Promise<DeliveryAttemptDoc[]> {
-    return newestFirst(this.collection, endpoint.workspace_id, { endpoint_id: endpoint._id }, page);
+  /**
+   * A page of one endpoint's attempts, newest first, one more than asked for `has_more`; of one
+   * of its deliveries only, given `deliveryId` (the `one_per_delivery_attempt` index finds its
+   * few attempts).
+   */
+  list(
+    endpoint: { _id: string; workspace_id: string },
+    page: Page,
+    deliveryId?: string,
+  ): Promise<DeliveryAttemptDoc[]> {
+    const filter: Record<string, unknown> = { endpoint_id: endpoint._id };
+    if (deliveryId !== undefined) filter.delivery_id = deliveryId;
+    return newestFirst(this.collection, endpoint.workspace_id, filter, page);
   }
 
   /** Removes attempts older than the retention period of events; returns how many went. */

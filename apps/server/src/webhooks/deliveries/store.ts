@@ -135,6 +135,7 @@ export function toWebhookDelivery(doc: WebhookDeliveryDoc): Schema<"WebhookDeliv
     last_attempt_at: doc.last_attempt_at?.toISOString() ?? null,
     last_status_code: doc.last_status_code,
     next_attempt_at: doc.next_attempt_at?.toISOString() ?? null,
+    recovery_id: doc.recovery_id ?? null,
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
@@ -144,7 +145,11 @@ export function toWebhookDelivery(doc: WebhookDeliveryDoc): Schema<"WebhookDeliv
 export interface DeliveryFilters {
   status?: DeliveryStatus;
   eventType?: EventType;
+  /** The recovery that queued them (`rcv_…`). */
+  recoveryId?: string;
 }
+
+const zeroCounts = (): Schema<"DeliveryCounts"> => ({ succeeded: 0, failed: 0, pending: 0, dropped: 0 });
 
 export class WebhookDeliveries {
   readonly collection: Collection<WebhookDeliveryDoc>;
@@ -163,6 +168,12 @@ export class WebhookDeliveries {
       { name: "endpoint_newest" },
     );
     await this.collection.createIndex({ workspace_id: 1, event_id: 1, _id: -1 }, { name: "event_newest" });
+    // A recovery's deliveries (listed by `recovery_id`, counted for getWebhookRecovery). Not sparse:
+    // a sparse compound index holds every document anyway, as `_id` is in all of them.
+    await this.collection.createIndex(
+      { workspace_id: 1, recovery_id: 1, _id: -1 },
+      { name: "recovery_newest" },
+    );
     // Recovery asks which events have a pending or succeeded delivery to the endpoint since a time.
     await this.collection.createIndex(
       { endpoint_id: 1, status: 1, created_at: 1 },
@@ -462,7 +473,26 @@ export class WebhookDeliveries {
     const filter: Record<string, unknown> = { endpoint_id: endpoint._id };
     if (filters.status !== undefined) filter.status = filters.status;
     if (filters.eventType !== undefined) filter.event_type = filters.eventType;
+    if (filters.recoveryId !== undefined) filter.recovery_id = filters.recoveryId;
     return newestFirst(this.collection, endpoint.workspace_id, filter, page);
+  }
+
+  /**
+   * The deliveries a recovery queued, counted by their status now: one read of the recovery's
+   * deliveries by the `recovery_newest` index, the status alone of each (counted here, as the
+   * endpoint's stats are: no `$group` the embedded fallback may lack). Its cost grows with the
+   * recovery's size: one index entry and one small document per delivery it queued.
+   */
+  async countForRecovery(recovery: { _id: string; workspace_id: string }): Promise<Schema<"DeliveryCounts">> {
+    const docs = await this.collection
+      .find(
+        { workspace_id: recovery.workspace_id, recovery_id: recovery._id },
+        { projection: { _id: 0, status: 1 } },
+      )
+      .toArray();
+    const counts = zeroCounts();
+    for (const { status } of docs) counts[status] += 1;
+    return counts;
   }
 
   /** A page of an event's deliveries, newest first. */

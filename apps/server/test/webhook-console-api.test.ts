@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { api, newWorkspace } from "./helpers/api.js";
+import {
+  createEndpoint,
+  type Deployment,
+  type InProcessServer,
+  startDeployment,
+} from "./helpers/delivery.js";
+import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
+import { eventually } from "./helpers/main-process.js";
+
+// The API the webhook console reads: one delivery's attempts, a recovery's deliveries and their
+// counts. A real server (in this process) delivering over real HTTPS to receivers this file
+// starts, with 50 ms retries; every answer is checked against the spec by the api helper.
+
+vi.setConfig({ testTimeout: 120_000 });
+
+type Json = Record<string, any>;
+
+let deployment: Deployment;
+let main: InProcessServer;
+let baseUrl: string;
+let key: string;
+let workspaceId: string;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  deployment = await startDeployment({ WEBHOOK_TIMEOUT_MS: "3000" });
+  main = await deployment.start("all");
+  baseUrl = main.baseUrl;
+});
+afterAll(() => {
+  if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-5000));
+});
+
+beforeEach(async () => {
+  ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
+  receiver = await startReceiver();
+});
+
+const at = () => ({ key, baseUrl });
+const get = (path: string, query?: Record<string, string>) =>
+  api.get(path, { ...at(), ...(query && { query }) });
+
+/** The endpoint's deliveries (first page), once `done` holds for them. */
+const deliveriesWhen = (endpointId: string, query: Record<string, string>, done: (list: Json[]) => boolean) =>
+  eventually(
+    async () => {
+      const page = await get(`/open/v1/webhook-endpoints/${endpointId}/deliveries`, query);
+      expect(page.status).toBe(200);
+      return page.body.data as Json[];
+    },
+    done,
+    `deliveries of ${endpointId} ${JSON.stringify(query)}`,
+  );
+
+describe("the attempts of one delivery", () => {
+  it("`delivery_id` lists that delivery's attempts only, newest first", async () => {
+    // The first event's delivery fails once, then succeeds; the second succeeds at once.
+    receiver.answer = (_, index) => ({ status: index === 0 ? 503 : 200 });
+    const endpoint = await createEndpoint(at(), receiver.url);
+    const first = await deployment.emit(workspaceId, "contact.created");
+    await deliveriesWhen(endpoint.id, { status: "succeeded" }, (list) => list.length === 1);
+    const second = await deployment.emit(workspaceId, "contact.updated");
+    const settled = await deliveriesWhen(endpoint.id, { status: "succeeded" }, (list) => list.length === 2);
+    const deliveryOf = (eventId: string) => settled.find((d) => d.event_id === eventId) as Json;
+
+    const path = `/open/v1/webhook-endpoints/${endpoint.id}/attempts`;
+    const ofFirst = await get(path, { delivery_id: deliveryOf(first._id).id });
+    expect(ofFirst.status).toBe(200);
+    expect(ofFirst.body.data.map((a: Json) => [a.delivery_id, a.attempt, a.status_code])).toEqual([
+      [deliveryOf(first._id).id, 2, 200],
+      [deliveryOf(first._id).id, 1, 503],
+    ]);
+    const ofSecond = await get(path, { delivery_id: deliveryOf(second._id).id });
+    expect(ofSecond.body.data.map((a: Json) => a.attempt)).toEqual([1]);
+    // All three without the filter; pages of one delivery's attempts go on as any page does.
+    expect((await get(path)).body.data).toHaveLength(3);
+    const firstPage = await get(path, { delivery_id: deliveryOf(first._id).id, limit: "1" });
+    expect(firstPage.body).toMatchObject({ has_more: true, data: [{ attempt: 2 }] });
+    const next = await get(path, {
+      delivery_id: deliveryOf(first._id).id,
+      limit: "1",
+      starting_after: firstPage.body.data[0].id,
+    });
+    expect(next.body).toMatchObject({ has_more: false, data: [{ attempt: 1 }] });
+  });
+
+  it("a delivery of another endpoint, or none, lists nothing; a malformed id is refused naming it", async () => {
+    const endpoint = await createEndpoint(at(), receiver.url);
+    const other = await createEndpoint(at(), "https://other.invalid/h", ["ticket.created"]);
+    await deployment.emit(workspaceId, "contact.created");
+    const [delivery] = await deliveriesWhen(
+      endpoint.id,
+      { status: "succeeded" },
+      (list) => list.length === 1,
+    );
+    const ofOther = await get(`/open/v1/webhook-endpoints/${other.id}/attempts`, {
+      delivery_id: delivery?.id,
+    });
+    expect(ofOther.body.data).toEqual([]);
+    const none = await get(`/open/v1/webhook-endpoints/${endpoint.id}/attempts`, {
+      delivery_id: "dlv_nothere",
+    });
+    expect(none.body.data).toEqual([]);
+    for (const bad of ["evt_abc", "dlv_a.b", "dlv_"]) {
+      const refused = await get(`/open/v1/webhook-endpoints/${endpoint.id}/attempts`, { delivery_id: bad });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: "parameter_invalid", param: "delivery_id" });
+    }
+  });
+});
+
+describe("a recovery's deliveries", () => {
+  it("each delivery names its recovery; the list filters by it; the recovery counts them by status now", async () => {
+    const endpoint = await createEndpoint(at(), receiver.url);
+    const before = await deployment.emit(workspaceId, "contact.created");
+    await deliveriesWhen(endpoint.id, { status: "succeeded" }, (list) => list.length === 1);
+    const patch = (status: string) =>
+      api.patch(`/open/v1/webhook-endpoints/${endpoint.id}`, { ...at(), body: { status } });
+    expect((await patch("disabled")).status).toBe(200);
+    const missed = [
+      await deployment.emit(workspaceId, "contact.created"),
+      await deployment.emit(workspaceId, "ticket.created"),
+    ];
+    expect((await patch("enabled")).status).toBe(200);
+    // The receiver holds the recovery's deliveries until the test has seen them pending.
+    receiver.answer = () => "hang";
+
+    const since = Math.floor(before.created_at.getTime() / 1000) - 60;
+    const started = await api.post(`/open/v1/webhook-endpoints/${endpoint.id}/recover`, {
+      ...at(),
+      body: { since },
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const recoveryId = started.body.id as string;
+    const recovery = () => get(`/open/v1/webhook-recoveries/${recoveryId}`);
+    const queued = await eventually(
+      async () => (await recovery()).body as Json,
+      (r) => r.status === "succeeded" && r.deliveries.pending === 2,
+      "the recovery queued both missed events",
+    );
+    expect(queued).toMatchObject({
+      queued: 2,
+      deliveries: { pending: 2, succeeded: 0, failed: 0, dropped: 0 },
+    });
+
+    const listed = await get(`/open/v1/webhook-endpoints/${endpoint.id}/deliveries`, {
+      recovery_id: recoveryId,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((d: Json) => [d.event_id, d.recovery_id]).sort()).toEqual(
+      missed.map((e) => [e._id, recoveryId]).sort(),
+    );
+    // The delivery the event itself made names no recovery.
+    const all = await get(`/open/v1/webhook-endpoints/${endpoint.id}/deliveries`);
+    expect(all.body.data.find((d: Json) => d.event_id === before._id)).toMatchObject({ recovery_id: null });
+
+    receiver.answer = () => ({ status: 200 });
+    receiver.release();
+    const done = await eventually(
+      async () => (await recovery()).body as Json,
+      (r) => r.deliveries.succeeded === 2,
+      "the recovery's deliveries succeeded",
+    );
+    expect(done.deliveries).toEqual({ succeeded: 2, failed: 0, pending: 0, dropped: 0 });
+  });
+
+  it("a recovery of another workspace filters to nothing; a malformed id is refused naming it", async () => {
+    const endpoint = await createEndpoint(at(), receiver.url);
+    const path = `/open/v1/webhook-endpoints/${endpoint.id}/deliveries`;
+    expect((await get(path, { recovery_id: "rcv_nothere" })).body.data).toEqual([]);
+    const refused = await get(path, { recovery_id: "dlv_abc" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: "parameter_invalid", param: "recovery_id" });
+  });
+});
