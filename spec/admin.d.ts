@@ -677,6 +677,24 @@ export type components = {
          *     ]
          */
         WebhookEndpointHeaderNames: string[];
+        /**
+         * @description How the endpoint's latest deliveries went (at most the newest 100, by when they were
+         *     queued), in `listWebhookEndpoints` only. `success_rate` is `succeeded / (succeeded +
+         *     failed)` of those, `null` while none has settled so; pending and dropped ones are not in
+         *     it. For the last 24 hours hour by hour: `getWebhookEndpointStats`.
+         */
+        WebhookEndpointRecentDeliveries: {
+            /** @description The deliveries looked at (the newest, at most 100), whatever their status. */
+            counted: number;
+            succeeded: number;
+            failed: number;
+            success_rate: number | null;
+            /**
+             * Format: date-time
+             * @description When the latest attempt of those deliveries started; `null` before any.
+             */
+            last_attempt_at: string | null;
+        };
         /** @description A registered webhook endpoint, without its secret. */
         WebhookEndpoint: {
             /** @example we_2bXks1AbC3dEf5Gh */
@@ -697,6 +715,7 @@ export type components = {
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            recent_deliveries?: components["schemas"]["WebhookEndpointRecentDeliveries"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -345,7 +345,10 @@ export type paths = {
         };
         /**
          * List webhook endpoints
-         * @description Returns the workspace's webhook endpoints, newest first, disabled ones included. The `secret` is never returned here.
+         * @description Returns the workspace's webhook endpoints, newest first, disabled ones included. The
+         *     `secret` is never returned here. Each carries `recent_deliveries`: how its latest 100
+         *     deliveries went (success rate, last attempt), read with the page, so a list of endpoints
+         *     with their health is one request.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
@@ -1820,10 +1823,29 @@ export type components = {
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            recent_deliveries?: components["schemas"]["WebhookEndpointRecentDeliveries"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /**
+         * @description How the endpoint's latest deliveries went (at most the newest 100, by when they were
+         *     queued), in `listWebhookEndpoints` only. `success_rate` is `succeeded / (succeeded +
+         *     failed)` of those, `null` while none has settled so; pending and dropped ones are not in
+         *     it. For the last 24 hours hour by hour: `getWebhookEndpointStats`.
+         */
+        WebhookEndpointRecentDeliveries: {
+            /** @description The deliveries looked at (the newest, at most 100), whatever their status. */
+            counted: number;
+            succeeded: number;
+            failed: number;
+            success_rate: number | null;
+            /**
+             * Format: date-time
+             * @description When the latest attempt of those deliveries started; `null` before any.
+             */
+            last_attempt_at: string | null;
         };
         /** @description A webhook endpoint with its signing `secret`, returned once by `createWebhookEndpoint` and once per `rotateWebhookEndpointSecret`. */
         WebhookEndpointWithSecret: {

@@ -273,8 +273,16 @@ export declare const schemaProperties: {
     "consecutive_failures",
     "rate_limit",
     "header_names",
+    "recent_deliveries",
     "created_at",
     "updated_at"
+  ];
+  readonly "WebhookEndpointRecentDeliveries": readonly [
+    "counted",
+    "succeeded",
+    "failed",
+    "success_rate",
+    "last_attempt_at"
   ];
   readonly "WebhookEndpointWithSecret": readonly [
     "id",

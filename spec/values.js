@@ -273,8 +273,16 @@ export const schemaProperties = {
     "consecutive_failures",
     "rate_limit",
     "header_names",
+    "recent_deliveries",
     "created_at",
     "updated_at"
+  ],
+  "WebhookEndpointRecentDeliveries": [
+    "counted",
+    "succeeded",
+    "failed",
+    "success_rate",
+    "last_attempt_at"
   ],
   "WebhookEndpointWithSecret": [
     "id",

@@ -165,6 +165,16 @@ describe("after an outage", () => {
     expect(ofRecovery.map((d) => [d.event_id, d.recovery_id])).toEqual(
       [paused.id, second, first].map((id) => [id, recovery.id]),
     );
+    // The endpoint list rates its newest deliveries: two failed, three succeeded.
+    const listed = await json(["webhooks", "endpoints", "list"]);
+    expect(listed.find((e) => e.id === endpoint.id).recent_deliveries).toMatchObject({
+      counted: 5,
+      succeeded: 3,
+      failed: 2,
+      success_rate: 0.6,
+    });
+    const listTable = await run(["webhooks", "endpoints", "list"]);
+    expect(listTable.stdout).toMatch(new RegExp(`^${endpoint.id}\\s+enabled\\s.*\\s60%\\s+\\d{4}-`, "m"));
     const [counted] = await json(["webhooks", "endpoints", "recovery", recovery.id]);
     expect(counted.deliveries).toEqual({ succeeded: 3, failed: 0, pending: 0, dropped: 0 });
     // One delivery's attempts: the first failed delivery's, every one answered 503.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { summarise } from "../src/webhooks/endpoints/recent.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import {
   createEndpoint,
@@ -173,5 +174,65 @@ describe("a recovery's deliveries", () => {
     const refused = await get(path, { recovery_id: "dlv_abc" });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: "parameter_invalid", param: "recovery_id" });
+  });
+});
+
+describe("the endpoint list's recent deliveries", () => {
+  it("summarises the newest deliveries: pending and dropped counted but not rated, the latest attempt of any", () => {
+    const t = (minute: number) => new Date(Date.UTC(2026, 2, 9, 8, minute));
+    expect(summarise([])).toEqual({
+      counted: 0,
+      succeeded: 0,
+      failed: 0,
+      success_rate: null,
+      last_attempt_at: null,
+    });
+    expect(
+      summarise([
+        { status: "pending", last_attempt_at: null },
+        { status: "succeeded", last_attempt_at: t(5) },
+        // An older delivery retried last: its attempt is the latest.
+        { status: "failed", last_attempt_at: t(9) },
+        { status: "succeeded", last_attempt_at: t(1) },
+        { status: "dropped", last_attempt_at: null },
+      ]),
+    ).toEqual({
+      counted: 5,
+      succeeded: 2,
+      failed: 1,
+      success_rate: 2 / 3,
+      last_attempt_at: t(9).toISOString(),
+    });
+  });
+
+  it("lists each endpoint with its success rate and last attempt, from the one list request", async () => {
+    const failing = await startReceiver();
+    failing.answer = () => ({ status: 500 });
+    const good = await createEndpoint(at(), receiver.url, ["contact.created"]);
+    const bad = await createEndpoint(at(), failing.url, ["contact.created"]);
+    const idle = await createEndpoint(at(), "https://idle.invalid/h", ["ticket.created"]);
+    await deployment.emit(workspaceId, "contact.created");
+    await deployment.emit(workspaceId, "contact.created");
+    await deliveriesWhen(good.id, { status: "succeeded" }, (list) => list.length === 2);
+    await deliveriesWhen(bad.id, { status: "failed" }, (list) => list.length === 2);
+
+    const listed = await get("/open/v1/webhook-endpoints");
+    expect(listed.status).toBe(200);
+    const recent = (id: string) => listed.body.data.find((e: Json) => e.id === id).recent_deliveries;
+    expect(recent(good.id)).toMatchObject({ counted: 2, succeeded: 2, failed: 0, success_rate: 1 });
+    expect(recent(bad.id)).toMatchObject({ counted: 2, succeeded: 0, failed: 2, success_rate: 0 });
+    expect(recent(idle.id)).toEqual({
+      counted: 0,
+      succeeded: 0,
+      failed: 0,
+      success_rate: null,
+      last_attempt_at: null,
+    });
+    // The last attempt is the latest one the attempts log has.
+    const [latest] = (await get(`/open/v1/webhook-endpoints/${bad.id}/attempts`, { limit: "1" })).body.data;
+    expect(recent(bad.id).last_attempt_at).toBe(latest.created_at);
+    // Paging keeps it: a page of one carries it too.
+    const one = await get("/open/v1/webhook-endpoints", { limit: "1" });
+    expect(one.body.data[0].recent_deliveries).toEqual(recent(one.body.data[0].id));
   });
 });

@@ -428,7 +428,10 @@ export class WebhookEndpoints extends Resource {
   /**
    * List webhook endpoints.
    *
-   * Returns the workspace's webhook endpoints, newest first, disabled ones included. The `secret` is never returned here.
+   * Returns the workspace's webhook endpoints, newest first, disabled ones included. The
+   * `secret` is never returned here. Each carries `recent_deliveries`: how its latest 100
+   * deliveries went (success rate, last attempt), read with the page, so a list of endpoints
+   * with their health is one request.
    *
    * Await it for the first page, or `for await` over it for every item, page after page.
    *

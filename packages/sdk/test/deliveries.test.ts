@@ -126,6 +126,14 @@ describe("webhook deliveries", () => {
       pending: 0,
       dropped: 0,
     });
+    // The endpoint list rates each endpoint's newest deliveries: three failed, four succeeded.
+    const [listed] = (await deskline.webhookEndpoints.list()).data.filter((e) => e.id === endpoint.id);
+    expect(listed?.recent_deliveries).toMatchObject({
+      counted: 7,
+      succeeded: 4,
+      failed: 3,
+      success_rate: 4 / 7,
+    });
     // One delivery's attempts: the failed first delivery of the first missed event made several.
     const firstFailed = failed.find((delivery) => delivery.event_id === missed[0]) as WebhookDelivery;
     const attempts = await deskline.webhookEndpoints

@@ -17,8 +17,15 @@ const COLUMNS: Column<WebhookEndpoint>[] = [
   { header: "STATUS", value: (e) => e.status },
   { header: "URL", value: (e) => e.url },
   { header: "EVENTS", value: (e) => e.events },
+  // How the newest (at most 100) deliveries went: the list carries it, no request per row.
+  { header: "SUCCESS", value: (e) => successRate(e.recent_deliveries?.success_rate) },
+  { header: "LAST ATTEMPT", value: (e) => e.recent_deliveries?.last_attempt_at ?? null },
   { header: "DESCRIPTION", value: (e) => e.description },
 ];
+
+/** A success rate as people read it (`97.5%`), or nothing before any settled delivery. */
+const successRate = (rate: number | null | undefined) =>
+  rate == null ? null : `${Math.round(rate * 1000) / 10}%`;
 
 /**
  * `--header 'Name: value'` (repeatable) into the body's `headers`; on update, `'Name:'` with no

@@ -495,6 +495,27 @@ export class WebhookDeliveries {
     return counts;
   }
 
+  /**
+   * The status and last attempt of each endpoint's newest `perEndpoint` deliveries: one read per
+   * endpoint, all at once, each a bounded walk of its `endpoint_newest` index (what
+   * listWebhookEndpoints summarises, webhooks/endpoints/recent.ts).
+   */
+  async newestOf(
+    workspaceId: string,
+    endpointIds: string[],
+    perEndpoint: number,
+  ): Promise<Map<string, Pick<WebhookDeliveryDoc, "status" | "last_attempt_at">[]>> {
+    const read = (endpointId: string) =>
+      this.collection
+        .find(
+          { workspace_id: workspaceId, endpoint_id: endpointId },
+          { projection: { _id: 0, status: 1, last_attempt_at: 1 }, sort: { _id: -1 }, limit: perEndpoint },
+        )
+        .toArray();
+    const all = await Promise.all(endpointIds.map(read));
+    return new Map(endpointIds.map((id, i) => [id, all[i] ?? []]));
+  }
+
   /** A page of an event's deliveries, newest first. */
   listForEvent(event: { _id: string; workspace_id: string }, page: Page): Promise<WebhookDeliveryDoc[]> {
     return newestFirst(this.collection, event.workspace_id, { event_id: event._id }, page);
