@@ -2102,11 +2102,28 @@ export type components = {
             error: string | null;
             /** @description `true` for a 2xx answer within the timeout (`WEBHOOK_TIMEOUT_MS`, 10 seconds by default). */
             succeeded: boolean;
+            /** @description What the receiver answered, when it answered; `null` when it did not (timeout, connection error, refused address) and for attempts recorded before answers were kept. */
+            response: components["schemas"]["DeliveryAttemptResponse"] | null;
             /**
              * Format: date-time
              * @description When the attempt started.
              */
             created_at: string;
+        };
+        /**
+         * @description The receiver's answer to one attempt, as it came, kept with the attempt (and gone with
+         *     it, as long as events are kept). Its status is the attempt's `status_code`. The body is
+         *     the receiver's text, never markup for a page: show it as text.
+         */
+        DeliveryAttemptResponse: {
+            /** @description The answer's `content-type`, `content-length` and `retry-after`, those it sent (names in lower case, each value at most 256 characters). */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The start of the answer's body, at most 1 KiB of it, decoded as UTF-8 (cut on a character's boundary; bytes that are not UTF-8 read as U+FFFD). */
+            body: string;
+            /** @description `true` when the body went on beyond what `body` holds (the rest was not read). */
+            body_truncated: boolean;
         };
         /** @description A page of delivery attempts, newest first. */
         DeliveryAttemptList: {

@@ -375,7 +375,13 @@ export declare const schemaProperties: {
     "duration_ms",
     "error",
     "succeeded",
+    "response",
     "created_at"
+  ];
+  readonly "DeliveryAttemptResponse": readonly [
+    "headers",
+    "body",
+    "body_truncated"
   ];
   readonly "DeliveryAttemptList": readonly [
     "object",

@@ -375,7 +375,13 @@ export const schemaProperties = {
     "duration_ms",
     "error",
     "succeeded",
+    "response",
     "created_at"
+  ],
+  "DeliveryAttemptResponse": [
+    "headers",
+    "body",
+    "body_truncated"
   ],
   "DeliveryAttemptList": [
     "object",

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { keptHeaders, utf8Prefix } from "../src/webhooks/delivery/answer.js";
 import { summarise } from "../src/webhooks/endpoints/recent.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import {
@@ -7,7 +8,7 @@ import {
   type InProcessServer,
   startDeployment,
 } from "./helpers/delivery.js";
-import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
+import { type Answer, type Receiver, startReceiver } from "./helpers/https-receiver.js";
 import { eventually } from "./helpers/main-process.js";
 
 // The API the webhook console reads: one delivery's attempts, a recovery's deliveries and their
@@ -234,5 +235,89 @@ describe("the endpoint list's recent deliveries", () => {
     // Paging keeps it: a page of one carries it too.
     const one = await get("/open/v1/webhook-endpoints", { limit: "1" });
     expect(one.body.data[0].recent_deliveries).toEqual(recent(one.body.data[0].id));
+  });
+});
+
+describe("the receiver's answer on each attempt", () => {
+  it("cuts a body to 1 KiB on a character's boundary, and keeps a few headers only", () => {
+    const twoByte = Buffer.from(`a${"é".repeat(600)}`); // 1201 bytes: byte 1024 is inside an é
+    expect(utf8Prefix(twoByte)).toBe(`a${"é".repeat(511)}`);
+    const fourByte = Buffer.from(`ab${"😀".repeat(300)}`); // byte 1024 is the 3rd of a 4-byte emoji
+    expect(utf8Prefix(fourByte)).toBe(`ab${"😀".repeat(255)}`);
+    expect(utf8Prefix(Buffer.from([0x61, 0xff, 0x62]))).toBe("a\uFFFDb");
+    expect(
+      keptHeaders({
+        "content-type": "text/html",
+        "set-cookie": ["a=1"],
+        "retry-after": "x".repeat(300),
+        server: "nginx",
+      }),
+    ).toEqual({ "content-type": "text/html", "retry-after": "x".repeat(256) });
+  });
+
+  const attemptsOf = async (endpointId: string, count: number) =>
+    eventually(
+      async () => (await get(`/open/v1/webhook-endpoints/${endpointId}/attempts`)).body.data as Json[],
+      (list) => list.length >= count && list.every((a) => a.status_code !== null || a.error),
+      `${count} attempts of ${endpointId}`,
+    );
+
+  it("stores the status, content-type and body start with the attempt, returned as a JSON string", async () => {
+    const markup = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
+    receiver.answer = (_, index): Answer =>
+      index === 0
+        ? {
+            status: 503,
+            headers: { "content-type": "text/html; charset=utf-8", "x-other": "no" },
+            body: markup,
+          }
+        : { status: 200, headers: { "content-type": "text/plain" }, body: `a${"é".repeat(3000)}` };
+    const endpoint = await createEndpoint(at(), receiver.url);
+    await deployment.emit(workspaceId, "contact.created");
+    const [ok, failed] = await attemptsOf(endpoint.id, 2);
+    expect(failed).toMatchObject({
+      status_code: 503,
+      response: {
+        // Those kept only: not the receiver's `x-other` (a chunked answer has no content-length).
+        headers: { "content-type": "text/html; charset=utf-8" },
+        body: markup,
+        body_truncated: false,
+      },
+    });
+    expect(ok).toMatchObject({
+      status_code: 200,
+      response: {
+        headers: { "content-type": "text/plain" },
+        body: `a${"é".repeat(511)}`,
+        body_truncated: true,
+      },
+    });
+    // The API answers JSON: the receiver's markup is a string in it, never a page.
+    const raw = await fetch(new URL(`/open/v1/webhook-endpoints/${endpoint.id}/attempts`, baseUrl), {
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    expect(raw.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await raw.text()).toContain(JSON.stringify(markup));
+  });
+
+  it("keeps the first KiB of a 16 MiB body, flagged as cut", async () => {
+    const huge = Buffer.alloc(16 * 1024 * 1024, "z");
+    receiver.answer = () => ({ status: 200, headers: { "content-type": "text/plain" }, body: huge });
+    const endpoint = await createEndpoint(at(), receiver.url);
+    await deployment.emit(workspaceId, "contact.created");
+    const [attempt] = await attemptsOf(endpoint.id, 1);
+    expect(attempt?.response).toEqual({
+      headers: { "content-type": "text/plain" },
+      body: "z".repeat(1024),
+      body_truncated: true,
+    });
+  });
+
+  it("a receiver that never answers leaves no response on the attempt", async () => {
+    receiver.answer = () => "hang";
+    const endpoint = await createEndpoint(at(), "https://no-such-host.invalid/h");
+    await deployment.emit(workspaceId, "contact.created");
+    const [attempt] = await attemptsOf(endpoint.id, 1);
+    expect(attempt).toMatchObject({ status_code: null, response: null });
   });
 });

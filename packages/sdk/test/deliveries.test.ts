@@ -142,6 +142,8 @@ describe("webhook deliveries", () => {
     expect(attempts.map((attempt) => [attempt.delivery_id, attempt.status_code])).toEqual(
       Array.from({ length: firstFailed.attempts }, () => [firstFailed.id, 503]),
     );
+    // Each with the receiver's answer: its body as text.
+    expect(attempts[0]?.response).toMatchObject({ body: "received", body_truncated: false });
 
     // Safe to repeat: every event of the window has a succeeded delivery now. An RFC 3339 `since`
     // and an `until` say the same window.

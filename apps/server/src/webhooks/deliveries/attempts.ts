@@ -25,6 +25,12 @@ export interface DeliveryAttemptDoc {
   duration_ms: number;
   error: string | null;
   succeeded: boolean;
+  /**
+   * What the receiver answered (webhooks/delivery/answer.ts: a few headers, the first KiB of the
+   * body), null when it did not; absent from attempts recorded before answers were kept. Swept
+   * with the attempt.
+   */
+  response?: Schema<"DeliveryAttemptResponse"> | null;
   /** When the attempt started. */
   created_at: Date;
 }
@@ -51,6 +57,7 @@ export function toDeliveryAttempt(doc: DeliveryAttemptDoc): Schema<"DeliveryAtte
     duration_ms: doc.duration_ms,
     error: doc.error,
     succeeded: doc.succeeded,
+    response: doc.response ?? null,
     created_at: doc.created_at.toISOString(),
   };
 }
