@@ -604,6 +604,40 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint
+         * @description Sends the catalog's example of `event_type` (`listEventTypes`; the example is the one in
+         *     this spec's `webhooks` section, with a new event id and `created`) to this endpoint only,
+         *     signed, through the normal delivery path with its retries, and marked `test: true` in the
+         *     body so a receiver can tell it from a real one. Any type of the catalog may be sent,
+         *     whether or not the endpoint subscribes to it. The test event is kept and listed like any
+         *     event (`listEvents`, with its `test: true`); a resend of it goes to this endpoint only, and
+         *     no recovery queues it. Answers the delivery queued (`202`); follow it with
+         *     `listWebhookEndpointDeliveries` and its attempts with `listWebhookEndpointAttempts`.
+         *     The endpoint must be enabled: a disabled one is `409 webhook_endpoint_disabled`.
+         */
+        post: operations["sendWebhookEndpointTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/webhook-recoveries/{id}": {
         parameters: {
             query?: never;
@@ -2028,6 +2062,11 @@ export type components = {
             /** @description The window's end (inclusive); default now, and a later one means now. Not before `since`. */
             until?: components["schemas"]["Instant"];
         };
+        /** @description Body of `sendWebhookEndpointTestEvent`. */
+        WebhookTestEventCreate: {
+            /** @description The type whose example to send (`listEventTypes` lists them). */
+            event_type: components["schemas"]["EventType"];
+        };
         /**
          * @description `queued` until a worker takes it up, `running` while it pages through the window (a worker
          *     that stops hands it on), `succeeded` once every event of the window was looked at.
@@ -2204,6 +2243,11 @@ export type components = {
         };
         /** @description `contact.created`: a contact was created. */
         ContactCreatedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2215,6 +2259,11 @@ export type components = {
         };
         /** @description `contact.updated`: a contact was updated. */
         ContactUpdatedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2251,6 +2300,11 @@ export type components = {
         };
         /** @description `ticket.created`: a ticket was created. */
         TicketCreatedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2262,6 +2316,11 @@ export type components = {
         };
         /** @description `ticket.updated`: a ticket was updated. */
         TicketUpdatedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2291,6 +2350,11 @@ export type components = {
         };
         /** @description `message.received`: a customer message arrived. */
         MessageReceivedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2302,6 +2366,11 @@ export type components = {
         };
         /** @description `conversation.assigned`: the assignees of a conversation changed. */
         ConversationAssignedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2373,6 +2442,11 @@ export type components = {
         };
         /** @description `webhook_endpoint.failing`: an endpoint's deliveries failed several times in a row. */
         WebhookEndpointFailingEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2384,6 +2458,11 @@ export type components = {
         };
         /** @description `webhook_endpoint.disabled`: an endpoint was disabled. */
         WebhookEndpointDisabledEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2395,6 +2474,11 @@ export type components = {
         };
         /** @description `webhook_endpoint.recovered`: a delivery succeeded after a failing streak. */
         WebhookEndpointRecoveredEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2406,6 +2490,11 @@ export type components = {
         };
         /** @description `webhook_delivery.failed`: a delivery used its last attempt. */
         WebhookDeliveryFailedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -4165,6 +4254,69 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             /** @description Conflict. Codes: `webhook_endpoint_disabled` (enable the endpoint first), `webhook_recovery_in_progress` (a recovery of the endpoint is queued or running; `param` is `id`), `idempotency_key_in_flight`. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    sendWebhookEndpointTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEventCreate"];
+            };
+        };
+        responses: {
+            /** @description The test delivery, queued; it is sent by the endpoint's lane like any other. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (an `event_type` not in the catalog), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `webhook_endpoint_disabled` (enable the endpoint first), `idempotency_key_in_flight`. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -348,6 +348,9 @@ export declare const schemaProperties: {
     "since",
     "until"
   ];
+  readonly "WebhookTestEventCreate": readonly [
+    "event_type"
+  ];
   readonly "WebhookRecovery": readonly [
     "id",
     "object",
@@ -422,6 +425,7 @@ export declare const schemaProperties: {
     "has_more"
   ];
   readonly "ContactCreatedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -429,6 +433,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "ContactUpdatedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -437,6 +442,7 @@ export declare const schemaProperties: {
     "previous_attributes"
   ];
   readonly "TicketCreatedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -444,6 +450,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "TicketUpdatedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -452,6 +459,7 @@ export declare const schemaProperties: {
     "previous_attributes"
   ];
   readonly "MessageReceivedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -459,6 +467,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "ConversationAssignedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -499,6 +508,7 @@ export declare const schemaProperties: {
     "updated_at"
   ];
   readonly "WebhookEndpointFailingEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -506,6 +516,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "WebhookEndpointDisabledEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -513,6 +524,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "WebhookEndpointRecoveredEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -520,6 +532,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "WebhookDeliveryFailedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -1736,6 +1749,28 @@ export declare const operationErrorCodes: {
     "idempotency_key_other_caller",
     "webhook_endpoint_disabled",
     "webhook_recovery_in_progress",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "sendWebhookEndpointTestEvent": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "resource_missing",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
+    "webhook_endpoint_disabled",
     "rate_limited",
     "database_unavailable",
     "internal_error"

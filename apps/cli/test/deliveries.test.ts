@@ -205,13 +205,50 @@ describe("after an outage", () => {
         "m",
       ),
     );
+    // A test event of a type it does not even subscribe to: signed, marked, to this endpoint.
+    const [testDelivery] = await json([
+      "webhooks",
+      "endpoints",
+      "test",
+      endpoint.id,
+      "--event-type",
+      "ticket.created",
+    ]);
+    expect(testDelivery).toMatchObject({
+      object: "webhook_delivery",
+      endpoint_id: endpoint.id,
+      status: "pending",
+    });
+    const [testArrived] = await eventually(
+      async () => receiver.deliveriesOf(testDelivery.event_id),
+      (list) => list.length === 1,
+      "the test event",
+      SLOW,
+    );
+    expect(
+      constructEvent(
+        testArrived?.body as Buffer,
+        testArrived?.headers["service-signature"] as string,
+        endpoint.secret,
+      ),
+    ).toMatchObject({ type: "ticket.created", test: true });
+    const badType = await run([
+      "webhooks",
+      "endpoints",
+      "test",
+      endpoint.id,
+      "--event-type",
+      "ticket.exploded",
+    ]);
+    expect(badType.code).toBe(1);
+    expect(badType.stderr).toMatch(/event_type/);
     // Safe to repeat, here with a duration: nothing is missing any more. A table for people.
     const again = await recover(endpoint.id, "--since", "2d", "--wait");
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^object\s+webhook_recovery$/m);
     expect(again.stdout).toMatch(/^status\s+succeeded$/m);
     expect(again.stdout).toMatch(/^queued\s+0$/m);
-    expect(receiver.received.length).toBe(from + 3);
+    expect(receiver.received.length).toBe(from + 4); // the three missed events and the test event
 
     // Time filters take durations back from now, like --since.
     const lastHour = await json([
@@ -222,7 +259,7 @@ describe("after an outage", () => {
       "--created-after",
       "1h",
     ]);
-    expect(lastHour).toHaveLength(5);
+    expect(lastHour).toHaveLength(6); // with the test delivery
     expect(
       await json(["webhooks", "endpoints", "deliveries", endpoint.id, "--created-before", "1h"]),
     ).toEqual([]);

@@ -1,3 +1,4 @@
+import { constructEvent } from "@deskline/webhook-verifier";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { keptHeaders, utf8Prefix } from "../src/webhooks/delivery/answer.js";
 import { summarise } from "../src/webhooks/endpoints/recent.js";
@@ -319,5 +320,104 @@ describe("the receiver's answer on each attempt", () => {
     await deployment.emit(workspaceId, "contact.created");
     const [attempt] = await attemptsOf(endpoint.id, 1);
     expect(attempt).toMatchObject({ status_code: null, response: null });
+  });
+});
+
+describe("a test event", () => {
+  const sendTest = (endpointId: string, body: unknown) =>
+    api.post(`/open/v1/webhook-endpoints/${endpointId}/test`, { ...at(), body });
+
+  it("sends the catalog's example of the type to that endpoint only, signed, marked as a test", async () => {
+    const target = await createEndpoint(at(), receiver.url, ["contact.created"]);
+    const bystander = await startReceiver();
+    const other = await createEndpoint(at(), bystander.url, ["*"]);
+    const sent = await sendTest(target.id, { event_type: "ticket.updated" });
+    expect(sent.status).toBe(202);
+    expect(sent.body).toMatchObject({
+      object: "webhook_delivery",
+      endpoint_id: target.id,
+      event_type: "ticket.updated",
+      status: "pending",
+      recovery_id: null,
+    });
+    const [arrived] = await eventually(
+      async () => receiver.deliveriesOf(sent.body.event_id),
+      (list) => list.length === 1,
+      "the test event at its endpoint",
+    );
+    const event = constructEvent(
+      arrived?.body as Buffer,
+      arrived?.headers["service-signature"] as string,
+      target.secret,
+    ) as Json;
+    const types = await get("/open/v1/event-types");
+    expect(types.status).toBe(200);
+    expect(event).toMatchObject({ id: sent.body.event_id, type: "ticket.updated", test: true });
+    expect(event.data).toMatchObject({ object: "ticket" });
+    expect(event).toHaveProperty("previous_attributes");
+    // Through the normal path: its delivery settles and its attempt is logged.
+    await deliveriesWhen(target.id, { status: "succeeded" }, (list) => list[0]?.id === sent.body.id);
+    // To that endpoint only, also when resent to all: the subscribed bystander never gets it.
+    const resent = await api.post(`/open/v1/events/${sent.body.event_id}/resend`, { ...at(), body: {} });
+    expect(resent.status).toBe(202);
+    expect(resent.body.data.map((d: Json) => d.endpoint_id)).toEqual([target.id]);
+    await deliveriesWhen(target.id, { status: "succeeded" }, (list) => list.length === 2);
+    expect(bystander.deliveriesOf(sent.body.event_id)).toEqual([]);
+    expect((await get(`/open/v1/webhook-endpoints/${other.id}/deliveries`)).body.data).toEqual([]);
+    // Listed as an event, marked.
+    expect((await get(`/open/v1/events/${sent.body.event_id}`)).body).toMatchObject({ test: true });
+  });
+
+  it("no recovery of another endpoint queues it", async () => {
+    const target = await createEndpoint(at(), receiver.url);
+    const other = await createEndpoint(at(), "https://other-recovered.invalid/h");
+    const sent = await sendTest(target.id, { event_type: "contact.created" });
+    expect(sent.status).toBe(202);
+    const since = Math.floor(Date.now() / 1000) - 60;
+    const started = await api.post(`/open/v1/webhook-endpoints/${other.id}/recover`, {
+      ...at(),
+      body: { since },
+    });
+    expect(started.status).toBe(202);
+    const done = await eventually(
+      async () => (await get(`/open/v1/webhook-recoveries/${started.body.id}`)).body as Json,
+      (r) => r.status === "succeeded",
+      "the recovery finished",
+    );
+    expect(done.queued).toBe(0);
+  });
+
+  it("refuses an unknown type, a missing one, a disabled endpoint and another workspace's, queueing nothing", async () => {
+    const endpoint = await createEndpoint(at(), receiver.url);
+    for (const body of [{ event_type: "contact.exploded" }, { event_type: 7 }]) {
+      const refused = await sendTest(endpoint.id, body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: "parameter_invalid", param: "event_type" });
+    }
+    const missing = await sendTest(endpoint.id, {});
+    expect(missing.body.error).toMatchObject({ code: "parameter_missing", param: "event_type" });
+    const extra = await sendTest(endpoint.id, { event_type: "contact.created", endpoint_id: "we_x" });
+    expect(extra.body.error).toMatchObject({ code: "parameter_unknown" });
+    expect(
+      (
+        await api.patch(`/open/v1/webhook-endpoints/${endpoint.id}`, {
+          ...at(),
+          body: { status: "disabled" },
+        })
+      ).status,
+    ).toBe(200);
+    const disabled = await sendTest(endpoint.id, { event_type: "contact.created" });
+    expect(disabled.status).toBe(409);
+    expect(disabled.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "id" });
+    const theirs = await newWorkspace(undefined, baseUrl);
+    const foreign = await api.post(`/open/v1/webhook-endpoints/${endpoint.id}/test`, {
+      key: theirs.key,
+      baseUrl,
+      body: { event_type: "contact.created" },
+    });
+    expect(foreign.status).toBe(404);
+    expect((await get(`/open/v1/webhook-endpoints/${endpoint.id}/deliveries`)).body.data).toEqual([]);
+    // No test event was recorded (disabling it recorded its `webhook_endpoint.disabled`).
+    expect((await get("/open/v1/events")).body.data.filter((e: Json) => e.test)).toEqual([]);
   });
 });

@@ -592,6 +592,22 @@ export class WebhookEndpoints extends Resource {
    */
   recover = this.nestedCreator("/open/v1/webhook-endpoints/{id}/recover");
   /**
+   * Send a test event to an endpoint.
+   *
+   * Sends the catalog's example of `event_type` (`listEventTypes`; the example is the one in
+   * this spec's `webhooks` section, with a new event id and `created`) to this endpoint only,
+   * signed, through the normal delivery path with its retries, and marked `test: true` in the
+   * body so a receiver can tell it from a real one. Any type of the catalog may be sent,
+   * whether or not the endpoint subscribes to it. The test event is kept and listed like any
+   * event (`listEvents`, with its `test: true`); a resend of it goes to this endpoint only, and
+   * no recovery queues it. Answers the delivery queued (`202`); follow it with
+   * `listWebhookEndpointDeliveries` and its attempts with `listWebhookEndpointAttempts`.
+   * The endpoint must be enabled: a disabled one is `409 webhook_endpoint_disabled`.
+   *
+   * `POST /open/v1/webhook-endpoints/{id}/test` (`sendWebhookEndpointTestEvent`).
+   */
+  sendTestEvent = this.nestedCreator("/open/v1/webhook-endpoints/{id}/test");
+  /**
    * Get a recovery.
    *
    * A recovery started by `recoverWebhookEndpoint`, with its progress: `status` (`queued`,

@@ -155,6 +155,34 @@ describe("webhook deliveries", () => {
     expect(deliveredIds(from)).toHaveLength(4);
   });
 
+  it("sends a test event: the catalog's example, signed, marked as a test, to one endpoint", async () => {
+    receiver.answer = () => ({ status: 200 });
+    const endpoint = await deskline.webhookEndpoints.create({
+      url: receiver.url,
+      events: ["contact.created"],
+    });
+    const delivery = await deskline.webhookEndpoints.sendTestEvent(endpoint.id, {
+      event_type: "message.received",
+    });
+    expect(delivery).toMatchObject({
+      endpoint_id: endpoint.id,
+      event_type: "message.received",
+      status: "pending",
+    });
+    const [arrived] = await eventually(
+      async () => receiver.deliveriesOf(delivery.event_id),
+      (list) => list.length === 1,
+      "the test event",
+      SLOW,
+    );
+    expect(JSON.parse(String(arrived?.body))).toMatchObject({ type: "message.received", test: true });
+    const refused = await deskline.webhookEndpoints
+      .sendTestEvent(endpoint.id, { event_type: "nope.nope" as "message.received" })
+      .catch((error) => error);
+    expect(refused).toBeInstanceOf(InvalidRequestError);
+    expect(refused).toMatchObject({ status: 400, code: "parameter_invalid", param: "event_type" });
+  });
+
   it("resends an event with the same id and bytes, to its subscribed endpoints or to one", async () => {
     receiver.answer = () => ({ status: 200 });
     const endpoint = await deskline.webhookEndpoints.create({

@@ -113,7 +113,7 @@ export function register(webhooks: Command): void {
   const endpoints = webhooks
     .command("endpoints")
     .description(
-      "webhook endpoints: list, create, get, update, rotate-secret, delete; deliveries, attempts, recover and recovery",
+      "webhook endpoints: list, create, get, update, rotate-secret, delete; test, deliveries, attempts, recover and recovery",
     );
   kit.examples(
     endpoints,
@@ -133,6 +133,7 @@ export function register(webhooks: Command): void {
   updateCommand(endpoints);
   rotateSecretCommand(endpoints);
   statsCommand(endpoints);
+  testCommand(endpoints);
   kit.deleteCommand(
     endpoints,
     {
@@ -375,6 +376,31 @@ async function runRotateSecret(id: string, options: { expiresIn?: number }, comm
   const deskline = await clientFor(command);
   const body = options.expiresIn === undefined ? {} : { expires_in: options.expiresIn };
   printObject(await deskline.webhookEndpoints.rotateSecret(id, body), Boolean(globalsOf(command).json));
+}
+
+/** `endpoints test <id> --event-type <type>`: send the catalog's example of a type, marked as a test. */
+function testCommand(endpoints: Command): void {
+  kit.examples(
+    endpoints
+      .command("test")
+      .description(
+        "send a test event to the endpoint: the catalog's example of a type (deskline events types), signed and marked test: true, through the normal delivery",
+      )
+      .argument("<id>", "endpoint id (we_…); it must be enabled")
+      .requiredOption("--event-type <type>", "the event type whose example to send")
+      .action(runTest),
+    "deskline webhooks endpoints test we_0VbeYBCu9tPuFypVLWBsJN --event-type ticket.created",
+  );
+}
+
+async function runTest(id: string, options: { eventType: string }, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const body = { event_type: options.eventType as EventType };
+  const delivery = await guided(deskline.webhookEndpoints.sendTestEvent(id, body), { endpointId: id });
+  const json = Boolean(globalsOf(command).json);
+  printObject(delivery, json);
+  if (!json)
+    writeLine(`\nfollow it: deskline webhooks endpoints attempts ${id} --delivery-id ${delivery.id}`);
 }
 
 async function runStats(id: string, _options: unknown, command: Command): Promise<void> {

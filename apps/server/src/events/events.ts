@@ -91,6 +91,8 @@ export class Events {
       workspace_id: window.workspaceId,
       created_at: { $gte: window.since, $lte: window.until },
       about_endpoint_id: { $ne: endpointId },
+      // A test event went to its endpoint once; no recovery sends it again (events/model.ts).
+      test_endpoint_id: { $exists: false },
     };
     if (window.after) filter._id = { $gt: window.after };
     if (window.types) filter.type = { $in: [...window.types] };
