@@ -638,6 +638,35 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/webhook-deliveries/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend up to 100 deliveries
+         * @description Queues each chosen delivery's event again to that delivery's endpoint, as `resendEvent`
+         *     with its `endpoint_id` does: the same bytes and event id, signed anew, the normal retries.
+         *     Up to 100 delivery ids (`dlv_…`) of any endpoints of the workspace, each at most once.
+         *     The answer is `200` with one result per id, **in input order**: `queued` with the new
+         *     delivery; `already_pending` when the event already has a pending delivery to the endpoint
+         *     (it is left to go, nothing is queued twice); or `error` with the error object the id
+         *     would have got alone: `resource_missing` (no such delivery in the workspace, or its event
+         *     is past the retention), `webhook_endpoint_disabled` (enable the endpoint first). One
+         *     failing id never fails the others. More than 100 ids is `400 parameter_invalid` naming
+         *     `ids`, and nothing is queued.
+         */
+        post: operations["resendWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/webhook-recoveries/{id}": {
         parameters: {
             query?: never;
@@ -2066,6 +2095,39 @@ export type components = {
         WebhookTestEventCreate: {
             /** @description The type whose example to send (`listEventTypes` lists them). */
             event_type: components["schemas"]["EventType"];
+        };
+        /** @description Body of `resendWebhookDeliveries`. */
+        WebhookDeliveryResend: {
+            /** @description The deliveries to resend (`dlv_…`), at most 100, each once. */
+            ids: string[];
+        };
+        /** @description The answer of `resendWebhookDeliveries`, one result per id in input order. */
+        WebhookDeliveryResendResult: {
+            /** @constant */
+            object: "webhook_delivery_resend";
+            data: components["schemas"]["WebhookDeliveryResendItemResult"][];
+        };
+        /** @description What happened to one id. */
+        WebhookDeliveryResendItemResult: components["schemas"]["WebhookDeliveryResendItemQueued"] | components["schemas"]["WebhookDeliveryResendItemFailed"];
+        WebhookDeliveryResendItemQueued: {
+            /** @description The id's position in `ids`. */
+            index: number;
+            /** @description The delivery asked for. */
+            id: string;
+            /**
+             * @description `queued`: `delivery` is the new one; `already_pending`: the event has a pending delivery to the endpoint already, and `delivery` is `null`.
+             * @enum {string}
+             */
+            status: "queued" | "already_pending";
+            delivery: components["schemas"]["WebhookDelivery"] | null;
+        };
+        WebhookDeliveryResendItemFailed: {
+            /** @description The id's position in `ids`. */
+            index: number;
+            id: string;
+            /** @constant */
+            status: "error";
+            error: components["schemas"]["ErrorDetail"];
         };
         /**
          * @description `queued` until a worker takes it up, `running` while it pages through the window (a worker
@@ -4317,6 +4379,62 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             /** @description Conflict. Codes: `webhook_endpoint_disabled` (enable the endpoint first), `idempotency_key_in_flight`. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    resendWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryResend"];
+            };
+        };
+        responses: {
+            /** @description One result per id, in input order. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResendResult"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (more than 100 `ids`, a repeated or malformed one), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Conflict. Codes: `idempotency_key_in_flight`. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -351,6 +351,25 @@ export declare const schemaProperties: {
   readonly "WebhookTestEventCreate": readonly [
     "event_type"
   ];
+  readonly "WebhookDeliveryResend": readonly [
+    "ids"
+  ];
+  readonly "WebhookDeliveryResendResult": readonly [
+    "object",
+    "data"
+  ];
+  readonly "WebhookDeliveryResendItemQueued": readonly [
+    "index",
+    "id",
+    "status",
+    "delivery"
+  ];
+  readonly "WebhookDeliveryResendItemFailed": readonly [
+    "index",
+    "id",
+    "status",
+    "error"
+  ];
   readonly "WebhookRecovery": readonly [
     "id",
     "object",
@@ -1771,6 +1790,26 @@ export declare const operationErrorCodes: {
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
     "webhook_endpoint_disabled",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "resendWebhookDeliveries": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "rate_limited",
     "database_unavailable",
     "internal_error"

@@ -232,6 +232,23 @@ describe("after an outage", () => {
         endpoint.secret,
       ),
     ).toMatchObject({ type: "ticket.created", test: true });
+    // The failed deliveries again, chosen by id, with one that does not exist: exit 1, a row each.
+    const bulk = await run([
+      "webhooks",
+      "endpoints",
+      "resend-deliveries",
+      ...failed.map((d) => d.id),
+      "dlv_none",
+    ]);
+    expect(bulk.code).toBe(1);
+    expect(bulk.stdout).toMatch(/^ID\s+STATUS\s+NEW DELIVERY\s+ERROR$/m);
+    for (const delivery of failed)
+      expect(bulk.stdout).toMatch(new RegExp(`^${delivery.id}\\s+queued\\s+dlv_`, "m"));
+    expect(bulk.stdout).toMatch(/^dlv_none\s+error\s+resource_missing: /m);
+    const bulkJson = await run(["webhooks", "endpoints", "resend-deliveries", "--json", "dlv_none"]);
+    expect(jsonLines(bulkJson.stdout)).toEqual([
+      expect.objectContaining({ index: 0, id: "dlv_none", status: "error" }),
+    ]);
     const badType = await run([
       "webhooks",
       "endpoints",
@@ -248,7 +265,14 @@ describe("after an outage", () => {
     expect(again.stdout).toMatch(/^object\s+webhook_recovery$/m);
     expect(again.stdout).toMatch(/^status\s+succeeded$/m);
     expect(again.stdout).toMatch(/^queued\s+0$/m);
-    expect(receiver.received.length).toBe(from + 4); // the three missed events and the test event
+    // The three missed events, the test event and the two failed deliveries resent.
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= from + 6,
+      "six deliveries",
+      SLOW,
+    );
+    expect(receiver.received.length).toBe(from + 6);
 
     // Time filters take durations back from now, like --since.
     const lastHour = await json([
@@ -259,7 +283,7 @@ describe("after an outage", () => {
       "--created-after",
       "1h",
     ]);
-    expect(lastHour).toHaveLength(6); // with the test delivery
+    expect(lastHour).toHaveLength(8); // with the test delivery and the two resent
     expect(
       await json(["webhooks", "endpoints", "deliveries", endpoint.id, "--created-before", "1h"]),
     ).toEqual([]);
@@ -280,9 +304,15 @@ describe("after an outage", () => {
         .map((d) => d.id),
     );
 
-    // Per event: the failed delivery and the one recover made, newest first.
-    const perEvent = await json(["events", "deliveries", first]);
+    // Per event: the bulk resend's, the one recover made, the failed one, newest first.
+    const perEvent = await eventually(
+      () => json(["events", "deliveries", first]),
+      (list) => list[0]?.status === "succeeded",
+      "the resent delivery settled",
+      SLOW,
+    );
     expect(perEvent.map((d) => [d.status, d.endpoint_id])).toEqual([
+      ["succeeded", endpoint.id],
       ["succeeded", endpoint.id],
       ["failed", endpoint.id],
     ]);

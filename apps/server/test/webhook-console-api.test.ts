@@ -421,3 +421,82 @@ describe("a test event", () => {
     expect((await get("/open/v1/events")).body.data.filter((e: Json) => e.test)).toEqual([]);
   });
 });
+
+describe("a bulk resend", () => {
+  const resend = (ids: unknown) => api.post("/open/v1/webhook-deliveries/resend", { ...at(), body: { ids } });
+
+  it("queues each chosen delivery again to its endpoint, one result per id in input order", async () => {
+    const one = await createEndpoint(at(), receiver.url, ["contact.created"]);
+    const second = await startReceiver();
+    const two = await createEndpoint(at(), second.url, ["contact.created"]);
+    const off = await createEndpoint(at(), "https://off.invalid/h", ["ticket.created"]);
+    const event = await deployment.emit(workspaceId, "contact.created");
+    const [ofOne] = await deliveriesWhen(one.id, { status: "succeeded" }, (list) => list.length === 1);
+    const [ofTwo] = await deliveriesWhen(two.id, { status: "succeeded" }, (list) => list.length === 1);
+    // A delivery of a disabled endpoint (it was dropped or failed before the owner paused it).
+    await deployment.emit(workspaceId, "ticket.created");
+    const [ofOff] = await deliveriesWhen(off.id, {}, (list) => list.length === 1);
+    await api.patch(`/open/v1/webhook-endpoints/${off.id}`, { ...at(), body: { status: "disabled" } });
+    const theirs = await newWorkspace(undefined, baseUrl);
+    const theirEndpoint = await createEndpoint({ key: theirs.key, baseUrl }, "https://t.invalid/h");
+    await deployment.emit(theirs.workspaceId, "contact.created");
+    const [foreign] = await eventually(
+      async () =>
+        (
+          await api.get(`/open/v1/webhook-endpoints/${theirEndpoint.id}/deliveries`, {
+            key: theirs.key,
+            baseUrl,
+          })
+        ).body.data as Json[],
+      (list) => list.length === 1,
+      "the other workspace's delivery",
+    );
+
+    const ids = [ofOne?.id, "dlv_missing", ofTwo?.id, ofOff?.id, foreign?.id];
+    const answer = await resend(ids);
+    expect(answer.status).toBe(200);
+    expect(answer.body.object).toBe("webhook_delivery_resend");
+    expect(answer.body.data.map((r: Json) => [r.index, r.id, r.status, r.error?.code ?? null])).toEqual([
+      [0, ofOne?.id, "queued", null],
+      [1, "dlv_missing", "error", "resource_missing"],
+      [2, ofTwo?.id, "queued", null],
+      [3, ofOff?.id, "error", "webhook_endpoint_disabled"],
+      [4, foreign?.id, "error", "resource_missing"],
+    ]);
+    expect(answer.body.data[0].delivery).toMatchObject({
+      endpoint_id: one.id,
+      event_id: event._id,
+      status: "pending",
+    });
+    // Each endpoint gets the event again, the same id; the other endpoint's is not sent to the first.
+    await eventually(
+      async () => [receiver.deliveriesOf(event._id).length, second.deliveriesOf(event._id).length],
+      ([a, b]) => a === 2 && b === 2,
+      "the event again at both endpoints",
+    );
+    // Two ids of one event and endpoint, once the first resend settled: queued once, not twice.
+    await deliveriesWhen(one.id, { status: "succeeded" }, (list) => list.length === 2);
+    const twice = await resend([ofOne?.id, answer.body.data[0].delivery.id]);
+    expect(twice.body.data.map((r: Json) => r.status)).toEqual(["queued", "already_pending"]);
+    expect(twice.body.data[1].delivery).toBeNull();
+  });
+
+  it("refuses more than 100 ids naming `ids`, a repeated or malformed id, and an empty list; queueing nothing", async () => {
+    const endpoint = await createEndpoint(at(), receiver.url, ["contact.created"]);
+    await deployment.emit(workspaceId, "contact.created");
+    const [delivery] = await deliveriesWhen(
+      endpoint.id,
+      { status: "succeeded" },
+      (list) => list.length === 1,
+    );
+    const tooMany = Array.from({ length: 101 }, (_, i) => (i === 0 ? delivery?.id : `dlv_x${i}`));
+    for (const ids of [tooMany, [delivery?.id, delivery?.id], ["evt_abc"], [], "dlv_x"]) {
+      const refused = await resend(ids);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: "parameter_invalid" });
+      expect(refused.body.error.param).toMatch(/^ids/);
+    }
+    expect((await resend(tooMany)).body.error.message).toMatch(/100/);
+    expect((await get(`/open/v1/webhook-endpoints/${endpoint.id}/deliveries`)).body.data).toHaveLength(1);
+  });
+});

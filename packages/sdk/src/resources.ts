@@ -608,6 +608,23 @@ export class WebhookEndpoints extends Resource {
    */
   sendTestEvent = this.nestedCreator("/open/v1/webhook-endpoints/{id}/test");
   /**
+   * Resend up to 100 deliveries.
+   *
+   * Queues each chosen delivery's event again to that delivery's endpoint, as `resendEvent`
+   * with its `endpoint_id` does: the same bytes and event id, signed anew, the normal retries.
+   * Up to 100 delivery ids (`dlv_…`) of any endpoints of the workspace, each at most once.
+   * The answer is `200` with one result per id, **in input order**: `queued` with the new
+   * delivery; `already_pending` when the event already has a pending delivery to the endpoint
+   * (it is left to go, nothing is queued twice); or `error` with the error object the id
+   * would have got alone: `resource_missing` (no such delivery in the workspace, or its event
+   * is past the retention), `webhook_endpoint_disabled` (enable the endpoint first). One
+   * failing id never fails the others. More than 100 ids is `400 parameter_invalid` naming
+   * `ids`, and nothing is queued.
+   *
+   * `POST /open/v1/webhook-deliveries/resend` (`resendWebhookDeliveries`).
+   */
+  resendDeliveries = this.creator("/open/v1/webhook-deliveries/resend");
+  /**
    * Get a recovery.
    *
    * A recovery started by `recoverWebhookEndpoint`, with its progress: `status` (`queued`,

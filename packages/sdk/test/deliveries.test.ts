@@ -176,6 +176,22 @@ describe("webhook deliveries", () => {
       SLOW,
     );
     expect(JSON.parse(String(arrived?.body))).toMatchObject({ type: "message.received", test: true });
+    // Resent in bulk, by delivery id, once it settled: one result per id.
+    await eventually(
+      () => deskline.webhookEndpoints.deliveries(endpoint.id, { status: "succeeded" }).toArray(),
+      (list) => list.length === 1,
+      "the test delivery settled",
+      SLOW,
+    );
+    const bulk = await deskline.webhookEndpoints.resendDeliveries({ ids: [delivery.id, "dlv_none"] });
+    expect(bulk.data.map((r) => [r.index, r.status])).toEqual([
+      [0, "queued"],
+      [1, "error"],
+    ]);
+    const tooMany = await deskline.webhookEndpoints
+      .resendDeliveries({ ids: Array.from({ length: 101 }, (_, i) => `dlv_${i}x`) })
+      .catch((error) => error);
+    expect(tooMany).toMatchObject({ status: 400, code: "parameter_invalid", param: "ids" });
     const refused = await deskline.webhookEndpoints
       .sendTestEvent(endpoint.id, { event_type: "nope.nope" as "message.received" })
       .catch((error) => error);

@@ -3,10 +3,10 @@
 import type { components, Deskline, EventType, WebhookEndpoint, WebhookEndpointUpdate } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
-import { UsageError } from "../errors.js";
+import { PartialFailure, UsageError } from "../errors.js";
 import { catalogOf } from "../fields.js";
 import { webhookEndpointUpdateSchema } from "../generated/schemas.js";
-import { type Column, printObject, writeLine } from "../output.js";
+import { type Column, formatTable, printObject, writeLine } from "../output.js";
 import { startRecoveryProgress } from "../progress.js";
 import { deliveryColumns, guided } from "../webhooks/deliveries.js";
 import { pointInTime, rfc3339, WHEN_FORMATS } from "../when.js";
@@ -113,7 +113,7 @@ export function register(webhooks: Command): void {
   const endpoints = webhooks
     .command("endpoints")
     .description(
-      "webhook endpoints: list, create, get, update, rotate-secret, delete; test, deliveries, attempts, recover and recovery",
+      "webhook endpoints: list, create, get, update, rotate-secret, delete; test, deliveries, attempts, resend-deliveries, recover and recovery",
     );
   kit.examples(
     endpoints,
@@ -134,6 +134,7 @@ export function register(webhooks: Command): void {
   rotateSecretCommand(endpoints);
   statsCommand(endpoints);
   testCommand(endpoints);
+  resendDeliveriesCommand(endpoints);
   kit.deleteCommand(
     endpoints,
     {
@@ -401,6 +402,38 @@ async function runTest(id: string, options: { eventType: string }, command: Comm
   printObject(delivery, json);
   if (!json)
     writeLine(`\nfollow it: deskline webhooks endpoints attempts ${id} --delivery-id ${delivery.id}`);
+}
+
+/** `endpoints resend-deliveries <dlv…>`: up to 100 chosen deliveries again, each to its endpoint. */
+function resendDeliveriesCommand(endpoints: Command): void {
+  kit.examples(
+    endpoints
+      .command("resend-deliveries")
+      .description(
+        "queue up to 100 chosen deliveries again, each to its own endpoint: one result per id (queued, already_pending, or the error)",
+      )
+      .argument("<ids...>", "delivery ids (dlv_…), at most 100")
+      .action(runResendDeliveries),
+    "deskline webhooks endpoints resend-deliveries dlv_2bXkqB4cD6eF8gHj dlv_2bXkt7NoP1qR3sTv",
+    "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --status failed --json | jq -r .id | xargs deskline webhooks endpoints resend-deliveries",
+  );
+}
+
+type ResendResult = components["schemas"]["WebhookDeliveryResendItemResult"];
+const RESEND_COLUMNS: Column<ResendResult>[] = [
+  { header: "ID", value: (r) => r.id },
+  { header: "STATUS", value: (r) => r.status },
+  { header: "NEW DELIVERY", value: (r) => ("delivery" in r ? (r.delivery?.id ?? null) : null) },
+  { header: "ERROR", value: (r) => ("error" in r ? `${r.error.code}: ${r.error.message}` : null) },
+];
+
+async function runResendDeliveries(ids: string[], _options: unknown, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const answer = await guided(deskline.webhookEndpoints.resendDeliveries({ ids }), {});
+  if (globalsOf(command).json) for (const result of answer.data) writeLine(JSON.stringify(result));
+  else writeLine(formatTable(answer.data, RESEND_COLUMNS));
+  // Some ids refused: exit 1 for scripts, with nothing more to print (the rows say which).
+  if (answer.data.some((r) => r.status === "error")) throw new PartialFailure();
 }
 
 async function runStats(id: string, _options: unknown, command: Command): Promise<void> {

@@ -3,6 +3,7 @@ import type { RouteKit } from "../platform/http/route-kit.js";
 import { adminDeliveryRoutes, deliveryRoutes } from "./deliveries/routes.js";
 import { testEventRoutes } from "./deliveries/test-event.js";
 import { adminWebhookEndpointRoutes, webhookEndpointRoutes } from "./endpoints/routes.js";
+import { bulkResendRoutes } from "./recovery/bulk-resend.js";
 import { recoveryRoutes } from "./recovery/routes.js";
 import type { WebhookSettings } from "./settings.js";
 import type { WebhookStores } from "./stores.js";
@@ -13,6 +14,7 @@ export function webhookRoutes(kit: RouteKit<WebhookStores, WebhookSettings & Htt
   deliveryRoutes(kit);
   testEventRoutes(kit);
   recoveryRoutes(kit);
+  bulkResendRoutes(kit);
 }
 
 /** The operator's routes over webhook endpoints of any workspace. */

@@ -364,6 +364,11 @@ export class WebhookDeliveries {
   }
 
   /** When the endpoint's lane has work next: the earliest `due_at` of its pending deliveries, or null. */
+  /** The workspace's deliveries of these ids (those that exist), in no particular order. */
+  findIn(workspaceId: string, ids: string[]): Promise<WebhookDeliveryDoc[]> {
+    return this.collection.find({ _id: { $in: ids }, workspace_id: workspaceId }).toArray();
+  }
+
   /** One delivery by id, as stored (the endpoints store's `readDelivery`). */
   async findById(id: string): Promise<WebhookDeliveryDoc | null> {
     return this.collection.findOne({ _id: id });
