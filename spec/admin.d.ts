@@ -682,6 +682,24 @@ export type components = {
          *     ]
          */
         WebhookEndpointHeaderNames: string[];
+        /**
+         * @description How the endpoint's latest deliveries went (at most the newest 100, by when they were
+         *     queued), in `listWebhookEndpoints` only. `success_rate` is `succeeded / (succeeded +
+         *     failed)` of those, `null` while none has settled so; pending and dropped ones are not in
+         *     it. For the last 24 hours hour by hour: `getWebhookEndpointStats`.
+         */
+        WebhookEndpointRecentDeliveries: {
+            /** @description The deliveries looked at (the newest, at most 100), whatever their status. */
+            counted: number;
+            succeeded: number;
+            failed: number;
+            success_rate: number | null;
+            /**
+             * Format: date-time
+             * @description When the latest attempt of those deliveries started; `null` before any.
+             */
+            last_attempt_at: string | null;
+        };
         /** @description A registered webhook endpoint, without its secret. */
         WebhookEndpoint: {
             /** @example we_2bXks1AbC3dEf5Gh */
@@ -702,10 +720,26 @@ export type components = {
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            recent_deliveries?: components["schemas"]["WebhookEndpointRecentDeliveries"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /**
+         * @description The receiver's answer to one attempt, as it came, kept with the attempt (and gone with
+         *     it, as long as events are kept). Its status is the attempt's `status_code`. The body is
+         *     the receiver's text, never markup for a page: show it as text.
+         */
+        DeliveryAttemptResponse: {
+            /** @description The answer's `content-type`, `content-length` and `retry-after`, those it sent (names in lower case, each value at most 256 characters). */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The start of the answer's body, at most 1 KiB of it, decoded as UTF-8 (cut on a character's boundary; bytes that are not UTF-8 read as U+FFFD). */
+            body: string;
+            /** @description `true` when the body went on beyond what `body` holds (the rest was not read). */
+            body_truncated: boolean;
         };
         /** @description One HTTP attempt to deliver one event to one endpoint. */
         DeliveryAttempt: {
@@ -726,6 +760,8 @@ export type components = {
             error: string | null;
             /** @description `true` for a 2xx answer within the timeout (`WEBHOOK_TIMEOUT_MS`, 10 seconds by default). */
             succeeded: boolean;
+            /** @description What the receiver answered, when it answered; `null` when it did not (timeout, connection error, refused address) and for attempts recorded before answers were kept. */
+            response: components["schemas"]["DeliveryAttemptResponse"] | null;
             /**
              * Format: date-time
              * @description When the attempt started.

@@ -345,7 +345,10 @@ export type paths = {
         };
         /**
          * List webhook endpoints
-         * @description Returns the workspace's webhook endpoints, newest first, disabled ones included. The `secret` is never returned here.
+         * @description Returns the workspace's webhook endpoints, newest first, disabled ones included. The
+         *     `secret` is never returned here. Each carries `recent_deliveries`: how its latest 100
+         *     deliveries went (success rate, last attempt), read with the page, so a list of endpoints
+         *     with their health is one request.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
@@ -481,7 +484,8 @@ export type paths = {
          *     (1, then up to 4 retries), the endpoint's HTTP status, how long it took, and why it failed
          *     (`HTTP 503`, `timeout after 10000 ms`, `redirect not followed (HTTP 302)`, `connection
          *     refused`, `address refused: …` for a private address). Use it to see why deliveries fail.
-         *     Attempts are kept as long as events.
+         *     Attempts are kept as long as events. `delivery_id` narrows the list to one delivery's
+         *     attempts (a delivery of another endpoint, or none, gives an empty list).
          */
         get: operations["listWebhookEndpointAttempts"];
         put?: never;
@@ -511,9 +515,10 @@ export type paths = {
          *     happening, `resendEvent`, `recoverWebhookEndpoint`), each with its status (`pending`,
          *     `succeeded`, `failed` when its retries ran out, `dropped` when the endpoint was disabled or
          *     paused while it was due), how many attempts it made and how the last one went. Filters
-         *     combine: `status`, `event_type`, and `created_after`/`created_before` (exclusive, on when the
-         *     delivery was queued). Deliveries are kept as long as events. The attempts behind a delivery
-         *     are in `listWebhookEndpointAttempts`, each naming its `delivery_id`.
+         *     combine: `status`, `event_type`, `recovery_id` (the deliveries one `recoverWebhookEndpoint`
+         *     queued), and `created_after`/`created_before` (exclusive, on when the delivery was queued).
+         *     Deliveries are kept as long as events. The attempts behind a delivery are in
+         *     `listWebhookEndpointAttempts` (`delivery_id` narrows it to one delivery's).
          */
         get: operations["listWebhookEndpointDeliveries"];
         put?: never;
@@ -613,6 +618,69 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint
+         * @description Sends the catalog's example of `event_type` (`listEventTypes`; the example is the one in
+         *     this spec's `webhooks` section, with a new event id and `created`) to this endpoint only,
+         *     signed, through the normal delivery path with its retries, and marked `test: true` in the
+         *     body so a receiver can tell it from a real one. Any type of the catalog may be sent,
+         *     whether or not the endpoint subscribes to it. The test event is kept and listed like any
+         *     event (`listEvents`, with its `test: true`); a resend of it goes to this endpoint only, and
+         *     no recovery queues it. Answers the delivery queued (`202`); follow it with
+         *     `listWebhookEndpointDeliveries` and its attempts with `listWebhookEndpointAttempts`.
+         *     The endpoint must be enabled: a disabled one is `409 webhook_endpoint_disabled`.
+         */
+        post: operations["sendWebhookEndpointTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/v1/webhook-deliveries/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend up to 100 deliveries
+         * @description Queues each chosen delivery's event again to that delivery's endpoint, as `resendEvent`
+         *     with its `endpoint_id` does: the same bytes and event id, signed anew, the normal retries.
+         *     Up to 100 delivery ids (`dlv_…`) of any endpoints of the workspace, each at most once.
+         *     The answer is `200` with one result per id, **in input order**: `queued` with the new
+         *     delivery; `already_pending` when the event already has a pending delivery to the endpoint
+         *     (it is left to go, nothing is queued twice); or `error` with the error object the id
+         *     would have got alone: `resource_missing` (no such delivery in the workspace, or its event
+         *     is past the retention), `webhook_endpoint_disabled` (enable the endpoint first). One
+         *     failing id never fails the others. More than 100 ids is `400 parameter_invalid` naming
+         *     `ids`, and nothing is queued.
+         */
+        post: operations["resendWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/webhook-recoveries/{id}": {
         parameters: {
             query?: never;
@@ -626,8 +694,9 @@ export type paths = {
         /**
          * Get a recovery
          * @description A recovery started by `recoverWebhookEndpoint`, with its progress: `status` (`queued`,
-         *     `running`, `succeeded`), how many events of the window it has read (`scanned`) and how many
-         *     deliveries it has queued (`queued`). Poll it until `succeeded`.
+         *     `running`, `succeeded`), how many events of the window it has read (`scanned`), how many
+         *     deliveries it has queued (`queued`) and how those deliveries stand now (`deliveries`, by
+         *     status). Poll it until `succeeded` and then until `deliveries.pending` is 0.
          */
         get: operations["getWebhookRecovery"];
         put?: never;
@@ -1836,10 +1905,29 @@ export type components = {
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            recent_deliveries?: components["schemas"]["WebhookEndpointRecentDeliveries"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        /**
+         * @description How the endpoint's latest deliveries went (at most the newest 100, by when they were
+         *     queued), in `listWebhookEndpoints` only. `success_rate` is `succeeded / (succeeded +
+         *     failed)` of those, `null` while none has settled so; pending and dropped ones are not in
+         *     it. For the last 24 hours hour by hour: `getWebhookEndpointStats`.
+         */
+        WebhookEndpointRecentDeliveries: {
+            /** @description The deliveries looked at (the newest, at most 100), whatever their status. */
+            counted: number;
+            succeeded: number;
+            failed: number;
+            success_rate: number | null;
+            /**
+             * Format: date-time
+             * @description When the latest attempt of those deliveries started; `null` before any.
+             */
+            last_attempt_at: string | null;
         };
         /** @description A webhook endpoint with its signing `secret`, returned once by `createWebhookEndpoint` and once per `rotateWebhookEndpointSecret`. */
         WebhookEndpointWithSecret: {
@@ -1988,6 +2076,12 @@ export type components = {
              */
             next_attempt_at: string | null;
             /**
+             * @description The recovery (`recoverWebhookEndpoint`) that queued this delivery; `null` for one queued
+             *     by the event or by `resendEvent`. Always sent by the API; absent only from
+             *     `webhook_delivery.failed` events recorded before it existed.
+             */
+            recovery_id?: string | null;
+            /**
              * Format: date-time
              * @description When the delivery was queued.
              */
@@ -2057,6 +2151,44 @@ export type components = {
                 before_subscription: number;
             };
         };
+        /** @description Body of `sendWebhookEndpointTestEvent`. */
+        WebhookTestEventCreate: {
+            /** @description The type whose example to send (`listEventTypes` lists them). */
+            event_type: components["schemas"]["EventType"];
+        };
+        /** @description Body of `resendWebhookDeliveries`. */
+        WebhookDeliveryResend: {
+            /** @description The deliveries to resend (`dlv_…`), at most 100, each once. */
+            ids: string[];
+        };
+        /** @description The answer of `resendWebhookDeliveries`, one result per id in input order. */
+        WebhookDeliveryResendResult: {
+            /** @constant */
+            object: "webhook_delivery_resend";
+            data: components["schemas"]["WebhookDeliveryResendItemResult"][];
+        };
+        /** @description What happened to one id. */
+        WebhookDeliveryResendItemResult: components["schemas"]["WebhookDeliveryResendItemQueued"] | components["schemas"]["WebhookDeliveryResendItemFailed"];
+        WebhookDeliveryResendItemQueued: {
+            /** @description The id's position in `ids`. */
+            index: number;
+            /** @description The delivery asked for. */
+            id: string;
+            /**
+             * @description `queued`: `delivery` is the new one; `already_pending`: the event has a pending delivery to the endpoint already, and `delivery` is `null`.
+             * @enum {string}
+             */
+            status: "queued" | "already_pending";
+            delivery: components["schemas"]["WebhookDelivery"] | null;
+        };
+        WebhookDeliveryResendItemFailed: {
+            /** @description The id's position in `ids`. */
+            index: number;
+            id: string;
+            /** @constant */
+            status: "error";
+            error: components["schemas"]["ErrorDetail"];
+        };
         /**
          * @description `queued` until a worker takes it up, `running` while it pages through the window (a worker
          *     that stops hands it on), `succeeded` once every event of the window was looked at.
@@ -2093,6 +2225,13 @@ export type components = {
             /** @description Deliveries this recovery queued so far, one per missed event (events with a pending delivery to the endpoint are not counted). */
             queued: number;
             /**
+             * @description The deliveries this recovery queued, counted by their status now (read when asked,
+             *     not stored): `pending` falls and `succeeded`/`failed` rise as they are sent. Their sum
+             *     is `queued` but for deliveries gone with the event retention. The deliveries
+             *     themselves: `listWebhookEndpointDeliveries` with `recovery_id`.
+             */
+            deliveries: components["schemas"]["DeliveryCounts"];
+            /**
              * Format: date-time
              * @description When it `succeeded`; null before.
              */
@@ -2124,11 +2263,28 @@ export type components = {
             error: string | null;
             /** @description `true` for a 2xx answer within the timeout (`WEBHOOK_TIMEOUT_MS`, 10 seconds by default). */
             succeeded: boolean;
+            /** @description What the receiver answered, when it answered; `null` when it did not (timeout, connection error, refused address) and for attempts recorded before answers were kept. */
+            response: components["schemas"]["DeliveryAttemptResponse"] | null;
             /**
              * Format: date-time
              * @description When the attempt started.
              */
             created_at: string;
+        };
+        /**
+         * @description The receiver's answer to one attempt, as it came, kept with the attempt (and gone with
+         *     it, as long as events are kept). Its status is the attempt's `status_code`. The body is
+         *     the receiver's text, never markup for a page: show it as text.
+         */
+        DeliveryAttemptResponse: {
+            /** @description The answer's `content-type`, `content-length` and `retry-after`, those it sent (names in lower case, each value at most 256 characters). */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The start of the answer's body, at most 1 KiB of it, decoded as UTF-8 (cut on a character's boundary; bytes that are not UTF-8 read as U+FFFD). */
+            body: string;
+            /** @description `true` when the body went on beyond what `body` holds (the rest was not read). */
+            body_truncated: boolean;
         };
         /** @description A page of delivery attempts, newest first. */
         DeliveryAttemptList: {
@@ -2212,6 +2368,11 @@ export type components = {
         };
         /** @description `contact.created`: a contact was created. */
         ContactCreatedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2223,6 +2384,11 @@ export type components = {
         };
         /** @description `contact.updated`: a contact was updated. */
         ContactUpdatedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2259,6 +2425,11 @@ export type components = {
         };
         /** @description `ticket.created`: a ticket was created. */
         TicketCreatedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2270,6 +2441,11 @@ export type components = {
         };
         /** @description `ticket.updated`: a ticket was updated. */
         TicketUpdatedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2299,6 +2475,11 @@ export type components = {
         };
         /** @description `message.received`: a customer message arrived. */
         MessageReceivedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2310,6 +2491,11 @@ export type components = {
         };
         /** @description `conversation.assigned`: the assignees of a conversation changed. */
         ConversationAssignedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2381,6 +2567,11 @@ export type components = {
         };
         /** @description `webhook_endpoint.failing`: an endpoint's deliveries failed several times in a row. */
         WebhookEndpointFailingEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2392,6 +2583,11 @@ export type components = {
         };
         /** @description `webhook_endpoint.disabled`: an endpoint was disabled. */
         WebhookEndpointDisabledEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2403,6 +2599,11 @@ export type components = {
         };
         /** @description `webhook_endpoint.recovered`: a delivery succeeded after a failing streak. */
         WebhookEndpointRecoveredEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2414,6 +2615,11 @@ export type components = {
         };
         /** @description `webhook_delivery.failed`: a delivery used its last attempt. */
         WebhookDeliveryFailedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
             id: string;
             /** @constant */
             object: "event";
@@ -2731,6 +2937,16 @@ export type components = {
          * @example contact.created
          */
         DeliveryEventTypeFilter: components["schemas"]["EventType"];
+        /**
+         * @description Only the deliveries this recovery (`rcv_…`, from `recoverWebhookEndpoint`) queued.
+         * @example rcv_2bXkt7MnO9pQ1rSt
+         */
+        DeliveryRecoveryFilter: string;
+        /**
+         * @description Only the attempts of this delivery (`dlv_…`), newest first.
+         * @example dlv_2bXkq9VwX0yZ2aBb
+         */
+        AttemptDeliveryFilter: string;
         /**
          * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
          *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
@@ -3959,6 +4175,11 @@ export interface operations {
                  * @example att_2bXkt4GhJ6kL8mNp
                  */
                 starting_after?: components["parameters"]["DeliveryAttemptsStartingAfter"];
+                /**
+                 * @description Only the attempts of this delivery (`dlv_…`), newest first.
+                 * @example dlv_2bXkq9VwX0yZ2aBb
+                 */
+                delivery_id?: components["parameters"]["AttemptDeliveryFilter"];
             };
             header?: never;
             path: {
@@ -4017,6 +4238,11 @@ export interface operations {
                  * @example contact.created
                  */
                 event_type?: components["parameters"]["DeliveryEventTypeFilter"];
+                /**
+                 * @description Only the deliveries this recovery (`rcv_…`, from `recoverWebhookEndpoint`) queued.
+                 * @example rcv_2bXkt7MnO9pQ1rSt
+                 */
+                recovery_id?: components["parameters"]["DeliveryRecoveryFilter"];
                 /**
                  * @description Only objects created strictly after this instant. Unix seconds or RFC 3339, exclusive.
                  * @example 2026-01-01T00:00:00Z
@@ -4167,6 +4393,125 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             /** @description Conflict. Codes: `webhook_endpoint_disabled` (enable the endpoint first), `webhook_recovery_in_progress` (a recovery of the endpoint is queued or running; `param` is `id`), `idempotency_key_in_flight`. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    sendWebhookEndpointTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The webhook endpoint's id (`we_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example we_2bXks1AbC3dEf5Gh
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEventCreate"];
+            };
+        };
+        responses: {
+            /** @description The test delivery, queued; it is sent by the endpoint's lane like any other. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (an `event_type` not in the catalog), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `webhook_endpoint_disabled` (enable the endpoint first), `idempotency_key_in_flight`. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    resendWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryResend"];
+            };
+        };
+        responses: {
+            /** @description One result per id, in input order. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryResendResult"];
+                };
+            };
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (more than 100 `ids`, a repeated or malformed one), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Conflict. Codes: `idempotency_key_in_flight`. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -273,8 +273,16 @@ export declare const schemaProperties: {
     "consecutive_failures",
     "rate_limit",
     "header_names",
+    "recent_deliveries",
     "created_at",
     "updated_at"
+  ];
+  readonly "WebhookEndpointRecentDeliveries": readonly [
+    "counted",
+    "succeeded",
+    "failed",
+    "success_rate",
+    "last_attempt_at"
   ];
   readonly "WebhookEndpointWithSecret": readonly [
     "id",
@@ -324,6 +332,7 @@ export declare const schemaProperties: {
     "last_attempt_at",
     "last_status_code",
     "next_attempt_at",
+    "recovery_id",
     "created_at",
     "updated_at"
   ];
@@ -348,6 +357,28 @@ export declare const schemaProperties: {
     "would_queue",
     "skipped"
   ];
+  readonly "WebhookTestEventCreate": readonly [
+    "event_type"
+  ];
+  readonly "WebhookDeliveryResend": readonly [
+    "ids"
+  ];
+  readonly "WebhookDeliveryResendResult": readonly [
+    "object",
+    "data"
+  ];
+  readonly "WebhookDeliveryResendItemQueued": readonly [
+    "index",
+    "id",
+    "status",
+    "delivery"
+  ];
+  readonly "WebhookDeliveryResendItemFailed": readonly [
+    "index",
+    "id",
+    "status",
+    "error"
+  ];
   readonly "WebhookRecovery": readonly [
     "id",
     "object",
@@ -358,6 +389,7 @@ export declare const schemaProperties: {
     "scanned",
     "scanned_until",
     "queued",
+    "deliveries",
     "completed_at",
     "created_at",
     "updated_at"
@@ -374,7 +406,13 @@ export declare const schemaProperties: {
     "duration_ms",
     "error",
     "succeeded",
+    "response",
     "created_at"
+  ];
+  readonly "DeliveryAttemptResponse": readonly [
+    "headers",
+    "body",
+    "body_truncated"
   ];
   readonly "DeliveryAttemptList": readonly [
     "object",
@@ -415,6 +453,7 @@ export declare const schemaProperties: {
     "has_more"
   ];
   readonly "ContactCreatedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -422,6 +461,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "ContactUpdatedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -430,6 +470,7 @@ export declare const schemaProperties: {
     "previous_attributes"
   ];
   readonly "TicketCreatedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -437,6 +478,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "TicketUpdatedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -445,6 +487,7 @@ export declare const schemaProperties: {
     "previous_attributes"
   ];
   readonly "MessageReceivedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -452,6 +495,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "ConversationAssignedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -492,6 +536,7 @@ export declare const schemaProperties: {
     "updated_at"
   ];
   readonly "WebhookEndpointFailingEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -499,6 +544,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "WebhookEndpointDisabledEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -506,6 +552,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "WebhookEndpointRecoveredEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -513,6 +560,7 @@ export declare const schemaProperties: {
     "data"
   ];
   readonly "WebhookDeliveryFailedEvent": readonly [
+    "test",
     "id",
     "object",
     "type",
@@ -1737,6 +1785,48 @@ export declare const operationErrorCodes: {
     "idempotency_key_other_caller",
     "webhook_endpoint_disabled",
     "webhook_recovery_in_progress",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "sendWebhookEndpointTestEvent": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "resource_missing",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
+    "webhook_endpoint_disabled",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "resendWebhookDeliveries": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "rate_limited",
     "database_unavailable",
     "internal_error"

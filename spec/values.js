@@ -273,8 +273,16 @@ export const schemaProperties = {
     "consecutive_failures",
     "rate_limit",
     "header_names",
+    "recent_deliveries",
     "created_at",
     "updated_at"
+  ],
+  "WebhookEndpointRecentDeliveries": [
+    "counted",
+    "succeeded",
+    "failed",
+    "success_rate",
+    "last_attempt_at"
   ],
   "WebhookEndpointWithSecret": [
     "id",
@@ -324,6 +332,7 @@ export const schemaProperties = {
     "last_attempt_at",
     "last_status_code",
     "next_attempt_at",
+    "recovery_id",
     "created_at",
     "updated_at"
   ],
@@ -348,6 +357,28 @@ export const schemaProperties = {
     "would_queue",
     "skipped"
   ],
+  "WebhookTestEventCreate": [
+    "event_type"
+  ],
+  "WebhookDeliveryResend": [
+    "ids"
+  ],
+  "WebhookDeliveryResendResult": [
+    "object",
+    "data"
+  ],
+  "WebhookDeliveryResendItemQueued": [
+    "index",
+    "id",
+    "status",
+    "delivery"
+  ],
+  "WebhookDeliveryResendItemFailed": [
+    "index",
+    "id",
+    "status",
+    "error"
+  ],
   "WebhookRecovery": [
     "id",
     "object",
@@ -358,6 +389,7 @@ export const schemaProperties = {
     "scanned",
     "scanned_until",
     "queued",
+    "deliveries",
     "completed_at",
     "created_at",
     "updated_at"
@@ -374,7 +406,13 @@ export const schemaProperties = {
     "duration_ms",
     "error",
     "succeeded",
+    "response",
     "created_at"
+  ],
+  "DeliveryAttemptResponse": [
+    "headers",
+    "body",
+    "body_truncated"
   ],
   "DeliveryAttemptList": [
     "object",
@@ -415,6 +453,7 @@ export const schemaProperties = {
     "has_more"
   ],
   "ContactCreatedEvent": [
+    "test",
     "id",
     "object",
     "type",
@@ -422,6 +461,7 @@ export const schemaProperties = {
     "data"
   ],
   "ContactUpdatedEvent": [
+    "test",
     "id",
     "object",
     "type",
@@ -430,6 +470,7 @@ export const schemaProperties = {
     "previous_attributes"
   ],
   "TicketCreatedEvent": [
+    "test",
     "id",
     "object",
     "type",
@@ -437,6 +478,7 @@ export const schemaProperties = {
     "data"
   ],
   "TicketUpdatedEvent": [
+    "test",
     "id",
     "object",
     "type",
@@ -445,6 +487,7 @@ export const schemaProperties = {
     "previous_attributes"
   ],
   "MessageReceivedEvent": [
+    "test",
     "id",
     "object",
     "type",
@@ -452,6 +495,7 @@ export const schemaProperties = {
     "data"
   ],
   "ConversationAssignedEvent": [
+    "test",
     "id",
     "object",
     "type",
@@ -492,6 +536,7 @@ export const schemaProperties = {
     "updated_at"
   ],
   "WebhookEndpointFailingEvent": [
+    "test",
     "id",
     "object",
     "type",
@@ -499,6 +544,7 @@ export const schemaProperties = {
     "data"
   ],
   "WebhookEndpointDisabledEvent": [
+    "test",
     "id",
     "object",
     "type",
@@ -506,6 +552,7 @@ export const schemaProperties = {
     "data"
   ],
   "WebhookEndpointRecoveredEvent": [
+    "test",
     "id",
     "object",
     "type",
@@ -513,6 +560,7 @@ export const schemaProperties = {
     "data"
   ],
   "WebhookDeliveryFailedEvent": [
+    "test",
     "id",
     "object",
     "type",
@@ -1737,6 +1785,48 @@ export const operationErrorCodes = {
     "idempotency_key_other_caller",
     "webhook_endpoint_disabled",
     "webhook_recovery_in_progress",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "sendWebhookEndpointTestEvent": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "resource_missing",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
+    "webhook_endpoint_disabled",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "resendWebhookDeliveries": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "rate_limited",
     "database_unavailable",
     "internal_error"

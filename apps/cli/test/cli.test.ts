@@ -133,6 +133,14 @@ describe("webhook endpoints and events", () => {
     const listed = jsonLines((await cli(["webhooks", "endpoints", "list", "--json"], { key })).stdout);
     expect(listed.map((e) => e.id)).toEqual([endpoint.id]);
     expect(listed[0]).not.toHaveProperty("secret");
+    // Each row's recent deliveries come with the list: none yet.
+    expect(listed[0].recent_deliveries).toMatchObject({
+      counted: 0,
+      success_rate: null,
+      last_attempt_at: null,
+    });
+    const table = (await cli(["webhooks", "endpoints", "list"], { key })).stdout;
+    expect(table).toMatch(/^ID\s+STATUS\s+URL\s+EVENTS\s+SUCCESS\s+LAST ATTEMPT\s+DESCRIPTION$/m);
     const updated = await cli(
       [
         "webhooks",

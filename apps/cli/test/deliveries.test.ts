@@ -130,8 +130,9 @@ describe("after an outage", () => {
       queued: 3,
       scanned_until: recovery.until,
     });
-    const [read] = await json(["webhooks", "endpoints", "recovery", recovery.id]);
-    expect(read).toEqual(recovery);
+    // The same recovery; its `deliveries` are counted when asked, so they may have moved on.
+    const [{ deliveries: _, ...read }] = await json(["webhooks", "endpoints", "recovery", recovery.id]);
+    expect(recovery).toMatchObject(read);
 
     const arrived = await eventually(
       async () => receiver.received.slice(from),
@@ -155,13 +156,126 @@ describe("after an outage", () => {
       SLOW,
     );
     expect(succeeded.map((d) => d.event_id)).toEqual([paused.id, second, first]);
+    // The recovery's deliveries by its id, and their counts on the recovery.
+    const ofRecovery = await json([
+      "webhooks",
+      "endpoints",
+      "deliveries",
+      endpoint.id,
+      "--recovery-id",
+      recovery.id,
+    ]);
+    expect(ofRecovery.map((d) => [d.event_id, d.recovery_id])).toEqual(
+      [paused.id, second, first].map((id) => [id, recovery.id]),
+    );
+    // The endpoint list rates its newest deliveries: two failed, three succeeded.
+    const listed = await json(["webhooks", "endpoints", "list"]);
+    expect(listed.find((e) => e.id === endpoint.id).recent_deliveries).toMatchObject({
+      counted: 5,
+      succeeded: 3,
+      failed: 2,
+      success_rate: 0.6,
+    });
+    const listTable = await run(["webhooks", "endpoints", "list"]);
+    expect(listTable.stdout).toMatch(new RegExp(`^${endpoint.id}\\s+enabled\\s.*\\s60%\\s+\\d{4}-`, "m"));
+    const [counted] = await json(["webhooks", "endpoints", "recovery", recovery.id]);
+    expect(counted.deliveries).toEqual({ succeeded: 3, failed: 0, pending: 0, dropped: 0 });
+    // One delivery's attempts: the first failed delivery's, every one answered 503.
+    const [firstFailed] = failed;
+    const attempts = await json([
+      "webhooks",
+      "endpoints",
+      "attempts",
+      endpoint.id,
+      "--delivery-id",
+      firstFailed.id,
+    ]);
+    expect(attempts.map((a) => [a.delivery_id, a.status_code])).toEqual(
+      Array.from({ length: firstFailed.attempts }, () => [firstFailed.id, 503]),
+    );
+    const attemptsTable = await run([
+      "webhooks",
+      "endpoints",
+      "attempts",
+      endpoint.id,
+      "--delivery-id",
+      firstFailed.id,
+    ]);
+    expect(attemptsTable.stdout).toMatch(/^ID\s+DELIVERY\s+EVENT\s+ATTEMPT\s+CODE\s+MS\s+ERROR\s+STARTED$/m);
+    expect(attemptsTable.stdout).toMatch(
+      new RegExp(
+        `^att_\\w+\\s+${firstFailed.id}\\s+${firstFailed.event_id}\\s+1\\s+503\\s+\\d+\\s+HTTP 503\\s`,
+        "m",
+      ),
+    );
+    // A test event of a type it does not even subscribe to: signed, marked, to this endpoint.
+    const [testDelivery] = await json([
+      "webhooks",
+      "endpoints",
+      "test",
+      endpoint.id,
+      "--event-type",
+      "ticket.created",
+    ]);
+    expect(testDelivery).toMatchObject({
+      object: "webhook_delivery",
+      endpoint_id: endpoint.id,
+      status: "pending",
+    });
+    const [testArrived] = await eventually(
+      async () => receiver.deliveriesOf(testDelivery.event_id),
+      (list) => list.length === 1,
+      "the test event",
+      SLOW,
+    );
+    expect(
+      constructEvent(
+        testArrived?.body as Buffer,
+        testArrived?.headers["service-signature"] as string,
+        endpoint.secret,
+      ),
+    ).toMatchObject({ type: "ticket.created", test: true });
+    // The failed deliveries again, chosen by id, with one that does not exist: exit 1, a row each.
+    const bulk = await run([
+      "webhooks",
+      "endpoints",
+      "resend-deliveries",
+      ...failed.map((d) => d.id),
+      "dlv_none",
+    ]);
+    expect(bulk.code).toBe(1);
+    expect(bulk.stdout).toMatch(/^ID\s+STATUS\s+NEW DELIVERY\s+ERROR$/m);
+    for (const delivery of failed)
+      expect(bulk.stdout).toMatch(new RegExp(`^${delivery.id}\\s+queued\\s+dlv_`, "m"));
+    expect(bulk.stdout).toMatch(/^dlv_none\s+error\s+resource_missing: /m);
+    const bulkJson = await run(["webhooks", "endpoints", "resend-deliveries", "--json", "dlv_none"]);
+    expect(jsonLines(bulkJson.stdout)).toEqual([
+      expect.objectContaining({ index: 0, id: "dlv_none", status: "error" }),
+    ]);
+    const badType = await run([
+      "webhooks",
+      "endpoints",
+      "test",
+      endpoint.id,
+      "--event-type",
+      "ticket.exploded",
+    ]);
+    expect(badType.code).toBe(1);
+    expect(badType.stderr).toMatch(/event_type/);
     // Safe to repeat, here with a duration: nothing is missing any more. A table for people.
     const again = await recover(endpoint.id, "--since", "2d", "--wait");
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/^object\s+webhook_recovery$/m);
     expect(again.stdout).toMatch(/^status\s+succeeded$/m);
     expect(again.stdout).toMatch(/^queued\s+0$/m);
-    expect(receiver.received.length).toBe(from + 3);
+    // The three missed events, the test event and the two failed deliveries resent.
+    await eventually(
+      async () => receiver.received.length,
+      (n) => n >= from + 6,
+      "six deliveries",
+      SLOW,
+    );
+    expect(receiver.received.length).toBe(from + 6);
 
     // Time filters take durations back from now, like --since.
     const lastHour = await json([
@@ -172,7 +286,7 @@ describe("after an outage", () => {
       "--created-after",
       "1h",
     ]);
-    expect(lastHour).toHaveLength(5);
+    expect(lastHour).toHaveLength(8); // with the test delivery and the two resent
     expect(
       await json(["webhooks", "endpoints", "deliveries", endpoint.id, "--created-before", "1h"]),
     ).toEqual([]);
@@ -193,9 +307,15 @@ describe("after an outage", () => {
         .map((d) => d.id),
     );
 
-    // Per event: the failed delivery and the one recover made, newest first.
-    const perEvent = await json(["events", "deliveries", first]);
+    // Per event: the bulk resend's, the one recover made, the failed one, newest first.
+    const perEvent = await eventually(
+      () => json(["events", "deliveries", first]),
+      (list) => list[0]?.status === "succeeded",
+      "the resent delivery settled",
+      SLOW,
+    );
     expect(perEvent.map((d) => [d.status, d.endpoint_id])).toEqual([
+      ["succeeded", endpoint.id],
       ["succeeded", endpoint.id],
       ["failed", endpoint.id],
     ]);

@@ -449,7 +449,10 @@ export class WebhookEndpoints extends Resource {
   /**
    * List webhook endpoints.
    *
-   * Returns the workspace's webhook endpoints, newest first, disabled ones included. The `secret` is never returned here.
+   * Returns the workspace's webhook endpoints, newest first, disabled ones included. The
+   * `secret` is never returned here. Each carries `recent_deliveries`: how its latest 100
+   * deliveries went (success rate, last attempt), read with the page, so a list of endpoints
+   * with their health is one request.
    *
    * Await it for the first page, or `for await` over it for every item, page after page.
    *
@@ -545,7 +548,8 @@ export class WebhookEndpoints extends Resource {
    * (1, then up to 4 retries), the endpoint's HTTP status, how long it took, and why it failed
    * (`HTTP 503`, `timeout after 10000 ms`, `redirect not followed (HTTP 302)`, `connection
    * refused`, `address refused: …` for a private address). Use it to see why deliveries fail.
-   * Attempts are kept as long as events.
+   * Attempts are kept as long as events. `delivery_id` narrows the list to one delivery's
+   * attempts (a delivery of another endpoint, or none, gives an empty list).
    *
    * Await it for the first page, or `for await` over it for every item, page after page.
    *
@@ -559,9 +563,10 @@ export class WebhookEndpoints extends Resource {
    * happening, `resendEvent`, `recoverWebhookEndpoint`), each with its status (`pending`,
    * `succeeded`, `failed` when its retries ran out, `dropped` when the endpoint was disabled or
    * paused while it was due), how many attempts it made and how the last one went. Filters
-   * combine: `status`, `event_type`, and `created_after`/`created_before` (exclusive, on when the
-   * delivery was queued). Deliveries are kept as long as events. The attempts behind a delivery
-   * are in `listWebhookEndpointAttempts`, each naming its `delivery_id`.
+   * combine: `status`, `event_type`, `recovery_id` (the deliveries one `recoverWebhookEndpoint`
+   * queued), and `created_after`/`created_before` (exclusive, on when the delivery was queued).
+   * Deliveries are kept as long as events. The attempts behind a delivery are in
+   * `listWebhookEndpointAttempts` (`delivery_id` narrows it to one delivery's).
    *
    * Await it for the first page, or `for await` over it for every item, page after page.
    *
@@ -667,11 +672,45 @@ export class WebhookEndpoints extends Resource {
    */
   previewRecovery = this.recoveryPreviewer("/open/v1/webhook-endpoints/{id}/recover");
   /**
+   * Send a test event to an endpoint.
+   *
+   * Sends the catalog's example of `event_type` (`listEventTypes`; the example is the one in
+   * this spec's `webhooks` section, with a new event id and `created`) to this endpoint only,
+   * signed, through the normal delivery path with its retries, and marked `test: true` in the
+   * body so a receiver can tell it from a real one. Any type of the catalog may be sent,
+   * whether or not the endpoint subscribes to it. The test event is kept and listed like any
+   * event (`listEvents`, with its `test: true`); a resend of it goes to this endpoint only, and
+   * no recovery queues it. Answers the delivery queued (`202`); follow it with
+   * `listWebhookEndpointDeliveries` and its attempts with `listWebhookEndpointAttempts`.
+   * The endpoint must be enabled: a disabled one is `409 webhook_endpoint_disabled`.
+   *
+   * `POST /open/v1/webhook-endpoints/{id}/test` (`sendWebhookEndpointTestEvent`).
+   */
+  sendTestEvent = this.nestedCreator("/open/v1/webhook-endpoints/{id}/test");
+  /**
+   * Resend up to 100 deliveries.
+   *
+   * Queues each chosen delivery's event again to that delivery's endpoint, as `resendEvent`
+   * with its `endpoint_id` does: the same bytes and event id, signed anew, the normal retries.
+   * Up to 100 delivery ids (`dlv_…`) of any endpoints of the workspace, each at most once.
+   * The answer is `200` with one result per id, **in input order**: `queued` with the new
+   * delivery; `already_pending` when the event already has a pending delivery to the endpoint
+   * (it is left to go, nothing is queued twice); or `error` with the error object the id
+   * would have got alone: `resource_missing` (no such delivery in the workspace, or its event
+   * is past the retention), `webhook_endpoint_disabled` (enable the endpoint first). One
+   * failing id never fails the others. More than 100 ids is `400 parameter_invalid` naming
+   * `ids`, and nothing is queued.
+   *
+   * `POST /open/v1/webhook-deliveries/resend` (`resendWebhookDeliveries`).
+   */
+  resendDeliveries = this.creator("/open/v1/webhook-deliveries/resend");
+  /**
    * Get a recovery.
    *
    * A recovery started by `recoverWebhookEndpoint`, with its progress: `status` (`queued`,
-   * `running`, `succeeded`), how many events of the window it has read (`scanned`) and how many
-   * deliveries it has queued (`queued`). Poll it until `succeeded`.
+   * `running`, `succeeded`), how many events of the window it has read (`scanned`), how many
+   * deliveries it has queued (`queued`) and how those deliveries stand now (`deliveries`, by
+   * status). Poll it until `succeeded` and then until `deliveries.pending` is 0.
    *
    * `GET /open/v1/webhook-recoveries/{id}` (`getWebhookRecovery`).
    */

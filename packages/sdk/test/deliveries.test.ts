@@ -99,7 +99,9 @@ describe("webhook deliveries", () => {
     });
     expect(recovery).toMatchObject({ id: started.id, status: "succeeded", queued: 4 });
     expect(readings.at(-1)).toBe("succeeded");
-    expect(await deskline.webhookEndpoints.getRecovery(started.id)).toEqual(recovery);
+    // The same recovery; its `deliveries` are counted when asked, so they may have moved on.
+    const { deliveries: _, ...read } = await deskline.webhookEndpoints.getRecovery(started.id);
+    expect(recovery).toMatchObject(read);
 
     await eventually(
       async () => deliveredIds(from),
@@ -119,6 +121,37 @@ describe("webhook deliveries", () => {
     );
     expect(succeeded.map((delivery) => delivery.event_id)).toEqual([...missed, paused.id].reverse());
     expect(succeeded.map((delivery) => delivery.last_status_code)).toEqual([200, 200, 200, 200]);
+    // The recovery's own deliveries, by its id, and their counts on the recovery.
+    const ofRecovery = await deskline.webhookEndpoints
+      .deliveries(endpoint.id, { recovery_id: started.id })
+      .toArray();
+    expect(ofRecovery.map((delivery) => [delivery.recovery_id, delivery.status])).toEqual(
+      succeeded.map(() => [started.id, "succeeded"]),
+    );
+    expect((await deskline.webhookEndpoints.getRecovery(started.id)).deliveries).toEqual({
+      succeeded: 4,
+      failed: 0,
+      pending: 0,
+      dropped: 0,
+    });
+    // The endpoint list rates each endpoint's newest deliveries: three failed, four succeeded.
+    const [listed] = (await deskline.webhookEndpoints.list()).data.filter((e) => e.id === endpoint.id);
+    expect(listed?.recent_deliveries).toMatchObject({
+      counted: 7,
+      succeeded: 4,
+      failed: 3,
+      success_rate: 4 / 7,
+    });
+    // One delivery's attempts: the failed first delivery of the first missed event made several.
+    const firstFailed = failed.find((delivery) => delivery.event_id === missed[0]) as WebhookDelivery;
+    const attempts = await deskline.webhookEndpoints
+      .listAttempts(endpoint.id, { delivery_id: firstFailed.id })
+      .toArray();
+    expect(attempts.map((attempt) => [attempt.delivery_id, attempt.status_code])).toEqual(
+      Array.from({ length: firstFailed.attempts }, () => [firstFailed.id, 503]),
+    );
+    // Each with the receiver's answer: its body as text.
+    expect(attempts[0]?.response).toMatchObject({ body: "received", body_truncated: false });
 
     // Safe to repeat: every event of the window has a succeeded delivery now. An RFC 3339 `since`
     // and an `until` say the same window.
@@ -128,6 +161,50 @@ describe("webhook deliveries", () => {
     });
     expect((await deskline.webhookEndpoints.waitForRecovery(again.id, { intervalMs: 50 })).queued).toBe(0);
     expect(deliveredIds(from)).toHaveLength(4);
+  });
+
+  it("sends a test event: the catalog's example, signed, marked as a test, to one endpoint", async () => {
+    receiver.answer = () => ({ status: 200 });
+    const endpoint = await deskline.webhookEndpoints.create({
+      url: receiver.url,
+      events: ["contact.created"],
+    });
+    const delivery = await deskline.webhookEndpoints.sendTestEvent(endpoint.id, {
+      event_type: "message.received",
+    });
+    expect(delivery).toMatchObject({
+      endpoint_id: endpoint.id,
+      event_type: "message.received",
+      status: "pending",
+    });
+    const [arrived] = await eventually(
+      async () => receiver.deliveriesOf(delivery.event_id),
+      (list) => list.length === 1,
+      "the test event",
+      SLOW,
+    );
+    expect(JSON.parse(String(arrived?.body))).toMatchObject({ type: "message.received", test: true });
+    // Resent in bulk, by delivery id, once it settled: one result per id.
+    await eventually(
+      () => deskline.webhookEndpoints.deliveries(endpoint.id, { status: "succeeded" }).toArray(),
+      (list) => list.length === 1,
+      "the test delivery settled",
+      SLOW,
+    );
+    const bulk = await deskline.webhookEndpoints.resendDeliveries({ ids: [delivery.id, "dlv_none"] });
+    expect(bulk.data.map((r) => [r.index, r.status])).toEqual([
+      [0, "queued"],
+      [1, "error"],
+    ]);
+    const tooMany = await deskline.webhookEndpoints
+      .resendDeliveries({ ids: Array.from({ length: 101 }, (_, i) => `dlv_${i}x`) })
+      .catch((error) => error);
+    expect(tooMany).toMatchObject({ status: 400, code: "parameter_invalid", param: "ids" });
+    const refused = await deskline.webhookEndpoints
+      .sendTestEvent(endpoint.id, { event_type: "nope.nope" as "message.received" })
+      .catch((error) => error);
+    expect(refused).toBeInstanceOf(InvalidRequestError);
+    expect(refused).toMatchObject({ status: 400, code: "parameter_invalid", param: "event_type" });
   });
 
   it("resends an event with the same id and bytes, to its subscribed endpoints or to one", async () => {

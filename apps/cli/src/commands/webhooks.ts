@@ -1,6 +1,7 @@
 // `deskline webhooks endpoints …`: register, list and remove the HTTPS endpoints that receive events.
 
 import type {
+  components,
   Deskline,
   EventType,
   WebhookRecoveryPreview as RecoveryPreview,
@@ -9,10 +10,10 @@ import type {
 } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
-import { UsageError } from "../errors.js";
+import { PartialFailure, UsageError } from "../errors.js";
 import { catalogOf } from "../fields.js";
 import { webhookEndpointUpdateSchema } from "../generated/schemas.js";
-import { type Column, printObject, writeLine } from "../output.js";
+import { type Column, formatTable, printObject, writeLine } from "../output.js";
 import { startRecoveryProgress } from "../progress.js";
 import { deliveryColumns, guided } from "../webhooks/deliveries.js";
 import { pointInTime, rfc3339, WHEN_FORMATS } from "../when.js";
@@ -23,8 +24,15 @@ const COLUMNS: Column<WebhookEndpoint>[] = [
   { header: "STATUS", value: (e) => e.status },
   { header: "URL", value: (e) => e.url },
   { header: "EVENTS", value: (e) => e.events },
+  // How the newest (at most 100) deliveries went: the list carries it, no request per row.
+  { header: "SUCCESS", value: (e) => successRate(e.recent_deliveries?.success_rate) },
+  { header: "LAST ATTEMPT", value: (e) => e.recent_deliveries?.last_attempt_at ?? null },
   { header: "DESCRIPTION", value: (e) => e.description },
 ];
+
+/** A success rate as people read it (`97.5%`), or nothing before any settled delivery. */
+const successRate = (rate: number | null | undefined) =>
+  rate == null ? null : `${Math.round(rate * 1000) / 10}%`;
 
 /**
  * `--header 'Name: value'` (repeatable) into the body's `headers`; on update, `'Name:'` with no
@@ -112,7 +120,7 @@ export function register(webhooks: Command): void {
   const endpoints = webhooks
     .command("endpoints")
     .description(
-      "webhook endpoints: list, create, get, update, rotate-secret, delete; deliveries, recover and recovery",
+      "webhook endpoints: list, create, get, update, rotate-secret, delete; test, deliveries, attempts, resend-deliveries, recover and recovery",
     );
   kit.examples(
     endpoints,
@@ -132,6 +140,8 @@ export function register(webhooks: Command): void {
   updateCommand(endpoints);
   rotateSecretCommand(endpoints);
   statsCommand(endpoints);
+  testCommand(endpoints);
+  resendDeliveriesCommand(endpoints);
   kit.deleteCommand(
     endpoints,
     {
@@ -144,6 +154,7 @@ export function register(webhooks: Command): void {
   recoverCommand(endpoints);
   recoveryCommand(endpoints);
   deliveriesCommand(endpoints);
+  attemptsCommand(endpoints);
 }
 
 /** `deskline webhooks endpoints list`: every endpoint (the operation has no filters). */
@@ -261,6 +272,39 @@ function deliveriesCommand(endpoints: Command): void {
   );
 }
 
+/** `endpoints attempts`: the HTTP attempts to the endpoint, of all its deliveries or (`--delivery-id`) of one. */
+function attemptsCommand(endpoints: Command): void {
+  kit.nestedListingCommand(
+    endpoints,
+    {
+      name: "attempts",
+      description:
+        "list the endpoint's HTTP attempts, newest first: attempt number, the answer's status, how long it took, why it failed",
+      argument: "endpoint id (we_…)",
+      operation: "listWebhookEndpointAttempts",
+      columns: ATTEMPT_COLUMNS,
+      examples: [
+        "deskline webhooks endpoints attempts we_0VbeYBCu9tPuFypVLWBsJN",
+        "deskline webhooks endpoints attempts we_0VbeYBCu9tPuFypVLWBsJN --delivery-id dlv_2bXkq9VwX0yZ2aBb",
+      ],
+    },
+    (d, id, query) => d.webhookEndpoints.listAttempts(id, query),
+    (listing, id) => guided(listing, { endpointId: id }),
+  );
+}
+
+type Attempt = components["schemas"]["DeliveryAttempt"];
+const ATTEMPT_COLUMNS: Column<Attempt>[] = [
+  { header: "ID", value: (a) => a.id },
+  { header: "DELIVERY", value: (a) => a.delivery_id },
+  { header: "EVENT", value: (a) => a.event_id },
+  { header: "ATTEMPT", value: (a) => a.attempt },
+  { header: "CODE", value: (a) => a.status_code },
+  { header: "MS", value: (a) => a.duration_ms },
+  { header: "ERROR", value: (a) => a.error },
+  { header: "STARTED", value: (a) => a.created_at },
+];
+
 /** `endpoints recover`: start a recovery of a window, and follow it with `--wait`. */
 function recoverCommand(endpoints: Command): void {
   kit.examples(
@@ -368,6 +412,63 @@ async function runRotateSecret(id: string, options: { expiresIn?: number }, comm
   const deskline = await clientFor(command);
   const body = options.expiresIn === undefined ? {} : { expires_in: options.expiresIn };
   printObject(await deskline.webhookEndpoints.rotateSecret(id, body), Boolean(globalsOf(command).json));
+}
+
+/** `endpoints test <id> --event-type <type>`: send the catalog's example of a type, marked as a test. */
+function testCommand(endpoints: Command): void {
+  kit.examples(
+    endpoints
+      .command("test")
+      .description(
+        "send a test event to the endpoint: the catalog's example of a type (deskline events types), signed and marked test: true, through the normal delivery",
+      )
+      .argument("<id>", "endpoint id (we_…); it must be enabled")
+      .requiredOption("--event-type <type>", "the event type whose example to send")
+      .action(runTest),
+    "deskline webhooks endpoints test we_0VbeYBCu9tPuFypVLWBsJN --event-type ticket.created",
+  );
+}
+
+async function runTest(id: string, options: { eventType: string }, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const body = { event_type: options.eventType as EventType };
+  const delivery = await guided(deskline.webhookEndpoints.sendTestEvent(id, body), { endpointId: id });
+  const json = Boolean(globalsOf(command).json);
+  printObject(delivery, json);
+  if (!json)
+    writeLine(`\nfollow it: deskline webhooks endpoints attempts ${id} --delivery-id ${delivery.id}`);
+}
+
+/** `endpoints resend-deliveries <dlv…>`: up to 100 chosen deliveries again, each to its endpoint. */
+function resendDeliveriesCommand(endpoints: Command): void {
+  kit.examples(
+    endpoints
+      .command("resend-deliveries")
+      .description(
+        "queue up to 100 chosen deliveries again, each to its own endpoint: one result per id (queued, already_pending, or the error)",
+      )
+      .argument("<ids...>", "delivery ids (dlv_…), at most 100")
+      .action(runResendDeliveries),
+    "deskline webhooks endpoints resend-deliveries dlv_2bXkqB4cD6eF8gHj dlv_2bXkt7NoP1qR3sTv",
+    "deskline webhooks endpoints deliveries we_0VbeYBCu9tPuFypVLWBsJN --status failed --json | jq -r .id | xargs deskline webhooks endpoints resend-deliveries",
+  );
+}
+
+type ResendResult = components["schemas"]["WebhookDeliveryResendItemResult"];
+const RESEND_COLUMNS: Column<ResendResult>[] = [
+  { header: "ID", value: (r) => r.id },
+  { header: "STATUS", value: (r) => r.status },
+  { header: "NEW DELIVERY", value: (r) => ("delivery" in r ? (r.delivery?.id ?? null) : null) },
+  { header: "ERROR", value: (r) => ("error" in r ? `${r.error.code}: ${r.error.message}` : null) },
+];
+
+async function runResendDeliveries(ids: string[], _options: unknown, command: Command): Promise<void> {
+  const deskline = await clientFor(command);
+  const answer = await guided(deskline.webhookEndpoints.resendDeliveries({ ids }), {});
+  if (globalsOf(command).json) for (const result of answer.data) writeLine(JSON.stringify(result));
+  else writeLine(formatTable(answer.data, RESEND_COLUMNS));
+  // Some ids refused: exit 1 for scripts, with nothing more to print (the rows say which).
+  if (answer.data.some((r) => r.status === "error")) throw new PartialFailure();
 }
 
 async function runStats(id: string, _options: unknown, command: Command): Promise<void> {

@@ -1915,7 +1915,14 @@ export const listParameters = {
   ],
   "listMessages": [],
   "listWebhookEndpoints": [],
-  "listWebhookEndpointAttempts": [],
+  "listWebhookEndpointAttempts": [
+    {
+      "name": "delivery_id",
+      "array": false,
+      "type": "string",
+      "description": "Only the attempts of this delivery (`dlv_…`), newest first."
+    }
+  ],
   "listWebhookEndpointDeliveries": [
     {
       "name": "status",
@@ -1928,6 +1935,12 @@ export const listParameters = {
       "array": false,
       "type": "string",
       "description": "Only deliveries of events of this type."
+    },
+    {
+      "name": "recovery_id",
+      "array": false,
+      "type": "string",
+      "description": "Only the deliveries this recovery (`rcv_…`, from `recoverWebhookEndpoint`) queued."
     },
     {
       "name": "created_after",

@@ -1,6 +1,6 @@
 import type { Json } from "../spec/documents.js";
 import type { Schema } from "../spec/types.js";
-import { EVENT_TYPES } from "./model.js";
+import { EVENT_TYPES, type EventType } from "./model.js";
 
 /**
  * The event-type catalog (`listEventTypes`), read from the spec's `webhooks` section, the one
@@ -18,8 +18,42 @@ interface WebhookEntry {
   post?: {
     summary?: string;
     "x-operational"?: boolean;
-    requestBody?: { content?: { "application/json"?: { schema?: Json } } };
+    requestBody?: {
+      content?: {
+        "application/json"?: {
+          schema?: Json;
+          examples?: { event?: { value?: { data?: object; previous_attributes?: Record<string, unknown> } } };
+        };
+      };
+    };
   };
+}
+
+/** An event type's example in the spec: what a test event of the type carries. */
+export interface EventExample {
+  data: object;
+  previous_attributes?: Record<string, unknown>;
+}
+
+/**
+ * Each type's example body from a dereferenced spec document (`webhooks.<type>`'s request body
+ * example `event`): the test events' content (sendWebhookEndpointTestEvent). Throws at start-up
+ * for a type without one, as `eventCatalog` does.
+ */
+export function eventExamples(dereferencedSpec: Json): Map<EventType, EventExample> {
+  const webhooks = (dereferencedSpec.webhooks ?? {}) as Record<string, WebhookEntry>;
+  return new Map(
+    EVENT_TYPES.map((type) => {
+      const content = webhooks[type]?.post?.requestBody?.content?.["application/json"];
+      const value = content?.examples?.event?.value;
+      if (!value?.data) throw new Error(`spec: webhooks.${type} lacks an \`event\` example`);
+      const example: EventExample = structuredClone({
+        data: value.data,
+        ...(value.previous_attributes && { previous_attributes: value.previous_attributes }),
+      });
+      return [type, example];
+    }),
+  );
 }
 
 /** The catalog from a dereferenced spec document, in the order of the `EventType` enum. */

@@ -77,6 +77,14 @@ export class Events {
       .toArray();
   }
 
+  /** Of these events, the ids of those still kept (a resend of a delivery asks whether its event is). */
+  async keptOf(ids: string[]): Promise<Set<string>> {
+    const docs = await this.collection
+      .find({ _id: { $in: ids }, created_at: { $gte: this.keptSince() } }, { projection: { _id: 1 } })
+      .toArray();
+    return new Set(docs.map((doc) => doc._id));
+  }
+
   /**
    * A page of a recovery's window (webhooks/recovery/job.ts): the workspace's events created
    * between `since` and `until` (both included) after the id `after`, oldest first, of `types`
@@ -91,6 +99,8 @@ export class Events {
       workspace_id: window.workspaceId,
       created_at: { $gte: window.since, $lte: window.until },
       about_endpoint_id: { $ne: endpointId },
+      // A test event went to its endpoint once; no recovery sends it again (events/model.ts).
+      test_endpoint_id: { $exists: false },
     };
     if (window.after) filter._id = { $gt: window.after };
     if (window.types) filter.type = { $in: [...window.types] };

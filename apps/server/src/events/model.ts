@@ -39,6 +39,11 @@ export interface StoredEvent {
    * delivered there, where it would fail for the reason it reports.
    */
   about_endpoint_id?: string;
+  /**
+   * A test event (`sendWebhookEndpointTestEvent`): the one endpoint it is for. It goes nowhere
+   * else, by a resend or a recovery; its body says `test: true`.
+   */
+  test_endpoint_id?: string;
 }
 
 /**
@@ -100,7 +105,24 @@ export const isOperational = (type: string): boolean => type.startsWith("webhook
  */
 export function receives(
   endpoint: { _id: string; events: readonly string[] },
-  event: Pick<StoredEvent, "type" | "about_endpoint_id">,
+  event: Pick<StoredEvent, "type" | "about_endpoint_id" | "test_endpoint_id">,
 ): boolean {
+  if (event.test_endpoint_id !== undefined) return event.test_endpoint_id === endpoint._id;
   return isSubscribed(endpoint.events, event.type) && event.about_endpoint_id !== endpoint._id;
+}
+
+/**
+ * A test event of `type` for one endpoint: the catalog's example of the type (`data`, and
+ * `previous_attributes` where the type has them) in a new event, its body marked `test: true`.
+ */
+export function newTestEvent(
+  workspaceId: string,
+  type: EventType,
+  example: { data: object; previous_attributes?: Record<string, unknown> },
+  endpointId: string,
+  now = new Date(),
+): StoredEvent {
+  const event = newEvent(workspaceId, type, example.data, example.previous_attributes, now);
+  const body = JSON.parse(event.payload) as Record<string, unknown>;
+  return { ...event, payload: JSON.stringify({ ...body, test: true }), test_endpoint_id: endpointId };
 }

@@ -36,7 +36,9 @@ export interface ReceivedDelivery {
 }
 
 /** How to answer one request: a status (and headers), after an optional delay; or never. */
-export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | "hang";
+export type Answer =
+  | { status: number; headers?: Record<string, string>; delayMs?: number; body?: string | Buffer }
+  | "hang";
 
 export interface Receiver {
   url: string;
@@ -104,7 +106,7 @@ export async function startReceiver(path = "/hooks"): Promise<Receiver> {
         return;
       }
       const send = () => {
-        if (!res.destroyed) res.writeHead(answer.status, answer.headers).end("received");
+        if (!res.destroyed) res.writeHead(answer.status, answer.headers).end(answer.body ?? "received");
       };
       if (answer.delayMs) setTimeout(send, answer.delayMs);
       else send();

@@ -25,6 +25,12 @@ export interface DeliveryAttemptDoc {
   duration_ms: number;
   error: string | null;
   succeeded: boolean;
+  /**
+   * What the receiver answered (webhooks/delivery/answer.ts: a few headers, the first KiB of the
+   * body), null when it did not; absent from attempts recorded before answers were kept. Swept
+   * with the attempt.
+   */
+  response?: Schema<"DeliveryAttemptResponse"> | null;
   /** When the attempt started. */
   created_at: Date;
 }
@@ -51,6 +57,7 @@ export function toDeliveryAttempt(doc: DeliveryAttemptDoc): Schema<"DeliveryAtte
     duration_ms: doc.duration_ms,
     error: doc.error,
     succeeded: doc.succeeded,
+    response: doc.response ?? null,
     created_at: doc.created_at.toISOString(),
   };
 }
@@ -99,9 +106,19 @@ export class DeliveryAttempts {
     );
   }
 
-  /** A page of one endpoint's attempts, newest first, one more than asked for `has_more`. */
-  list(endpoint: { _id: string; workspace_id: string }, page: Page): Promise<DeliveryAttemptDoc[]> {
-    return newestFirst(this.collection, endpoint.workspace_id, { endpoint_id: endpoint._id }, page);
+  /**
+   * A page of one endpoint's attempts, newest first, one more than asked for `has_more`; of one
+   * of its deliveries only, given `deliveryId` (the `one_per_delivery_attempt` index finds its
+   * few attempts).
+   */
+  list(
+    endpoint: { _id: string; workspace_id: string },
+    page: Page,
+    deliveryId?: string,
+  ): Promise<DeliveryAttemptDoc[]> {
+    const filter: Record<string, unknown> = { endpoint_id: endpoint._id };
+    if (deliveryId !== undefined) filter.delivery_id = deliveryId;
+    return newestFirst(this.collection, endpoint.workspace_id, filter, page);
   }
 
   /** Removes attempts older than the retention period of events; returns how many went. */

@@ -56,7 +56,7 @@ function listWebhookEndpointAttempts({ store }: Kit): Handler<"listWebhookEndpoi
   return async ({ ctx, id, query }) => {
     const page = parsePage(query);
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
-    const docs = await store.deliveryAttempts.list(endpoint, page);
+    const docs = await store.deliveryAttempts.list(endpoint, page, query.delivery_id);
     return { status: 200, body: toPage(docs, page.limit, toDeliveryAttempt) };
   };
 }
@@ -65,7 +65,7 @@ function listWebhookEndpointDeliveries({ store }: Kit): Handler<"listWebhookEndp
   return async ({ ctx, id, query }) => {
     const page = parsePage(query);
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
-    const filters = { status: query.status, eventType: query.event_type };
+    const filters = { status: query.status, eventType: query.event_type, recoveryId: query.recovery_id };
     const docs = await store.webhookDeliveries.listForEndpoint(endpoint, filters, page);
     return { status: 200, body: toPage(docs, page.limit, toWebhookDelivery) };
   };

@@ -135,6 +135,7 @@ export function toWebhookDelivery(doc: WebhookDeliveryDoc): Schema<"WebhookDeliv
     last_attempt_at: doc.last_attempt_at?.toISOString() ?? null,
     last_status_code: doc.last_status_code,
     next_attempt_at: doc.next_attempt_at?.toISOString() ?? null,
+    recovery_id: doc.recovery_id ?? null,
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
@@ -144,7 +145,11 @@ export function toWebhookDelivery(doc: WebhookDeliveryDoc): Schema<"WebhookDeliv
 export interface DeliveryFilters {
   status?: DeliveryStatus;
   eventType?: EventType;
+  /** The recovery that queued them (`rcv_…`). */
+  recoveryId?: string;
 }
+
+const zeroCounts = (): Schema<"DeliveryCounts"> => ({ succeeded: 0, failed: 0, pending: 0, dropped: 0 });
 
 export class WebhookDeliveries {
   readonly collection: Collection<WebhookDeliveryDoc>;
@@ -163,6 +168,12 @@ export class WebhookDeliveries {
       { name: "endpoint_newest" },
     );
     await this.collection.createIndex({ workspace_id: 1, event_id: 1, _id: -1 }, { name: "event_newest" });
+    // A recovery's deliveries (listed by `recovery_id`, counted for getWebhookRecovery). Not sparse:
+    // a sparse compound index holds every document anyway, as `_id` is in all of them.
+    await this.collection.createIndex(
+      { workspace_id: 1, recovery_id: 1, _id: -1 },
+      { name: "recovery_newest" },
+    );
     // Recovery asks which events have a pending or succeeded delivery to the endpoint since a time.
     await this.collection.createIndex(
       { endpoint_id: 1, status: 1, created_at: 1 },
@@ -353,6 +364,11 @@ export class WebhookDeliveries {
   }
 
   /** When the endpoint's lane has work next: the earliest `due_at` of its pending deliveries, or null. */
+  /** The workspace's deliveries of these ids (those that exist), in no particular order. */
+  findIn(workspaceId: string, ids: string[]): Promise<WebhookDeliveryDoc[]> {
+    return this.collection.find({ _id: { $in: ids }, workspace_id: workspaceId }).toArray();
+  }
+
   /** One delivery by id, as stored (the endpoints store's `readDelivery`). */
   async findById(id: string): Promise<WebhookDeliveryDoc | null> {
     return this.collection.findOne({ _id: id });
@@ -476,7 +492,47 @@ export class WebhookDeliveries {
     const filter: Record<string, unknown> = { endpoint_id: endpoint._id };
     if (filters.status !== undefined) filter.status = filters.status;
     if (filters.eventType !== undefined) filter.event_type = filters.eventType;
+    if (filters.recoveryId !== undefined) filter.recovery_id = filters.recoveryId;
     return newestFirst(this.collection, endpoint.workspace_id, filter, page);
+  }
+
+  /**
+   * The deliveries a recovery queued, counted by their status now: one read of the recovery's
+   * deliveries by the `recovery_newest` index, the status alone of each (counted here, as the
+   * endpoint's stats are: no `$group` the embedded fallback may lack). Its cost grows with the
+   * recovery's size: one index entry and one small document per delivery it queued.
+   */
+  async countForRecovery(recovery: { _id: string; workspace_id: string }): Promise<Schema<"DeliveryCounts">> {
+    const docs = await this.collection
+      .find(
+        { workspace_id: recovery.workspace_id, recovery_id: recovery._id },
+        { projection: { _id: 0, status: 1 } },
+      )
+      .toArray();
+    const counts = zeroCounts();
+    for (const { status } of docs) counts[status] += 1;
+    return counts;
+  }
+
+  /**
+   * The status and last attempt of each endpoint's newest `perEndpoint` deliveries: one read per
+   * endpoint, all at once, each a bounded walk of its `endpoint_newest` index (what
+   * listWebhookEndpoints summarises, webhooks/endpoints/recent.ts).
+   */
+  async newestOf(
+    workspaceId: string,
+    endpointIds: string[],
+    perEndpoint: number,
+  ): Promise<Map<string, Pick<WebhookDeliveryDoc, "status" | "last_attempt_at">[]>> {
+    const read = (endpointId: string) =>
+      this.collection
+        .find(
+          { workspace_id: workspaceId, endpoint_id: endpointId },
+          { projection: { _id: 0, status: 1, last_attempt_at: 1 }, sort: { _id: -1 }, limit: perEndpoint },
+        )
+        .toArray();
+    const all = await Promise.all(endpointIds.map(read));
+    return new Map(endpointIds.map((id, i) => [id, all[i] ?? []]));
   }
 
   /** A page of an event's deliveries, newest first. */

@@ -4,6 +4,7 @@ import { isIP, type LookupFunction, type Socket } from "node:net";
 import * as tls from "node:tls";
 import { Agent, buildConnector, type Dispatcher, request } from "undici";
 import { refusedRange } from "../endpoints/address-policy.js";
+import { readAnswerStart, receiverAnswer } from "./answer.js";
 import type { AttemptResult } from "./outcome.js";
 
 /**
@@ -177,7 +178,7 @@ function timeoutAfterReads(timeoutMs: number): { signal: AbortSignal; clear: () 
 
 /**
  * POSTs `body` to `url` and says how it went. The whole attempt (connect, TLS, request, answer
- * headers) must finish within `timeoutMs`; the answer's body is read and dropped.
+ * headers) must finish within `timeoutMs`; the start of the answer's body is read within it too.
  */
 export async function postWebhook(
   dispatcher: Dispatcher,
@@ -199,15 +200,15 @@ export async function postWebhook(
       headersTimeout: 0,
       bodyTimeout: 0,
     });
-    // The answer is in; its body does not matter, but it must not hold the connection.
-    response.body
-      .dump({ limit: 64 * 1024 })
-      .catch(() => {})
-      .finally(clear);
+    // The answer is in: the start of its body is kept (answer.ts), read within the same timeout;
+    // a longer body is not read on, its connection closed instead of drained.
+    const start = await readAnswerStart(response.body, signal);
+    clear();
     const retryAfterMs = retryAfter(response.statusCode, response.headers["retry-after"]);
     return {
       kind: "response",
       statusCode: response.statusCode,
+      answer: receiverAnswer(response.headers, start),
       ...(retryAfterMs !== null && { retryAfterMs }),
     };
   } catch (error) {

@@ -264,6 +264,7 @@ class LaneRun {
         duration_ms: report.durationMs,
         error: report.error,
         succeeded: report.succeeded,
+        response: report.answer ?? null,
         created_at: report.startedAt,
       },
     };

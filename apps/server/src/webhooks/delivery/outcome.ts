@@ -1,3 +1,5 @@
+import type { ReceiverAnswer } from "./answer.js";
+
 /**
  * What one delivery attempt's result means (docs/design.md, Webhook delivery): success is a 2xx within the timeout;
  * a redirect is not followed and fails; every other answer, a timeout, a refused or broken
@@ -8,7 +10,7 @@
 /** How an attempt ended, as the HTTP client saw it. */
 export type AttemptResult =
   /** `retryAfterMs`: the wait a 429 or 503 asked for in `Retry-After`. */
-  | { kind: "response"; statusCode: number; retryAfterMs?: number }
+  | { kind: "response"; statusCode: number; answer?: ReceiverAnswer; retryAfterMs?: number }
   | { kind: "timeout"; timeoutMs: number }
   /**
    * The SSRF guard would not connect to the address. `reason` names it and its range, for the
@@ -24,6 +26,8 @@ export interface AttemptOutcome {
   statusCode: number | null;
   /** Why it failed, or null on success. */
   error: string | null;
+  /** What the receiver answered (answer.ts), when it answered. */
+  answer?: ReceiverAnswer;
   /** The receiver asked for this long before the next attempt (429 or 503 with `Retry-After`). */
   retryAfterMs?: number;
 }
@@ -56,7 +60,9 @@ export function classifyAttempt(result: AttemptResult): AttemptOutcome {
   switch (result.kind) {
     case "response": {
       const { statusCode } = result;
-      if (statusCode >= 200 && statusCode < 300) return { succeeded: true, statusCode, error: null };
+      const answer = result.answer && { answer: result.answer };
+      if (statusCode >= 200 && statusCode < 300)
+        return { succeeded: true, statusCode, error: null, ...answer };
       const error =
         statusCode >= 300 && statusCode < 400
           ? `redirect not followed (HTTP ${statusCode})`
@@ -65,6 +71,7 @@ export function classifyAttempt(result: AttemptResult): AttemptOutcome {
         succeeded: false,
         statusCode,
         error,
+        ...answer,
         ...(result.retryAfterMs !== undefined && { retryAfterMs: result.retryAfterMs }),
       };
     }

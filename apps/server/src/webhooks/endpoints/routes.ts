@@ -4,15 +4,20 @@ import type { Handler } from "../../platform/http/operation.js";
 import { parsePage, toPage } from "../../platform/http/paging.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import type { Schema } from "../../spec/types.js";
+import type { WebhookDeliveries } from "../deliveries/store.js";
 import type { WebhookSettings } from "../settings.js";
 import { refusedUrlHost } from "./address-policy.js";
+import { type RecentDeliveries, recentOf } from "./recent.js";
 import { toWebhookEndpoint, type WebhookEndpoints } from "./store.js";
 
 // The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a
 // day, the spec's `WebhookEndpointSecretRotation.expires_in` default.
 const DEFAULT_GRACE_SECONDS = schemaDefaults.WebhookEndpointSecretRotation.expires_in;
 
-type Kit = RouteKit<{ webhookEndpoints: WebhookEndpoints }, WebhookSettings>;
+type Kit = RouteKit<
+  { webhookEndpoints: WebhookEndpoints; webhookDeliveries: Pick<WebhookDeliveries, "newestOf"> },
+  WebhookSettings
+>;
 
 /**
  * The spec's webhook endpoint operations: what receivers expect from Stripe and Svix (get, PATCH, secret rotation). The
@@ -92,8 +97,17 @@ function checkScheme(url: URL, allowPrivateNetworks: boolean): void {
 function listWebhookEndpoints({ store }: Kit): Handler<"listWebhookEndpoints"> {
   return async ({ ctx, query }) => {
     const page = parsePage(query);
-    const docs = await store.webhookEndpoints.list(workspaceOf(ctx), page);
-    return { status: 200, body: toPage(docs, page.limit, toWebhookEndpoint) };
+    const workspaceId = workspaceOf(ctx);
+    const docs = await store.webhookEndpoints.list(workspaceId, page);
+    const shown = docs.slice(0, page.limit).map((doc) => doc._id);
+    const recent = await recentOf(store.webhookDeliveries, workspaceId, shown);
+    return {
+      status: 200,
+      body: toPage(docs, page.limit, (doc) => ({
+        ...toWebhookEndpoint(doc),
+        recent_deliveries: recent.get(doc._id) as RecentDeliveries,
+      })),
+    };
   };
 }
 

@@ -5,7 +5,7 @@ import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/r
 import { toWebhookDelivery } from "../deliveries/store.js";
 import { previewRecovery } from "./preview.js";
 import { endpointDisabled, resend } from "./resend.js";
-import { type RecoveryStores, toWebhookRecovery } from "./store.js";
+import { type RecoveryStores, toWebhookRecovery, type WebhookRecoveryDoc } from "./store.js";
 import { appliedWindow, askedWindow } from "./window.js";
 
 type Kit = RouteKit<RecoveryStores>;
@@ -64,13 +64,18 @@ function recoverWebhookEndpoint({ store, metrics }: Kit): Handler<"recoverWebhoo
     if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "id");
     const recovery = await store.webhookRecoveries.start(endpoint, window);
     metrics?.recovery();
-    return { status: 202, body: toWebhookRecovery(recovery) };
+    return { status: 202, body: await shown(store, recovery) };
   };
 }
 
 function getWebhookRecovery({ store }: Kit): Handler<"getWebhookRecovery"> {
   return async ({ ctx, id }) => ({
     status: 200,
-    body: toWebhookRecovery(await store.webhookRecoveries.get(workspaceOf(ctx), id)),
+    body: await shown(store, await store.webhookRecoveries.get(workspaceOf(ctx), id)),
   });
+}
+
+/** A recovery with its deliveries counted now (a retried start may find some already sent). */
+async function shown(store: RecoveryStores, recovery: WebhookRecoveryDoc) {
+  return toWebhookRecovery(recovery, await store.webhookDeliveries.countForRecovery(recovery));
 }

@@ -54,7 +54,11 @@ export interface RecoveryProgress {
 /** Makes sure a worker runs the recovery (webhooks/recovery/job.ts schedules its Agenda job). */
 export type RecoveryScheduler = (recoveryId: string) => Promise<void>;
 
-export function toWebhookRecovery(doc: WebhookRecoveryDoc): Schema<"WebhookRecovery"> {
+/** A recovery as the API shows it, with its deliveries counted by status now (`countForRecovery`). */
+export function toWebhookRecovery(
+  doc: WebhookRecoveryDoc,
+  deliveries: Schema<"DeliveryCounts">,
+): Schema<"WebhookRecovery"> {
   return {
     id: doc._id,
     object: "webhook_recovery",
@@ -65,6 +69,7 @@ export function toWebhookRecovery(doc: WebhookRecoveryDoc): Schema<"WebhookRecov
     scanned: doc.scanned,
     scanned_until: scannedUntil(doc),
     queued: doc.queued,
+    deliveries,
     completed_at: doc.completed_at?.toISOString() ?? null,
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
