@@ -26,6 +26,8 @@ const BUILDER_METHOD: Record<string, string> = {
   nestedCreator: "POST",
   action: "POST",
   updater: "PATCH",
+  recoverer: "POST",
+  recoveryPreviewer: "POST",
 };
 
 /** `METHOD path` of every operation a resource method of src/resources.ts is built on. */
