@@ -24,27 +24,35 @@ import {
 const PAGE = 25;
 /** @type {WebhookDeliveryStatus[]} */
 const STATUSES = ["succeeded", "failed", "pending", "dropped"];
-/** How many pages of attempts a delivery's details may read (newest first) to find its own. */
-const ATTEMPT_PAGES = 10;
-
-/** The attempts of one delivery: read from the endpoint's attempts, newest first, down to the delivery's creation. */
-/** @param {WebhookDelivery} delivery */
+/**
+ * The attempts of one delivery, oldest first: one request (`delivery_id` on the endpoint's
+ * attempts), since a delivery makes at most a handful (the first and its retries).
+ * @param {WebhookDelivery} delivery
+ */
 async function attemptsOf(delivery) {
-  /** @type {import("./types.js").DeliveryAttempt[]} */
-  const found = [];
-  let after;
-  for (let page = 0; page < ATTEMPT_PAGES; page += 1) {
-    /** @type {Page<import("./types.js").DeliveryAttempt>} */
-    const attempts = await get(`webhook-endpoints/${delivery.endpoint_id}/attempts`, {
-      limit: 100,
-      starting_after: after,
-    });
-    found.push(...attempts.data.filter((attempt) => attempt.delivery_id === delivery.id));
-    const last = attempts.data.at(-1);
-    if (!attempts.has_more || !last || last.created_at < delivery.created_at) break;
-    after = last.id;
-  }
-  return found.sort((a, b) => a.attempt - b.attempt);
+  /** @type {Page<import("./types.js").DeliveryAttempt>} */
+  const attempts = await get(`webhook-endpoints/${delivery.endpoint_id}/attempts`, {
+    limit: 100,
+    delivery_id: delivery.id,
+  });
+  return attempts.data.sort((a, b) => a.attempt - b.attempt);
+}
+
+/**
+ * What the receiver answered: its content type and the start of its body, as text (never
+ * markup: `h` makes text nodes), with "…" where the body went on.
+ * @param {import("./types.js").DeliveryAttempt["response"]} response
+ */
+function answerOf(response) {
+  if (!response) return "none";
+  const type = response.headers["content-type"];
+  const body = `${response.body}${response.body_truncated ? "…" : ""}`;
+  return h(
+    "div",
+    { class: "answer" },
+    type ? h("span", { class: "hint" }, type) : null,
+    body ? h("pre", { class: "answer-body" }, body) : h("span", {}, "(empty body)"),
+  );
 }
 
 /** @param {import("./types.js").DeliveryAttempt[]} attempts */
@@ -58,10 +66,11 @@ function attemptsTable(attempts) {
       h("td", {}, attempt.status_code === null ? "none" : String(attempt.status_code)),
       h("td", {}, `${attempt.duration_ms} ms`),
       h("td", {}, attempt.error ?? "—"),
+      h("td", {}, answerOf(attempt.response)),
       h("td", {}, when(attempt.created_at)),
     ),
   );
-  const columns = ["Attempt", "Status code", "Duration", "Error", "At"];
+  const columns = ["Attempt", "Status code", "Duration", "Error", "Receiver's answer", "At"];
   return dataTable({ caption: "Attempts", columns, rows, className: "attempts", showCaption: true });
 }
 

@@ -99,7 +99,9 @@ describe("the webhook console in Chromium", () => {
   let endpointPage: Page;
 
   it("adds a failing endpoint, shows the failed delivery and its attempts, and resends it once fixed", async () => {
-    receiver.answer = () => ({ status: 503 });
+    // Markup in the answer, to see it shown as the text it is.
+    const down = "<b>down for maintenance</b>";
+    receiver.answer = () => ({ status: 503, headers: { "content-type": "text/html" }, body: down });
     const { page } = await openConsole();
     endpointPage = page;
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
@@ -124,6 +126,10 @@ describe("the webhook console in Chromium", () => {
     await countOf(attempts).toBe(5);
     await textOf(attempts.first()).toContain("503");
     await textOf(attempts.first()).toContain("HTTP 503");
+    // "What did my server say?": the receiver's answer, its type and body as text, never markup.
+    await textOf(attempts.first().locator(".answer-body")).toBe(down);
+    await textOf(attempts.first()).toContain("text/html");
+    await countOf(attempts.first().locator("b")).toBe(0);
     await textOf(page.locator("pre.payload")).toContain('"type": "contact.created"');
 
     receiver.answer = () => ({ status: 200 });
