@@ -6,11 +6,9 @@ import { api, get } from "./api.js";
 import { announce, field, fill, h, problem } from "./dom.js";
 
 /** @typedef {import("./types.js").WebhookRecovery} WebhookRecovery */
-/** @typedef {import("./types.js").WebhookDelivery} WebhookDelivery */
 
 const POLL_MS = 1000;
 const POLL_LIMIT = 120;
-const PROGRESS_PAGES = 10;
 
 /** A datetime-local value (the browser's time zone) for `date`. */
 function localInput(/** @type {Date} */ date) {
@@ -19,52 +17,28 @@ function localInput(/** @type {Date} */ date) {
 }
 
 /**
- * The deliveries newer than `markId` (the newest before the recovery), counted by status.
- * @param {string} endpointId
- * @param {string | undefined} markId
- */
-async function progressSince(endpointId, markId) {
-  /** @type {Record<import("./types.js").WebhookDeliveryStatus, number>} */
-  const counts = { succeeded: 0, failed: 0, pending: 0, dropped: 0 };
-  let after;
-  for (let page = 0; page < PROGRESS_PAGES; page += 1) {
-    /** @type {import("./types.js").Page<WebhookDelivery>} */
-    const deliveries = await get(`webhook-endpoints/${endpointId}/deliveries`, {
-      limit: 100,
-      starting_after: after,
-    });
-    for (const delivery of deliveries.data) {
-      if (markId && delivery.id <= markId) return counts;
-      counts[delivery.status] += 1;
-    }
-    after = deliveries.data.at(-1)?.id;
-    if (!deliveries.has_more || !after) break;
-  }
-  return counts;
-}
-
-/**
- * @param {string} endpointId
- * @param {string | undefined} markId
- * @param {number} queued
+ * Follows the recovery's own deliveries, counted by status on the recovery (`deliveries`), until
+ * none is pending: one request a second, however many it queued.
+ * @param {WebhookRecovery} recovery
  * @param {HTMLElement} output
  * @param {() => Promise<unknown>} done
  */
-async function follow(endpointId, markId, queued, output, done) {
+async function follow(recovery, output, done) {
+  let current = recovery;
   for (let poll = 0; poll < POLL_LIMIT; poll += 1) {
     if (!output.isConnected) return;
-    const counts = await progressSince(endpointId, markId);
-    const settled = counts.succeeded + counts.failed + counts.dropped;
+    const counts = current.deliveries;
     fill(
       output,
-      `Recovery: ${queued} queued · ${counts.succeeded} succeeded · ${counts.failed} failed · ${counts.pending} pending`,
+      `Recovery: ${current.queued} queued · ${counts.succeeded} succeeded · ${counts.failed} failed · ${counts.pending} pending`,
     );
-    if (counts.pending === 0 || settled >= queued) {
+    if (counts.pending === 0) {
       announce(`Recovery finished: ${counts.succeeded} succeeded, ${counts.failed} failed.`);
       await done();
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    current = await get(`webhook-recoveries/${current.id}`);
   }
 }
 
@@ -127,14 +101,12 @@ async function preview(endpoint, body, output, start) {
  * @param {() => Promise<unknown>} done
  */
 async function startRecovery(endpoint, body, progress, done) {
-  /** @type {import("./types.js").Page<WebhookDelivery>} */
-  const newest = await get(`webhook-endpoints/${endpoint.id}/deliveries`, { limit: 1 });
   /** @type {WebhookRecovery} */
   const started = await api("POST", `webhook-endpoints/${endpoint.id}/recover`, { body });
   const recovery = await scanned(started, progress);
   fill(progress, `Recovery: ${recovery.queued} queued.`);
   announce(`Recovery started: ${recovery.queued} deliveries queued.`);
-  if (recovery.queued > 0) await follow(endpoint.id, newest.data[0]?.id, recovery.queued, progress, done);
+  if (recovery.queued > 0) await follow(recovery, progress, done);
 }
 
 /**
