@@ -122,11 +122,24 @@ export function resendButton(delivery, after) {
 }
 
 /**
+ * A failed or dropped delivery whose event a later delivery to the same endpoint brought:
+ * "sent later", how (a recovery's, or a resend), linked to the event's deliveries.
+ * @param {WebhookDelivery} delivery
+ * @param {WebhookDelivery | undefined} later
+ */
+function sentLater(delivery, later) {
+  if (!later || (delivery.status !== "failed" && delivery.status !== "dropped")) return null;
+  const how = later.recovery_id ? "recovered" : "resent";
+  return [" ", h("a", { href: `#/events/${delivery.event_id}`, class: "later" }, `sent later (${how})`)];
+}
+
+/**
  * @param {WebhookDelivery} delivery
  * @param {number} columns
  * @param {() => Promise<unknown>} reload
+ * @param {WebhookDelivery} [later] a newer delivery of its event that succeeded
  */
-function rows(delivery, columns, reload) {
+function rows(delivery, columns, reload, later) {
   const detailCell = h("td", { colspan: columns });
   const detailRow = h("tr", { class: "detail", hidden: true }, detailCell);
   const toggle = h(
@@ -152,7 +165,7 @@ function rows(delivery, columns, reload) {
       h("br"),
       h("a", { href: `#/events/${delivery.event_id}`, class: "id" }, delivery.event_id),
     ),
-    h("td", {}, statusBadge(delivery.status)),
+    h("td", {}, statusBadge(delivery.status), sentLater(delivery, later)),
     h("td", {}, String(delivery.attempts)),
     h("td", {}, delivery.last_status_code === null ? "—" : String(delivery.last_status_code)),
     h("td", {}, when(delivery.created_at)),
@@ -214,6 +227,8 @@ export async function deliveriesSection(endpoint, onReload = async () => {}, fir
   const body = h("div", { class: "list" });
   // The page asked for the first page unfiltered, before the filters were read.
   let prefetched = status.value || eventType.value ? undefined : firstPage;
+  /** @type {Map<string, WebhookDelivery>} event id → the newest succeeded delivery of it listed so far (`sentLater`) */
+  const succeeded = new Map();
   /** @param {string} [after] */
   const load = async (after) => {
     const query = { limit: PAGE, status: status.value, event_type: eventType.value, starting_after: after };
@@ -227,9 +242,15 @@ export async function deliveriesSection(endpoint, onReload = async () => {}, fir
       const caption = "Deliveries to this endpoint, newest first";
       fill(body, dataTable({ caption, columns: HEAD, className: "deliveries" }));
     }
-    body
-      .querySelector("tbody")
-      ?.append(...page.data.flatMap((delivery) => rows(delivery, HEAD.length, reload)));
+    if (!after) succeeded.clear();
+    body.querySelector("tbody")?.append(
+      ...page.data.flatMap((delivery) => {
+        // Newest first: a success of the same event seen before this row came after it.
+        const later = succeeded.get(delivery.event_id);
+        if (delivery.status === "succeeded") succeeded.set(delivery.event_id, delivery);
+        return rows(delivery, HEAD.length, reload, later);
+      }),
+    );
     const last = page.data.at(-1);
     if (page.has_more && last) moreButton(body, "Show more deliveries", () => load(last.id));
   };

@@ -136,6 +136,9 @@ describe("the webhook console in Chromium", () => {
     await failed.getByRole("button", { name: "Resend" }).click();
     const succeeded = await refreshUntil(page, "succeeded");
     await textOf(succeeded.getByRole("cell").nth(0)).toBe("succeeded");
+    // The failed one says its event went later, and how.
+    const before = page.locator("tr[data-delivery]").filter({ hasText: "failed" }).first();
+    await textOf(before.getByRole("cell").nth(0)).toBe("failed sent later (resent)");
     // The chart and the success rate count both deliveries of the event.
     await textOf(page.locator(".legend")).toContain("1 succeeded 1 failed");
     await textOf(page.locator("[data-rate]")).toBe("50 %");
