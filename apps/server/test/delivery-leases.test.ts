@@ -236,7 +236,11 @@ describe("an answer that arrives while the process is paused", () => {
       while (performance.now() < until) {
         // blocked
       }
-      expect(await attempt).toEqual({ kind: "response", statusCode: 204 });
+      expect(await attempt).toEqual({
+        kind: "response",
+        statusCode: 204,
+        answer: { headers: {}, body: "", body_truncated: false },
+      });
     } finally {
       await agent.close();
       receiver.postMessage("stop");

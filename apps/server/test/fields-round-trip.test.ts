@@ -152,8 +152,8 @@ const NOT_RESOURCE_FIELDS: Record<string, string[]> = {
 /**
  * Operations whose body steers the operation instead of holding a resource's fields: a batch
  * (its items are contacts: checked below), a merge (ids; contacts-merge.test.ts), a resend
- * or recovery (which endpoint, which window; webhook-recovery.test.ts), and a console session's
- * lifetime.
+ * or recovery (which endpoint, which window; webhook-recovery.test.ts), a test event or a bulk
+ * resend (which type, which deliveries), and a console session's lifetime.
  */
 const STEERING_BODIES = new Set([
   "batchUpsertContacts",
@@ -163,6 +163,9 @@ const STEERING_BODIES = new Set([
   // How long the console session lasts (console-sessions.test.ts).
   "createConsoleSession",
   "createConsoleLink",
+  // Which example to send, which deliveries to resend (webhook-console-api.test.ts).
+  "sendWebhookEndpointTestEvent",
+  "resendWebhookDeliveries",
 ]);
 
 const withBody = specOperations.filter(

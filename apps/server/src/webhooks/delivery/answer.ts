@@ -2,8 +2,9 @@ import type { Readable } from "node:stream";
 import type { Schema } from "../../spec/types.js";
 
 /**
- * The receiver's answer kept with an attempt (docs/webhooks.md, "See each delivery"): a few of
- * its headers and the start of its body, so a developer reads what their server said. Bounded
+ * The receiver's answer kept with an attempt (docs/decisions.md, "The console's reads: counted
+ * when asked, bounded"): a few of its headers and the start of its body, so a developer reads
+ * what their server said. Bounded
  * on every side: at most BODY_BYTES of the body are kept, reading stops once they are in (the
  * rest of the body is never read: the connection is closed rather than drained), a header
  * value is cut at HEADER_CHARS. The text is data for the API to return as a JSON string; nothing
