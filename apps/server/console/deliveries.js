@@ -155,6 +155,12 @@ function rows(delivery, columns, reload, later) {
     if (open) await details(delivery, detailCell).catch((error) => fill(detailCell, problem(error)));
   });
   const again = resendButton(delivery, reload);
+  const pick = h("input", {
+    type: "checkbox",
+    class: "pick",
+    value: delivery.id,
+    "aria-label": `Select the ${delivery.status} delivery of ${delivery.event_id}`,
+  });
   const main = h(
     "tr",
     { "data-delivery": delivery.id },
@@ -169,7 +175,7 @@ function rows(delivery, columns, reload, later) {
     h("td", {}, String(delivery.attempts)),
     h("td", {}, delivery.last_status_code === null ? "—" : String(delivery.last_status_code)),
     h("td", {}, when(delivery.created_at)),
-    h("td", { class: "row-actions" }, toggle, " ", again),
+    h("td", { class: "row-actions" }, pick, " ", toggle, " ", again),
   );
   return [main, detailRow];
 }
@@ -181,6 +187,35 @@ export const firstDeliveries = (/** @type {string} */ endpointId) =>
   /** @type {Promise<Page<WebhookDelivery>>} */ get(`webhook-endpoints/${endpointId}/deliveries`, {
     limit: PAGE,
   });
+
+/**
+ * "Resend selected": the deliveries ticked in `list`, resent in one call (at most 100; the server
+ * refuses more, saying so), with what happened to each counted.
+ * @param {HTMLElement} list
+ * @param {() => Promise<unknown>} reload
+ */
+function bulkResend(list, reload) {
+  const output = h("p", { role: "status" });
+  const button = h("button", { type: "button" }, "Resend selected");
+  button.addEventListener("click", async () => {
+    const picked = /** @type {NodeListOf<HTMLInputElement>} */ (list.querySelectorAll("input.pick:checked"));
+    const ids = [...picked].map((box) => box.value);
+    if (!ids.length) return void fill(output, "Tick the deliveries to resend first.");
+    try {
+      /** @type {import("./types.js").WebhookDeliveryResendResult} */
+      const result = await api("POST", "webhook-deliveries/resend", { body: { ids } });
+      const count = (/** @type {string} */ status) =>
+        result.data.filter((item) => item.status === status).length;
+      const said = `${count("queued")} resent, ${count("already_pending")} already pending, ${count("error")} refused.`;
+      fill(output, said);
+      announce(said);
+      await reload();
+    } catch (error) {
+      fill(output, problem(error));
+    }
+  });
+  return h("div", { class: "actions" }, button, output);
+}
 
 /** The filters' form: Status, Event type, Filter and Refresh (both run `reload`). */
 /**
@@ -261,6 +296,7 @@ export async function deliveriesSection(endpoint, onReload = async () => {}, fir
     { "aria-labelledby": "deliveries-heading" },
     h("h2", { id: "deliveries-heading" }, "Deliveries"),
     filterForm(status, eventType, reload, body),
+    bulkResend(body, reload),
     body,
   );
   return { section, load, reload };

@@ -8,6 +8,7 @@ import { announce, fill, h, problem, statusBadge, when } from "./dom.js";
 import { endpointForm } from "./form.js";
 import { recoverSection } from "./recover.js";
 import { secretNotice } from "./secret.js";
+import { testEventSection } from "./test-event.js";
 
 /** @typedef {import("./types.js").WebhookEndpoint} WebhookEndpoint */
 
@@ -166,6 +167,7 @@ export async function endpointView(main, id) {
       chart,
     ),
     recoverSection(endpoint, reload),
+    await testEventSection(endpoint, reload),
     deliveries,
   );
   await load().catch((error) => deliveries.append(problem(error)));

@@ -27,3 +27,4 @@ export type WebhookEndpointUpdate = Schemas["WebhookEndpointUpdate"];
 export type EventSubscription = Schemas["EventSubscription"];
 export type WebhookRecoveryPreview = Schemas["WebhookRecoveryPreview"];
 export type ErrorCode = Schemas["ErrorCode"];
+export type WebhookDeliveryResendResult = Schemas["WebhookDeliveryResendResult"];

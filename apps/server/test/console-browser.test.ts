@@ -1,5 +1,6 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { constructEvent } from "@deskline/webhook-verifier";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
@@ -97,6 +98,8 @@ async function refreshUntil(page: Page, status: string) {
 
 describe("the webhook console in Chromium", () => {
   let endpointPage: Page;
+  /** The signing secret the console showed once when it added the receiver's endpoint. */
+  let secret: string;
 
   it("adds a failing endpoint, shows the failed delivery and its attempts, and resends it once fixed", async () => {
     // Markup in the answer, to see it shown as the text it is.
@@ -113,6 +116,7 @@ describe("the webhook console in Chromium", () => {
     await page.getByLabel("Description").fill("CRM sync");
     await page.getByRole("button", { name: "Save" }).click();
     await textOf(page.locator(".secret")).toMatch(/^whsec_/);
+    secret = (await page.locator(".secret").textContent()) as string;
 
     await page.getByRole("link", { name: receiver.url, exact: true }).click();
     await shown(page.getByRole("heading", { level: 1, name: receiver.url }));
@@ -199,12 +203,19 @@ describe("the webhook console in Chromium", () => {
     const rows = page.locator("tbody tr");
     await textOf(rows.first()).toContain(receiver.url);
     await textOf(rows.first()).toContain("succeeded");
+    // By type: every row listed is of it.
+    await page.getByLabel("Event type").selectOption("contact.created");
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect.poll(() => new URL(page.url()).hash).toBe("#/events?type=contact.created");
+    await expect
+      .poll(async () => [...new Set(await rows.locator("td:nth-of-type(1)").allTextContents())])
+      .toEqual(["contact.created"]);
     const eventId = (await rows.first().getByRole("link").first().textContent()) as string;
     await page.getByLabel("Event ID").fill(eventId);
     await page.getByRole("button", { name: "Search" }).click();
     await countOf(rows).toBe(1);
     // The search is in the address: a reload (or the address sent to someone) finds it again.
-    expect(new URL(page.url()).hash).toBe(`#/events?id=${eventId}`);
+    expect(new URL(page.url()).hash).toBe(`#/events?type=contact.created&id=${eventId}`);
     await page.reload();
     await countOf(rows).toBe(1);
     await expect.poll(() => page.getByLabel("Event ID").inputValue()).toBe(eventId);
@@ -212,6 +223,48 @@ describe("the webhook console in Chromium", () => {
     await textOf(page.getByRole("heading", { level: 1 })).toContain(eventId);
     await textOf(page.locator("pre.payload")).toContain(eventId);
     await countOf(page.getByRole("button", { name: "Resend" })).toBe(1);
+  });
+
+  it("sends a test event, signed and marked as a test; resends two failed deliveries picked at once", async () => {
+    const page = endpointPage; // on an event's page: back to the receiver's endpoint
+    await page.getByRole("link", { name: receiver.url }).first().click();
+    await shown(page.getByRole("heading", { level: 1, name: receiver.url }));
+    const from = receiver.received.length;
+    await page.getByLabel("Test event type").selectOption("contact.created");
+    await page.getByRole("button", { name: "Send test event" }).click();
+    await textOf(page.getByRole("status").filter({ hasText: "Test contact.created event" })).toMatch(
+      /queued\.$/,
+    );
+    await expect.poll(() => receiver.received.length, { timeout: 30_000 }).toBeGreaterThan(from);
+    const sent = receiver.received[from] as (typeof receiver.received)[number];
+    const event = constructEvent(sent.body, sent.headers["service-signature"] as string, secret);
+    expect(event).toMatchObject({ type: "contact.created", test: true });
+
+    receiver.answer = () => ({ status: 503 });
+    await newContact("Failing 1");
+    await newContact("Failing 2");
+    const failed = page
+      .locator("tr[data-delivery]")
+      .filter({ hasText: "failed" })
+      .filter({ hasNotText: "sent later" });
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole("button", { name: "Refresh" }).click();
+          await page.waitForLoadState("networkidle");
+          return failed.count();
+        },
+        { timeout: 30_000, interval: 300 },
+      )
+      .toBe(2);
+    receiver.answer = () => ({ status: 200 });
+    const before = receiver.received.length;
+    for (const row of await failed.all()) await row.getByRole("checkbox").check();
+    await page.getByRole("button", { name: "Resend selected" }).click();
+    await textOf(page.getByRole("status").filter({ hasText: "resent" })).toBe(
+      "2 resent, 0 already pending, 0 refused.",
+    );
+    await expect.poll(() => receiver.received.length - before, { timeout: 30_000 }).toBe(2);
   });
 
   it("edits an endpoint, rotates its secret, enables one that failures disabled, and deletes it", async () => {
