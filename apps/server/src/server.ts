@@ -153,8 +153,11 @@ function startBackground(parts: Parts): Background {
     await store.deliveryQueue.fanOut(events);
   });
   const stopping = new AbortController();
-  // Ready once the database's time is known too: the rate limit and the queue decide by it.
-  const prepare = () => prepareDatabase(store, logger).then(() => parts.databaseClock?.start());
+  // The database's time first: the migration lock, the rate limit and the queue decide by it.
+  const prepare = async () => {
+    await parts.databaseClock?.start();
+    await prepareDatabase(store, logger, parts.clock);
+  };
   const databaseReady = database.connectUntilReady(prepare, logger, stopping.signal);
   // Shutdown waits for this: a stop that lands while Agenda is starting must not close the
   // database under its first queries (an unhandled MongoClientClosedError).

@@ -128,11 +128,12 @@ export function createStore(
 
 /**
  * Brings the database up to this version: the migrations it has not run yet (under their lock,
- * platform/database/migrations.ts), then every collection's indexes. Each start runs it, and
+ * platform/database/migrations.ts, timed by `clock`: the database's time when none is given),
+ * then every collection's indexes. Each start runs it, and
  * `deskline-server migrate`.
  */
-export async function prepareDatabase(store: Store, logger: Logger): Promise<MigrateReport> {
-  const report = await runMigrations(store.db, MIGRATIONS, { logger });
+export async function prepareDatabase(store: Store, logger: Logger, clock?: Clock): Promise<MigrateReport> {
+  const report = await runMigrations(store.db, MIGRATIONS, { logger, ...(clock && { clock }) });
   await ensureIndexes(store);
   return report;
 }

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { newEvent } from "../src/events/model.js";
 import { DatabaseClock } from "../src/platform/database/database-clock.js";
+import { HeldLease } from "../src/platform/database/lease.js";
 import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 import { createStore, ensureIndexes, type Store } from "../src/store.js";
 import { INTERRUPTED_ATTEMPT } from "../src/webhooks/deliveries/attempts.js";
 import { countHealth, sweepHealth } from "../src/webhooks/delivery/health-count.js";
-import { HeldLease } from "../src/webhooks/delivery/held-lease.js";
 import { createDeliveryAgent, postWebhook } from "../src/webhooks/delivery/http-client.js";
 
 /**

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Db, MongoClient } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { MIGRATIONS } from "../src/migrations/index.js";
 import { type Migration, migrationKey, runMigrations } from "../src/platform/database/migrations.js";
@@ -8,6 +8,7 @@ import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 import { startInProcess } from "./helpers/in-process.js";
 import { MAIN_ENTRY, startMain } from "./helpers/main-process.js";
+import { eventually } from "./helpers/server-process.js";
 
 /** The migration lock's document, as the runner keeps it. */
 interface LockDoc {
@@ -95,6 +96,28 @@ describe("migrations", () => {
       runMigrations(db, migrations, { logger, leaseMs: 500, pollMs: 10 }),
       sleep(50).then(() => runMigrations(db, migrations, { logger, leaseMs: 500, pollMs: 10 })),
     ]);
+    expect(await runsOf(db)).toEqual({ m1: 1, m2: 1 });
+  });
+
+  it("keep a live holder's lock from a process whose clock runs a minute ahead (the lease is on the database's time)", async () => {
+    const db = freshDb();
+    const migrations = counting(db, 2, 400);
+    const holding = runMigrations(db, migrations, { logger, leaseMs: 5_000, pollMs: 10 });
+    const locks = db.collection("migration_lock");
+    await eventually(
+      () => locks.countDocuments(),
+      (held) => held === 1,
+      "the first process's lock",
+    );
+    // This process's wall clock (Date alone) jumps a minute ahead, as on a host that drifted; its
+    // timers and monotonic clock run on. On its own clock the holder's 5 s lease ran out long ago.
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true, now: Date.now() + 60_000 });
+    try {
+      await runMigrations(db, migrations, { logger, leaseMs: 5_000, pollMs: 10 });
+      await holding;
+    } finally {
+      vi.useRealTimers();
+    }
     expect(await runsOf(db)).toEqual({ m1: 1, m2: 1 });
   });
 

@@ -1,17 +1,20 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Collection, CreateIndexesOptions, Db, IndexSpecification } from "mongodb";
+import { type Clock, dateOf } from "../clock.js";
 import type { Logger } from "../logger.js";
+import { DatabaseClock } from "./database-clock.js";
 import { isDuplicateKey } from "./errors.js";
+import { HeldLease, LeaseFields } from "./lease.js";
 
 /**
  * Upgrades of stored shapes (docs/decisions.md, "Migrations"): each change of how a collection's
  * documents or indexes look is a numbered migration, run once per database, in order, and
  * recorded in the `migrations` collection. Every process runs the list at start (and
  * `deskline-server migrate` runs it alone); a lock document keeps two starting processes from
- * running one migration twice. The lock is a lease, not a transaction (the embedded fallback has
- * none): one document whose `expires_at` its holder moves on while it works, so a process that
- * died holding it lets go by itself. A migration must therefore be safe to run again from where
+ * running one migration twice. The lock is a lease (platform/database/lease.ts), not a
+ * transaction (the embedded fallback has none): one document whose `expires_at` its holder moves
+ * on while it works, so a process that died holding it lets go by itself. A migration must therefore be safe to run again from where
  * a dead holder left off: each is written as "bring the documents that are still in the old shape
  * into the new one".
  */
@@ -49,6 +52,8 @@ export interface MigrateOptions {
   leaseMs?: number;
   /** How often a process waiting for the lock looks again. */
   pollMs?: number;
+  /** What the lock's lease is timed by; without one, the database's time, read for the run. */
+  clock?: Clock;
 }
 
 /** What a run did: the migrations it applied (others may have been applied by another process). */
@@ -81,7 +86,24 @@ export async function runMigrations(
     );
   }
   if ((await pending(records, migrations)).length === 0) return { applied: [], unknown };
-  const lock = await takeLock(db, options);
+  const databaseClock = options.clock ? undefined : new DatabaseClock(db);
+  await databaseClock?.start();
+  try {
+    const lock = await takeLock(db, options.clock ?? (databaseClock as DatabaseClock), options);
+    return { applied: await applyPending(db, migrations, lock, options.logger), unknown };
+  } finally {
+    databaseClock?.stop();
+  }
+}
+
+/** Under the lock: applies and records, in order, the migrations not recorded yet; then lets go. */
+async function applyPending(
+  db: Db,
+  migrations: readonly Migration[],
+  lock: HeldLock,
+  logger: Logger,
+): Promise<string[]> {
+  const records = db.collection<MigrationRecord>(MIGRATIONS_COLLECTION);
   const applied: string[] = [];
   try {
     // Read again under the lock: the process that held it before may have run them all.
@@ -89,8 +111,8 @@ export async function runMigrations(
       lock.check();
       const key = migrationKey(migration);
       const started = Date.now();
-      options.logger.info({ migration: key }, "migrating");
-      await migration.up(db, options.logger);
+      logger.info({ migration: key }, "migrating");
+      await migration.up(db, logger);
       lock.check();
       await records.insertOne({
         _id: key,
@@ -99,13 +121,13 @@ export async function runMigrations(
         applied_at: new Date(),
         duration_ms: Date.now() - started,
       });
-      options.logger.info({ migration: key, ms: Date.now() - started }, "migrated");
+      logger.info({ migration: key, ms: Date.now() - started }, "migrated");
       applied.push(key);
     }
   } finally {
     await lock.release();
   }
-  return { applied, unknown };
+  return applied;
 }
 
 function checkNumbering(migrations: readonly Migration[]): void {
@@ -142,25 +164,31 @@ interface HeldLock {
   release(): Promise<void>;
 }
 
+/** The lock's lease, on its one document (platform/database/lease.ts). */
+const LOCK = new LeaseFields("holder", "expires_at");
+
 /**
  * Takes the lock, waiting while another live process holds it. Taking it is one conditional
  * upsert: it matches the lock document only once its lease has expired, and when the document
  * exists but does not match, the upsert's insert collides with its `_id`: someone holds it.
+ * The lease is on the database's time, so a starting process whose clock runs ahead does not
+ * find a live holder's lock expired.
  */
-async function takeLock(db: Db, options: MigrateOptions): Promise<HeldLock> {
+async function takeLock(db: Db, clock: Clock, options: MigrateOptions): Promise<HeldLock> {
   const leaseMs = options.leaseMs ?? 60_000;
   const locks = db.collection<LockDoc>(LOCKS_COLLECTION);
   const holder = randomUUID();
   let waiting = false;
   for (;;) {
-    const now = new Date();
+    const asked = performance.now();
     try {
+      const now = dateOf(clock);
       await locks.updateOne(
-        { _id: LOCK_ID, expires_at: { $lt: now } },
-        { $set: { holder, expires_at: new Date(now.getTime() + leaseMs) } },
+        { _id: LOCK_ID, ...LOCK.free(now) },
+        { $set: LOCK.take(holder, now, leaseMs) },
         { upsert: true },
       );
-      break;
+      return renewing(locks, { holder, clock, lease: new HeldLease(asked, leaseMs), leaseMs });
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }
@@ -168,26 +196,29 @@ async function takeLock(db: Db, options: MigrateOptions): Promise<HeldLock> {
     waiting = true;
     await sleep(options.pollMs ?? 250);
   }
-  return renewing(locks, holder, leaseMs);
 }
 
 /** Keeps the lease alive while the migrations run; `check` says whether it still is. */
-function renewing(locks: Collection<LockDoc>, holder: string, leaseMs: number): HeldLock {
-  let heldUntil = Date.now() + leaseMs;
+function renewing(
+  locks: Collection<LockDoc>,
+  { holder, clock, lease, leaseMs }: { holder: string; clock: Clock; lease: HeldLease; leaseMs: number },
+): HeldLock {
   const renew = async () => {
-    const until = new Date(Date.now() + leaseMs);
-    const { matchedCount } = await locks.updateOne({ _id: LOCK_ID, holder }, { $set: { expires_at: until } });
-    if (matchedCount === 1) heldUntil = until.getTime();
+    const asked = performance.now();
+    const { matchedCount } = await locks.updateOne(
+      { _id: LOCK_ID, ...LOCK.heldBy(holder) },
+      { $max: LOCK.extend(dateOf(clock), leaseMs) },
+    );
+    if (matchedCount === 1) lease.renewed(asked);
   };
   const timer = setInterval(() => void renew().catch(() => {}), Math.max(leaseMs / 3, 10)).unref();
   return {
     check() {
-      if (Date.now() >= heldUntil)
-        throw new Error("lost the migration lock (the database stopped answering?)");
+      if (!lease.hasRoom()) throw new Error("lost the migration lock (the database stopped answering?)");
     },
     async release() {
       clearInterval(timer);
-      await locks.deleteOne({ _id: LOCK_ID, holder });
+      await locks.deleteOne({ _id: LOCK_ID, ...LOCK.heldBy(holder) });
     },
   };
 }

@@ -1,6 +1,7 @@
 import { type AnyBulkWriteOperation, type Collection, type Db, type Filter, ObjectId } from "mongodb";
 import type { EventType } from "../../events/model.js";
 import { insertManyOnce } from "../../platform/database/insert-once.js";
+import { LeaseFields } from "../../platform/database/lease.js";
 import { newestFirst, type Page } from "../../platform/database/lists.js";
 import type { Schema } from "../../spec/types.js";
 
@@ -98,6 +99,9 @@ export type DeliveryOutcome =
 export const pendingKey = (endpointId: string, eventId: string): string => `${endpointId} ${eventId}`;
 /** A settled delivery's key: its own, so it never stands in the way of a new pending one. */
 const settledKey = (id: string): string => `settled ${id}`;
+
+/** A claim's lease on a delivery (platform/database/lease.ts). */
+const CLAIM = new LeaseFields("lease_holder", "lease_until");
 
 /** The order due deliveries are taken in: due time, then event (oldest first), then delivery. */
 const QUEUE_ORDER = { due_at: 1, event_id: 1, _id: 1 } as const;
@@ -243,7 +247,7 @@ export class WebhookDeliveries {
         $or: found.map((doc) => ({ _id: doc._id, attempts: doc.attempts })),
       },
       {
-        $set: { lease_holder: holder, lease_until: new Date(now.getTime() + leaseMs), updated_at: now },
+        $set: { ...CLAIM.take(holder, now, leaseMs), updated_at: now },
         $inc: { attempts: 1 },
       },
     );
@@ -261,7 +265,7 @@ export class WebhookDeliveries {
     // Another worker claimed some of them between the read and the update: ask which are ours.
     const ours = await this.collection
       .find(
-        { _id: { $in: found.map((doc) => doc._id) }, lease_holder: holder },
+        { _id: { $in: found.map((doc) => doc._id) }, ...CLAIM.heldBy(holder) },
         { projection: { attempts: 1 } },
       )
       .toArray();
@@ -289,14 +293,13 @@ export class WebhookDeliveries {
           _id: id,
           status: "pending" as const,
           attempts: outcome.attempt,
-          lease_holder: holder,
+          ...CLAIM.heldBy(holder),
         };
         const set: Partial<WebhookDeliveryDoc> = {
           updated_at: outcome.at,
           last_attempt_at: outcome.at,
           last_status_code: outcome.statusCode,
-          lease_holder: null,
-          lease_until: null,
+          ...CLAIM.released(),
         };
         if (outcome.kind === "retry") {
           Object.assign(set, { next_attempt_at: outcome.nextAttemptAt, due_at: outcome.nextAttemptAt });
@@ -326,8 +329,8 @@ export class WebhookDeliveries {
     await this.collection.bulkWrite(
       deliveries.map(({ _id, attempt, holder }) => ({
         updateOne: {
-          filter: { _id, status: "pending" as const, attempts: attempt, lease_holder: holder },
-          update: { $set: { lease_holder: null, lease_until: null }, $inc: { attempts: -1 } },
+          filter: { _id, status: "pending" as const, attempts: attempt, ...CLAIM.heldBy(holder) },
+          update: { $set: CLAIM.released(), $inc: { attempts: -1 } },
         },
       })),
       { ordered: false },
@@ -405,8 +408,7 @@ export class WebhookDeliveries {
               status: "dropped" as const,
               next_attempt_at: null,
               due_at: null,
-              lease_holder: null,
-              lease_until: null,
+              ...CLAIM.released(),
               updated_at: now,
               pending_key: settledKey(_id),
             },

@@ -1,6 +1,7 @@
 import pLimit from "p-limit";
 import type { Dispatcher as HttpDispatcher } from "undici";
 import type { Clock } from "../../platform/clock.js";
+import { HeldLease } from "../../platform/database/lease.js";
 import type { Logger } from "../../platform/logger.js";
 import type { Metrics } from "../../platform/metrics/metrics.js";
 import { withDeliveryAttemptSpan } from "../../platform/telemetry/index.js";
@@ -12,7 +13,6 @@ import type { WebhookStores as Store } from "../stores.js";
 import { type AttemptReport, attemptDelivery } from "./attempt.js";
 import type { LaneStart } from "./dispatcher.js";
 import { countHealth } from "./health-count.js";
-import { HeldLease } from "./held-lease.js";
 import { Pace } from "./pace.js";
 import type { EventBytes } from "./recent-events.js";
 import type { Recorder } from "./recorder.js";
@@ -30,7 +30,7 @@ import type { RunningLane } from "./running-lanes.js";
  * delays), each failed delivery counts toward the endpoint's 15 consecutive failures, a success
  * resets them (webhooks/delivery/health-count.ts), and an endpoint disabled, paused or deleted
  * drops its pending deliveries. A run sends and claims only while its lease has room for an
- * attempt (held-lease.ts); what it claimed and could not send it gives back.
+ * attempt (`HeldLease`, platform/database/lease.ts); what it claimed and could not send it gives back.
  */
 
 /** The part of the server's metrics that delivery feeds. */

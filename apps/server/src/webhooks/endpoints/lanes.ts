@@ -1,5 +1,6 @@
 import type { AnyBulkWriteOperation, Collection } from "mongodb";
 import { gathered } from "../../platform/database/gather.js";
+import { LeaseFields } from "../../platform/database/lease.js";
 import type { WebhookEndpointDoc } from "./document.js";
 
 /**
@@ -11,14 +12,17 @@ import type { WebhookEndpointDoc } from "./document.js";
  * lease runs out. Letting go sets `lane_until` to the earliest next start, which is how a rate
  * limit or a receiver's `Retry-After` holds across workers; a `Retry-After` is written as it
  * arrives (`hold`), so it holds through its worker's crash too. Times are the database's
- * (platform/database/database-clock.ts), whichever process writes them.
+ * (platform/database/database-clock.ts), whichever process writes them; the lease is the one
+ * primitive of platform/database/lease.ts.
  *
  * The lease is state of the endpoint: it goes when the endpoint is deleted, and an endpoint that
  * has no due deliveries is never read. The lease is never in the API. The endpoints' store builds
  * this over its own collection (`webhookEndpoints.lanes`), so these two fields are the only ones
  * written from here; the worker's side of a lease (is there still room to send?) is
- * webhooks/delivery/held-lease.ts.
+ * `HeldLease`, beside the primitive.
  */
+
+const LANE = new LeaseFields("lane_holder", "lane_until");
 
 export interface TakenLanes {
   /** The endpoints whose lanes this worker now holds, as read with the lease. */
@@ -38,8 +42,8 @@ export class LaneLeases {
       const operations: AnyBulkWriteOperation<WebhookEndpointDoc>[] = releases.map(
         ({ id, holder, until }) => ({
           updateOne: {
-            filter: { _id: id, lane_holder: holder },
-            update: { $set: { lane_holder: null, lane_until: until } },
+            filter: { _id: id, ...LANE.heldBy(holder) },
+            update: { $set: LANE.released(until) },
           },
         }),
       );
@@ -63,9 +67,8 @@ export class LaneLeases {
   ): Promise<TakenLanes> {
     if (ids.length === 0) return { taken: [], busy: new Map(), gone: [] };
     await this.endpoints.updateMany(
-      // `$not: {$gt}` also takes an endpoint whose lane never ran (no `lane_until` yet).
-      { _id: { $in: ids }, status: "enabled", lane_until: { $not: { $gt: now } } },
-      { $set: { lane_holder: holder, lane_until: new Date(now.getTime() + leaseMs) } },
+      { _id: { $in: ids }, status: "enabled", ...LANE.free(now) },
+      { $set: LANE.take(holder, now, leaseMs) },
     );
     const read = await this.endpoints.find({ _id: { $in: ids } }).toArray();
     const lanes: TakenLanes = { taken: [], busy: new Map(), gone: [] };
@@ -87,9 +90,9 @@ export class LaneLeases {
    */
   renew(id: string, holder: string, leaseMs: number, now: Date): Promise<WebhookEndpointDoc | null> {
     return this.endpoints.findOneAndUpdate(
-      { _id: id, lane_holder: holder },
+      { _id: id, ...LANE.heldBy(holder) },
       // `$max`: a `Retry-After` held further out stays.
-      { $max: { lane_until: new Date(now.getTime() + leaseMs) } },
+      { $max: LANE.extend(now, leaseMs) },
       { returnDocument: "after" },
     );
   }
@@ -99,7 +102,7 @@ export class LaneLeases {
    * than at the release, so that it outlives this worker.
    */
   async hold(id: string, holder: string, until: Date): Promise<void> {
-    await this.endpoints.updateOne({ _id: id, lane_holder: holder }, { $max: { lane_until: until } });
+    await this.endpoints.updateOne({ _id: id, ...LANE.heldBy(holder) }, { $max: LANE.until(until) });
   }
 
   /** Lets the lane go; no lane of the endpoint starts before `until`. */
