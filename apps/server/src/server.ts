@@ -139,10 +139,13 @@ interface Background {
 }
 
 /**
- * Connects (retrying until the database answers), migrates, then starts delivery and the sweeps.
- * Every role queues the deliveries of the events it relays, through the queue alone, which waits
- * for no worker (webhooks/deliveries/queue.ts); workers also send them. Agenda is built once the
- * database answers (its backend creates indexes when it connects).
+ * Connects (retrying until the database answers), migrates and composes delivery, then starts
+ * delivery and the sweeps. Ready — the API serves, `/readyz` says so — means all of that set-up
+ * is done (docs/decisions.md, "Ready means migrated"), so no operation waits for a part still
+ * being built: a recovery finds its scheduler. Every role queues the deliveries of the events it
+ * relays, through the queue alone, which waits for no worker (webhooks/deliveries/queue.ts);
+ * workers also send them. Agenda is built once the database answers (its backend creates indexes
+ * when it connects).
  */
 function startBackground(parts: Parts): Background {
   const { database, store, logger } = parts;
@@ -153,20 +156,25 @@ function startBackground(parts: Parts): Background {
     await store.deliveryQueue.fanOut(events);
   });
   const stopping = new AbortController();
-  // The database's time first: the migration lock, the rate limit and the queue decide by it.
+  let delivery: WebhookDelivery | undefined;
   const prepare = async () => {
+    // The database's time first: the migration lock, the rate limit and the queue decide by it.
     await parts.databaseClock?.start();
     await prepareDatabase(store, logger, parts.clock);
+    delivery ??= composeDelivery(parts);
+    await delivery.ready();
   };
   const databaseReady = database.connectUntilReady(prepare, logger, stopping.signal);
   // Shutdown waits for this: a stop that lands while Agenda is starting must not close the
   // database under its first queries (an unhandled MongoClientClosedError).
   const started = databaseReady.then(() =>
-    stopping.signal.aborted ? undefined : startDelivery(parts, { checkSecrets, startedAt }),
+    stopping.signal.aborted || !delivery
+      ? undefined
+      : startDelivery(parts, delivery, { checkSecrets, startedAt }),
   );
-  const deliveryReady = started.then((running) => {
-    if (!running) throw new ServerStopped();
-    return running.delivery;
+  const deliveryReady = started.then((stopSweeps) => {
+    if (!stopSweeps || !delivery) throw new ServerStopped();
+    return delivery;
   });
   // Whoever starts the server decides what a failure means (main exits); stop() must not throw it again.
   deliveryReady.catch(() => {});
@@ -175,33 +183,33 @@ function startBackground(parts: Parts): Background {
     deliveryReady,
     async stop(timeoutMs) {
       stopping.abort();
-      const running = await started.catch(() => undefined);
-      running?.stopSweeps();
-      await running?.delivery.stop(timeoutMs);
+      const stopSweeps = await started.catch(() => undefined);
+      stopSweeps?.();
+      await delivery?.stop(timeoutMs);
       parts.databaseClock?.stop();
     },
   };
 }
 
-/** Once the database is ready: the stored secrets checked, delivery built (and run by workers), sweeps on. */
+/** Delivery's parts, built (not started) once the database answers; every role has them. */
+function composeDelivery({ config, logger, database, store, metrics, clock, ca }: Parts): WebhookDelivery {
+  return new WebhookDelivery(database.db, store, config, logger, { clock, metrics, ...(ca ? { ca } : {}) });
+}
+
+/** Once ready: the stored secrets checked, delivery run by workers, sweeps on; returns the sweeps' stop. */
 async function startDelivery(
-  { config, logger, database, store, metrics, clock, ca }: Parts,
+  { config, logger, store }: Parts,
+  delivery: WebhookDelivery,
   steps: { checkSecrets: () => Promise<void>; startedAt: number },
-): Promise<{ delivery: WebhookDelivery; stopSweeps: () => void }> {
+): Promise<() => void> {
   // Before any delivery: a key that cannot open the stored secrets would sign with garbage.
   await steps.checkSecrets();
-  const delivery = new WebhookDelivery(database.db, store, config, logger, {
-    clock,
-    metrics,
-    ...(ca ? { ca } : {}),
-  });
-  await delivery.ready();
   const stopSweeps = startSweeps(store, config, logger, steps.startedAt);
   if (config.role !== "api") {
     await delivery.start();
     logger.info({ role: config.role, concurrency: config.webhookConcurrency }, "delivering webhooks");
   }
-  return { delivery, stopSweeps };
+  return stopSweeps;
 }
 
 /** A worker serves only its probes and metrics (worker-app.ts); the other roles the whole API. */

@@ -103,8 +103,6 @@ export interface RecoveryStores {
 export class WebhookRecoveries {
   readonly collection: Collection<WebhookRecoveryDoc>;
   private scheduler: RecoveryScheduler | undefined;
-  private readonly schedulerAttached: Promise<void>;
-  private attached: () => void = () => {};
 
   private readonly perEndpoint: number;
   /** How the job runs: events per page, and how long a silent worker keeps it (webhooks/recovery/job.ts). */
@@ -114,19 +112,18 @@ export class WebhookRecoveries {
     this.perEndpoint = options.perEndpoint ?? 1;
     this.job = { pageSize: options.pageSize ?? 1000, lockMs: options.lockMs ?? 30_000 };
     this.collection = db.collection<WebhookRecoveryDoc>("webhook_recoveries");
-    this.schedulerAttached = new Promise((done) => {
-      this.attached = done;
-    });
   }
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ slot: 1 }, { name: "one_per_slot", unique: true, sparse: true });
   }
 
-  /** Given the job's scheduler once Agenda is ready; starting a recovery before then waits for it. */
+  /**
+   * Given the job's scheduler as delivery is composed, which the server does before it serves
+   * (server.ts): no recovery is started before.
+   */
   attachScheduler(schedule: RecoveryScheduler): void {
     this.scheduler = schedule;
-    this.attached();
   }
 
   /**
@@ -153,9 +150,10 @@ export class WebhookRecoveries {
       created_at: now,
       updated_at: now,
     };
+    const { scheduler } = this;
+    if (!scheduler) throw new Error("a recovery was started before delivery was composed (server.ts)");
     const doc = await this.insertInFreeSlot(base);
-    await this.schedulerAttached;
-    await this.scheduler?.(doc._id);
+    await scheduler(doc._id);
     return doc;
   }
 
