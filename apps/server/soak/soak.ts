@@ -95,152 +95,180 @@ const between = ([min, max]: [number, number]) => min + Math.random() * (max - m
 
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const startedAt = Date.now();
-  const { log } = options;
   const cleanups: (() => Promise<unknown>)[] = [];
-  const slots: ServerSlot[] = [];
   try {
-    const database = options.mongodbUri
-      ? { uri: options.mongodbUri }
-      : await startEmbeddedDatabase(createLogger("info"), loadConfig().embeddedDatabase);
-    if ("stop" in database) cleanups.push(() => database.stop());
-    const proxy: TcpProxy = await createTcpProxy(database.uri);
-    await proxy.open();
-    cleanups.push(() => proxy.cut());
-    const certificate = testCertificate();
-    const receiver: CountingReceiver = await startCountingReceiver(certificate);
-    cleanups.push(() => receiver.close());
-
-    const env = {
-      ...SOAK_ENV,
-      MONGODB_URI: proxy.uri,
-      MONGODB_DATABASE: `deskline_soak_${Date.now().toString(36)}${randomBytes(2).toString("hex")}`,
-      NODE_EXTRA_CA_CERTS: certificate.certFile,
-      ...options.env,
-    };
-    // One port for the API, whichever process serves it: the writer keeps one base URL.
-    const port = await freePort();
-    const api = await createSlot("api", env, port);
-    const worker = await createSlot("worker", env);
-    const all = await createSlot("all", env, port);
-    slots.push(api, worker, all);
-    cleanups.push(...slots.map((slot) => () => slot.kill()));
-    await Promise.all([api.start(), worker.start()]);
-    log(
-      `database ${"stop" in database ? "embedded" : "MONGODB_URI"} via proxy ${proxy.uri}; API ${api.baseUrl}`,
-    );
-
-    const workspace = await createSoakWorkspace(api.baseUrl, ADMIN_TOKEN, receiver.url);
-    receiver.useSecret(workspace.secret);
-    const writer = startWriter({ baseUrl: api.baseUrl, apiKey: workspace.apiKey, rate: options.rate });
-    cleanups.push(() => writer.stop());
-    if (options.createsUnderFire === false) {
-      await sleep(2000);
-      writer.setCreateShare(0);
-    }
-    const kills = { api: 0, worker: 0, all: 0 };
-    const progress = (phase: string) =>
-      log(
-        `${phase}: kills api ${kills.api}, worker ${kills.worker}, all ${kills.all}; ` +
-          `${writer.accepted.length} writes accepted, ${writer.inFlight()} in flight; ` +
-          `${receiver.requests()} deliveries; ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
-      );
-
-    const killAndRestart = async (slot: ServerSlot) => {
-      await sleep(between(options.killGapMs));
-      await slot.kill();
-      kills[slot.role]++;
-      await slot.start();
-    };
-
-    writer.setPhase("split");
-    const order = shuffle([
-      ...Array<ServerSlot>(options.kills.api).fill(api),
-      ...Array<ServerSlot>(options.kills.worker).fill(worker),
-    ]);
-    for (const [index, slot] of order.entries()) {
-      await killAndRestart(slot);
-      if ((index + 1) % 10 === 0) progress("split");
-    }
-
-    if (options.outageMs > 0) {
-      await sleep(1000);
-      log(`outage: cutting the database for ${options.outageMs} ms while writing`);
-      // Answers count under the phase their request was sent and answered in (soak/writer.ts),
-      // so "outage" starts once the cut is made and ends before the database is back. An answer
-      // in flight at the cut, or one to a request that waited the outage out, is a rightful 200.
-      await proxy.cut();
-      writer.setPhase("outage");
-      await sleep(options.outageMs);
-      writer.setPhase("recovery");
-      await proxy.open();
-      await sleep(Math.max(3000, options.outageMs / 2));
-      progress("outage");
-    }
-
-    await Promise.all([api.stop(), worker.stop()]);
-    writer.setPhase("all");
-    await all.start();
-    for (let index = 0; index < options.kills.all; index++) {
-      await killAndRestart(all);
-      if ((index + 1) % 10 === 0) progress("all");
-    }
-    await sleep(1000);
-
-    log(`drain: writing stops (${writer.inFlight()} writes in flight); waiting for every delivery`);
-    writer.setPhase("drain");
-    await writer.stop();
-    const drainStarted = Date.now();
-    let result = audit({
-      accepted: writer.accepted,
-      uncertain: writer.uncertain,
-      events: [],
-      deliveries: receiver.counts,
-    });
-    for (;;) {
-      const delivered = receiver.counts.size;
-      if (delivered >= writer.accepted.length || Date.now() - drainStarted > options.drainMs) {
-        const events = await readAllEvents(all.baseUrl, workspace.apiKey);
-        result = audit({
-          accepted: writer.accepted,
-          uncertain: writer.uncertain,
-          events,
-          deliveries: receiver.counts,
-        });
-        const done = result.missingEvents.length === 0 && result.undelivered.length === 0;
-        if (done || Date.now() - drainStarted > options.drainMs) break;
-      }
-      await sleep(2000);
-    }
-    // Late duplicates (an attempt interrupted by a kill, retried by another process) arrive too.
-    await sleep(2000);
-    result = audit({
-      accepted: writer.accepted,
-      uncertain: writer.uncertain,
-      events: await readAllEvents(all.baseUrl, workspace.apiKey),
-      deliveries: receiver.counts,
-      attempts: await readAllAttempts(all.baseUrl, workspace.apiKey, workspace.endpointId),
-    });
-    const failed = result.missingEvents.length + result.undelivered.length + result.extraEvents.length > 0;
-    return {
-      audit: result,
-      kills,
-      unexpectedExits: slots.reduce((sum, slot) => sum + slot.unexpectedExits(), 0),
-      answers: writer.answers,
-      rejected: writer.rejected,
-      unresolved: writer.unresolved(),
-      skippedTicks: writer.skippedTicks(),
-      receiverRequests: receiver.requests(),
-      badSignatures: receiver.badSignatures(),
-      drainMs: Date.now() - drainStarted,
-      runSeconds: (Date.now() - startedAt) / 1000,
-      diagnostics:
-        failed || writer.rejected.length
-          ? slots.map((s) => `--- ${s.role}\n${s.outputTail()}`).join("\n")
-          : "",
-    };
+    const trial = await setUp(options, cleanups, startedAt);
+    await splitPhase(trial, options);
+    await outagePhase(trial, options);
+    await allPhase(trial, options);
+    return await drain(trial, options);
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   }
+}
+
+/** What the phases share: the proxy to the database, the receiver, the processes and the writer. */
+interface Trial {
+  startedAt: number;
+  proxy: TcpProxy;
+  receiver: CountingReceiver;
+  slots: { api: ServerSlot; worker: ServerSlot; all: ServerSlot };
+  workspace: Awaited<ReturnType<typeof createSoakWorkspace>>;
+  writer: Writer;
+  kills: SoakReport["kills"];
+}
+
+/** The database (behind its proxy), the receiver, the processes (api and worker started), the writer. */
+async function setUp(
+  options: SoakOptions,
+  cleanups: (() => Promise<unknown>)[],
+  startedAt: number,
+): Promise<Trial> {
+  const database = options.mongodbUri
+    ? { uri: options.mongodbUri }
+    : await startEmbeddedDatabase(createLogger("info"), loadConfig().embeddedDatabase);
+  if ("stop" in database) cleanups.push(() => database.stop());
+  const proxy = await createTcpProxy(database.uri);
+  await proxy.open();
+  cleanups.push(() => proxy.cut());
+  const certificate = testCertificate();
+  const receiver = await startCountingReceiver(certificate);
+  cleanups.push(() => receiver.close());
+  const env = {
+    ...SOAK_ENV,
+    MONGODB_URI: proxy.uri,
+    MONGODB_DATABASE: `deskline_soak_${Date.now().toString(36)}${randomBytes(2).toString("hex")}`,
+    NODE_EXTRA_CA_CERTS: certificate.certFile,
+    ...options.env,
+  };
+  // One port for the API, whichever process serves it: the writer keeps one base URL.
+  const port = await freePort();
+  const slots = {
+    api: await createSlot("api", env, port),
+    worker: await createSlot("worker", env),
+    all: await createSlot("all", env, port),
+  };
+  cleanups.push(...Object.values(slots).map((slot) => () => slot.kill()));
+  await Promise.all([slots.api.start(), slots.worker.start()]);
+  const where = "stop" in database ? "embedded" : "MONGODB_URI";
+  options.log(`database ${where} via proxy ${proxy.uri}; API ${slots.api.baseUrl}`);
+  const workspace = await createSoakWorkspace(slots.api.baseUrl, ADMIN_TOKEN, receiver.url);
+  receiver.useSecret(workspace.secret);
+  const writer = startWriter({ baseUrl: slots.api.baseUrl, apiKey: workspace.apiKey, rate: options.rate });
+  cleanups.push(() => writer.stop());
+  if (options.createsUnderFire === false) {
+    await sleep(2000);
+    writer.setCreateShare(0);
+  }
+  return { startedAt, proxy, receiver, slots, workspace, writer, kills: { api: 0, worker: 0, all: 0 } };
+}
+
+function progress({ kills, writer, receiver, startedAt }: Trial, options: SoakOptions, phase: string): void {
+  options.log(
+    `${phase}: kills api ${kills.api}, worker ${kills.worker}, all ${kills.all}; ` +
+      `${writer.accepted.length} writes accepted, ${writer.inFlight()} in flight; ` +
+      `${receiver.requests()} deliveries; ${((Date.now() - startedAt) / 1000).toFixed(0)} s`,
+  );
+}
+
+async function killAndRestart(trial: Trial, options: SoakOptions, slot: ServerSlot): Promise<void> {
+  await sleep(between(options.killGapMs));
+  await slot.kill();
+  trial.kills[slot.role]++;
+  await slot.start();
+}
+
+/** An api and a worker process; kills of each, in random order. */
+async function splitPhase(trial: Trial, options: SoakOptions): Promise<void> {
+  const { api, worker } = trial.slots;
+  trial.writer.setPhase("split");
+  const order = shuffle([
+    ...Array<ServerSlot>(options.kills.api).fill(api),
+    ...Array<ServerSlot>(options.kills.worker).fill(worker),
+  ]);
+  for (const [index, slot] of order.entries()) {
+    await killAndRestart(trial, options, slot);
+    if ((index + 1) % 10 === 0) progress(trial, options, "split");
+  }
+}
+
+/** The database cut for `outageMs` while writing. */
+async function outagePhase(trial: Trial, options: SoakOptions): Promise<void> {
+  if (options.outageMs <= 0) return;
+  const { proxy, writer } = trial;
+  await sleep(1000);
+  options.log(`outage: cutting the database for ${options.outageMs} ms while writing`);
+  // Answers count under the phase their request was sent and answered in (soak/writer.ts),
+  // so "outage" starts once the cut is made and ends before the database is back. An answer
+  // in flight at the cut, or one to a request that waited the outage out, is a rightful 200.
+  await proxy.cut();
+  writer.setPhase("outage");
+  await sleep(options.outageMs);
+  writer.setPhase("recovery");
+  await proxy.open();
+  await sleep(Math.max(3000, options.outageMs / 2));
+  progress(trial, options, "outage");
+}
+
+/** One ROLE=all process in place of the two; its kills. */
+async function allPhase(trial: Trial, options: SoakOptions): Promise<void> {
+  const { api, worker, all } = trial.slots;
+  await Promise.all([api.stop(), worker.stop()]);
+  trial.writer.setPhase("all");
+  await all.start();
+  for (let index = 0; index < options.kills.all; index++) {
+    await killAndRestart(trial, options, all);
+    if ((index + 1) % 10 === 0) progress(trial, options, "all");
+  }
+  await sleep(1000);
+}
+
+/** Writing stops; waits until every event is delivered (or `drainMs` passes), then audits. */
+async function drain(trial: Trial, options: SoakOptions): Promise<SoakReport> {
+  const { writer, receiver, workspace, slots } = trial;
+  options.log(`drain: writing stops (${writer.inFlight()} writes in flight); waiting for every delivery`);
+  writer.setPhase("drain");
+  await writer.stop();
+  const drainStarted = Date.now();
+  const ledger = { accepted: writer.accepted, uncertain: writer.uncertain, deliveries: receiver.counts };
+  const timedOut = () => Date.now() - drainStarted > options.drainMs;
+  for (;;) {
+    if (receiver.counts.size >= writer.accepted.length || timedOut()) {
+      const result = audit({ ...ledger, events: await readAllEvents(slots.all.baseUrl, workspace.apiKey) });
+      const done = result.missingEvents.length === 0 && result.undelivered.length === 0;
+      if (done || timedOut()) break;
+    }
+    await sleep(2000);
+  }
+  // Late duplicates (an attempt interrupted by a kill, retried by another process) arrive too.
+  await sleep(2000);
+  const result = audit({
+    ...ledger,
+    events: await readAllEvents(slots.all.baseUrl, workspace.apiKey),
+    attempts: await readAllAttempts(slots.all.baseUrl, workspace.apiKey, workspace.endpointId),
+  });
+  return report(trial, result, Date.now() - drainStarted);
+}
+
+function report(trial: Trial, result: Audit, drainMs: number): SoakReport {
+  const { writer, receiver, kills } = trial;
+  const slots = Object.values(trial.slots);
+  const failed = result.missingEvents.length + result.undelivered.length + result.extraEvents.length > 0;
+  return {
+    audit: result,
+    kills,
+    unexpectedExits: slots.reduce((sum, slot) => sum + slot.unexpectedExits(), 0),
+    answers: writer.answers,
+    rejected: writer.rejected,
+    unresolved: writer.unresolved(),
+    skippedTicks: writer.skippedTicks(),
+    receiverRequests: receiver.requests(),
+    badSignatures: receiver.badSignatures(),
+    drainMs,
+    runSeconds: (Date.now() - trial.startedAt) / 1000,
+    diagnostics:
+      failed || writer.rejected.length ? slots.map((s) => `--- ${s.role}\n${s.outputTail()}`).join("\n") : "",
+  };
 }
 
 function shuffle<T>(items: T[]): T[] {

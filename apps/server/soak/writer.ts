@@ -69,22 +69,58 @@ interface Written {
 }
 
 export function startWriter(options: WriterOptions): Writer {
-  const { baseUrl, apiKey, rate } = options;
-  const maxInFlight = options.maxInFlight ?? 64;
-  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
-  const giveUpAfterMs = options.giveUpAfterMs ?? 180_000;
-  const records: Record<Kind, Written[]> = { contact: [], ticket: [] };
-  const accepted: AcceptedWrite[] = [];
-  const answers: Answers = new Map();
-  const rejected: Writer["rejected"] = [];
-  const uncertain: AcceptedWrite[] = [];
-  let phase = "start";
-  let createShare = 0.5;
-  let inFlight = 0;
-  let unresolved = 0;
-  let skipped = 0;
-  let sequence = 0;
-  const running = new Set<Promise<void>>();
+  return new SoakWriter(options);
+}
+
+class SoakWriter implements Writer {
+  readonly accepted: AcceptedWrite[] = [];
+  readonly answers: Answers = new Map();
+  readonly rejected: Writer["rejected"] = [];
+  readonly uncertain: AcceptedWrite[] = [];
+  private readonly records: Record<Kind, Written[]> = { contact: [], ticket: [] };
+  private readonly running = new Set<Promise<void>>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly maxInFlight: number;
+  private readonly requestTimeoutMs: number;
+  private readonly giveUpAfterMs: number;
+  private phase = "start";
+  private createShare = 0.5;
+  private writing = 0;
+  private unresolvedCount = 0;
+  private skipped = 0;
+  private sequence = 0;
+
+  constructor(private readonly options: WriterOptions) {
+    this.maxInFlight = options.maxInFlight ?? 64;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
+    this.giveUpAfterMs = options.giveUpAfterMs ?? 180_000;
+    this.timer = setInterval(() => this.tick(), 1000 / options.rate);
+  }
+
+  unresolved(): number {
+    return this.unresolvedCount;
+  }
+
+  skippedTicks(): number {
+    return this.skipped;
+  }
+
+  inFlight(): number {
+    return this.writing;
+  }
+
+  setPhase(next: string): void {
+    this.phase = next;
+  }
+
+  setCreateShare(share: number): void {
+    this.createShare = share;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    while (this.running.size) await Promise.all([...this.running]);
+  }
 
   /**
    * Counts an answer under the phase its request was sent and answered in; one that crossed a
@@ -92,125 +128,102 @@ export function startWriter(options: WriterOptions): Writer {
    * commits, then its event relay fails at the cut (the sweep relays it later) and it is answered
    * 200 during the outage: rightly, but not an answer to a request made while the database was away.
    */
-  const count = (answer: string, sentIn: string) => {
-    const key = sentIn === phase ? phase : `${sentIn}→${phase}`;
-    const byAnswer = answers.get(key) ?? new Map<string, number>();
+  private count(answer: string, sentIn: string): void {
+    const key = sentIn === this.phase ? this.phase : `${sentIn}→${this.phase}`;
+    const byAnswer = this.answers.get(key) ?? new Map<string, number>();
     byAnswer.set(answer, (byAnswer.get(answer) ?? 0) + 1);
-    answers.set(key, byAnswer);
-  };
+    this.answers.set(key, byAnswer);
+  }
 
   /** Sends until a definite answer; undefined when given up. */
-  const send = async (method: string, path: string, body: unknown) => {
+  private send(method: string, path: string, body: unknown) {
     const key = randomUUID();
-    return retry(
-      UNTIL_DEFINITE,
-      async () => {
-        const sentIn = phase;
-        try {
-          const response = await fetch(`${baseUrl}${path}`, {
-            method,
-            headers: {
-              Authorization: `Bearer ${apiKey}`,
-              "Content-Type": "application/json",
-              "Idempotency-Key": key,
-            },
-            body: JSON.stringify(body),
-            signal: AbortSignal.timeout(requestTimeoutMs),
-          });
-          const text = await response.text();
-          count(String(response.status), sentIn);
-          if (isTransient(response.status, text)) return AGAIN;
-          return { status: response.status, text };
-        } catch (error) {
-          count((error as Error).name === "TimeoutError" ? "timeout" : "connection", sentIn);
-          return AGAIN;
-        }
-      },
-      { giveUp: giveUpAfter(giveUpAfterMs) },
-    );
-  };
+    return retry(UNTIL_DEFINITE, () => this.sendOnce(method, path, body, key), {
+      giveUp: giveUpAfter(this.giveUpAfterMs),
+    });
+  }
+
+  private async sendOnce(method: string, path: string, body: unknown, key: string) {
+    const sentIn = this.phase;
+    try {
+      const response = await fetch(`${this.options.baseUrl}${path}`, {
+        method,
+        headers: {
+          Authorization: `Bearer ${this.options.apiKey}`,
+          "Content-Type": "application/json",
+          "Idempotency-Key": key,
+        },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(this.requestTimeoutMs),
+      });
+      const text = await response.text();
+      this.count(String(response.status), sentIn);
+      if (isTransient(response.status, text)) return AGAIN;
+      return { status: response.status, text };
+    } catch (error) {
+      this.count((error as Error).name === "TimeoutError" ? "timeout" : "connection", sentIn);
+      return AGAIN;
+    }
+  }
 
   /** The created or patched record; null when unresolved, undefined when refused. */
-  const write = async (
+  private async write(
     method: string,
     path: string,
     body: unknown,
     what: string,
-  ): Promise<{ id: string } | null | undefined> => {
-    const answer = await send(method, path, body);
+  ): Promise<{ id: string } | null | undefined> {
+    const answer = await this.send(method, path, body);
     if (!answer) {
-      unresolved++;
+      this.unresolvedCount++;
       return null;
     }
     if (answer.status >= 200 && answer.status < 300) return JSON.parse(answer.text) as { id: string };
-    rejected.push({ write: what, status: answer.status, body: answer.text.slice(0, 300) });
+    this.rejected.push({ write: what, status: answer.status, body: answer.text.slice(0, 300) });
     return undefined;
-  };
+  }
 
-  const create = async (kind: Kind) => {
-    const n = ++sequence;
-    const contact = records.contact[Math.floor(Math.random() * records.contact.length)];
+  private async create(kind: Kind): Promise<void> {
+    const n = ++this.sequence;
+    const contacts = this.records.contact;
+    const contact = contacts[Math.floor(Math.random() * contacts.length)];
     const body =
       kind === "contact"
         ? { name: `Soak contact ${n}`, tags: ["soak"] }
         : { subject: `Soak ticket ${n}`, priority: "normal", ...(contact ? { contact_id: contact.id } : {}) };
-    const made = await write("POST", `/open/v1/${kind}s`, body, `create ${kind} ${n}`);
+    const made = await this.write("POST", `/open/v1/${kind}s`, body, `create ${kind} ${n}`);
     if (!made) return;
-    accepted.push({ op: "create", kind, id: made.id });
-    records[kind].push({ id: made.id, version: 1, busy: false });
-  };
+    this.accepted.push({ op: "create", kind, id: made.id });
+    this.records[kind].push({ id: made.id, version: 1, busy: false });
+  }
 
-  const patch = async (record: Written, kind: Kind) => {
+  private async patch(record: Written, kind: Kind): Promise<void> {
     record.busy = true;
     const value = `${kind} ${record.id} v${record.version++}`;
-    const made = await write(
-      "PATCH",
-      `/open/v1/${kind}s/${record.id}`,
-      { [PATCHED_FIELD[kind]]: value },
-      `patch ${kind}`,
-    );
+    const path = `/open/v1/${kind}s/${record.id}`;
+    const made = await this.write("PATCH", path, { [PATCHED_FIELD[kind]]: value }, `patch ${kind}`);
     const written: AcceptedWrite = { op: "patch", kind, id: record.id, value };
-    if (made) accepted.push(written);
-    else if (made === null) uncertain.push(written);
+    if (made) this.accepted.push(written);
+    else if (made === null) this.uncertain.push(written);
     record.busy = false;
-  };
+  }
 
   /** Creates and patches (of a record not being patched already), both kinds alike. */
-  const tick = () => {
-    if (inFlight >= maxInFlight) {
-      skipped++;
+  private tick(): void {
+    if (this.writing >= this.maxInFlight) {
+      this.skipped++;
       return;
     }
     const kind: Kind = Math.random() < 0.5 ? "contact" : "ticket";
-    const idle = records[kind].filter((r) => !r.busy);
-    const target = Math.random() >= createShare ? idle[Math.floor(Math.random() * idle.length)] : undefined;
-    if (!target && createShare === 0) return;
-    const job = (target ? patch(target, kind) : create(kind)).finally(() => {
-      inFlight--;
-      running.delete(job);
+    const idle = this.records[kind].filter((r) => !r.busy);
+    const target =
+      Math.random() >= this.createShare ? idle[Math.floor(Math.random() * idle.length)] : undefined;
+    if (!target && this.createShare === 0) return;
+    const job = (target ? this.patch(target, kind) : this.create(kind)).finally(() => {
+      this.writing--;
+      this.running.delete(job);
     });
-    inFlight++;
-    running.add(job);
-  };
-
-  const timer = setInterval(tick, 1000 / rate);
-  return {
-    accepted,
-    answers,
-    rejected,
-    unresolved: () => unresolved,
-    uncertain,
-    skippedTicks: () => skipped,
-    inFlight: () => inFlight,
-    setPhase(next) {
-      phase = next;
-    },
-    setCreateShare(share) {
-      createShare = share;
-    },
-    async stop() {
-      clearInterval(timer);
-      while (running.size) await Promise.all([...running]);
-    },
-  };
+    this.writing++;
+    this.running.add(job);
+  }
 }
