@@ -676,6 +676,40 @@ export type components = {
          */
         WebhookEndpointDisabledReason: "consecutive_failures" | "owner" | null;
         /**
+         * @description A content filter, matched against the event's body as delivered (`type`, `data`,
+         *     `previous_attributes`, …; the catalog's schemas in `listEventTypes` name the fields). An
+         *     object matches when each of its keys does. A key names a field and its value is a plain
+         *     value (equal; for a list field such as `tags`, an element equal), a nested object (matched
+         *     against that field's object) or an object of operators: `$eq`, `$neq`, `$in`, `$nin` (a list
+         *     of 1 to 100 values), `$gt`, `$gte`, `$lt`, `$lte` (numbers with numbers, strings with
+         *     strings: ISO times compare as text), `$exists` (true or false), `$startsWith` (a string).
+         *     `$and` and `$or` (lists of filters) and `$not` (a filter) combine, at the top or on a
+         *     field. A missing field matches only `$exists: false`, `$neq` and `$nin`. At most 8 levels
+         *     deep, 256 keys and 8 KiB as JSON; a filter that breaks a rule is `400 parameter_invalid`
+         *     with `param` pointing into it (`filter.data.priority.$in`). Events that do not pass are
+         *     not delivered to the endpoint and are counted as `filtered` in `getWebhookEndpointStats`;
+         *     resends and recoveries pass them over too.
+         * @example {
+         *       "data": {
+         *         "priority": {
+         *           "$in": [
+         *             "urgent",
+         *             "high"
+         *           ]
+         *         }
+         *       }
+         *     }
+         * @example {
+         *       "type": "contact.updated",
+         *       "data": {
+         *         "tags": "vip"
+         *       }
+         *     }
+         */
+        WebhookEventFilter: {
+            [key: string]: unknown;
+        };
+        /**
          * @description The names of the endpoint's custom headers, as given, sorted regardless of case; their values are never shown.
          * @example [
          *       "X-Api-Key"
@@ -719,6 +753,8 @@ export type components = {
             consecutive_failures: number;
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
+            /** @description The content filter events must pass to be delivered here; `null` for none. */
+            filter: components["schemas"]["WebhookEventFilter"] | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             recent_deliveries?: components["schemas"]["WebhookEndpointRecentDeliveries"];
             /** Format: date-time */

@@ -1904,6 +1904,8 @@ export type components = {
             consecutive_failures: number;
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
+            /** @description The content filter events must pass to be delivered here; `null` for none. */
+            filter: components["schemas"]["WebhookEventFilter"] | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             recent_deliveries?: components["schemas"]["WebhookEndpointRecentDeliveries"];
             /** Format: date-time */
@@ -1945,6 +1947,8 @@ export type components = {
             consecutive_failures: number;
             /** @description Deliveries per second this endpoint receives at most, across every worker of the deployment; `null` for no limit beyond `WEBHOOK_ENDPOINT_CONCURRENCY` attempts in flight. */
             rate_limit: number | null;
+            /** @description The content filter events must pass to be delivered here; `null` for none. */
+            filter: components["schemas"]["WebhookEventFilter"] | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
             /** @description Signing secret: `whsec_` + 32 random bytes (base64). Shown only by create and rotation. */
             secret: string;
@@ -1976,8 +1980,44 @@ export type components = {
              * @example 50
              */
             rate_limit?: number | null;
+            /** @description Deliver only the events that pass this filter (see `WebhookEventFilter`); `null` or omitted for every event of the subscribed types. */
+            filter?: components["schemas"]["WebhookEventFilter"] | null;
             /** @default {} */
             headers?: components["schemas"]["WebhookEndpointHeaders"];
+        };
+        /**
+         * @description A content filter, matched against the event's body as delivered (`type`, `data`,
+         *     `previous_attributes`, …; the catalog's schemas in `listEventTypes` name the fields). An
+         *     object matches when each of its keys does. A key names a field and its value is a plain
+         *     value (equal; for a list field such as `tags`, an element equal), a nested object (matched
+         *     against that field's object) or an object of operators: `$eq`, `$neq`, `$in`, `$nin` (a list
+         *     of 1 to 100 values), `$gt`, `$gte`, `$lt`, `$lte` (numbers with numbers, strings with
+         *     strings: ISO times compare as text), `$exists` (true or false), `$startsWith` (a string).
+         *     `$and` and `$or` (lists of filters) and `$not` (a filter) combine, at the top or on a
+         *     field. A missing field matches only `$exists: false`, `$neq` and `$nin`. At most 8 levels
+         *     deep, 256 keys and 8 KiB as JSON; a filter that breaks a rule is `400 parameter_invalid`
+         *     with `param` pointing into it (`filter.data.priority.$in`). Events that do not pass are
+         *     not delivered to the endpoint and are counted as `filtered` in `getWebhookEndpointStats`;
+         *     resends and recoveries pass them over too.
+         * @example {
+         *       "data": {
+         *         "priority": {
+         *           "$in": [
+         *             "urgent",
+         *             "high"
+         *           ]
+         *         }
+         *       }
+         *     }
+         * @example {
+         *       "type": "contact.updated",
+         *       "data": {
+         *         "tags": "vip"
+         *       }
+         *     }
+         */
+        WebhookEventFilter: {
+            [key: string]: unknown;
         };
         /**
          * @description Custom HTTP headers sent with every delivery to the endpoint, name → value (at most 20): an
@@ -2036,6 +2076,8 @@ export type components = {
             /** Format: date-time */
             until: string;
             totals: components["schemas"]["DeliveryCounts"];
+            /** @description Events of the window, of the types the endpoint subscribes to, that its `filter` kept from it (no delivery was made), by when they were fanned out. */
+            filtered: number;
             /** @description One bucket per hour of the window, oldest first; `start` is when the hour began. */
             hourly: {
                 /** Format: date-time */
@@ -2044,6 +2086,7 @@ export type components = {
                 failed: number;
                 pending: number;
                 dropped: number;
+                filtered: number;
             }[];
         };
         /**
@@ -2149,6 +2192,8 @@ export type components = {
                 pending: number;
                 /** @description Older than the endpoint's subscription to the event's type. */
                 before_subscription: number;
+                /** @description Kept from the endpoint by its content `filter`. */
+                filtered: number;
             };
         };
         /** @description Body of `sendWebhookEndpointTestEvent`. */
@@ -2319,6 +2364,8 @@ export type components = {
              * @example 50
              */
             rate_limit?: number | null;
+            /** @description Replaces the content filter whole; `null` removes it. Applies to events fanned out from then on. */
+            filter?: components["schemas"]["WebhookEventFilter"] | null;
             headers?: components["schemas"]["WebhookEndpointHeadersPatch"];
             status?: components["schemas"]["WebhookEndpointStatus"];
         };

@@ -272,6 +272,7 @@ export const schemaProperties = {
     "disabled_reason",
     "consecutive_failures",
     "rate_limit",
+    "filter",
     "header_names",
     "recent_deliveries",
     "created_at",
@@ -295,6 +296,7 @@ export const schemaProperties = {
     "disabled_reason",
     "consecutive_failures",
     "rate_limit",
+    "filter",
     "header_names",
     "secret",
     "created_at",
@@ -305,6 +307,7 @@ export const schemaProperties = {
     "description",
     "events",
     "rate_limit",
+    "filter",
     "headers"
   ],
   "DeliveryCounts": [
@@ -319,6 +322,7 @@ export const schemaProperties = {
     "since",
     "until",
     "totals",
+    "filtered",
     "hourly"
   ],
   "WebhookDelivery": [
@@ -429,6 +433,7 @@ export const schemaProperties = {
     "description",
     "events",
     "rate_limit",
+    "filter",
     "headers",
     "status"
   ],

@@ -18,6 +18,7 @@ import { Tickets } from "./tickets/tickets.js";
 import { DeliveryAttempts } from "./webhooks/deliveries/attempts.js";
 import { DeliveryQueue } from "./webhooks/deliveries/queue.js";
 import { toWebhookDelivery, WebhookDeliveries } from "./webhooks/deliveries/store.js";
+import { FilteredCounts } from "./webhooks/endpoints/filtered.js";
 import { SecretsAtRest } from "./webhooks/endpoints/secrets/at-rest.js";
 import { WebhookEndpoints } from "./webhooks/endpoints/store.js";
 import { WebhookRecoveries } from "./webhooks/recovery/store.js";
@@ -37,6 +38,8 @@ export interface Store {
   tickets: Tickets;
   idempotencyKeys: IdempotencyKeys;
   webhookEndpoints: WebhookEndpoints;
+  /** What endpoints' content filters kept from them, per hour (webhooks/endpoints/filtered.ts). */
+  webhookFiltered: FilteredCounts;
   events: Events;
   /** Deleted contacts and tickets, for incremental pulls (records/tombstones.ts). */
   tombstones: Tombstones;
@@ -98,7 +101,12 @@ export function createStore(
       return doc && toWebhookDelivery(doc);
     },
   });
-  const deliveryQueue = new DeliveryQueue(webhookDeliveries, webhookEndpoints, clock);
+  const webhookFiltered = new FilteredCounts(db);
+  const deliveryQueue = new DeliveryQueue(webhookDeliveries, webhookEndpoints, {
+    clock,
+    filtered: webhookFiltered,
+    logger,
+  });
   return {
     db,
     secrets,
@@ -110,6 +118,7 @@ export function createStore(
     tickets: new Tickets(db, { contacts, conversations }, relay, tombstones),
     idempotencyKeys: new IdempotencyKeys(db, config.idempotencyTtlMs, secrets.answers),
     webhookEndpoints,
+    webhookFiltered,
     events,
     tombstones,
     deliveryAttempts: new DeliveryAttempts(db),
@@ -147,6 +156,7 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.messages.ensureIndexes();
   await store.idempotencyKeys.ensureIndexes();
   await store.webhookEndpoints.ensureIndexes();
+  await store.webhookFiltered.ensureIndexes();
   await store.events.ensureIndexes();
   await store.tombstones.ensureIndexes();
   await store.relay.ensureIndexes();

@@ -71,6 +71,7 @@ export function startSweeps(store: Store, config: Config, logger: Logger, starte
       "delivery retention sweep",
       logger,
     ),
+    every(HOURLY, () => store.webhookFiltered.sweep(), "filtered counts sweep", logger),
   ];
   return () => {
     for (const stop of stops) stop();

@@ -53,6 +53,8 @@ function sample(schema: Json, name: string): unknown {
   if (types.includes("integer") || types.includes("number")) return 7;
   if (types.includes("array")) return [sample(schema.items ?? {}, `${name}[0]`)];
   if (types.includes("object")) {
+    // An open object (a content filter) is sampled by its own example.
+    if (schema.additionalProperties === true && schema.examples?.[0]) return schema.examples[0];
     const [first] = Object.entries((schema.properties ?? {}) as Json);
     if (first) return { [first[0]]: sample(first[1], `${name}.${first[0]}`) };
     if (schema.additionalProperties) return { round_trip: sample(schema.additionalProperties, `${name}.*`) };

@@ -8,7 +8,7 @@ import type {
   WebhookEndpoint,
   WebhookEndpointUpdate,
 } from "@deskline/sdk";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { PartialFailure, UsageError } from "../errors.js";
 import { catalogOf } from "../fields.js";
@@ -113,6 +113,7 @@ interface CreateOptions {
   event?: string[];
   header?: string[];
   rateLimit?: number;
+  filter?: Record<string, unknown>;
 }
 
 export function register(webhooks: Command): void {
@@ -183,11 +184,31 @@ function createCommand(endpoints: Command): void {
       .option("--event <type>", "an event type to receive (repeatable; default: all)", kit.collect)
       .option("--header <header>", HEADER_HELP, kit.collect)
       .option("--rate-limit <n>", "deliveries per second at most (default: no limit)", kit.positiveInteger)
+      .option(
+        "--filter <json>",
+        "a content filter the events must pass, as JSON (docs/webhooks.md, Content filters)",
+        filterOption,
+      )
       .action(runCreate),
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --header 'X-Api-Key: gw_4f9c2a7e'",
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --rate-limit 20",
+    `deskline webhooks endpoints create --url https://hooks.example.com/deskline --event ticket.created --filter '{"data":{"priority":{"$in":["urgent"]}}}'`,
   );
+}
+
+/** `--filter`: a JSON object, or a usage error that says so (the server checks the rest). */
+function filterOption(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new InvalidArgumentError(`must be JSON, e.g. '{"data":{"priority":"urgent"}}'`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidArgumentError("must be a JSON object");
+  }
+  return value as Record<string, unknown>;
 }
 
 async function runCreate(options: CreateOptions, command: Command): Promise<void> {
@@ -199,6 +220,7 @@ async function runCreate(options: CreateOptions, command: Command): Promise<void
     ...(options.event ? { events: options.event as EventType[] } : {}),
     ...(headers ? { headers } : {}),
     ...(options.rateLimit ? { rate_limit: options.rateLimit } : {}),
+    ...(options.filter ? { filter: options.filter } : {}),
   });
   printObject(created, Boolean(globalsOf(command).json));
 }

@@ -1716,6 +1716,38 @@ export const webhookEndpointUpdateSchema = {
         50
       ]
     },
+    "filter": {
+      "oneOf": [
+        {
+          "type": "object",
+          "minProperties": 1,
+          "description": "A content filter, matched against the event's body as delivered (`type`, `data`,\n`previous_attributes`, …; the catalog's schemas in `listEventTypes` name the fields). An\nobject matches when each of its keys does. A key names a field and its value is a plain\nvalue (equal; for a list field such as `tags`, an element equal), a nested object (matched\nagainst that field's object) or an object of operators: `$eq`, `$neq`, `$in`, `$nin` (a list\nof 1 to 100 values), `$gt`, `$gte`, `$lt`, `$lte` (numbers with numbers, strings with\nstrings: ISO times compare as text), `$exists` (true or false), `$startsWith` (a string).\n`$and` and `$or` (lists of filters) and `$not` (a filter) combine, at the top or on a\nfield. A missing field matches only `$exists: false`, `$neq` and `$nin`. At most 8 levels\ndeep, 256 keys and 8 KiB as JSON; a filter that breaks a rule is `400 parameter_invalid`\nwith `param` pointing into it (`filter.data.priority.$in`). Events that do not pass are\nnot delivered to the endpoint and are counted as `filtered` in `getWebhookEndpointStats`;\nresends and recoveries pass them over too.\n",
+          "additionalProperties": true,
+          "examples": [
+            {
+              "data": {
+                "priority": {
+                  "$in": [
+                    "urgent",
+                    "high"
+                  ]
+                }
+              }
+            },
+            {
+              "type": "contact.updated",
+              "data": {
+                "tags": "vip"
+              }
+            }
+          ]
+        },
+        {
+          "type": "null"
+        }
+      ],
+      "description": "Replaces the content filter whole; `null` removes it. Applies to events fanned out from then on."
+    },
     "headers": {
       "type": "object",
       "description": "Changes to the custom headers (see `WebhookEndpointHeaders`), merged by name (RFC 7396): a\nvalue sets or replaces that header, `null` removes it; headers not named stay as they are.\n",

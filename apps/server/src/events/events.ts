@@ -91,10 +91,18 @@ export class Events {
    * (all when null), none about `endpointId` (an operational event never goes to its endpoint).
    */
   recoveryPage(
-    window: { workspaceId: string; since: Date; until: Date; after: string; types: readonly string[] | null },
+    window: {
+      workspaceId: string;
+      since: Date;
+      until: Date;
+      after: string;
+      types: readonly string[] | null;
+      /** Read the payloads too (an endpoint's content filter reads them). */
+      payloads?: boolean;
+    },
     endpointId: string,
     limit: number,
-  ): Promise<Pick<EventDoc, "_id" | "workspace_id" | "type" | "created_at">[]> {
+  ): Promise<(Pick<EventDoc, "_id" | "workspace_id" | "type" | "created_at"> & { payload?: string })[]> {
     const filter: Record<string, unknown> = {
       workspace_id: window.workspaceId,
       created_at: { $gte: window.since, $lte: window.until },
@@ -105,7 +113,15 @@ export class Events {
     if (window.after) filter._id = { $gt: window.after };
     if (window.types) filter.type = { $in: [...window.types] };
     return this.collection
-      .find(filter, { projection: { _id: 1, workspace_id: 1, type: 1, created_at: 1 } })
+      .find(filter, {
+        projection: {
+          _id: 1,
+          workspace_id: 1,
+          type: 1,
+          created_at: 1,
+          ...(window.payloads && { payload: 1 }),
+        },
+      })
       .sort({ _id: 1 })
       .limit(limit)
       .toArray();

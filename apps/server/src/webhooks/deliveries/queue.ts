@@ -1,6 +1,8 @@
 import { receives, type StoredEvent } from "../../events/model.js";
 import { type Clock, systemClock } from "../../platform/clock.js";
 import { childId, idTime, newId } from "../../platform/ids.js";
+import type { Logger } from "../../platform/logger.js";
+import { type EventFilter, passesFilter } from "../endpoints/filter.js";
 import { type DeliveryOrigin, pendingKey, type WebhookDeliveries, type WebhookDeliveryDoc } from "./store.js";
 
 /**
@@ -44,7 +46,14 @@ export type QueuedListener = (queued: Queued) => void;
 
 /** Where an event goes: the enabled endpoints of its workspace (webhooks/endpoints/store.ts). */
 export interface EndpointDirectory {
-  enabledIn(workspaceIds: string[]): Promise<{ _id: string; workspace_id: string; events: string[] }[]>;
+  enabledIn(
+    workspaceIds: string[],
+  ): Promise<{ _id: string; workspace_id: string; events: string[]; filter?: EventFilter | null }[]>;
+}
+
+/** Where the fan-out counts the events endpoints' filters kept from them (webhooks/endpoints/filtered.ts). */
+export interface FilteredCounter {
+  add(kept: readonly { endpointId: string; eventId: string }[], at: Date): Promise<void>;
 }
 
 /**
@@ -57,15 +66,23 @@ const eventDeliveryId = (request: DeliveryRequest) => childId("dlv", request.eve
 export class DeliveryQueue {
   private readonly listeners: QueuedListener[] = [];
 
+  /**
+   * Due times are on the delivery worker's clock (the database's, in a server): an API process
+   * whose clock runs ahead must not queue its deliveries in the future.
+   */
+  private readonly clock: Clock;
+  private readonly filtered: FilteredCounter | undefined;
+  private readonly logger: Logger | undefined;
+
   constructor(
     private readonly deliveries: WebhookDeliveries,
     private readonly endpoints: EndpointDirectory,
-    /**
-     * Due times are on the delivery worker's clock (the database's, in a server): an API process
-     * whose clock runs ahead must not queue its deliveries in the future.
-     */
-    private readonly clock: Clock = systemClock,
-  ) {}
+    options: { clock?: Clock; filtered?: FilteredCounter; logger?: Logger } = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.filtered = options.filtered;
+    this.logger = options.logger;
+  }
 
   /** Adds a listener told of every batch of deliveries recorded. */
   onQueued(listener: QueuedListener): void {
@@ -74,16 +91,22 @@ export class DeliveryQueue {
 
   /**
    * The relay's hook (events/outbox-relay.ts): one delivery of each event to every enabled
-   * endpoint of its workspace subscribed to its type; one read of the endpoints for the whole
-   * batch. Idempotent: an event's delivery to an endpoint has one id, recorded once.
+   * endpoint of its workspace subscribed to its type and passed by its content filter; one read
+   * of the endpoints for the whole batch, filters matched here (webhooks/endpoints/filter.ts).
+   * Idempotent: an event's delivery to an endpoint has one id, recorded once.
    */
   async fanOut(events: StoredEvent[]): Promise<WebhookDeliveryDoc[]> {
     const endpoints = await this.endpoints.enabledIn([...new Set(events.map((e) => e.workspace_id))]);
-    const requests = events.flatMap((event) =>
-      endpoints
-        .filter((endpoint) => endpoint.workspace_id === event.workspace_id && receives(endpoint, event))
-        .map((endpoint) => ({ event, endpointId: endpoint._id })),
-    );
+    const requests: DeliveryRequest[] = [];
+    const filteredOut: { endpointId: string; eventId: string }[] = [];
+    for (const event of events) {
+      for (const endpoint of endpoints) {
+        if (endpoint.workspace_id !== event.workspace_id || !receives(endpoint, event)) continue;
+        if (passesFilter(endpoint, event)) requests.push({ event, endpointId: endpoint._id });
+        else filteredOut.push({ endpointId: endpoint._id, eventId: event._id });
+      }
+    }
+    this.countFiltered(filteredOut);
     // Due at their event's time (its id's milliseconds): an event relayed late (a sweep racing
     // the writer's relay, or after a crash) still goes before the later events of its endpoint
     // that are waiting, rather than behind them. Never later than now on the database's clock:
@@ -93,6 +116,14 @@ export class DeliveryQueue {
       origin: "event",
       dueAt: ({ event }) => new Date(Math.min(idTime(event._id), now)),
       events,
+    });
+  }
+
+  /** Counted, not awaited, and a failure only logged: the count is for the stats, the deliveries matter. */
+  private countFiltered(kept: { endpointId: string; eventId: string }[]): void {
+    if (!this.filtered || kept.length === 0) return;
+    this.filtered.add(kept, new Date(this.clock.now())).catch((err: unknown) => {
+      this.logger?.warn({ err }, "could not count the events content filters kept from endpoints");
     });
   }
 

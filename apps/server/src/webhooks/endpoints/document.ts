@@ -1,6 +1,7 @@
 import type { RecordDoc } from "../../records/record.js";
 import type { Schema } from "../../spec/types.js";
 import type { CustomHeader } from "./custom-headers.js";
+import type { EventFilter } from "./filter.js";
 import type { EndpointSecret } from "./secrets/at-rest.js";
 
 /**
@@ -41,6 +42,8 @@ export interface WebhookEndpointDoc extends RecordDoc {
   custom_headers: CustomHeader[];
   /** Deliveries per second at most, or null for no limit (webhooks/delivery/pace.ts). */
   rate_limit: number | null;
+  /** The content filter events must pass (webhooks/endpoints/filter.ts); absent or null: none. */
+  filter?: EventFilter | null;
   /**
    * The endpoint's lane (webhooks/endpoints/lanes.ts): the worker running it, and until when
    * nobody else may: its lease while held, the earliest next start once let go. Never in the API.

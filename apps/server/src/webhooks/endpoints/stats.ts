@@ -1,6 +1,7 @@
 import { type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import type { Schema } from "../../spec/types.js";
 import type { DeliveryStatus, WebhookDeliveries } from "../deliveries/store.js";
+import type { FilteredCounts } from "./filtered.js";
 import type { WebhookEndpoints } from "./store.js";
 
 /**
@@ -46,28 +47,41 @@ export function countByHour(
 }
 
 export async function endpointStats(
-  deliveries: WebhookDeliveries,
+  stores: { webhookDeliveries: WebhookDeliveries; webhookFiltered: FilteredCounts },
   endpoint: { _id: string; workspace_id: string },
   now = new Date(),
 ): Promise<EndpointStats> {
   const { since, until } = windowOf(now);
-  const counted = countByHour(await deliveries.madeBetween(endpoint._id, since, until), since);
+  const [made, filtered] = await Promise.all([
+    stores.webhookDeliveries.madeBetween(endpoint._id, since, until),
+    stores.webhookFiltered.between(endpoint._id, since, until),
+  ]);
+  const counted = countByHour(made, since);
+  const hourly = counted.hourly.map((hour) => ({
+    ...hour,
+    filtered: filtered.get(Date.parse(hour.start)) ?? 0,
+  }));
   return {
     object: "webhook_endpoint_stats",
     endpoint_id: endpoint._id,
     since: since.toISOString(),
     until: until.toISOString(),
     totals: counted.totals,
-    hourly: counted.hourly,
+    filtered: hourly.reduce((sum, hour) => sum + hour.filtered, 0),
+    hourly,
   };
 }
 
 export function endpointStatsRoutes({
   op,
   store,
-}: RouteKit<{ webhookDeliveries: WebhookDeliveries; webhookEndpoints: WebhookEndpoints }>): void {
+}: RouteKit<{
+  webhookDeliveries: WebhookDeliveries;
+  webhookEndpoints: WebhookEndpoints;
+  webhookFiltered: FilteredCounts;
+}>): void {
   op("getWebhookEndpointStats", async ({ ctx, id }) => {
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
-    return { status: 200, body: await endpointStats(store.webhookDeliveries, endpoint) };
+    return { status: 200, body: await endpointStats(store, endpoint) };
   });
 }

@@ -12,6 +12,7 @@ import type { BodyOf, Schema } from "../../spec/types.js";
 import type { Limits } from "../settings.js";
 import { type CustomHeader, checkHeaderNames, mergeHeaders } from "./custom-headers.js";
 import type { WebhookEndpointDoc } from "./document.js";
+import { checkFilter, passesFilter } from "./filter.js";
 import {
   failureUpdates,
   type HealthDoc,
@@ -59,6 +60,7 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
     disabled_reason: doc.disabled_reason,
     consecutive_failures: doc.consecutive_failures,
     rate_limit: doc.rate_limit ?? null,
+    filter: doc.filter ?? null,
     header_names: doc.custom_headers.map((header) => header.name),
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
@@ -142,6 +144,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     input: WebhookEndpointInput,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
     checkHeaderNames(input.headers ?? {});
+    const filter = input.filter == null ? null : checkFilter(input.filter);
     await this.secrets.writesAllowed();
     const now = new Date();
     const secret = newSecret();
@@ -163,6 +166,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
       consecutive_failures: 0,
       secrets: [{ secret: seal(secret), expires_at: null }],
       rate_limit: input.rate_limit ?? null,
+      filter,
       lane_holder: null,
       lane_until: null,
       custom_headers: mergeHeaders([], input.headers ?? {}, seal),
@@ -215,12 +219,13 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
       checkHeaderNames(patch.headers);
       await this.secrets.writesAllowed();
     }
+    if (patch.filter != null) checkFilter(patch.filter);
     type Patched = { doc: WebhookEndpointDoc; event?: StoredEvent };
     const patched = await this.updateInWorkspace<Patched>(workspaceId, id, async (current) => {
       const now = new Date();
       const set: Partial<WebhookEndpointDoc> = {};
-      for (const field of ["url", "description", "events", "rate_limit"] as const) {
-        if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[field])) {
+      for (const field of ["url", "description", "events", "rate_limit", "filter"] as const) {
+        if (patch[field] !== undefined && !isDeepStrictEqual(patch[field], current[field] ?? null)) {
           (set as Record<string, unknown>)[field] = patch[field];
         }
       }
@@ -302,13 +307,14 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
 
   /**
    * The enabled endpoints of the event's workspace that receive it: subscribed to its type
-   * (directly or with `*`), and not the endpoint an operational event is about.
+   * (directly or with `*`), passed by their content filter, and not the endpoint an operational
+   * event is about.
    */
   async receiversOf(
-    event: Pick<StoredEvent, "workspace_id" | "type" | "about_endpoint_id">,
+    event: Pick<StoredEvent, "workspace_id" | "type" | "about_endpoint_id" | "payload">,
   ): Promise<WebhookEndpointDoc[]> {
     const enabled = await this.enabledIn([event.workspace_id]);
-    return enabled.filter((endpoint) => receives(endpoint, event));
+    return enabled.filter((endpoint) => receives(endpoint, event) && passesFilter(endpoint, event));
   }
 
   /** The enabled endpoints of these workspaces, whatever they subscribe to. */

@@ -1,24 +1,30 @@
 import { type StoredEvent, subscribedTypes } from "../../events/model.js";
 import { idTime } from "../../platform/ids.js";
 import type { WebhookEndpointDoc } from "../endpoints/document.js";
+import { passesFilter } from "../endpoints/filter.js";
 import { subscribedSince } from "../endpoints/subscriptions.js";
 import type { RecoveryStores } from "./store.js";
 
 /**
  * What a recovery sends, decided once for the job that queues (job.ts) and the preview that only
  * counts (preview.ts), so the preview's count is what a recovery queues: of a window's events
- * the endpoint subscribes to, those older than its subscription to their type are no miss, those
- * with a pending or succeeded delivery are covered, and the rest were missed, each for a reason
+ * the endpoint subscribes to, those older than its subscription to their type are no miss, nor
+ * those its content filter keeps from it; those with a pending or succeeded delivery are
+ * covered, and the rest were missed, each for a reason
  * (docs/decisions.md, "Recoveries send only what was missed").
  */
 
-/** The event fields a recovery reads: a page holds no payloads (Events.recoveryPage). */
-export type EventRef = Pick<StoredEvent, "_id" | "workspace_id" | "type" | "created_at">;
+/**
+ * The event fields a recovery reads: a page holds no payloads (Events.recoveryPage), but for an
+ * endpoint with a content filter, which reads them.
+ */
+export type EventRef = Pick<StoredEvent, "_id" | "workspace_id" | "type" | "created_at"> &
+  Partial<Pick<StoredEvent, "payload">>;
 
 /** Why an event is to be sent again. */
 export type MissedReason = "failed" | "dropped" | "never_sent";
 /** Why an event is left alone. */
-export type SkippedReason = "succeeded" | "pending" | "before_subscription";
+export type SkippedReason = "succeeded" | "pending" | "before_subscription" | "filtered";
 
 export interface PageVerdict {
   /** The events to queue, in the page's order, each with why. */
@@ -51,6 +57,7 @@ export function readPage(
     until: window.until,
     after: cursor,
     types: subscribedTypes(endpoint.events) ?? null,
+    payloads: Boolean(endpoint.filter),
   };
   return store.events.recoveryPage(query, endpoint._id, pageSize) as Promise<EventRef[]>;
 }
@@ -71,7 +78,12 @@ export async function judgePage(
     seen.add(doc.status);
     statuses.set(doc.event_id, seen);
   }
-  const skipped: Record<SkippedReason, number> = { succeeded: 0, pending: 0, before_subscription: 0 };
+  const skipped: Record<SkippedReason, number> = {
+    succeeded: 0,
+    pending: 0,
+    before_subscription: 0,
+    filtered: 0,
+  };
   const missed: PageVerdict["missed"] = [];
   const created = endpoint.created_at.getTime();
   for (const event of page) {
@@ -81,6 +93,7 @@ export async function judgePage(
     const at = idTime(event._id);
     if (at < created) continue;
     if (at < subscribedSince(endpoint, event.type)) skipped.before_subscription++;
+    else if (!passesFilter(endpoint, event)) skipped.filtered++;
     else if (seen.has("succeeded")) skipped.succeeded++;
     else if (seen.has("pending")) skipped.pending++;
     else

@@ -17,7 +17,12 @@ export async function previewRecovery(
 ): Promise<Schema<"WebhookRecoveryPreview">> {
   const { pageSize } = store.webhookRecoveries.job;
   const wouldQueue = { total: 0, failed: 0, dropped: 0, never_sent: 0 };
-  const skipped: Record<SkippedReason, number> = { succeeded: 0, pending: 0, before_subscription: 0 };
+  const skipped: Record<SkippedReason, number> = {
+    succeeded: 0,
+    pending: 0,
+    before_subscription: 0,
+    filtered: 0,
+  };
   const scope = { workspaceId: endpoint.workspace_id, ...window };
   for (let cursor = ""; ; ) {
     const page = await readPage(store, scope, endpoint, cursor, pageSize);

@@ -3,6 +3,7 @@ import { AppError, notFound } from "../../platform/errors.js";
 import type { Handler } from "../../platform/http/operation.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import { toWebhookDelivery } from "../deliveries/store.js";
+import { passesFilter } from "../endpoints/filter.js";
 import { previewRecovery } from "./preview.js";
 import { endpointDisabled, resend } from "./resend.js";
 import { type RecoveryStores, toWebhookRecovery, type WebhookRecoveryDoc } from "./store.js";
@@ -33,18 +34,23 @@ function resendEvent({ store, metrics }: Kit): Handler<"resendEvent"> {
   };
 }
 
-/** The endpoint a resend names: one of the event's workspace, enabled, and a receiver of the event. */
+/**
+ * The endpoint a resend names: one of the event's workspace, enabled, and a receiver of the event
+ * (subscribed to its type, and passed by its content filter).
+ */
 async function namedReceiver(store: RecoveryStores, event: StoredEvent, endpointId: string) {
   const endpoint = await store.webhookEndpoints.find(endpointId);
   if (!endpoint || endpoint.workspace_id !== event.workspace_id) {
     throw notFound("webhook endpoint", endpointId, "endpoint_id");
   }
   if (endpoint.status !== "enabled") throw endpointDisabled(endpoint, "endpoint_id");
-  if (!receives(endpoint, event)) {
+  if (!receives(endpoint, event) || !passesFilter(endpoint, event)) {
     const why =
       event.about_endpoint_id === endpoint._id
         ? `is what this ${event.type} event is about, and never receives it`
-        : `is not subscribed to ${event.type} events`;
+        : !receives(endpoint, event)
+          ? `is not subscribed to ${event.type} events`
+          : "has a content filter this event does not pass (change the endpoint's filter to send it)";
     throw new AppError(400, "parameter_invalid", `Webhook endpoint ${endpoint._id} ${why}.`, {
       param: "endpoint_id",
     });
