@@ -228,10 +228,11 @@ describe("the webhook console in Chromium", () => {
   it("filters the event log by time, reading where a page of events went in one request", async () => {
     const page = endpointPage; // on an event's page
     const listed = await api.get("/open/v1/events", { key, baseUrl, query: { limit: 100 } });
-    const events = listed.body.data as { id: string; created: number }[];
-    const [newest, oldest] = [events[0], events.at(-1)] as { id: string; created: number }[];
+    type Listed = { id: string; created: number };
+    const events = listed.body.data as Listed[];
+    const [newest, oldest] = [events[0] as Listed, events.at(-1) as Listed];
     // Whole seconds apart: the earlier tests took longer than a second.
-    expect(newest?.created).toBeGreaterThan(oldest?.created as number);
+    expect(newest.created).toBeGreaterThan(oldest.created);
     // A `datetime-local` value of an event's second, in the browser's own time zone.
     const local = (seconds: number) =>
       page.evaluate((at) => {
