@@ -193,21 +193,21 @@ function eventTable(events, results) {
 /** @param {HTMLElement} main */
 export async function eventsView(main) {
   document.title = "Events · Deskline";
-  const type = choice("type", "Any event type", await knownEventTypes());
+  endpointNames(true);
   const id = h("input", { type: "search", name: "id", placeholder: "evt_…", spellcheck: "false" });
   // `step` 1: to the second, as events' `created` is.
   const from = h("input", { type: "datetime-local", name: "from", step: "1" });
   const to = h("input", { type: "datetime-local", name: "to", step: "1" });
   const filters = hashQuery();
-  type.value = filters.get("type") ?? "";
   id.value = filters.get("id") ?? "";
   from.value = localOf(filters.get("from"));
   to.value = localOf(filters.get("to"));
   const results = h("div", { class: "list" }, h("p", {}, "Loading events…"));
-  const run = () => {
+  /** @param {string} typeValue */
+  const run = (typeValue) => {
     // The address keeps instants (UTC), so a copied address means the same window anywhere.
     const wanted = {
-      type: type.value,
+      type: typeValue,
       from: instantOf(from.value),
       to: instantOf(to.value),
       id: id.value.trim(),
@@ -215,6 +215,11 @@ export async function eventsView(main) {
     setHashQuery(wanted);
     return search(results, wanted);
   };
+  // Everything the first screen shows, asked for at once: the events the address asks for beside
+  // the event types the form's select lists (an unknown type in the address is the API's 400).
+  const first = run(filters.get("type") ?? "").catch((error) => fill(results, problem(error)));
+  const type = choice("type", "Any event type", await knownEventTypes());
+  type.value = filters.get("type") ?? "";
   const form = h(
     "form",
     { class: "filters", role: "search", "aria-label": "Search events" },
@@ -226,14 +231,13 @@ export async function eventsView(main) {
   );
   form.addEventListener("submit", (submitted) => {
     submitted.preventDefault();
-    run().then(
+    run(type.value).then(
       () => announce("Events searched."),
       (error) => fill(results, problem(error)),
     );
   });
   fill(main, h("h1", { tabindex: "-1" }, "Events"), form, results);
-  endpointNames(true);
-  await run().catch((error) => fill(results, problem(error)));
+  await first;
 }
 
 /** One row of an event's deliveries: the endpoint (by URL), how it went, and "Resend". */
