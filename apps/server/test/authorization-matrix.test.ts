@@ -82,7 +82,7 @@ function concretePath(operation: SpecOperation, id = ""): string {
   );
   const query = new URLSearchParams(
     required.flatMap((parameter) =>
-      [parameter.example].flat().map((value) => [parameter.name, String(value)]),
+      [parameter.example].flat().map((value): [string, string] => [parameter.name, String(value)]),
     ),
   );
   return query.size ? `${path}?${query}` : path;
