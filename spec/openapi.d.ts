@@ -652,6 +652,32 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the deliveries of several events
+         * @description The deliveries of up to 100 events at once, to every endpoint, newest first: what
+         *     `listEventDeliveries` answers for one event, for a whole page of `listEvents` in one
+         *     request (the webhook console's "Delivered to" column). `event_id` is required and may
+         *     repeat (`event_id=evt_…&event_id=evt_…`), each an event of the workspace; an id of no
+         *     event of the workspace (another workspace's, or past retention) matches nothing. More than
+         *     100 ids is `400 parameter_invalid` naming `event_id`. A page holds up to `limit`
+         *     deliveries of all the events together: follow `has_more` for the rest.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/webhook-deliveries/resend": {
         parameters: {
             query?: never;
@@ -2975,6 +3001,14 @@ export type components = {
          */
         EventTypeFilter: components["schemas"]["EventType"][];
         /**
+         * @description The events whose deliveries to list (`evt_…`), 1 to 100. Repeat it (`event_id=evt_a&event_id=evt_b`); any of them matches.
+         * @example [
+         *       "evt_2bXkqB4cD6eF8gHi",
+         *       "evt_2bXkrD6eF8gHiJk"
+         *     ]
+         */
+        DeliveryEventIdsFilter: string[];
+        /**
          * @description Only deliveries in this status.
          * @example failed
          */
@@ -4507,6 +4541,56 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query: {
+                /**
+                 * @description The events whose deliveries to list (`evt_…`), 1 to 100. Repeat it (`event_id=evt_a&event_id=evt_b`); any of them matches.
+                 * @example [
+                 *       "evt_2bXkqB4cD6eF8gHi",
+                 *       "evt_2bXkrD6eF8gHiJk"
+                 *     ]
+                 */
+                event_id: components["parameters"]["DeliveryEventIdsFilter"];
+                /**
+                 * @description Maximum number of objects to return, 1..100.
+                 * @example 25
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Cursor for the next page, the `id` of the last delivery of the previous page (`dlv_…`). Works even if that delivery has been deleted since.
+                 * @example dlv_2bXkt7NoP1qR3sTu
+                 */
+                starting_after?: components["parameters"]["DeliveriesStartingAfter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries of the events named. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Invalid query. Codes: `parameter_missing` (no `event_id`), `parameter_invalid` (more than 100 `event_id`, or one not `evt_…`), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

@@ -1816,6 +1816,17 @@ export declare const operationErrorCodes: {
     "database_unavailable",
     "internal_error"
   ];
+  readonly "listWebhookDeliveries": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
   readonly "resendWebhookDeliveries": readonly [
     "missing_api_key",
     "invalid_api_key",

@@ -1816,6 +1816,17 @@ export const operationErrorCodes = {
     "database_unavailable",
     "internal_error"
   ],
+  "listWebhookDeliveries": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
   "resendWebhookDeliveries": [
     "missing_api_key",
     "invalid_api_key",

@@ -168,6 +168,14 @@ describe("after an outage", () => {
     expect(ofRecovery.map((d) => [d.event_id, d.recovery_id])).toEqual(
       [paused.id, second, first].map((id) => [id, recovery.id]),
     );
+    // Where two events went, in one request: each its failed delivery and its recovered one.
+    const ofTwo = await json(["webhooks", "deliveries", "--event-id", first, second]);
+    expect(ofTwo.map((d) => `${d.event_id} ${d.status}`).sort()).toEqual(
+      [`${first} failed`, `${first} succeeded`, `${second} failed`, `${second} succeeded`].sort(),
+    );
+    const ofTwoTable = await run(["webhooks", "deliveries", "--event-id", first, "--event-id", second]);
+    expect(ofTwoTable.stdout).toMatch(/^ID\s+STATUS\s+EVENT\s+TYPE\s+ENDPOINT\s+ATTEMPTS\s/m);
+    expect(ofTwoTable.stdout.match(/^dlv_/gm)).toHaveLength(4);
     // The endpoint list rates its newest deliveries: two failed, three succeeded.
     const listed = await json(["webhooks", "endpoints", "list"]);
     expect(listed.find((e) => e.id === endpoint.id).recent_deliveries).toMatchObject({

@@ -71,7 +71,22 @@ async function fixtureId(world: World, collection: string): Promise<string> {
   throw new Error(`no way to make a record of ${collection}: teach fixtureId one`);
 }
 
-const concretePath = (operation: SpecOperation, id = "") => operation.path.replace(/\{\w+\}/g, id);
+/**
+ * The operation's path with `id` in it, and its required query parameters (a list that needs a
+ * filter, as `listWebhookDeliveries` its `event_id`) set to the spec's examples.
+ */
+function concretePath(operation: SpecOperation, id = ""): string {
+  const path = operation.path.replace(/\{\w+\}/g, id);
+  const required = ((operation.definition.parameters ?? []) as Json[]).filter(
+    (parameter) => parameter.in === "query" && parameter.required,
+  );
+  const query = new URLSearchParams(
+    required.flatMap((parameter) =>
+      [parameter.example].flat().map((value): [string, string] => [parameter.name, String(value)]),
+    ),
+  );
+  return query.size ? `${path}?${query}` : path;
+}
 
 /**
  * What every read of the spec answers about the record (its get, its sub-lists) or, for an

@@ -225,6 +225,59 @@ describe("the webhook console in Chromium", () => {
     await countOf(page.getByRole("button", { name: "Resend" })).toBe(1);
   });
 
+  it("filters the event log by time, reading where a page of events went in one request", async () => {
+    const page = endpointPage; // on an event's page
+    const listed = await api.get("/open/v1/events", { key, baseUrl, query: { limit: 100 } });
+    type Listed = { id: string; created: number };
+    const events = listed.body.data as Listed[];
+    const [newest, oldest] = [events[0] as Listed, events.at(-1) as Listed];
+    // Whole seconds apart: the earlier tests took longer than a second.
+    expect(newest.created).toBeGreaterThan(oldest.created);
+    // A `datetime-local` value of an event's second, in the browser's own time zone.
+    const local = (seconds: number) =>
+      page.evaluate((at) => {
+        const date = new Date(at * 1000);
+        const two = (n: number) => String(n).padStart(2, "0");
+        return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}T${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+      }, seconds);
+    const requests: string[] = [];
+    page.on("request", (request) => requests.push(new URL(request.url()).pathname));
+    await page.getByRole("link", { name: "Events", exact: true }).first().click();
+    await shown(page.getByRole("heading", { level: 1, name: "Events" }));
+    const eventLink = (id: string) => page.getByRole("main").getByRole("link", { name: id, exact: true });
+    const rowOf = (id: string) =>
+      page.locator("tbody tr").filter({ has: page.getByRole("link", { name: id, exact: true }) });
+
+    await page.getByLabel("From").fill(await local(newest.created));
+    await page.getByRole("button", { name: "Search" }).click();
+    await countOf(eventLink(oldest.id)).toBe(0);
+    await countOf(eventLink(newest.id)).toBe(1);
+    // The address keeps the instant itself (UTC), whatever the time zone of whoever opens it.
+    const hash = new URL(page.url()).hash;
+    expect(hash.split("?")[0]).toBe("#/events");
+    expect(new URLSearchParams(hash.split("?")[1]).get("from")).toBe(
+      new Date(newest.created * 1000).toISOString().replace(".000Z", "Z"),
+    );
+
+    await page.getByLabel("From").fill("");
+    await page.getByLabel("To").fill(await local(oldest.created));
+    await page.getByRole("button", { name: "Search" }).click();
+    await countOf(eventLink(newest.id)).toBe(0);
+    await countOf(eventLink(oldest.id)).toBe(1);
+    // Where it went: the receiver's endpoint, by its URL.
+    await textOf(rowOf(oldest.id)).toContain(receiver.url);
+    // The window is in the address: a reload lists the same events.
+    await page.reload();
+    await countOf(eventLink(oldest.id)).toBe(1);
+    await countOf(eventLink(newest.id)).toBe(0);
+    await textOf(rowOf(oldest.id)).toContain(receiver.url);
+    // Every list's "Delivered to" came from one request for its whole page, none per event.
+    expect(requests.filter((path) => /\/events\/evt_\w+\/deliveries$/.test(path))).toEqual([]);
+    expect(requests.filter((path) => path.endsWith("/webhook-deliveries"))).toHaveLength(4);
+    await eventLink(oldest.id).click();
+    await textOf(page.getByRole("heading", { level: 1 })).toContain(oldest.id);
+  });
+
   it("sends a test event, signed and marked as a test; resends two failed deliveries picked at once", async () => {
     const page = endpointPage; // on an event's page: back to the receiver's endpoint
     await page.getByRole("link", { name: receiver.url }).first().click();

@@ -500,3 +500,69 @@ describe("a bulk resend", () => {
     expect((await get(`/open/v1/webhook-endpoints/${endpoint.id}/deliveries`)).body.data).toHaveLength(1);
   });
 });
+
+describe("the deliveries of several events", () => {
+  const ofEvents = (eventIds: string[], query: Record<string, string> = {}, as = at()) =>
+    api.get("/open/v1/webhook-deliveries", { ...as, query: { ...query, event_id: eventIds } });
+
+  it("lists the deliveries of every event named, newest first, page by page, none of another workspace", async () => {
+    const one = await createEndpoint(at(), receiver.url, ["contact.created"]);
+    const second = await startReceiver();
+    const two = await createEndpoint(at(), second.url, ["contact.created", "ticket.created"]);
+    const first = await deployment.emit(workspaceId, "contact.created");
+    const ticket = await deployment.emit(workspaceId, "ticket.created");
+    const unasked = await deployment.emit(workspaceId, "contact.created");
+    await deliveriesWhen(one.id, { status: "succeeded" }, (list) => list.length === 2);
+    await deliveriesWhen(two.id, { status: "succeeded" }, (list) => list.length === 3);
+    const theirs = await newWorkspace(undefined, baseUrl);
+    const theirEvent = await deployment.emit(theirs.workspaceId, "contact.created");
+
+    const page = await ofEvents([first._id, ticket._id, theirEvent._id]);
+    expect(page.status).toBe(200);
+    const listed = page.body.data as Json[];
+    // Three deliveries: the contact's to both endpoints, the ticket's to the second; none of the
+    // event not asked for, nor of the other workspace's.
+    expect(listed.map((d) => `${d.event_id} ${d.endpoint_id}`).sort()).toEqual(
+      [`${first._id} ${one.id}`, `${first._id} ${two.id}`, `${ticket._id} ${two.id}`].sort(),
+    );
+    expect(listed.map((d) => d.id)).toEqual(
+      listed
+        .map((d) => d.id)
+        .sort()
+        .reverse(),
+    );
+    expect(listed.some((d) => d.event_id === unasked._id)).toBe(false);
+    // One id alone (the query's `event_id=…` once) and pages of one go on as any list's do.
+    expect((await ofEvents([ticket._id])).body.data.map((d: Json) => d.endpoint_id)).toEqual([two.id]);
+    const walked: string[] = [];
+    let after: string | undefined;
+    do {
+      const next = await ofEvents([first._id, ticket._id], {
+        limit: "1",
+        ...(after && { starting_after: after }),
+      });
+      walked.push(...next.body.data.map((d: Json) => d.id));
+      after = next.body.has_more ? next.body.data[0].id : undefined;
+    } while (after);
+    expect(walked).toEqual(listed.map((d) => d.id));
+    // Another workspace naming our event gets none of its deliveries.
+    const foreign = await ofEvents([first._id], {}, { key: theirs.key, baseUrl });
+    expect(foreign.status).toBe(200);
+    expect(foreign.body.data).toEqual([]);
+  });
+
+  it("refuses no `event_id`, more than 100 and a malformed one, naming `event_id`", async () => {
+    const missing = await api.get("/open/v1/webhook-deliveries", at());
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ code: "parameter_missing", param: "event_id" });
+    const hundred = Array.from({ length: 100 }, (_, i) => `evt_x${i}`);
+    expect((await ofEvents(hundred)).status).toBe(200);
+    for (const ids of [[...hundred, "evt_x100"], ["dlv_abc"]]) {
+      const refused = await ofEvents(ids);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: "parameter_invalid" });
+      expect(refused.body.error.param).toMatch(/^event_id/);
+    }
+    expect((await ofEvents([...hundred, "evt_x100"])).body.error.message).toMatch(/100/);
+  });
+});

@@ -705,6 +705,22 @@ export class WebhookEndpoints extends Resource {
    */
   resendDeliveries = this.creator("/open/v1/webhook-deliveries/resend");
   /**
+   * List the deliveries of several events.
+   *
+   * The deliveries of up to 100 events at once, to every endpoint, newest first: what
+   * `listEventDeliveries` answers for one event, for a whole page of `listEvents` in one
+   * request (the webhook console's "Delivered to" column). `event_id` is required and may
+   * repeat (`event_id=evt_…&event_id=evt_…`), each an event of the workspace; an id of no
+   * event of the workspace (another workspace's, or past retention) matches nothing. More than
+   * 100 ids is `400 parameter_invalid` naming `event_id`. A page holds up to `limit`
+   * deliveries of all the events together: follow `has_more` for the rest.
+   *
+   * Await it for the first page, or `for await` over it for every item, page after page.
+   *
+   * `GET /open/v1/webhook-deliveries` (`listWebhookDeliveries`).
+   */
+  listDeliveries = this.lister("/open/v1/webhook-deliveries");
+  /**
    * Get a recovery.
    *
    * A recovery started by `recoverWebhookEndpoint`, with its progress: `status` (`queued`,

@@ -200,6 +200,19 @@ describe("webhook deliveries", () => {
       .resendDeliveries({ ids: Array.from({ length: 101 }, (_, i) => `dlv_${i}x`) })
       .catch((error) => error);
     expect(tooMany).toMatchObject({ status: 400, code: "parameter_invalid", param: "ids" });
+    // The deliveries of several events in one request: the test event's two (sent, resent), none
+    // of an event id the workspace does not have.
+    const ofEvents = await deskline.webhookEndpoints.listDeliveries({
+      event_id: [delivery.event_id, "evt_none"],
+    });
+    expect(ofEvents.data.map((d) => [d.event_id, d.endpoint_id])).toEqual([
+      [delivery.event_id, endpoint.id],
+      [delivery.event_id, endpoint.id],
+    ]);
+    const tooManyEvents = await deskline.webhookEndpoints
+      .listDeliveries({ event_id: Array.from({ length: 101 }, (_, i) => `evt_${i}x`) })
+      .catch((error) => error);
+    expect(tooManyEvents).toMatchObject({ status: 400, code: "parameter_invalid", param: "event_id" });
     const refused = await deskline.webhookEndpoints
       .sendTestEvent(endpoint.id, { event_type: "nope.nope" as "message.received" })
       .catch((error) => error);

@@ -156,6 +156,26 @@ export function register(webhooks: Command): void {
   recoveryCommand(endpoints);
   deliveriesCommand(endpoints);
   attemptsCommand(endpoints);
+  eventDeliveriesCommand(webhooks);
+}
+
+/** `deskline webhooks deliveries --event-id …`: where up to 100 events went, in one request a page. */
+function eventDeliveriesCommand(webhooks: Command): void {
+  kit.listingCommand(
+    webhooks,
+    {
+      name: "deliveries",
+      description:
+        "list the deliveries of up to 100 events (--event-id, repeatable), to every endpoint, newest first",
+      operation: "listWebhookDeliveries",
+      columns: deliveryColumns("events"),
+      examples: [
+        "deskline webhooks deliveries --event-id evt_2bXkqB4cD6eF8gHi evt_2bXkrD6eF8gHiJk",
+        "deskline events list --type ticket.created --limit 100 --json | jq -r .id | xargs deskline webhooks deliveries --json --event-id",
+      ],
+    },
+    (d, query) => d.webhookEndpoints.listDeliveries(query),
+  );
 }
 
 /** `deskline webhooks endpoints list`: every endpoint (the operation has no filters). */

@@ -1987,6 +1987,14 @@ export const listParameters = {
       "description": "Only objects created strictly before this instant. Unix seconds or RFC 3339, exclusive."
     }
   ],
+  "listWebhookDeliveries": [
+    {
+      "name": "event_id",
+      "array": true,
+      "type": "string",
+      "description": "The events whose deliveries to list (`evt_…`), 1 to 100. Repeat it (`event_id=evt_a&event_id=evt_b`); any of them matches."
+    }
+  ],
   "listEvents": [
     {
       "name": "type",

@@ -14,18 +14,20 @@ export const enableCommand = (endpointId: string) =>
 
 /**
  * A delivery's columns. Listed per event, each row is an endpoint; per endpoint, each row is an
- * event: the column the list is already about is left out.
+ * event: the column the list is already about is left out. Listed for several events
+ * (`webhooks deliveries --event-id …`), each row names both.
  */
-export function deliveryColumns(per: "event" | "endpoint"): Column<Delivery>[] {
+export function deliveryColumns(per: "event" | "endpoint" | "events"): Column<Delivery>[] {
   return [
     { header: "ID", value: (d) => d.id },
     { header: "STATUS", value: (d) => d.status },
     ...(per === "event"
-      ? [{ header: "ENDPOINT", value: (d: Delivery) => d.endpoint_id }]
+      ? []
       : [
           { header: "EVENT", value: (d: Delivery) => d.event_id },
           { header: "TYPE", value: (d: Delivery) => d.event_type },
         ]),
+    ...(per === "endpoint" ? [] : [{ header: "ENDPOINT", value: (d: Delivery) => d.endpoint_id }]),
     { header: "ATTEMPTS", value: (d) => d.attempts },
     { header: "LAST CODE", value: (d) => d.last_status_code },
     { header: "LAST ATTEMPT", value: (d) => d.last_attempt_at },

@@ -28,10 +28,16 @@ type Kit = RouteKit<{
 
 /**
  * The deliveries and attempts of an endpoint and of an event (`/open/v1/events/{id}/deliveries`: the
- * event itself is looked up as the events API does, retention included, events/events.ts).
+ * event itself is looked up as the events API does, retention included, events/events.ts), and
+ * the deliveries of several events at once (`/open/v1/webhook-deliveries?event_id=…`).
  */
 export function deliveryRoutes(kit: Kit): void {
-  mountHandlers(kit, { listWebhookEndpointAttempts, listWebhookEndpointDeliveries, listEventDeliveries });
+  mountHandlers(kit, {
+    listWebhookEndpointAttempts,
+    listWebhookEndpointDeliveries,
+    listEventDeliveries,
+    listWebhookDeliveries,
+  });
 }
 
 /**
@@ -76,6 +82,19 @@ function listEventDeliveries({ store }: Kit): Handler<"listEventDeliveries"> {
     const page = parsePage(query);
     const event = await store.events.get(workspaceOf(ctx), id);
     const docs = await store.webhookDeliveries.listForEvent(event, page);
+    return { status: 200, body: toPage(docs, page.limit, toWebhookDelivery) };
+  };
+}
+
+/**
+ * The deliveries of up to 100 events (the spec bounds `event_id`). The events are not looked up:
+ * an id of no event of the workspace is a filter matching nothing, as a list's filters are, and
+ * the workspace in the query keeps other workspaces' deliveries out.
+ */
+function listWebhookDeliveries({ store }: Kit): Handler<"listWebhookDeliveries"> {
+  return async ({ ctx, query }) => {
+    const page = parsePage(query);
+    const docs = await store.webhookDeliveries.listForEvents(workspaceOf(ctx), query.event_id, page);
     return { status: 200, body: toPage(docs, page.limit, toWebhookDelivery) };
   };
 }

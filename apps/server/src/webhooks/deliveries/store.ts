@@ -542,6 +542,15 @@ export class WebhookDeliveries {
     return newestFirst(this.collection, event.workspace_id, { event_id: event._id }, page);
   }
 
+  /**
+   * A page of the deliveries of several events (up to 100, the spec's bound), newest first: a
+   * page of events and where each went in one read. On MongoDB the `event_newest` index serves
+   * it, one range per event merged in id order; no document of another event is read.
+   */
+  listForEvents(workspaceId: string, eventIds: readonly string[], page: Page): Promise<WebhookDeliveryDoc[]> {
+    return newestFirst(this.collection, workspaceId, { event_id: { $in: [...eventIds] } }, page);
+  }
+
   /** Removes settled deliveries older than the retention period of events; returns how many went. */
   async sweep(retentionMs: number, now = new Date()): Promise<number> {
     const cutoff = new Date(now.getTime() - retentionMs);
