@@ -273,6 +273,8 @@ export declare const schemaProperties: {
     "consecutive_failures",
     "rate_limit",
     "header_names",
+    "signing",
+    "public_key",
     "recent_deliveries",
     "created_at",
     "updated_at"
@@ -296,6 +298,8 @@ export declare const schemaProperties: {
     "consecutive_failures",
     "rate_limit",
     "header_names",
+    "signing",
+    "public_key",
     "secret",
     "created_at",
     "updated_at"
@@ -305,7 +309,8 @@ export declare const schemaProperties: {
     "description",
     "events",
     "rate_limit",
-    "headers"
+    "headers",
+    "signing"
   ];
   readonly "DeliveryCounts": readonly [
     "succeeded",
@@ -433,7 +438,8 @@ export declare const schemaProperties: {
     "status"
   ];
   readonly "WebhookEndpointSecretRotation": readonly [
-    "expires_in"
+    "expires_in",
+    "signing"
   ];
   readonly "EventTypeDescription": readonly [
     "object",
@@ -514,6 +520,8 @@ export declare const schemaProperties: {
     "disabled_reason",
     "consecutive_failures",
     "header_names",
+    "signing",
+    "public_key",
     "rate_limit",
     "disable_after",
     "created_at",
@@ -530,6 +538,8 @@ export declare const schemaProperties: {
     "disabled_reason",
     "consecutive_failures",
     "header_names",
+    "signing",
+    "public_key",
     "rate_limit",
     "reason",
     "created_at",
@@ -1300,6 +1310,10 @@ export declare const schemaEnums: {
     "owner",
     null
   ];
+  readonly "WebhookEndpointSigning": readonly [
+    "hmac_sha256",
+    "ed25519"
+  ];
   readonly "WebhookDeliveryStatus": readonly [
     "pending",
     "succeeded",
@@ -1339,6 +1353,7 @@ export declare const schemaDefaults: {
       "*"
     ];
     readonly "headers": {};
+    readonly "signing": "hmac_sha256";
   };
   readonly "WebhookRecoveryCreate": {
     readonly "dry_run": false;

@@ -273,6 +273,8 @@ export const schemaProperties = {
     "consecutive_failures",
     "rate_limit",
     "header_names",
+    "signing",
+    "public_key",
     "recent_deliveries",
     "created_at",
     "updated_at"
@@ -296,6 +298,8 @@ export const schemaProperties = {
     "consecutive_failures",
     "rate_limit",
     "header_names",
+    "signing",
+    "public_key",
     "secret",
     "created_at",
     "updated_at"
@@ -305,7 +309,8 @@ export const schemaProperties = {
     "description",
     "events",
     "rate_limit",
-    "headers"
+    "headers",
+    "signing"
   ],
   "DeliveryCounts": [
     "succeeded",
@@ -433,7 +438,8 @@ export const schemaProperties = {
     "status"
   ],
   "WebhookEndpointSecretRotation": [
-    "expires_in"
+    "expires_in",
+    "signing"
   ],
   "EventTypeDescription": [
     "object",
@@ -514,6 +520,8 @@ export const schemaProperties = {
     "disabled_reason",
     "consecutive_failures",
     "header_names",
+    "signing",
+    "public_key",
     "rate_limit",
     "disable_after",
     "created_at",
@@ -530,6 +538,8 @@ export const schemaProperties = {
     "disabled_reason",
     "consecutive_failures",
     "header_names",
+    "signing",
+    "public_key",
     "rate_limit",
     "reason",
     "created_at",
@@ -1300,6 +1310,10 @@ export const schemaEnums = {
     "owner",
     null
   ],
+  "WebhookEndpointSigning": [
+    "hmac_sha256",
+    "ed25519"
+  ],
   "WebhookDeliveryStatus": [
     "pending",
     "succeeded",
@@ -1338,7 +1352,8 @@ export const schemaDefaults = {
     "events": [
       "*"
     ],
-    "headers": {}
+    "headers": {},
+    "signing": "hmac_sha256"
   },
   "WebhookRecoveryCreate": {
     "dry_run": false

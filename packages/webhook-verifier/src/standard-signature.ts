@@ -30,6 +30,7 @@ export interface StandardWebhookHeaders {
  * object with lower-case names such as node's `req.headers`.
  */
 export type StandardWebhookHeaderSource =
+  | StandardWebhookHeaders
   | { get(name: string): string | null }
   | Readonly<Record<string, string | readonly string[] | null | undefined>>;
 
@@ -65,7 +66,7 @@ const HMAC_BASE64 = /^[A-Za-z0-9+/]{43}=$/;
 
 function header(headers: StandardWebhookHeaderSource, name: keyof StandardWebhookHeaders): string {
   const value =
-    typeof headers.get === "function"
+    "get" in headers && typeof headers.get === "function"
       ? (headers as { get(name: string): string | null }).get(name)
       : (headers as Record<string, unknown>)[name];
   if (value === undefined || value === null || value === "") {
