@@ -1,10 +1,18 @@
 // `v1a` (Ed25519) signatures, held to two independent implementations: Svix's server's published
 // vector (svix-webhooks, server/svix-server/src/worker.rs, `test_asymmetric_key_signing`), and
 // node:crypto's own `sign`/`verify` over the string each scheme signs, with keys made here.
-import { generateKeyPairSync, type KeyObject, sign, verify } from "node:crypto";
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign,
+  verify,
+} from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import {
+  generateSigningKeyPair,
   signPayload,
   signPayloadAsync,
   signStandardWebhook,
@@ -170,6 +178,27 @@ describe("v1a in webhook-signature, against node:crypto", () => {
       check({ ...signed, "webhook-signature": Array(17).fill(signed["webhook-signature"]).join(" ") }),
     ).toBe("too_many_signatures");
     expect(check({ ...signed }, { now: T + 301 })).toBe("timestamp_out_of_tolerance");
+  });
+});
+
+describe("generateSigningKeyPair", () => {
+  it("makes a whsk_ whose seed node:crypto derives the whpk_ from; its signatures verify with node:crypto", () => {
+    const pair = generateSigningKeyPair();
+    const secret = Buffer.from(pair.secretKey.slice("whsk_".length), "base64");
+    expect(secret).toHaveLength(64);
+    // PKCS#8 of an Ed25519 seed (RFC 8410): a fixed 16-byte prefix, then the 32 bytes.
+    const pkcs8 = Buffer.concat([
+      Buffer.from("302e020100300506032b657004220420", "hex"),
+      secret.subarray(0, 32),
+    ]);
+    const privateKey = createPrivateKey({ key: pkcs8, format: "der", type: "pkcs8" });
+    const derived = createPublicKey(privateKey).export({ format: "jwk" }).x as string;
+    expect(pair.publicKey).toBe(`whpk_${Buffer.from(derived, "base64url").toString("base64")}`);
+    expect(secret.subarray(32).toString("base64")).toBe(pair.publicKey.slice("whpk_".length));
+    const header = signPayload(BODY, pair.secretKey, { timestamp: T });
+    const publicKey = createPublicKey(privateKey);
+    expect(nodeVerifies(`${T}.${BODY}`, header.slice(header.indexOf("v1a=") + 4), publicKey)).toBe(true);
+    expect(generateSigningKeyPair().publicKey).not.toBe(pair.publicKey);
   });
 });
 

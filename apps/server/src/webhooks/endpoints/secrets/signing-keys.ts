@@ -1,4 +1,5 @@
-import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { generateSigningKeyPair } from "@deskline/webhook-verifier";
 import type { Schema } from "../../../spec/types.js";
 import type { EndpointSecret } from "./at-rest.js";
 
@@ -18,20 +19,11 @@ export type NewSigningKey = Pick<EndpointSecret, "secret" | "public_key">;
 /** `whsec_` + 32 random bytes, base64 (docs/design.md, Webhook delivery). */
 export const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
-/** An Ed25519 key pair from node:crypto, its raw halves read from the JWK export. */
-function newKeyPair(): { secret: string; public_key: string } {
-  const jwk = generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" });
-  const seed = Buffer.from(jwk.d as string, "base64url");
-  const publicKey = Buffer.from(jwk.x as string, "base64url");
-  return {
-    secret: `whsk_${Buffer.concat([seed, publicKey]).toString("base64")}`,
-    public_key: `whpk_${publicKey.toString("base64")}`,
-  };
-}
-
 /** A fresh secret (HMAC) or key pair (Ed25519); the secret in the clear, for the caller to seal. */
 export function newSigningKey(signing: Signing): NewSigningKey {
-  return signing === "ed25519" ? newKeyPair() : { secret: newSecret(), public_key: null };
+  if (signing === "hmac_sha256") return { secret: newSecret(), public_key: null };
+  const pair = generateSigningKeyPair();
+  return { secret: pair.secretKey, public_key: pair.publicKey };
 }
 
 /** The scheme of an endpoint: its current (first) entry's; a public key is kept only for Ed25519. */
