@@ -717,6 +717,18 @@ export type components = {
          */
         WebhookEndpointHeaderNames: string[];
         /**
+         * @description How deliveries are signed: `hmac_sha256` with a shared secret (`whsec_…`, `v1` signatures),
+         *     or `ed25519` with a key pair whose private half never leaves the service (`v1a`
+         *     signatures, verified with the endpoint's `public_key`, which cannot forge them).
+         * @enum {string}
+         */
+        WebhookEndpointSigning: "hmac_sha256" | "ed25519";
+        /**
+         * @description The Ed25519 public key (`whpk_` + base64 of 32 bytes) that verifies the endpoint's `v1a` signatures, when `signing` is `ed25519`; `null` for an HMAC endpoint. Public: shown by every answer, safe to publish.
+         * @example whpk_1SiA4o9hyqTCpIqC5V9HUakiiaeACeqfZTInDBbOir4=
+         */
+        WebhookEndpointPublicKey: string | null;
+        /**
          * @description How the endpoint's latest deliveries went (at most the newest 100, by when they were
          *     queued), in `listWebhookEndpoints` only. `success_rate` is `succeeded / (succeeded +
          *     failed)` of those, `null` while none has settled so; pending and dropped ones are not in
@@ -756,6 +768,8 @@ export type components = {
             /** @description The content filter events must pass to be delivered here; `null` for none. */
             filter: components["schemas"]["WebhookEventFilter"] | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            signing: components["schemas"]["WebhookEndpointSigning"];
+            public_key: components["schemas"]["WebhookEndpointPublicKey"];
             recent_deliveries?: components["schemas"]["WebhookEndpointRecentDeliveries"];
             /** Format: date-time */
             created_at: string;

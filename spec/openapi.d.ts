@@ -357,7 +357,9 @@ export type paths = {
          * @description Registers an HTTPS endpoint for the given event types; `events` omitted means all types
          *     (`["*"]`, which also covers types added later). Unknown types are `400 parameter_invalid`.
          *     The response contains the signing `secret` (`whsec_…`) this once; store it to verify
-         *     deliveries. A host name in `url` is checked against the refused address ranges each time a
+         *     deliveries. With `signing: "ed25519"` the endpoint signs with an Ed25519 key pair instead:
+         *     `secret` is `null` (the private key is never shown) and `public_key` (`whpk_…`, shown by
+         *     every answer about the endpoint) verifies its `v1a` signatures. A host name in `url` is checked against the refused address ranges each time a
          *     delivery connects, and a delivery to such an address fails (unless the deployment allows
          *     private networks for development).
          *
@@ -454,6 +456,12 @@ export type paths = {
          *     grace of older secrets to the new `expires_in`, never lengthens it. An endpoint has at most 5
          *     live secrets (a deployment's setting): a rotation past that ends the oldest grace periods
          *     now, so deliveries never carry more signatures than receivers read.
+         *
+         *     An Ed25519 endpoint gets a new key pair: `secret` is `null`, `public_key` the new key, and
+         *     deliveries carry one `v1a` per live key pair. `signing` switches the scheme at a rotation
+         *     (the only place it changes): the new secret or key pair is of that scheme, and during the
+         *     grace deliveries carry both a `v1` and a `v1a`, so receivers move over without a gap.
+         *     Omitted, it keeps the endpoint's scheme.
          *
          *     **Replays:** with an `Idempotency-Key`, the new `secret` is kept for the replay sealed like
          *     the endpoint's own copy, and the replay shows it again.
@@ -1911,6 +1919,18 @@ export type components = {
          * @enum {string|null}
          */
         WebhookEndpointDisabledReason: "consecutive_failures" | "owner" | null;
+        /**
+         * @description How deliveries are signed: `hmac_sha256` with a shared secret (`whsec_…`, `v1` signatures),
+         *     or `ed25519` with a key pair whose private half never leaves the service (`v1a`
+         *     signatures, verified with the endpoint's `public_key`, which cannot forge them).
+         * @enum {string}
+         */
+        WebhookEndpointSigning: "hmac_sha256" | "ed25519";
+        /**
+         * @description The Ed25519 public key (`whpk_` + base64 of 32 bytes) that verifies the endpoint's `v1a` signatures, when `signing` is `ed25519`; `null` for an HMAC endpoint. Public: shown by every answer, safe to publish.
+         * @example whpk_1SiA4o9hyqTCpIqC5V9HUakiiaeACeqfZTInDBbOir4=
+         */
+        WebhookEndpointPublicKey: string | null;
         /** @description A registered webhook endpoint, without its secret. */
         WebhookEndpoint: {
             /** @example we_2bXks1AbC3dEf5Gh */
@@ -1933,6 +1953,8 @@ export type components = {
             /** @description The content filter events must pass to be delivered here; `null` for none. */
             filter: components["schemas"]["WebhookEventFilter"] | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            signing: components["schemas"]["WebhookEndpointSigning"];
+            public_key: components["schemas"]["WebhookEndpointPublicKey"];
             recent_deliveries?: components["schemas"]["WebhookEndpointRecentDeliveries"];
             /** Format: date-time */
             created_at: string;
@@ -1957,7 +1979,7 @@ export type components = {
              */
             last_attempt_at: string | null;
         };
-        /** @description A webhook endpoint with its signing `secret`, returned once by `createWebhookEndpoint` and once per `rotateWebhookEndpointSecret`. */
+        /** @description A webhook endpoint with its signing `secret` (`null` for an Ed25519 endpoint), returned once by `createWebhookEndpoint` and once per `rotateWebhookEndpointSecret`. */
         WebhookEndpointWithSecret: {
             id: string;
             /** @constant */
@@ -1976,8 +1998,10 @@ export type components = {
             /** @description The content filter events must pass to be delivered here; `null` for none. */
             filter: components["schemas"]["WebhookEventFilter"] | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
-            /** @description Signing secret: `whsec_` + 32 random bytes (base64). Shown only by create and rotation. */
-            secret: string;
+            signing: components["schemas"]["WebhookEndpointSigning"];
+            public_key: components["schemas"]["WebhookEndpointPublicKey"];
+            /** @description Signing secret: `whsec_` + 32 random bytes (base64). Shown only by create and rotation. `null` for an endpoint with `signing: "ed25519"`: its private key is never shown, and its `public_key` verifies its deliveries. */
+            secret: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2010,6 +2034,12 @@ export type components = {
             filter?: components["schemas"]["WebhookEventFilter"] | null;
             /** @default {} */
             headers?: components["schemas"]["WebhookEndpointHeaders"];
+            /**
+             * @description `hmac_sha256` (the default): deliveries are signed with a secret shown once. `ed25519`:
+             *     with a key pair; the answer's `public_key` verifies them and no secret is shown.
+             * @default hmac_sha256
+             */
+            signing?: components["schemas"]["WebhookEndpointSigning"];
         };
         /**
          * @description A content filter, matched against the event's body as delivered (`type`, `data`,
@@ -2403,6 +2433,11 @@ export type components = {
              * @example 3600
              */
             expires_in?: number;
+            /**
+             * @description The scheme of the new secret or key pair; omitted, the endpoint's own. Another scheme
+             *     than the endpoint's switches it: during the grace deliveries carry both signatures.
+             */
+            signing?: components["schemas"]["WebhookEndpointSigning"];
         };
         /** @description One entry of the event-type catalog (`listEventTypes`). */
         EventTypeDescription: {
@@ -2600,7 +2635,10 @@ export type components = {
             disabled_at: string | null;
             disabled_reason: components["schemas"]["WebhookEndpointDisabledReason"];
             consecutive_failures: number;
+            filter: components["schemas"]["WebhookEventFilter"] | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            signing: components["schemas"]["WebhookEndpointSigning"];
+            public_key: components["schemas"]["WebhookEndpointPublicKey"];
             /** @description Deliveries per second the endpoint receives at most, or `null` for no limit. */
             rate_limit: number | null;
             /** @description Consecutive failed deliveries that disable the endpoint (15). */
@@ -2628,7 +2666,10 @@ export type components = {
             disabled_at: string | null;
             disabled_reason: components["schemas"]["WebhookEndpointDisabledReason"];
             consecutive_failures: number;
+            filter: components["schemas"]["WebhookEventFilter"] | null;
             header_names: components["schemas"]["WebhookEndpointHeaderNames"];
+            signing: components["schemas"]["WebhookEndpointSigning"];
+            public_key: components["schemas"]["WebhookEndpointPublicKey"];
             /** @description Deliveries per second the endpoint receives at most, or `null` for no limit. */
             rate_limit: number | null;
             /** @enum {string} */
@@ -3031,7 +3072,9 @@ export type components = {
         /**
          * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
          *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-         *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+         *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+         *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+         *     of the same `<t>.<raw_body>`, verified with its `public_key`.
          * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
          */
         ServiceSignature: string;
@@ -4046,7 +4089,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (e.g. a non-HTTPS `url` or an unknown event type), `parameter_unknown`, `url_address_refused` (the `url` host is an IP address in a refused range). */
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (e.g. a non-HTTPS `url`, an unknown event type or a `signing` other than `hmac_sha256` and `ed25519`), `parameter_unknown`, `url_address_refused` (the `url` host is an IP address in a refused range). */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4228,7 +4271,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (`expires_in` out of range), `parameter_unknown`. */
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (`expires_in` out of range, an unknown `signing`), `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -4787,7 +4830,7 @@ export interface operations {
                     "application/json": components["schemas"]["ConsoleLink"];
                 };
             };
-            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (`expires_in` out of range), `parameter_unknown`. */
+            /** @description Invalid body. Codes: `invalid_json`, `parameter_invalid` (`expires_in` out of range, an unknown `signing`), `parameter_unknown`. */
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             /** @description The key lacks `webhooks:manage`, or the caller is a console session. Codes: `insufficient_scope` (the message names the scope), `csrf_token_invalid`. */
@@ -5141,7 +5184,9 @@ export interface operations {
                 /**
                  * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5200,7 +5245,9 @@ export interface operations {
                 /**
                  * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5259,7 +5306,9 @@ export interface operations {
                 /**
                  * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5318,7 +5367,9 @@ export interface operations {
                 /**
                  * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5377,7 +5428,9 @@ export interface operations {
                 /**
                  * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5436,7 +5489,9 @@ export interface operations {
                 /**
                  * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5495,7 +5550,9 @@ export interface operations {
                 /**
                  * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5554,7 +5611,9 @@ export interface operations {
                 /**
                  * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5613,7 +5672,9 @@ export interface operations {
                 /**
                  * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5672,7 +5733,9 @@ export interface operations {
                 /**
                  * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
-                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation).
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];

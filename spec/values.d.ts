@@ -274,6 +274,8 @@ export declare const schemaProperties: {
     "rate_limit",
     "filter",
     "header_names",
+    "signing",
+    "public_key",
     "recent_deliveries",
     "created_at",
     "updated_at"
@@ -298,6 +300,8 @@ export declare const schemaProperties: {
     "rate_limit",
     "filter",
     "header_names",
+    "signing",
+    "public_key",
     "secret",
     "created_at",
     "updated_at"
@@ -308,7 +312,8 @@ export declare const schemaProperties: {
     "events",
     "rate_limit",
     "filter",
-    "headers"
+    "headers",
+    "signing"
   ];
   readonly "DeliveryCounts": readonly [
     "succeeded",
@@ -438,7 +443,8 @@ export declare const schemaProperties: {
     "status"
   ];
   readonly "WebhookEndpointSecretRotation": readonly [
-    "expires_in"
+    "expires_in",
+    "signing"
   ];
   readonly "EventTypeDescription": readonly [
     "object",
@@ -518,7 +524,10 @@ export declare const schemaProperties: {
     "disabled_at",
     "disabled_reason",
     "consecutive_failures",
+    "filter",
     "header_names",
+    "signing",
+    "public_key",
     "rate_limit",
     "disable_after",
     "created_at",
@@ -534,7 +543,10 @@ export declare const schemaProperties: {
     "disabled_at",
     "disabled_reason",
     "consecutive_failures",
+    "filter",
     "header_names",
+    "signing",
+    "public_key",
     "rate_limit",
     "reason",
     "created_at",
@@ -1305,6 +1317,10 @@ export declare const schemaEnums: {
     "owner",
     null
   ];
+  readonly "WebhookEndpointSigning": readonly [
+    "hmac_sha256",
+    "ed25519"
+  ];
   readonly "WebhookDeliveryStatus": readonly [
     "pending",
     "succeeded",
@@ -1344,6 +1360,7 @@ export declare const schemaDefaults: {
       "*"
     ];
     readonly "headers": {};
+    readonly "signing": "hmac_sha256";
   };
   readonly "WebhookRecoveryCreate": {
     readonly "dry_run": false;

@@ -274,6 +274,8 @@ export const schemaProperties = {
     "rate_limit",
     "filter",
     "header_names",
+    "signing",
+    "public_key",
     "recent_deliveries",
     "created_at",
     "updated_at"
@@ -298,6 +300,8 @@ export const schemaProperties = {
     "rate_limit",
     "filter",
     "header_names",
+    "signing",
+    "public_key",
     "secret",
     "created_at",
     "updated_at"
@@ -308,7 +312,8 @@ export const schemaProperties = {
     "events",
     "rate_limit",
     "filter",
-    "headers"
+    "headers",
+    "signing"
   ],
   "DeliveryCounts": [
     "succeeded",
@@ -438,7 +443,8 @@ export const schemaProperties = {
     "status"
   ],
   "WebhookEndpointSecretRotation": [
-    "expires_in"
+    "expires_in",
+    "signing"
   ],
   "EventTypeDescription": [
     "object",
@@ -518,7 +524,10 @@ export const schemaProperties = {
     "disabled_at",
     "disabled_reason",
     "consecutive_failures",
+    "filter",
     "header_names",
+    "signing",
+    "public_key",
     "rate_limit",
     "disable_after",
     "created_at",
@@ -534,7 +543,10 @@ export const schemaProperties = {
     "disabled_at",
     "disabled_reason",
     "consecutive_failures",
+    "filter",
     "header_names",
+    "signing",
+    "public_key",
     "rate_limit",
     "reason",
     "created_at",
@@ -1305,6 +1317,10 @@ export const schemaEnums = {
     "owner",
     null
   ],
+  "WebhookEndpointSigning": [
+    "hmac_sha256",
+    "ed25519"
+  ],
   "WebhookDeliveryStatus": [
     "pending",
     "succeeded",
@@ -1343,7 +1359,8 @@ export const schemaDefaults = {
     "events": [
       "*"
     ],
-    "headers": {}
+    "headers": {},
+    "signing": "hmac_sha256"
   },
   "WebhookRecoveryCreate": {
     "dry_run": false

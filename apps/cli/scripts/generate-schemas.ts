@@ -17,6 +17,7 @@ const WANTED = {
   ticketCreate: "TicketCreate",
   ticketStatus: "TicketStatus",
   webhookEndpointUpdate: "WebhookEndpointUpdate",
+  webhookEndpointSigning: "WebhookEndpointSigning",
   eventType: "EventType",
 } as const;
 

@@ -173,6 +173,37 @@ describe("webhook endpoints and events", () => {
     for (const event of jsonLines(events.stdout)) expect(event.type).toBe("ticket.created");
   });
 
+  it("--signing on create and rotate-secret: an Ed25519 endpoint shows its public key, no secret; a bad scheme exits 2", async () => {
+    const { key } = await newWorkspace();
+    const url = "https://hooks.deskline-test.invalid/ed";
+    const created = await cli(
+      ["webhooks", "endpoints", "create", "--url", url, "--signing", "ed25519", "--json"],
+      {
+        key,
+      },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const endpoint = JSON.parse(created.stdout);
+    expect(endpoint).toMatchObject({ signing: "ed25519", secret: null });
+    expect(endpoint.public_key).toMatch(/^whpk_/);
+    const rotate = [
+      "webhooks",
+      "endpoints",
+      "rotate-secret",
+      endpoint.id,
+      "--signing",
+      "hmac_sha256",
+      "--json",
+    ];
+    const rotated = await cli(rotate, { key });
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(JSON.parse(rotated.stdout)).toMatchObject({ signing: "hmac_sha256", public_key: null });
+    expect(JSON.parse(rotated.stdout).secret).toMatch(/^whsec_/);
+    const refused = await cli(["webhooks", "endpoints", "create", "--url", url, "--signing", "rsa"], { key });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("hmac_sha256, ed25519");
+  });
+
   it("--header on create and update: custom headers by name (values never shown); 'Name:' removes one", async () => {
     const { key } = await newWorkspace();
     const url = "https://hooks.deskline-test.invalid/h";

@@ -1,6 +1,6 @@
 // `deskline listen` and `deskline trigger` end to end: the real server, the built binary, and a
 // receiver built on the verifier's node middleware that verifies every forwarded event.
-import { createHmac } from "node:crypto";
+import { createHmac, createPublicKey, verify } from "node:crypto";
 import { api, newWorkspace } from "@deskline/test-kit";
 import { beforeEach, describe, expect, inject, it } from "vitest";
 import { AGAIN, giveUpAfter, retry } from "../../server/src/platform/backoff.js";
@@ -79,8 +79,8 @@ async function trigger(type: string) {
   return JSON.parse(result.stdout);
 }
 
-async function secret(): Promise<string> {
-  const result = await cli(["listen", "--print-secret"], options);
+async function secret(...flags: string[]): Promise<string> {
+  const result = await cli(["listen", "--print-secret", ...flags], options);
   expect(result.code, result.stderr).toBe(0);
   return result.stdout.trim();
 }
@@ -231,6 +231,48 @@ describe("deskline listen", () => {
     expect(line).toMatchObject({ type: "ticket.created", status: null, attempts: 4 });
     expect(line.error).toMatch(/connection refused/);
     expect(stderr).toMatch(/connection refused.*retry 1 of 3/);
+  });
+});
+
+describe("deskline listen --signing ed25519", () => {
+  it("signs v1a with a local key pair: the middleware verifies with the printed public key, and so does node:crypto", async () => {
+    const publicKey = await secret("--signing", "ed25519");
+    expect(publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    expect(await secret("--signing", "ed25519")).toBe(publicKey);
+    const receiver = await startReceiver(publicKey);
+    try {
+      const listener = await listen(["--forward-to", receiver.url, "--signing", "ed25519"]);
+      expect(listener.child.exitCode).toBeNull();
+      await trigger("contact.created");
+      await receiver.waitFor((received) => received.length === 1);
+      const { code, stdout } = await listener.stop();
+      expect(code).toBe(0);
+      expect(stdout).toContain(`Your webhook public key is ${publicKey}`);
+      expect(receiver.refused).toBe(0);
+      const [delivery] = receiver.received;
+      if (!delivery) throw new Error("nothing forwarded");
+      const { headers } = delivery;
+      const timestamp = headers["webhook-timestamp"] as string;
+      expect(headers["service-signature"]).toMatch(new RegExp(`^t=${timestamp},v1a=[A-Za-z0-9+/]{86}==$`));
+      const [scheme, signature] = (headers["webhook-signature"] as string).split(",");
+      expect(scheme).toBe("v1a");
+      const raw = Buffer.from(publicKey.slice("whpk_".length), "base64");
+      const key = createPublicKey({
+        key: { kty: "OKP", crv: "Ed25519", x: raw.toString("base64url") },
+        format: "jwk",
+      });
+      const signed = (body: string) =>
+        verify(
+          null,
+          Buffer.from(`${delivery.id}.${timestamp}.${body}`),
+          key,
+          Buffer.from(signature as string, "base64"),
+        );
+      expect(signed(delivery.body.toString("utf8"))).toBe(true);
+      expect(signed(`${delivery.body.toString("utf8")} `)).toBe(false);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

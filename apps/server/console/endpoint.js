@@ -7,7 +7,7 @@ import { deliveriesSection, firstDeliveries } from "./deliveries.js";
 import { announce, fill, h, problem, statusBadge, when } from "./dom.js";
 import { endpointForm } from "./form.js";
 import { recoverSection } from "./recover.js";
-import { secretNotice } from "./secret.js";
+import { copyButton, secretNotice } from "./secret.js";
 import { testEventSection } from "./test-event.js";
 
 /** @typedef {import("./types.js").WebhookEndpoint} WebhookEndpoint */
@@ -46,6 +46,14 @@ function facts(endpoint, stats) {
         )
       : null,
     item("Events", endpoint.events.join(", ")),
+    item("Signing", endpoint.signing === "ed25519" ? "Ed25519 key pair (v1a)" : "HMAC-SHA256 secret (v1)"),
+    endpoint.public_key
+      ? item("Public key", [
+          h("code", {}, endpoint.public_key),
+          " ",
+          copyButton(endpoint.public_key, "Public key"),
+        ])
+      : null,
     item("Description", endpoint.description ?? "—"),
     item("Success rate (24 h)", h("span", { "data-rate": "" }, successRate(stats.totals))),
     item("Consecutive failures", String(endpoint.consecutive_failures)),

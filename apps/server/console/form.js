@@ -1,4 +1,5 @@
-// The endpoint form, for adding and for editing: URL, Events, Description, and Save.
+// The endpoint form, for adding and for editing: URL, Events, Description, Signing (when adding),
+// and Save.
 
 import { ApiError, knownEventTypes } from "./api.js";
 import { field, h, problem } from "./dom.js";
@@ -23,12 +24,29 @@ async function eventsSelect(selected) {
 }
 
 /**
+ * How a new endpoint signs: chosen once, at creation (a rotation can switch it; the edit form
+ * does not offer it, as a PATCH cannot).
+ */
+function signingSelect() {
+  return h(
+    "select",
+    { name: "signing" },
+    h("option", { value: "hmac_sha256", selected: true }, "HMAC-SHA256 with a secret (v1)"),
+    h("option", { value: "ed25519" }, "Ed25519 with a key pair: receivers need only its public key (v1a)"),
+  );
+}
+
+/**
+ * @typedef {import("./types.js").WebhookEndpointUpdate & { signing?: import("./types.js").WebhookEndpointSigning }} EndpointFields
+ */
+
+/**
  * A form that calls `save(fields)` (an API call) and shows its error next to the field the
  * server names (`param`). `initial` fills it for an edit.
  * @param {{
  *   initial?: import("./types.js").WebhookEndpoint,
  *   legend: string,
- *   save: (body: import("./types.js").WebhookEndpointUpdate) => Promise<void>,
+ *   save: (body: EndpointFields) => Promise<void>,
  *   cancel?: () => void,
  * }} options
  */
@@ -47,6 +65,7 @@ export async function endpointForm({ initial, legend, save, cancel }) {
     maxlength: 500,
     value: initial?.description ?? "",
   });
+  const signing = initial ? null : signingSelect();
   const errors = h("div", { class: "form-errors" });
   const form = h(
     "form",
@@ -62,6 +81,13 @@ export async function endpointForm({ initial, legend, save, cancel }) {
       ),
       field("Events", events, "The event types to send; “All events” includes types added later."),
       field("Description", description),
+      signing
+        ? field(
+            "Signing",
+            signing,
+            "How deliveries are signed. With Ed25519 the endpoint shows a public key instead of a secret.",
+          )
+        : null,
     ),
     errors,
     h(
@@ -77,7 +103,7 @@ export async function endpointForm({ initial, legend, save, cancel }) {
     const picked = /** @type {import("./types.js").EventSubscription[]} */ (
       [...events.selectedOptions].map((option) => option.value)
     );
-    /** @type {import("./types.js").WebhookEndpointUpdate} */
+    /** @type {EndpointFields} */
     const body = {
       url: url.value.trim(),
       events: picked.includes(ALL) || picked.length === 0 ? [ALL] : picked,
@@ -85,6 +111,7 @@ export async function endpointForm({ initial, legend, save, cancel }) {
     const text = description.value.trim();
     if (text) body.description = text;
     else if (initial?.description) body.description = null;
+    if (signing) body.signing = /** @type {import("./types.js").WebhookEndpointSigning} */ (signing.value);
     errors.replaceChildren();
     for (const control of [url, events, description]) control.removeAttribute("aria-invalid");
     try {

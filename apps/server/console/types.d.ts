@@ -24,6 +24,7 @@ export interface Page<T> {
 export type DeliveryAttempt = Schemas["DeliveryAttempt"];
 export type Event = Schemas["Event"];
 export type WebhookEndpointUpdate = Schemas["WebhookEndpointUpdate"];
+export type WebhookEndpointSigning = Schemas["WebhookEndpointSigning"];
 export type EventSubscription = Schemas["EventSubscription"];
 export type WebhookRecoveryPreview = Schemas["WebhookRecoveryPreview"];
 export type ErrorCode = Schemas["ErrorCode"];

@@ -440,6 +440,31 @@ describe("the webhook console in Chromium", () => {
     expect(added).toMatchObject({ events: ["*"], description: "added without a mouse" });
   });
 
+  it("adds an endpoint that signs with Ed25519: its public key is shown, with Copy, on adding and on its page", async () => {
+    const { page } = await openConsole();
+    const url = `${receiver.url}/ed25519`;
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.getByLabel("URL").fill(url);
+    await page.getByLabel("Signing").selectOption("ed25519");
+    await page.getByRole("button", { name: "Save" }).click();
+    await textOf(page.locator(".secret")).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    const publicKey = (await page.locator(".secret").textContent()) as string;
+    await textOf(page.locator(".notice")).toContain("public key");
+    const listed = await api.get("/open/v1/webhook-endpoints", { key, baseUrl });
+    const endpoint = listed.body.data.find((e: { url: string }) => e.url === url);
+    expect(endpoint).toMatchObject({ signing: "ed25519", public_key: publicKey });
+
+    await page.getByRole("link", { name: url, exact: true }).click();
+    await shown(page.getByRole("heading", { level: 1, name: url }));
+    const facts = page.locator("dl.facts");
+    await textOf(facts).toContain("Ed25519 key pair (v1a)");
+    await textOf(facts).toContain(publicKey);
+    await shown(facts.getByRole("button", { name: "Copy" }));
+    expect((await api.delete(`/open/v1/webhook-endpoints/${endpoint.id}`, { key, baseUrl })).status).toBe(
+      200,
+    );
+  });
+
   it("signs out", async () => {
     const { page } = await openConsole();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));

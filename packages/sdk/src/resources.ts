@@ -465,7 +465,9 @@ export class WebhookEndpoints extends Resource {
    * Registers an HTTPS endpoint for the given event types; `events` omitted means all types
    * (`["*"]`, which also covers types added later). Unknown types are `400 parameter_invalid`.
    * The response contains the signing `secret` (`whsec_…`) this once; store it to verify
-   * deliveries. A host name in `url` is checked against the refused address ranges each time a
+   * deliveries. With `signing: "ed25519"` the endpoint signs with an Ed25519 key pair instead:
+   * `secret` is `null` (the private key is never shown) and `public_key` (`whpk_…`, shown by
+   * every answer about the endpoint) verifies its `v1a` signatures. A host name in `url` is checked against the refused address ranges each time a
    * delivery connects, and a delivery to such an address fails (unless the deployment allows
    * private networks for development).
    *
@@ -534,6 +536,12 @@ export class WebhookEndpoints extends Resource {
    * grace of older secrets to the new `expires_in`, never lengthens it. An endpoint has at most 5
    * live secrets (a deployment's setting): a rotation past that ends the oldest grace periods
    * now, so deliveries never carry more signatures than receivers read.
+   *
+   * An Ed25519 endpoint gets a new key pair: `secret` is `null`, `public_key` the new key, and
+   * deliveries carry one `v1a` per live key pair. `signing` switches the scheme at a rotation
+   * (the only place it changes): the new secret or key pair is of that scheme, and during the
+   * grace deliveries carry both a `v1` and a `v1a`, so receivers move over without a gap.
+   * Omitted, it keeps the endpoint's scheme.
    *
    * **Replays:** with an `Idempotency-Key`, the new `secret` is kept for the replay sealed like
    * the endpoint's own copy, and the replay shows it again.

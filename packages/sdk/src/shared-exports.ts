@@ -44,6 +44,8 @@ export type WebhookEndpointWithSecret = Schemas["WebhookEndpointWithSecret"];
 export type WebhookEndpointCreate = Schemas["WebhookEndpointCreate"];
 export type EventType = Schemas["EventType"];
 export type WebhookEndpointUpdate = Schemas["WebhookEndpointUpdate"];
+/** How an endpoint signs: `hmac_sha256` (a `whsec_` secret, `v1`) or `ed25519` (a key pair; `public_key` verifies `v1a`). */
+export type WebhookEndpointSigning = Schemas["WebhookEndpointSigning"];
 /** One event queued to one endpoint (`events.deliveries`, `webhookEndpoints.deliveries`, `events.resend`). */
 export type WebhookDelivery = Schemas["WebhookDelivery"];
 export type WebhookDeliveryStatus = Schemas["WebhookDeliveryStatus"];

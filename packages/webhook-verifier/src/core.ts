@@ -1,13 +1,16 @@
 // Runtime-neutral pieces shared by the node:crypto and the WebCrypto implementations. Nothing here
 // may import a node module: the `/web` and `/fetch` entries are built from it.
+import { decodeBase64 } from "./base64.js";
 import { WebhookVerificationError } from "./errors.js";
 
 /** The raw request body exactly as received: a string, a Buffer or any Uint8Array. */
 export type WebhookPayload = string | Uint8Array;
 
 /**
- * One signing secret (`whsec_…`), or several during a rotation: a header passes when any of its
- * `v1` signatures matches any of the secrets. The whole string, prefix included, is the HMAC key.
+ * One signing secret (`whsec_…`) or public key (`whpk_…`), or several during a rotation: a header
+ * passes when any of its `v1` signatures matches any of the secrets or any of its `v1a`
+ * signatures verifies with any of the public keys. For `v1`, the whole string, prefix included, is
+ * the HMAC key. Signing takes `whsec_…` and `whsk_…` (an Ed25519 secret key) alike.
  */
 export type WebhookSecret = string | readonly string[];
 
@@ -28,7 +31,7 @@ export interface VerifyOptions {
 
 /** Header values longer than this are refused before any splitting, so a hostile header costs O(1). */
 export const MAX_HEADER_LENGTH = 8192;
-/** More `v1` items than this is no rotation the server would ever produce. */
+/** More `v1` and `v1a` items than this is no rotation the server would ever produce. */
 export const MAX_SIGNATURES = 16;
 /** Default of {@link VerifyOptions.toleranceSeconds}. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -39,7 +42,11 @@ export interface ParsedHeader {
   timestamp: number;
   /** `v1` values, each checked to be 64 hex digits, lower-cased. */
   signatures: string[];
+  /** `v1a` values (Ed25519), each decoded from base64 and checked to be 64 bytes. */
+  asymmetric: Uint8Array[];
 }
+
+const NO_ASYMMETRIC: Uint8Array[] = [];
 
 const TIMESTAMP = /^[0-9]{1,15}$/;
 /**
@@ -62,7 +69,12 @@ function parseCanonical(header: string): ParsedHeader | undefined {
     const c = header.charCodeAt(i);
     if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return undefined;
   }
-  return { timestampText: header.slice(2, comma), timestamp, signatures: [header.slice(comma + 4)] };
+  return {
+    timestampText: header.slice(2, comma),
+    timestamp,
+    signatures: [header.slice(comma + 4)],
+    asymmetric: NO_ASYMMETRIC,
+  };
 }
 const SIGNATURE = /^[0-9a-fA-F]{64}$/;
 
@@ -96,11 +108,12 @@ export function parseSignatureHeader(header: unknown): ParsedHeader {
   const text = checkHeaderText(header);
   const canonical = parseCanonical(text);
   if (canonical !== undefined) return canonical;
-  const { timestampText, signatures } = readItems(text);
+  const { timestampText, signatures, asymmetric } = readItems(text);
   return {
     timestampText,
     timestamp: Number(timestampText),
     signatures: signatures.map(checkSignature),
+    asymmetric: asymmetric.map(checkAsymmetricSignature),
   };
 }
 
@@ -121,10 +134,14 @@ function checkHeaderText(header: unknown): string {
   return header;
 }
 
-/** The general parser: the `t` item and the `v1` items of `key=value,…`, in any order and spacing. */
-function readItems(header: string): { timestampText: string; signatures: string[] } {
+/**
+ * The general parser: the `t` item and the `v1` and `v1a` items of `key=value,…`, in any order and
+ * spacing.
+ */
+function readItems(header: string): { timestampText: string; signatures: string[]; asymmetric: string[] } {
   let timestampText: string | undefined;
   const signatures: string[] = [];
+  const asymmetric: string[] = [];
   let sawItem = false;
   for (let start = 0; start <= header.length; ) {
     let end = header.indexOf(",", start);
@@ -141,21 +158,28 @@ function readItems(header: string): { timestampText: string; signatures: string[
         );
       }
       timestampText = item.value;
-    } else if (item.key === "v1") {
-      if (signatures.length === MAX_SIGNATURES) {
+    } else if (item.key === "v1" || item.key === "v1a") {
+      if (signatures.length + asymmetric.length === MAX_SIGNATURES) {
         throw new WebhookVerificationError(
           "too_many_signatures",
-          `The Service-Signature header has more than ${MAX_SIGNATURES} v1 signatures`,
+          `The Service-Signature header has more than ${MAX_SIGNATURES} v1 and v1a signatures`,
         );
       }
-      signatures.push(item.value);
+      (item.key === "v1" ? signatures : asymmetric).push(item.value);
     }
     // Unknown keys (v0, future schemes) are ignored on purpose: the sender may add schemes.
   }
   if (!sawItem) {
     throw new WebhookVerificationError("missing_header", "The Service-Signature header is empty");
   }
-  return { timestampText: checkTimestamp(timestampText), signatures: checkSignatureCount(signatures) };
+  const checked = checkTimestamp(timestampText);
+  if (signatures.length + asymmetric.length === 0) {
+    throw new WebhookVerificationError(
+      "missing_signature",
+      "The Service-Signature header has no v1 (nor v1a) signature",
+    );
+  }
+  return { timestampText: checked, signatures, asymmetric };
 }
 
 /** One `key=value` item, trimmed; `undefined` for an empty one ("a=1,,b=2", a trailing comma). */
@@ -186,16 +210,6 @@ function checkTimestamp(timestampText: string | undefined): string {
   return timestampText;
 }
 
-function checkSignatureCount(signatures: string[]): string[] {
-  if (signatures.length === 0) {
-    throw new WebhookVerificationError(
-      "missing_signature",
-      "The Service-Signature header has no v1 signature",
-    );
-  }
-  return signatures;
-}
-
 /** A `v1` value as 64 lowercase hex digits. */
 function checkSignature(signature: string): string {
   if (!SIGNATURE.test(signature)) {
@@ -206,6 +220,18 @@ function checkSignature(signature: string): string {
   }
   // Uppercase hex is accepted; the comparison is done on lowercase, as the HMACs are rendered.
   return signature.toLowerCase();
+}
+
+/** An Ed25519 signature (`v1a`, in either header) as its 64 bytes. */
+export function checkAsymmetricSignature(signature: string): Uint8Array {
+  const bytes = decodeBase64(signature);
+  if (bytes?.length !== 64) {
+    throw new WebhookVerificationError(
+      "invalid_signature_format",
+      "A v1a signature is not the base64 of 64 bytes (Ed25519)",
+    );
+  }
+  return bytes;
 }
 
 export function checkTolerance(timestamp: number, options: VerifyOptions | undefined): number {
@@ -233,6 +259,6 @@ export function checkTolerance(timestamp: number, options: VerifyOptions | undef
 export function mismatch(): WebhookVerificationError {
   return new WebhookVerificationError(
     "signature_mismatch",
-    "No v1 signature matches the payload and secret; is the body the raw, unmodified request body?",
+    "No signature matches the payload and the secret or public key; is the body the raw, unmodified request body?",
   );
 }

@@ -4,6 +4,7 @@
  */
 export type WebhookVerificationErrorCode =
   | "missing_secret"
+  | "invalid_key"
   | "invalid_payload_type"
   | "missing_header"
   | "malformed_header"

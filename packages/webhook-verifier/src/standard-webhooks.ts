@@ -1,32 +1,26 @@
-// Signs deliveries the Standard Webhooks way (https://www.standardwebhooks.com/), which Svix's and
-// standard-webhooks' libraries verify: a Deskline receiver may use either scheme. node:crypto only.
-import { createHmac } from "node:crypto";
-import type { WebhookPayload, WebhookSecret } from "./core.js";
-import { secretList } from "./core.js";
-import { type SignOptions, signTimestamp } from "./sign-options.js";
+// Standard Webhooks (https://www.standardwebhooks.com/) on node:crypto: deliveries are signed this
+// way too, which Svix's and standard-webhooks' libraries verify, so a Deskline receiver may use
+// either scheme; and verified here, `v1a` (Ed25519) included, which those libraries do not check.
+import type { VerifyOptions, WebhookPayload, WebhookSecret } from "./core.js";
+import { nodeCrypto } from "./node-crypto.js";
+import type { SignOptions } from "./sign-options.js";
+import {
+  type StandardWebhookHeaderSource,
+  type StandardWebhookHeaders,
+  signStandard,
+  verifyStandard,
+} from "./standard-signature.js";
 
-/** The three headers of a Standard Webhooks delivery. */
-export interface StandardWebhookHeaders {
-  "webhook-id": string;
-  "webhook-timestamp": string;
-  "webhook-signature": string;
-}
-
-const PREFIX = "whsec_";
-
-/** The HMAC key: the base64 part of a `whsec_…` secret, decoded (the spec's key format). */
-function keyOf(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, "base64");
-}
+export type { StandardWebhookHeaderSource, StandardWebhookHeaders } from "./standard-signature.js";
 
 /**
- * Produces the Standard Webhooks headers for a body: `webhook-signature` holds `v1,<base64>` of
- * HMAC-SHA256 over `<id>.<timestamp>.<body>`, keyed with the decoded secret, one per secret
- * (space-separated) during a rotation.
+ * Produces the Standard Webhooks headers for a body: `webhook-signature` holds, space-separated,
+ * one signature per key over `<id>.<timestamp>.<body>`: `v1,<base64>` of HMAC-SHA256 keyed with
+ * the decoded `whsec_…` secret, `v1a,<base64>` of Ed25519 with a `whsk_…` secret key.
  *
  * @param id The message id (`webhook-id`): Deskline sends the event id, the same on every retry.
  * @param payload The exact body that will be sent.
- * @param secret The `whsec_…` secret, or several during a rotation.
+ * @param secret The `whsec_…` secret or `whsk_…` key, or several during a rotation.
  * @param options `timestamp` to sign with (default: now).
  */
 export function signStandardWebhook(
@@ -35,13 +29,29 @@ export function signStandardWebhook(
   secret: WebhookSecret,
   options?: SignOptions,
 ): StandardWebhookHeaders {
-  const timestamp = String(signTimestamp(options));
-  const signatures = secretList(secret).map((s) => {
-    const mac = createHmac("sha256", keyOf(s)).update(`${id}.${timestamp}.`);
-    const digest = (typeof payload === "string" ? mac.update(payload, "utf8") : mac.update(payload)).digest(
-      "base64",
-    );
-    return `v1,${digest}`;
-  });
-  return { "webhook-id": id, "webhook-timestamp": timestamp, "webhook-signature": signatures.join(" ") };
+  // node:crypto answers at once: never a promise here.
+  return signStandard(nodeCrypto, id, payload, secret, options) as StandardWebhookHeaders;
+}
+
+/**
+ * Checks a delivery's Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`) with node:crypto: a `v1` against each `whsec_…` secret, a `v1a` against
+ * each `whpk_…` public key; any match passes. Then the timestamp tolerance.
+ *
+ * @param payload The raw request body, unchanged.
+ * @param headers The request's headers: node's `req.headers`, a fetch `Headers`, or a plain
+ *   object with the three lower-case names.
+ * @param secret The `whpk_…` public key or `whsec_…` secret, or several during a rotation.
+ * @param options Tolerance and clock, see {@link VerifyOptions}.
+ * @returns The verified `webhook-timestamp`, in Unix seconds.
+ * @throws {WebhookVerificationError} with a stable `code` on every failure.
+ */
+export function verifyStandardWebhook(
+  payload: WebhookPayload,
+  headers: StandardWebhookHeaderSource,
+  secret: WebhookSecret,
+  options?: VerifyOptions,
+): number {
+  // node:crypto answers at once: never a promise here.
+  return verifyStandard(nodeCrypto, payload, headers, secret, options) as number;
 }

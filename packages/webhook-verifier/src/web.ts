@@ -25,4 +25,10 @@ export type {
   WebhookEndpointRecoveredEvent,
 } from "./event.js";
 export type { SignOptions } from "./sign-options.js";
-export { constructEventAsync, signPayloadAsync, verifySignatureAsync } from "./webcrypto.js";
+export type { StandardWebhookHeaderSource, StandardWebhookHeaders } from "./standard-signature.js";
+export {
+  constructEventAsync,
+  signPayloadAsync,
+  verifySignatureAsync,
+  verifyStandardWebhookAsync,
+} from "./webcrypto.js";

@@ -3,11 +3,11 @@
 // with a local secret, to a receiver on the developer's machine.
 
 import type { Deskline, DesklineEvent, EventType } from "@deskline/sdk";
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { MISSING_KEY_MESSAGE, resolveSettings } from "../config.js";
 import { clientFor, globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
-import { eventTypeSchema } from "../generated/schemas.js";
+import { eventTypeSchema, webhookEndpointSigningSchema } from "../generated/schemas.js";
 import { type Cursor, markHandled } from "../listen/cursor.js";
 import { followEvents } from "../listen/follow.js";
 import { type ForwardResult, forwardEvent } from "../listen/forward.js";
@@ -18,8 +18,11 @@ import { examples } from "./kit.js";
 
 const EVENT_TYPES = eventTypeSchema.enum as readonly EventType[];
 
+type Signing = (typeof webhookEndpointSigningSchema.enum)[number];
+
 interface ListenOptions {
   forwardTo?: string;
+  signing: Signing;
   events?: string[];
   printSecret?: boolean;
   since?: string;
@@ -65,7 +68,18 @@ export function register(listen: Command): void {
         "only these event types (comma-separated, repeatable; default all)",
         collectTypes,
       )
-      .option("--print-secret", "print the local signing secret and exit (for scripts)")
+      .addOption(
+        new Option(
+          "--signing <scheme>",
+          "sign as an endpoint of this scheme does (ed25519: v1a, with a key pair)",
+        )
+          .choices(webhookEndpointSigningSchema.enum)
+          .default("hmac_sha256"),
+      )
+      .option(
+        "--print-secret",
+        "print what your receiver verifies with and exit (for scripts): the local secret, or with --signing ed25519 the public key",
+      )
       .option(
         "--since <when>",
         "start here instead of where the last run stopped: now, an event id, Unix seconds or RFC 3339",
@@ -78,7 +92,8 @@ export function register(listen: Command): void {
           "Each event is POSTed with the body bytes and headers a webhook delivery carries",
           "(Service-Signature, Service-Event, Service-Delivery, User-Agent, webhook-id,",
           "webhook-timestamp, webhook-signature), signed with a local secret that stays the same",
-          "for this server and API key. A stopped listener resumes where it stopped, so a",
+          "for this server and API key; with --signing ed25519, with a local Ed25519 key pair",
+          "(v1a signatures) whose public key your receiver verifies with. A stopped listener resumes where it stopped, so a",
           "restart misses nothing. A receiver that is down is retried 3 times, then reported.",
           "Needs a key with webhooks:manage (it reads the events API).",
         ].join("\n"),
@@ -87,6 +102,7 @@ export function register(listen: Command): void {
     "deskline listen --forward-to localhost:4000/webhooks",
     "deskline listen --forward-to http://localhost:4000/webhooks --events ticket.created,ticket.updated --json",
     "export DESKLINE_WEBHOOK_SECRET=$(deskline listen --print-secret)",
+    "export DESKLINE_WEBHOOK_PUBLIC_KEY=$(deskline listen --signing ed25519 --print-secret)",
   );
 }
 
@@ -96,8 +112,11 @@ async function runListen(command: Command, options: ListenOptions): Promise<void
   const settings = resolveSettings(globals);
   if (!settings.apiKey) throw new UsageError(MISSING_KEY_MESSAGE);
   const state = new ListenState(settings.baseUrl, settings.apiKey);
-  const secret = state.secret();
-  if (options.printSecret) return writeLine(secret);
+  // `secret` signs; `shown` is what the receiver verifies with (the same for HMAC).
+  const pair = options.signing === "ed25519" ? state.keyPair() : undefined;
+  const secret = pair?.secretKey ?? state.secret();
+  const shown = pair?.publicKey ?? secret;
+  if (options.printSecret) return writeLine(shown);
   if (!options.forwardTo) throw new UsageError("give --forward-to <url> (or --print-secret)");
   const forwardTo = forwardUrlOf(options.forwardTo);
   const types = eventTypesOf(options.events);
@@ -116,7 +135,7 @@ async function runListen(command: Command, options: ListenOptions): Promise<void
   info(
     `Ready. Forwarding ${types.length ? types.join(", ") : "all events"} to ${forwardTo}, ${start.description}.`,
   );
-  info(`Your webhook signing secret is ${secret} (^C to quit)`);
+  info(`Your webhook ${pair ? "public key" : "signing secret"} is ${shown} (^C to quit)`);
   try {
     await forwardAll(
       deskline,

@@ -6,13 +6,14 @@ import type {
   EventType,
   WebhookRecoveryPreview as RecoveryPreview,
   WebhookEndpoint,
+  WebhookEndpointSigning,
   WebhookEndpointUpdate,
 } from "@deskline/sdk";
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { PartialFailure, UsageError } from "../errors.js";
 import { catalogOf } from "../fields.js";
-import { webhookEndpointUpdateSchema } from "../generated/schemas.js";
+import { webhookEndpointSigningSchema, webhookEndpointUpdateSchema } from "../generated/schemas.js";
 import { type Column, formatTable, printObject, writeLine } from "../output.js";
 import { startRecoveryProgress } from "../progress.js";
 import { deliveryColumns, guided } from "../webhooks/deliveries.js";
@@ -107,8 +108,13 @@ const HELP = {
   },
 };
 
+/** The schemes an endpoint signs with, as the spec lists them. */
+const signingOption = (what: string) =>
+  new Option("--signing <scheme>", what).choices(webhookEndpointSigningSchema.enum);
+
 interface CreateOptions {
   url: string;
+  signing?: WebhookEndpointSigning;
   description?: string;
   event?: string[];
   header?: string[];
@@ -209,11 +215,17 @@ function createCommand(endpoints: Command): void {
         "a content filter the events must pass, as JSON (docs/webhooks.md, Content filters)",
         filterOption,
       )
+      .addOption(
+        signingOption(
+          "hmac_sha256 (default): a secret, printed this once; ed25519: a key pair, whose public_key receivers verify with (no secret)",
+        ),
+      )
       .action(runCreate),
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --event contact.created --event contact.updated",
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --header 'X-Api-Key: gw_4f9c2a7e'",
     "deskline webhooks endpoints create --url https://hooks.example.com/deskline --rate-limit 20",
     `deskline webhooks endpoints create --url https://hooks.example.com/deskline --event ticket.created --filter '{"data":{"priority":{"$in":["urgent"]}}}'`,
+    "deskline webhooks endpoints create --url https://hooks.example.com/deskline --signing ed25519",
   );
 }
 
@@ -241,6 +253,7 @@ async function runCreate(options: CreateOptions, command: Command): Promise<void
     ...(headers ? { headers } : {}),
     ...(options.rateLimit ? { rate_limit: options.rateLimit } : {}),
     ...(options.filter ? { filter: options.filter } : {}),
+    ...(options.signing ? { signing: options.signing } : {}),
   });
   printObject(created, Boolean(globalsOf(command).json));
 }
@@ -276,8 +289,14 @@ function rotateSecretCommand(endpoints: Command): void {
         "grace period of the old secret (0: stop using it now)",
         kit.positiveInteger,
       )
+      .addOption(
+        signingOption(
+          "switch the endpoint to this scheme (default: keep its own); both sign during the grace",
+        ),
+      )
       .action(runRotateSecret),
     "deskline webhooks endpoints rotate-secret we_0VbeYBCu9tPuFypVLWBsJN --expires-in 3600",
+    "deskline webhooks endpoints rotate-secret we_0VbeYBCu9tPuFypVLWBsJN --signing ed25519",
   );
 }
 
@@ -450,9 +469,16 @@ async function runList(options: { limit?: number }, command: Command): Promise<v
   await kit.listCommand(command, items, COLUMNS, options.limit);
 }
 
-async function runRotateSecret(id: string, options: { expiresIn?: number }, command: Command): Promise<void> {
+async function runRotateSecret(
+  id: string,
+  options: { expiresIn?: number; signing?: WebhookEndpointSigning },
+  command: Command,
+): Promise<void> {
   const deskline = await clientFor(command);
-  const body = options.expiresIn === undefined ? {} : { expires_in: options.expiresIn };
+  const body = {
+    ...(options.expiresIn === undefined ? {} : { expires_in: options.expiresIn }),
+    ...(options.signing ? { signing: options.signing } : {}),
+  };
   printObject(await deskline.webhookEndpoints.rotateSecret(id, body), Boolean(globalsOf(command).json));
 }
 

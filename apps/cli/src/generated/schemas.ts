@@ -1782,6 +1782,15 @@ export const webhookEndpointUpdateSchema = {
   }
 } as const;
 
+export const webhookEndpointSigningSchema = {
+  "type": "string",
+  "description": "How deliveries are signed: `hmac_sha256` with a shared secret (`whsec_…`, `v1` signatures),\nor `ed25519` with a key pair whose private half never leaves the service (`v1a`\nsignatures, verified with the endpoint's `public_key`, which cannot forge them).\n",
+  "enum": [
+    "hmac_sha256",
+    "ed25519"
+  ]
+} as const;
+
 export const eventTypeSchema = {
   "type": "string",
   "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change); and the operational types, about the webhooks themselves:\n`webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),\n`webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a\ndelivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used\nits last attempt). More may be added within v1.\n",

@@ -1,11 +1,12 @@
 // What `deskline listen` keeps between runs, in the user's state directory: the local signing
-// secret (stable, so a receiver configured once keeps verifying, and `--print-secret` can hand
-// it to a script before the listener starts) and, per forwarding target, the cursor, so a
+// secret and Ed25519 key pair (stable, so a receiver configured once keeps verifying, and
+// `--print-secret` can hand the secret or public key to a script before the listener starts) and, per forwarding target, the cursor, so a
 // restarted listener resumes where it stopped instead of missing what happened meanwhile.
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { generateSigningKeyPair, type SigningKeyPair } from "@deskline/webhook-verifier";
 import { writePrivateFile } from "../config.js";
 import { type Cursor, parseCursor } from "./cursor.js";
 
@@ -37,6 +38,18 @@ export class ListenState {
     const secret = `whsec_${randomBytes(32).toString("base64")}`;
     writePrivateFile(path, `${JSON.stringify({ secret, created_at: new Date().toISOString() })}\n`);
     return secret;
+  }
+
+  /** The local Ed25519 key pair (`--signing ed25519`), made on first use like the secret. */
+  keyPair(): SigningKeyPair {
+    const path = join(this.dir, "ed25519.json");
+    const stored = readJson(path) as Partial<SigningKeyPair> | undefined;
+    if (stored?.secretKey?.startsWith("whsk_") && stored.publicKey?.startsWith("whpk_")) {
+      return { secretKey: stored.secretKey, publicKey: stored.publicKey };
+    }
+    const pair = generateSigningKeyPair();
+    writePrivateFile(path, `${JSON.stringify({ ...pair, created_at: new Date().toISOString() })}\n`);
+    return pair;
   }
 
   /** Where the cursor of forwarding to `forwardTo` lives (`--state` replaces it). */

@@ -8,7 +8,8 @@ import type { WebhookDeliveries } from "../deliveries/store.js";
 import type { WebhookSettings } from "../settings.js";
 import { refusedUrlHost } from "./address-policy.js";
 import { type RecentDeliveries, recentOf } from "./recent.js";
-import { toWebhookEndpoint, type WebhookEndpoints } from "./store.js";
+import { shownSecret } from "./secrets/signing-keys.js";
+import { toWebhookEndpoint, type WebhookEndpointDoc, type WebhookEndpoints } from "./store.js";
 
 // The default rotation grace (docs/decisions.md, "Webhook endpoints"): the old secret signs alongside the new one for a
 // day, the spec's `WebhookEndpointSecretRotation.expires_in` default.
@@ -21,7 +22,8 @@ type Kit = RouteKit<
 
 /**
  * The spec's webhook endpoint operations: what receivers expect from Stripe and Svix (get, PATCH, secret rotation). The
- * secret appears only in the answers of create and rotate; every other answer omits it.
+ * secret appears only in the answers of create and rotate (`null` for an Ed25519 endpoint, whose
+ * private key no answer shows); every other answer omits it.
  */
 export function webhookEndpointRoutes(kit: Kit): void {
   mountHandlers(kit, {
@@ -115,7 +117,7 @@ function createWebhookEndpoint({ store, config }: Kit): Handler<"createWebhookEn
   return async ({ ctx, body }) => {
     checkUrl(body.url, config);
     const { doc, secret } = await store.webhookEndpoints.create(workspaceOf(ctx), body);
-    return { status: 201, body: withSecret(toWebhookEndpoint(doc), secret) };
+    return { status: 201, body: withSecret(doc, secret) };
   };
 }
 
@@ -137,8 +139,13 @@ function updateWebhookEndpoint({ store, config }: Kit): Handler<"updateWebhookEn
 function rotateWebhookEndpointSecret({ store }: Kit): Handler<"rotateWebhookEndpointSecret"> {
   return async ({ ctx, id, body }) => {
     const graceMs = (body.expires_in ?? DEFAULT_GRACE_SECONDS) * 1000;
-    const { doc, secret } = await store.webhookEndpoints.rotateSecret(workspaceOf(ctx), id, graceMs);
-    return { status: 200, body: withSecret(toWebhookEndpoint(doc), secret) };
+    const { doc, secret } = await store.webhookEndpoints.rotateSecret(
+      workspaceOf(ctx),
+      id,
+      graceMs,
+      body.signing,
+    );
+    return { status: 200, body: withSecret(doc, secret) };
   };
 }
 
@@ -149,11 +156,12 @@ function deleteWebhookEndpoint({ store }: Kit): Handler<"deleteWebhookEndpoint">
   };
 }
 
-/** The one-time answer: the secret placed where the spec lists it, before the timestamps. */
-function withSecret(
-  endpoint: Schema<"WebhookEndpoint">,
-  secret: string,
-): Schema<"WebhookEndpointWithSecret"> {
-  const { created_at, updated_at, ...rest } = endpoint;
-  return { ...rest, secret, created_at, updated_at };
+/**
+ * The one-time answer: the secret placed where the spec lists it, before the timestamps; `null`
+ * when the endpoint's current key is an Ed25519 one (docs/decisions.md "Public-key signatures").
+ */
+function withSecret(doc: WebhookEndpointDoc, secret: string): Schema<"WebhookEndpointWithSecret"> {
+  const { created_at, updated_at, ...rest } = toWebhookEndpoint(doc);
+  const shown = shownSecret({ secret, public_key: doc.secrets[0]?.public_key ?? null });
+  return { ...rest, secret: shown, created_at, updated_at };
 }

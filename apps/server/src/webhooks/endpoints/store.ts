@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { schemaDefaults } from "@deskline/spec/values";
 import type { Collection, Db } from "mongodb";
@@ -24,6 +23,7 @@ import {
 } from "./health.js";
 import { LaneLeases } from "./lanes.js";
 import { type EndpointSecret, SecretsAtRest, secretBinding } from "./secrets/at-rest.js";
+import { type NewSigningKey, newSigningKey, type Signing, signingOf } from "./secrets/signing-keys.js";
 import { nextSubscriptions } from "./subscriptions.js";
 
 /**
@@ -62,13 +62,12 @@ export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpo
     rate_limit: doc.rate_limit ?? null,
     filter: doc.filter ?? null,
     header_names: doc.custom_headers.map((header) => header.name),
+    signing: signingOf(doc.secrets),
+    public_key: doc.secrets[0]?.public_key ?? null,
     created_at: doc.created_at.toISOString(),
     updated_at: doc.updated_at.toISOString(),
   };
 }
-
-/** `whsec_` + 32 random bytes, base64 (docs/design.md, Webhook delivery). */
-export const newSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
 
 /**
  * The secrets after a rotation: the new one first, older ones valid for at most `expiresInMs` more
@@ -81,17 +80,24 @@ export function rotateSecrets(
   current: EndpointSecret[],
   expiresInMs: number,
   now: Date,
-  fresh: string = newSecret(),
+  fresh: NewSigningKey = newSigningKey("hmac_sha256"),
   limit = Number.POSITIVE_INFINITY,
 ): EndpointSecret[] {
   const graceEnd = now.getTime() + expiresInMs;
   const kept = current
     .map((s) => ({
-      secret: s.secret,
+      ...s,
       expires_at: new Date(Math.min(s.expires_at?.getTime() ?? graceEnd, graceEnd)),
     }))
     .filter((s) => s.expires_at.getTime() > now.getTime());
-  return [{ secret: fresh, expires_at: null }, ...kept].slice(0, Math.max(1, limit));
+  return [withPublicKey(fresh, null), ...kept].slice(0, Math.max(1, limit));
+}
+
+/** An entry of the secrets; HMAC ones keep no `public_key` field (as before key pairs existed). */
+function withPublicKey(key: NewSigningKey, expiresAt: Date | null): EndpointSecret {
+  return key.public_key
+    ? { secret: key.secret, public_key: key.public_key, expires_at: expiresAt }
+    : { secret: key.secret, expires_at: expiresAt };
 }
 
 // A rotation races only with another rotation of the same endpoint; a few tries settle it.
@@ -138,7 +144,10 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
   }
 
-  /** Registers an endpoint; returns it with its first secret, which the caller shows once. */
+  /**
+   * Registers an endpoint; returns it with its first secret (in the clear), which the caller
+   * shows once when it is an HMAC one.
+   */
   async create(
     workspaceId: string,
     input: WebhookEndpointInput,
@@ -147,7 +156,8 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
     const filter = input.filter == null ? null : checkFilter(input.filter);
     await this.secrets.writesAllowed();
     const now = new Date();
-    const secret = newSecret();
+    const key = newSigningKey(input.signing ?? schemaDefaults.WebhookEndpointCreate.signing);
+    const secret = key.secret;
     const id = newId("we", now.getTime());
     await this.assertRoomFor(workspaceId, 0);
     const binding = secretBinding({ _id: id, workspace_id: workspaceId });
@@ -164,7 +174,7 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
       disabled_at: null,
       disabled_reason: null,
       consecutive_failures: 0,
-      secrets: [{ secret: seal(secret), expires_at: null }],
+      secrets: [withPublicKey({ ...key, secret: seal(secret) }, null)],
       rate_limit: input.rate_limit ?? null,
       filter,
       lane_holder: null,
@@ -273,21 +283,24 @@ export class WebhookEndpoints extends MutableRecords<WebhookEndpointDoc> {
   }
 
   /**
-   * Makes a new current secret; the previous ones stay valid for `expiresInMs`. The write only
-   * matches while the current secret is still the one this rotation read, so two racing
-   * rotations cannot both keep their own new secret.
+   * Makes a new current secret (or key pair) of `signing`, by default the endpoint's own scheme;
+   * the previous ones stay valid for `expiresInMs`. The write only matches while the current
+   * secret is still the one this rotation read, so two racing rotations cannot both keep their
+   * own new secret.
    */
   async rotateSecret(
     workspaceId: string,
     id: string,
     expiresInMs: number,
+    signing?: Signing,
   ): Promise<{ doc: WebhookEndpointDoc; secret: string }> {
     await this.secrets.writesAllowed();
     for (let attempt = 0; attempt < ROTATION_TRIES; attempt++) {
       const current = await this.get(workspaceId, id);
       const now = new Date();
-      const secret = newSecret();
-      const sealed = this.secrets.seal(secret, secretBinding(current));
+      const key = newSigningKey(signing ?? signingOf(current.secrets));
+      const secret = key.secret;
+      const sealed = { ...key, secret: this.secrets.seal(secret, secretBinding(current)) };
       const secrets = rotateSecrets(
         current.secrets,
         expiresInMs,

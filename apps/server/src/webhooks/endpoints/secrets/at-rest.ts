@@ -14,8 +14,16 @@ import type { CustomHeader } from "../custom-headers.js";
 
 /** A signing secret; `expires_at` null for the current one, set for one being rotated out. */
 export interface EndpointSecret {
-  /** `whsec_…`, or sealed (`enc2:…`) when a key is set: open it with `signingSecrets`. */
+  /**
+   * `whsec_…` (HMAC) or `whsk_…` (an Ed25519 secret key), or sealed (`enc2:…`) when a key is
+   * set: open it with `signingSecrets`.
+   */
   secret: string;
+  /**
+   * The `whpk_…` public key of a `whsk_` secret, in the clear (it is public, and answers show it
+   * without opening anything); absent or null for an HMAC secret (secrets/signing-keys.ts).
+   */
+  public_key?: string | null;
   expires_at: Date | null;
 }
 
