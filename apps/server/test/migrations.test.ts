@@ -1,6 +1,7 @@
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Db, MongoClient } from "mongodb";
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { MIGRATIONS } from "../src/migrations/index.js";
 import { type Migration, migrationKey, runMigrations } from "../src/platform/database/migrations.js";
@@ -8,7 +9,16 @@ import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
 import { startInProcess } from "./helpers/in-process.js";
 import { MAIN_ENTRY, startMain } from "./helpers/main-process.js";
-import { eventually } from "./helpers/server-process.js";
+import { clockMovedBy } from "./helpers/server-process.js";
+
+/** `node --import` this to move a child's wall clock (helpers/shifted-date.mjs, `clockMovedBy`). */
+const SHIFTED_DATE = join(import.meta.dirname, "helpers/shifted-date.mjs");
+
+/** A migration's record, as the runner writes it. */
+interface MigrationRecordDoc {
+  _id: string;
+  id: number;
+}
 
 /** The migration lock's document, as the runner keeps it. */
 interface LockDoc {
@@ -99,26 +109,28 @@ describe("migrations", () => {
     expect(await runsOf(db)).toEqual({ m1: 1, m2: 1 });
   });
 
-  it("keep a live holder's lock from a process whose clock runs a minute ahead (the lease is on the database's time)", async () => {
+  it("keep a held lock from a process whose clock runs a minute ahead (the lease is on the database's time)", async () => {
     const db = freshDb();
-    const migrations = counting(db, 2, 400);
-    const holding = runMigrations(db, migrations, { logger, leaseMs: 5_000, pollMs: 10 });
-    const locks = db.collection("migration_lock");
-    await eventually(
-      () => locks.countDocuments(),
-      (held) => held === 1,
-      "the first process's lock",
-    );
-    // This process's wall clock (Date alone) jumps a minute ahead, as on a host that drifted; its
-    // timers and monotonic clock run on. On its own clock the holder's 5 s lease ran out long ago.
-    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true, now: Date.now() + 60_000 });
-    try {
-      await runMigrations(db, migrations, { logger, leaseMs: 5_000, pollMs: 10 });
-      await holding;
-    } finally {
-      vi.useRealTimers();
-    }
-    expect(await runsOf(db)).toEqual({ m1: 1, m2: 1 });
+    // Held for 5 s of the database's time (this machine's), by a holder that is alive and busy.
+    const heldUntil = Date.now() + 5_000;
+    await db.collection<LockDoc>("migration_lock").insertOne({
+      _id: "migrations",
+      holder: "alive",
+      expires_at: new Date(heldUntil),
+    });
+    // `deskline-server migrate` on a host a minute ahead: on its own clock the lease ran out long ago.
+    const env = {
+      MONGODB_URI: inject("mongodbUri"),
+      MONGODB_DATABASE: db.databaseName,
+      ...clockMovedBy(60_000),
+    };
+    const ahead = startMain(env, ["--import", SHIFTED_DATE, ...MAIN_ENTRY, "migrate"]);
+    expect(await ahead.exited).toBe(0);
+    expect(ahead.output()).toContain("another process is migrating the database; waiting for it");
+    // It waited the lease out before it migrated: the first record came after the lock's end.
+    const [first] = await db.collection<MigrationRecordDoc>("migrations").find().sort({ id: 1 }).toArray();
+    expect(first?._id).toBe(migrationKey(MIGRATIONS[0] as Migration));
+    expect(Date.now()).toBeGreaterThanOrEqual(heldUntil);
   });
 
   it("record nothing for a migration that fails, release the lock, and run it again next time", async () => {
