@@ -235,7 +235,7 @@ export async function roundTrip(baseUrl: string, apiKey: string) {
       ticket: ticketGone.map((t) => [t.id === ticket.id, t.object, t.deleted]),
     },
     webhook: {
-      secret: endpoint.secret.startsWith("whsec_"),
+      secret: (endpoint.secret ?? "").startsWith("whsec_"),
       description: updatedEndpoint.description,
       listed: endpointList.data.some((e) => e.id === endpoint.id),
     },

@@ -435,3 +435,34 @@ describe("errors say what to do next", () => {
     expect(unknown.stderr).toMatch(/status 404[\s\S]*deskline webhooks endpoints list/);
   });
 });
+
+describe("content filters", () => {
+  it("creates an endpoint with --filter, refuses one that is not a JSON object, and names the faulty operator", async () => {
+    const create = (filter: string) =>
+      run([
+        "webhooks",
+        "endpoints",
+        "create",
+        "--url",
+        "https://hooks.invalid/filtered",
+        "--event",
+        "ticket.created",
+        "--filter",
+        filter,
+      ]);
+    const filter = { data: { priority: { $in: ["urgent"] } } };
+    const made = await create(JSON.stringify(filter));
+    expect(made.code, made.stderr).toBe(0);
+    const [listed] = await json(["webhooks", "endpoints", "list", "--limit", "1"]);
+    expect(listed.filter).toEqual(filter);
+
+    const notJson = await create("{priority: urgent}");
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain("must be JSON");
+    const unknownOperator = await create('{"data":{"priority":{"$like":"urg"}}}');
+    expect(unknownOperator.code).toBe(1);
+    expect(unknownOperator.stderr).toMatch(
+      /status 400, code parameter_invalid[\s\S]*filter\.data\.priority\.\$like/,
+    );
+  });
+});

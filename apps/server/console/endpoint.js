@@ -46,6 +46,12 @@ function facts(endpoint, stats) {
         )
       : null,
     item("Events", endpoint.events.join(", ")),
+    endpoint.filter
+      ? item("Content filter", [
+          h("code", {}, JSON.stringify(endpoint.filter)),
+          ` (${stats.filtered} kept out in 24 h)`,
+        ])
+      : null,
     item("Signing", endpoint.signing === "ed25519" ? "Ed25519 key pair (v1a)" : "HMAC-SHA256 secret (v1)"),
     endpoint.public_key
       ? item("Public key", [
