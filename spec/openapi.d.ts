@@ -3074,7 +3074,9 @@ export type components = {
          *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
          *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
          *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-         *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+         *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+         *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+         *     its `public_key`.
          * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
          */
         ServiceSignature: string;
@@ -5186,7 +5188,9 @@ export interface operations {
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
                  *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
                  *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5247,7 +5251,9 @@ export interface operations {
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
                  *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
                  *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5308,7 +5314,9 @@ export interface operations {
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
                  *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
                  *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5369,7 +5377,9 @@ export interface operations {
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
                  *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
                  *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5430,7 +5440,9 @@ export interface operations {
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
                  *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
                  *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5491,7 +5503,9 @@ export interface operations {
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
                  *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
                  *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5552,7 +5566,9 @@ export interface operations {
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
                  *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
                  *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5613,7 +5629,9 @@ export interface operations {
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
                  *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
                  *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5674,7 +5692,9 @@ export interface operations {
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
                  *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
                  *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];
@@ -5735,7 +5755,9 @@ export interface operations {
                  *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
                  *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
                  *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
-                 *     of the same `<t>.<raw_body>`, verified with its `public_key`.
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
                  * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
                  */
                 "Service-Signature": components["parameters"]["ServiceSignature"];

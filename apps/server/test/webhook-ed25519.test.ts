@@ -98,7 +98,8 @@ function nodeVerdicts(delivery: ReceivedDelivery, publicKey: string, body: strin
     ...itemsOf(headerOf(delivery, "webhook-signature"), "v1a", ",", " ").map((s) =>
       check(`${id}.${timestamp}.${body}`, s),
     ),
-    ...itemsOf(service, "v1a", "=", ",").map((s) => check(`${t}.${body}`, s)),
+    // Service-Signature's `v1a` signs the same Standard Webhooks string, its `t` the timestamp.
+    ...itemsOf(service, "v1a", "=", ",").map((s) => check(`${id}.${t}.${body}`, s)),
   ];
 }
 

@@ -27,6 +27,27 @@ export interface VerifyOptions {
    * Default: the system clock.
    */
   now?: Date | number;
+  /**
+   * The delivery's id (`Service-Delivery`, the same as `webhook-id`): a `v1a` item of
+   * `Service-Signature` signs `<id>.<t>.<payload>`, the Standard Webhooks string. Default: the
+   * payload's top-level `id`, which is that id on every Deskline delivery.
+   */
+  id?: string;
+}
+
+/**
+ * The id a `v1a` signs: the one given, else the payload's top-level `id` (a Deskline event's id
+ * is its delivery's `Service-Delivery` and `webhook-id`); undefined when the payload has none.
+ */
+export function signedIdOf(payload: WebhookPayload, given: string | undefined): string | undefined {
+  if (given !== undefined) return given;
+  try {
+    const text = typeof payload === "string" ? payload : new TextDecoder().decode(payload);
+    const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Header values longer than this are refused before any splitting, so a hostile header costs O(1). */

@@ -28,7 +28,7 @@ export function deliveryHeaders(delivery: DeliveryToSign, options?: SignOptions)
   return {
     "content-type": "application/json",
     "user-agent": delivery.userAgent,
-    "service-signature": signPayload(payload, secret, options),
+    "service-signature": signPayload(payload, secret, { ...options, id: eventId }),
     "service-event": delivery.eventType,
     "service-delivery": eventId,
     ...signStandardWebhook(eventId, payload, secret, options),

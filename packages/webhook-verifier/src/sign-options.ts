@@ -4,6 +4,11 @@
 export interface SignOptions {
   /** The `t` to sign: a `Date` or Unix seconds. Default: the system clock. */
   timestamp?: Date | number;
+  /**
+   * The delivery's id, which a `v1a` item signs (`<id>.<t>.<payload>`). Default: the payload's
+   * top-level `id`.
+   */
+  id?: string;
 }
 
 export function signTimestamp(options: SignOptions | undefined): number {

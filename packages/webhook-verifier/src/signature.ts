@@ -6,6 +6,7 @@ import {
   checkTolerance,
   mismatch,
   parseSignatureHeader,
+  signedIdOf,
   type VerifyOptions,
   type WebhookPayload,
   type WebhookSecret,
@@ -112,9 +113,13 @@ export function verifyHeader(
     keys.hmac.length > 0 && parsed.signatures.length > 0
       ? provider.computeSignatures(keys.hmac, t, payload)
       : [];
+  // `v1a` signs the Standard Webhooks string, `<id>.<t>.<payload>`: the same signature as the
+  // delivery's `webhook-signature` carries (docs/decisions.md, "Public-key signatures").
+  const id =
+    keys.publicKeys.length > 0 && parsed.asymmetric.length > 0 ? signedIdOf(payload, options?.id) : undefined;
   const verified =
-    keys.publicKeys.length > 0 && parsed.asymmetric.length > 0
-      ? provider.verifyEd25519(keys.publicKeys, `${t}.`, payload, parsed.asymmetric)
+    id !== undefined
+      ? provider.verifyEd25519(keys.publicKeys, `${id}.${t}.`, payload, parsed.asymmetric)
       : false;
   return thenBoth(hmacs, verified, (expected, asymmetricOk) => {
     if (!anyEqual(expected, parsed.signatures) && !asymmetricOk) throw mismatch();
@@ -132,14 +137,16 @@ export function signEach(
   provider: SyncProvider | AsyncProvider,
   secret: WebhookSecret,
   hmac: (secrets: readonly string[]) => string[] | Promise<string[]>,
-  prefix: string,
+  prefix: string | (() => string),
   payload: WebhookPayload,
   render: (signature: string, ed25519: boolean) => string,
 ): string[] | Promise<string[]> {
   const keys = sortKeys(secret, "sign");
   checkPayload(payload);
   const macs = keys.hmac.length > 0 ? hmac(keys.hmac) : [];
-  const eds = keys.secretKeys.length > 0 ? provider.signEd25519(keys.secretKeys, prefix, payload) : [];
+  // The `v1a` prefix is asked for only when there is an Ed25519 key to sign with.
+  const edPrefix = () => (typeof prefix === "string" ? prefix : prefix());
+  const eds = keys.secretKeys.length > 0 ? provider.signEd25519(keys.secretKeys, edPrefix(), payload) : [];
   return thenBoth(macs, eds, (m, e) => {
     let i = 0;
     let j = 0;
@@ -147,7 +154,21 @@ export function signEach(
   });
 }
 
-/** Builds `t=<unix>,v1=<hex>[,v1a=<base64>…]`, one signature per key in the order given. */
+/** The id a `v1a` item signs, or a TypeError that says to pass it. */
+function v1aIdOf(payload: WebhookPayload, options: SignOptions | undefined): string {
+  const id = signedIdOf(payload, options?.id);
+  if (id === undefined) {
+    throw new TypeError(
+      "signing v1a needs the delivery's id: pass options.id, or a payload with a top-level id",
+    );
+  }
+  return id;
+}
+
+/**
+ * Builds `t=<unix>,v1=<hex>[,v1a=<base64>…]`, one signature per key in the order given: `v1` over
+ * `<t>.<payload>`, `v1a` over `<id>.<t>.<payload>`.
+ */
 export function signHeader(
   provider: SyncProvider,
   payload: WebhookPayload,
@@ -171,7 +192,7 @@ export function signHeader(
     provider,
     secret,
     (secrets) => provider.computeSignatures(secrets, t, payload),
-    `${t}.`,
+    () => `${v1aIdOf(payload, options)}.${t}.`,
     payload,
     (signature, ed25519) => (ed25519 ? `,v1a=${signature}` : `,v1=${signature}`),
   );

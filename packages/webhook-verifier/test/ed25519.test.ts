@@ -197,17 +197,32 @@ describe("generateSigningKeyPair", () => {
     expect(secret.subarray(32).toString("base64")).toBe(pair.publicKey.slice("whpk_".length));
     const header = signPayload(BODY, pair.secretKey, { timestamp: T });
     const publicKey = createPublicKey(privateKey);
-    expect(nodeVerifies(`${T}.${BODY}`, header.slice(header.indexOf("v1a=") + 4), publicKey)).toBe(true);
+    expect(nodeVerifies(`evt_1.${T}.${BODY}`, header.slice(header.indexOf("v1a=") + 4), publicKey)).toBe(
+      true,
+    );
     expect(generateSigningKeyPair().publicKey).not.toBe(pair.publicKey);
   });
 });
 
 describe("v1a in Service-Signature", () => {
-  it("signs `<t>.<body>` like v1; node:crypto verifies it, and so do both verifiers", async () => {
+  it("signs the Standard Webhooks string `<id>.<t>.<body>` (the id the body's); node:crypto verifies it, and so do both verifiers", async () => {
     const keys = keyPair();
     const header = signPayload(BODY, keys.secretKey, { timestamp: T });
     expect(header).toMatch(/^t=1700000000,v1a=[A-Za-z0-9+/]{86}==$/);
-    expect(nodeVerifies(`${T}.${BODY}`, header.slice(header.indexOf("v1a=") + 4), keys.publicKey)).toBe(true);
+    const v1a = header.slice(header.indexOf("v1a=") + 4);
+    expect(nodeVerifies(`evt_1.${T}.${BODY}`, v1a, keys.publicKey)).toBe(true);
+    // The same signature as the delivery's `webhook-signature` carries.
+    expect(signStandardWebhook("evt_1", BODY, keys.secretKey, { timestamp: T })["webhook-signature"]).toBe(
+      `v1a,${v1a}`,
+    );
+    // An id given is the one signed; a body without one needs it.
+    const other = signPayload(BODY, keys.secretKey, { timestamp: T, id: "msg_2" });
+    expect(nodeVerifies(`msg_2.${T}.${BODY}`, other.slice(other.indexOf("v1a=") + 4), keys.publicKey)).toBe(
+      true,
+    );
+    expect(verifySignature(BODY, other, keys.publicKeyText, { ...AT, id: "msg_2" })).toBe(T);
+    expect(codeOf(() => verifySignature(BODY, other, keys.publicKeyText, AT))).toBe("signature_mismatch");
+    expect(() => signPayload("[1]", keys.secretKey, { timestamp: T })).toThrow(/delivery's id/);
     expect(await signPayloadAsync(BODY, keys.secretKey, { timestamp: T })).toBe(header);
     for (const body of [BODY, Buffer.from(BODY), new Uint8Array(Buffer.from(BODY))]) {
       expect(verifySignature(body, header, keys.publicKeyText, AT)).toBe(T);
@@ -223,7 +238,7 @@ describe("v1a in Service-Signature", () => {
 
   it("a header signed by node:crypto verifies; several keys give one item each, in order", () => {
     const [a, b] = [keyPair(), keyPair()];
-    const bySelf = sign(null, Buffer.from(`${T}.${BODY}`), b.privateKey).toString("base64");
+    const bySelf = sign(null, Buffer.from(`evt_1.${T}.${BODY}`), b.privateKey).toString("base64");
     expect(verifySignature(BODY, ` t=${T} , v1a=${bySelf} ,`, [a.publicKeyText, b.publicKeyText], AT)).toBe(
       T,
     );
