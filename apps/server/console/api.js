@@ -1,4 +1,5 @@
-// The console's client of the public API: every call goes to /console/api/v1/…, which the
+// The console's client of the public API: every call goes to api/v1/… beside the page (/console/api/v1/…, under
+// any path a proxy mounts the server at), which the
 // server hands to the /open/v1 route of the same name as the session's workspace. Calls that
 // change something carry the session's CSRF token.
 
@@ -56,7 +57,7 @@ export function api(method, path, { query, body } = {}) {
     for (const item of Array.isArray(value) ? value : [value]) params.append(name, String(item));
   }
   const search = params.size ? `?${params}` : "";
-  return send(`/console/api/v1/${path}${search}`, method, body);
+  return send(`api/v1/${path}${search}`, method, body);
 }
 
 /**
@@ -72,7 +73,7 @@ export const get = (path, query) => api("GET", path, { query });
  * @returns {Promise<import("./types.js").ConsoleSession>}
  */
 export async function openSession(token) {
-  const session = await send("/console/session", "POST", { token });
+  const session = await send("session", "POST", { token });
   csrfToken = session.csrf_token;
   return session;
 }
@@ -82,7 +83,7 @@ export async function openSession(token) {
  * @returns {Promise<import("./types.js").ConsoleSession>}
  */
 export async function currentSession() {
-  const session = await send("/console/session", "GET");
+  const session = await send("session", "GET");
   csrfToken = session.csrf_token;
   return session;
 }
@@ -115,5 +116,5 @@ export function endpointNames(fresh = false) {
 
 /** Ends the session (its cookie is cleared by the answer). */
 export async function endSession() {
-  await send("/console/session", "DELETE");
+  await send("session", "DELETE");
 }

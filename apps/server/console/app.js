@@ -73,7 +73,7 @@ async function start() {
   try {
     if (token) {
       // Out of the address bar and the history at once: the token is spent either way.
-      history.replaceState(null, "", "/console/#/endpoints");
+      history.replaceState(null, "", "#/endpoints");
       session = await openSession(token);
     } else {
       // The view's reads need no CSRF token: they start alongside the session's own read.

@@ -457,6 +457,37 @@ describe("the session as an API key of its workspace", () => {
   });
 });
 
+describe("behind a proxy that mounts the server under a path (CONSOLE_PUBLIC_URL with a path)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      mongodbUri: inject("mongodbUri"),
+      databaseName: inject("databaseName"),
+      config: {
+        consolePublicUrl: loadConfig({ CONSOLE_PUBLIC_URL: "https://deskline.invalid/support/" })
+          .consolePublicUrl,
+      },
+    });
+  });
+  afterAll(() => server.stop());
+
+  it("scopes the cookie to the path browsers see, and the page names only addresses relative to its own", async () => {
+    const minted = await mintSession(workspaceId, {}, server.baseUrl);
+    expect(minted.url).toMatch(/^https:\/\/deskline\.invalid\/support\/console\/#token=/);
+    const exchanged = await exchange(minted.linkToken, server.baseUrl);
+    expect(exchanged.status).toBe(200);
+    expect(exchanged.session.setCookie.split("; ")).toContain("Path=/support/console/");
+    // The proxy strips `/support`: the page is what the server serves at /console/.
+    const page = await (await fetch(new URL("/console/", server.baseUrl))).text();
+    const addresses = [...page.matchAll(/(?:href|src)="([^"#]+)"/g)].map((match) => match[1]);
+    expect(addresses.length).toBeGreaterThan(3);
+    for (const address of addresses) expect(address, address).toMatch(/^assets\//);
+    const bare = await fetch(new URL("/console", server.baseUrl), { redirect: "manual" });
+    expect(bare.status).toBe(302);
+    expect(bare.headers.get("location")).toBe("console/");
+  });
+});
+
 describe("behind https (CONSOLE_PUBLIC_URL)", () => {
   let server: TestServer;
   beforeAll(async () => {
@@ -514,12 +545,16 @@ describe("the console's page", () => {
     expect(page.headers.get("x-frame-options")).toBe("DENY");
     const html = await page.text();
     expect(html).not.toMatch(/<script>|<style|style=|\son\w+=/);
+    // Relative to the page (so a proxy's path prefix stays), and so of this server.
+    const pageUrl = new URL("/console/", inject("baseUrl"));
     for (const [, src] of html.matchAll(/(?:src|href)="([^"#]+)"/g)) {
-      expect(src, "a file from elsewhere").toMatch(/^\/console\//);
-      expect((await fetch(new URL(src as string, inject("baseUrl")))).status).toBe(200);
+      expect(src, "a file from elsewhere").toMatch(/^assets\//);
+      expect((await fetch(new URL(src as string, pageUrl))).status).toBe(200);
     }
     const redirect = await fetch(new URL("/console", inject("baseUrl")), { redirect: "manual" });
-    expect(redirect.headers.get("location")).toBe("/console/");
+    expect(
+      new URL(redirect.headers.get("location") ?? "", new URL("/console", inject("baseUrl"))).pathname,
+    ).toBe("/console/");
   });
 
   it("answers an unknown file as the API answers an unknown route", async () => {

@@ -32,21 +32,21 @@ export function consoleHeaders(frameAncestors: readonly string[]): Record<string
 
 /**
  * The page, naming every module up front (`modulepreload`): the browser fetches them all at once
- * instead of discovering them import by import, three round trips deep.
+ * instead of discovering them import by import, three round trips deep. Every address in it (and
+ * in its scripts) is relative to the page's own, `…/console/`, so the console works behind a proxy
+ * that mounts the server under a path (CONSOLE_PUBLIC_URL with a path).
  */
 export function consolePage(modules: readonly string[]): string {
-  const preloads = modules
-    .map((name) => `\n    <link rel="modulepreload" href="/console/assets/${name}">`)
-    .join("");
+  const preloads = modules.map((name) => `\n    <link rel="modulepreload" href="assets/${name}">`).join("");
   return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>Webhook console · Deskline</title>
-    <link rel="icon" href="/console/assets/icon.svg">
-    <link rel="stylesheet" href="/console/assets/console.css">${preloads}
-    <script type="module" src="/console/assets/app.js"></script>
+    <link rel="icon" href="assets/icon.svg">
+    <link rel="stylesheet" href="assets/console.css">${preloads}
+    <script type="module" src="assets/app.js"></script>
   </head>
   <body>
     <a class="skip" href="#main">Skip to content</a>

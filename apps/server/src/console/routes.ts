@@ -38,7 +38,8 @@ export function consoleMiddleware(
     consolePage([...(await assets()).keys()].filter((name) => name.endsWith(".js") && name !== "app.js")),
   );
   router.get("/", async (ctx) => {
-    if (!ctx.path.endsWith("/")) return ctx.redirect("/console/");
+    // Relative, so a proxy's path prefix stays: `…/console` → `…/console/`.
+    if (!ctx.path.endsWith("/")) return ctx.redirect("console/");
     ctx.set({ ...headers, "Cache-Control": "no-cache" });
     ctx.type = "text/html";
     ctx.body = await page();

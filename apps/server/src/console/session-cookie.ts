@@ -3,7 +3,8 @@ import type { ConsoleSettings } from "./settings.js";
 
 /**
  * The console's session cookie (docs/console.md, "Sessions"): HttpOnly (no script reads it),
- * scoped to `/console/` (the API under `/open/v1` never sees it), and SameSite=Strict, so no
+ * scoped to `/console/` (under CONSOLE_PUBLIC_URL's path, where a proxy mounts the server; the
+ * API under `/open/v1` never sees it), and SameSite=Strict, so no
  * other site's page can make a browser send it. A console embedded by another site
  * (CONSOLE_FRAME_ANCESTORS) is a third-party context where a Strict cookie is never sent: there
  * it is SameSite=None and Partitioned (kept apart per embedding site), and the CSRF token is what
@@ -23,6 +24,10 @@ const NAME = "deskline_console";
 const SECURE_NAME = `__Secure-${NAME}`;
 export const COOKIE_PATH = "/console/";
 
+/** The cookie's path as browsers see it: under CONSOLE_PUBLIC_URL's path, if it has one. */
+const cookiePath = (publicUrl: string | undefined): string =>
+  `${publicUrl ? new URL(publicUrl).pathname.replace(/\/+$/, "") : ""}${COOKIE_PATH}`;
+
 export interface SessionCookie {
   set(ctx: Context, token: string, expiresAt: Date): void;
   clear(ctx: Context): void;
@@ -39,8 +44,9 @@ export function sessionCookie(config: CookieSettings): SessionCookie {
   const publicHttps = config.consolePublicUrl?.startsWith("https:") === true;
   const secure = (ctx: Context) => embeddable || publicHttps || ctx.protocol === "https";
   const nameFor = (ctx: Context) => (secure(ctx) ? SECURE_NAME : NAME);
+  const path = cookiePath(config.consolePublicUrl);
   const attributes = (ctx: Context) => [
-    `Path=${COOKIE_PATH}`,
+    `Path=${path}`,
     "HttpOnly",
     ...(secure(ctx) ? ["Secure"] : []),
     ...(embeddable ? ["SameSite=None", "Partitioned"] : ["SameSite=Strict"]),
