@@ -28,6 +28,11 @@ export interface RouteKit<S = unknown, C = HttpSettings> {
   /** The process's metrics, for routes that count what they did (resends, recoveries). */
   metrics?: Metrics;
   /**
+   * The server's time (epoch ms): the database's in a server (docs/decisions.md, "One clock"), a
+   * test's where one is given; what a route decides by when its answer depends on "now".
+   */
+  now: () => number;
+  /**
    * Mounts a spec operation with its whole chain: auth → rate limit → parse → idempotency. The
    * handler's query, body and reply are typed from the spec by `operationId`.
    */
@@ -78,7 +83,7 @@ function requireDatabase(database: RouteKit["database"]): Middleware {
 
 export function createRouteKit<S extends KitStores, C extends HttpSettings>(
   router: Router,
-  { store, database, config, openapi, metrics }: Omit<RouteKit<S, C>, "op">,
+  { store, database, config, openapi, metrics }: Omit<RouteKit<S, C>, "op" | "now">,
   logger: Logger,
   clock: () => number = Date.now,
 ): RouteKit<S, C> {
@@ -98,6 +103,7 @@ export function createRouteKit<S extends KitStores, C extends HttpSettings>(
     config,
     openapi,
     metrics,
+    now: clock,
     op(operationId, handler) {
       const operation = openapi.operations.get(operationId) as
         | (Operation & { operationId: typeof operationId })

@@ -58,10 +58,11 @@ async function namedReceiver(store: RecoveryStores, event: StoredEvent, endpoint
   return endpoint;
 }
 
-function recoverWebhookEndpoint({ store, metrics }: Kit): Handler<"recoverWebhookEndpoint"> {
+function recoverWebhookEndpoint({ store, metrics, now: clock }: Kit): Handler<"recoverWebhookEndpoint"> {
   return async ({ ctx, id, body }) => {
     const request = body ?? {};
-    const now = Date.now();
+    // The window ends at the server's now (the database's), the same for every API process.
+    const now = clock();
     const asked = askedWindow(request, now);
     const endpoint = await store.webhookEndpoints.get(workspaceOf(ctx), id);
     const window = await appliedWindow(asked, endpoint, store, now);
