@@ -6,8 +6,9 @@ import {
   signPayloadAsync,
   verifySignature,
   verifySignatureAsync,
-  WebhookVerificationError,
+  type WebhookVerificationError,
 } from "../src/index.js";
+import { codeOf, codeOfAsync } from "./codes.js";
 import {
   eventError,
   eventText,
@@ -19,26 +20,6 @@ import {
   signCases,
   vectors,
 } from "./vectors.js";
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WebhookVerificationError);
-    return (error as WebhookVerificationError).code;
-  }
-  return undefined;
-}
-
-async function codeOfAsync(fn: () => Promise<unknown>): Promise<string | undefined> {
-  try {
-    await fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(WebhookVerificationError);
-    return (error as WebhookVerificationError).code;
-  }
-  return undefined;
-}
 
 describe.each(vectors)("vector: $name", (v) => {
   const options = optionsOf(v);
