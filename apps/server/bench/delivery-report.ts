@@ -107,11 +107,11 @@ function rateRows(r: Figures): string[] {
   ];
 }
 
-/** Through the egress proxy, against the direct path of the same run. */
+/** Through the egress proxy, against the direct path measured beside it (delivery-proxy.ts). */
 function proxyRows(r: Figures): string[] {
-  const { proxied, drain, all } = r;
+  const { drain, all, directDrain, directAll, drainConnects, streamConnects } = r.proxied;
   return [
-    `| write → receiver through a CONNECT proxy on 127.0.0.1 (ROLE=all, ${RATE}/s) | ${ms(proxied.all.p50)} | ${ms(proxied.all.p99)} | ${(proxied.all.p50 / all.p50).toFixed(2)}× p50 and ${(proxied.all.p99 / all.p99).toFixed(2)}× p99 of the direct path; ${proxied.streamConnects} CONNECTs; lost ${proxied.all.lost} |`,
-    `| drain through the proxy (one ROLE=worker, ${DRAIN_BACKLOG} queued) | ${proxied.drain.perSecond.toFixed(0)}/s | | ${(proxied.drain.perSecond / drain.perSecond).toFixed(2)}× the direct drain; worker CPU ${proxied.drain.cpuPerDelivery.toFixed(2)} ms per delivery (direct ${drain.cpuPerDelivery.toFixed(2)} ms), receiver, proxy and bench ${proxied.drain.receiverCpuPerDelivery.toFixed(2)} ms (direct ${drain.receiverCpuPerDelivery.toFixed(2)}); ${proxied.drainConnects} CONNECTs |`,
+    `| write → receiver through a CONNECT proxy on 127.0.0.1 (ROLE=all, ${RATE}/s) | ${ms(all.p50)} | ${ms(all.p99)} | ${(all.p50 / directAll.p50).toFixed(2)}× p50 and ${(all.p99 / directAll.p99).toFixed(2)}× p99 of the direct stream beside it (${ms(directAll.p50)}, ${ms(directAll.p99)}); CPU per event ${all.cpuPerEvent} (direct ${directAll.cpuPerEvent}); ${streamConnects} CONNECTs; lost ${all.lost} |`,
+    `| drain through the proxy (one ROLE=worker, ${DRAIN_BACKLOG} queued) | ${drain.perSecond.toFixed(0)}/s | | ${(drain.perSecond / directDrain.perSecond).toFixed(2)}× the direct drain beside it (${directDrain.perSecond.toFixed(0)}/s); worker CPU ${drain.cpuPerDelivery.toFixed(2)} ms per delivery (direct ${directDrain.cpuPerDelivery.toFixed(2)} ms); receiver, proxy and bench ${drain.receiverCpuPerDelivery.toFixed(2)} ms (direct ${directDrain.receiverCpuPerDelivery.toFixed(2)} ms); ${drainConnects} CONNECTs |`,
   ];
 }

@@ -38,8 +38,8 @@ import { startBenchDatabase } from "./environment.js";
  *     port), so only a pool per endpoint keeps the fast one's sockets free;
  *  6b. a rate limit across a fleet: an endpoint with `rate_limit` and a backlog, drained by two
  *     ROLE=worker processes: the rate its receiver sees against the limit (target within 10 %);
- *  6c. an egress proxy: the drain and the ROLE=all stream again, through a CONNECT proxy on
- *     127.0.0.1 (WEBHOOK_PROXY_URL), against the direct ones (delivery-proxy.ts);
+ *  6c. an egress proxy: a drain and a ROLE=all stream through a CONNECT proxy on 127.0.0.1
+ *     (WEBHOOK_PROXY_URL), each beside the same measured direct (delivery-proxy.ts);
  *  7. baselines from the same run: a bare undici POST to the same receiver (the floor of a
  *     delivery's latency) and the API's own create-contact rate (autocannon, 16 connections).
  *

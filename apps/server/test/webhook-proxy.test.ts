@@ -231,7 +231,11 @@ describe("WEBHOOK_PROXY_URL and WEBHOOK_NO_PROXY", () => {
     const path = configError({ WEBHOOK_PROXY_URL: `http://${USER}:secret@proxy.invalid:3128/path` });
     expect(path).toContain("no path or query");
     expect(path).not.toContain("secret");
-    expect(configError({ WEBHOOK_PROXY_URL: "proxy.invalid:3128" })).toContain("is not a URL");
+    expect(configError({ WEBHOOK_PROXY_URL: "http://" })).toBe('WEBHOOK_PROXY_URL: "http://" is not a URL');
+    // Without a scheme the host reads as one.
+    expect(configError({ WEBHOOK_PROXY_URL: "proxy.invalid:3128" })).toContain(
+      "must be an http:// or https://",
+    );
     expect(
       configError({ WEBHOOK_PROXY_URL: "http://proxy.invalid:3128", WEBHOOK_NO_PROXY: "*.example.com" }),
     ).toBe('WEBHOOK_NO_PROXY: "*.example.com": write .example.com for a domain');

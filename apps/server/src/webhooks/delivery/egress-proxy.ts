@@ -135,6 +135,20 @@ export class ProxyConnectError extends Error {
 const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
+ * The connection to the proxy itself: TLS for an https:// proxy, checked against the same CAs as
+ * receivers; node:http speaks CONNECT over it.
+ */
+function connectionTo(proxy: EgressProxy, secureContext: SecureContext): Socket {
+  if (proxy.protocol === "http:") return netConnect({ host: proxy.hostname, port: proxy.port });
+  return tlsConnect({
+    host: proxy.hostname,
+    port: proxy.port,
+    secureContext,
+    ...(isIP(proxy.hostname) ? {} : { servername: proxy.hostname }),
+  });
+}
+
+/**
  * A socket tunnelled by `proxy` to `address`:`port` (an IP address the caller checked), by HTTP
  * CONNECT. `secureContext` is trusted for an https:// proxy's own certificate.
  */
@@ -144,21 +158,10 @@ export function openTunnel(
   secureContext: SecureContext,
 ): Promise<Socket> {
   const authority = `${target.address.includes(":") ? `[${target.address}]` : target.address}:${target.port}`;
-  // The connection to the proxy itself (TLS for an https:// proxy, checked against the same CAs
-  // as receivers); node:http speaks CONNECT over it.
-  const toProxy = () =>
-    proxy.protocol === "https:"
-      ? tlsConnect({
-          host: proxy.hostname,
-          port: proxy.port,
-          secureContext,
-          ...(isIP(proxy.hostname) ? {} : { servername: proxy.hostname }),
-        })
-      : netConnect({ host: proxy.hostname, port: proxy.port });
   const req = httpRequest({
     method: "CONNECT",
     path: authority,
-    createConnection: toProxy,
+    createConnection: () => connectionTo(proxy, secureContext),
     timeout: CONNECT_TIMEOUT_MS,
     headers: {
       host: authority,
@@ -176,6 +179,9 @@ export function openTunnel(
       }
       // Nothing comes before the client speaks, but bytes read past the answer are the tunnel's.
       if (head.length) socket.unshift(head);
+      // node:http has let go of the socket: an error on it (the tunnel cut under TLS) must not
+      // go unheard and end the process; the connection on top fails and says so.
+      socket.on("error", () => socket.destroy());
       resolve(socket);
     });
     req.once("timeout", () =>

@@ -200,7 +200,11 @@ function tunnelConnector(
     const address = isIP(host)
       ? Promise.resolve(host)
       : new Promise<string>((done, fail) =>
-          lookup(host, {}, (error, found) => (error ? fail(error) : done(found as string))),
+          // One address is tunnelled to (no happy eyeballs through a proxy): IPv4 first, which
+          // every proxy can reach.
+          lookup(host, { order: "ipv4first" }, (error, found) =>
+            error ? fail(error) : done(found as string),
+          ),
         );
     address
       .then((checked) => openTunnel(proxy, { address: checked, port }, secureContext))
