@@ -17,7 +17,8 @@ export async function drains(bench: Bench) {
 
 export type Drained = Awaited<ReturnType<typeof drainOnce>>;
 
-async function drainOnce(bench: Bench, env: Record<string, string> = {}) {
+/** One drain of DRAIN_BACKLOG by one worker; `label` names it in the log. */
+export async function drainOnce(bench: Bench, env: Record<string, string> = {}, label = "drain") {
   const drain = await deployment(bench, ["api"], env);
   const queued = await writeBacklog(drain.write, DRAIN_BACKLOG);
   const workerPid = await drain.join("worker");
@@ -31,7 +32,7 @@ async function drainOnce(bench: Bench, env: Record<string, string> = {}) {
   const [workerUsed, databaseUsed] = [cpuMs(workerPid) - workerCpu, cpuMs(databasePid) - databaseCpu];
   const drained = arrivalRate(arrivals);
   log(
-    `drain${env.SECRETS_ENCRYPTION_KEY ? " (secrets encrypted)" : ""}: ${queued.length} deliveries in ${drained.seconds.toFixed(2)} s by one worker`,
+    `${label}${env.SECRETS_ENCRYPTION_KEY ? " (secrets encrypted)" : ""}: ${queued.length} deliveries in ${drained.seconds.toFixed(2)} s by one worker`,
   );
   await drain.stop();
   return {

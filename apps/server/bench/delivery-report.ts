@@ -1,5 +1,6 @@
 import type { Drained } from "./delivery-drain.js";
 import { loadAverage } from "./delivery-kit.js";
+import type { Proxied } from "./delivery-proxy.js";
 import {
   BACKLOG,
   DRAIN_BACKLOG,
@@ -27,6 +28,8 @@ export interface Figures {
   drain: Drained;
   /** The same drain with SECRETS_ENCRYPTION_KEY set. */
   sealedDrain: Drained;
+  /** The drain and the ROLE=all stream through a loopback CONNECT proxy. */
+  proxied: Proxied;
   all: Streamed;
   noEndpoint: Streamed;
   worker: Streamed;
@@ -47,6 +50,7 @@ export function formatReport(r: Figures, startLoad: string): string {
     "|---|--:|--:|---|",
     ...latencyRows(r).map((row) => `| ${row.join(" | ")} |`),
     ...rateRows(r),
+    ...proxyRows(r),
     `CPU per event at ${RATE}/s (server processes, embedded database): ROLE=all: ${r.all.cpuPerEvent}; ROLE=all, no endpoint: ${r.noEndpoint.cpuPerEvent}; separate: ${r.worker.cpuPerEvent}`,
     `lost: ROLE=all ${r.all.lost}, worker ${r.worker.lost}; load average at the end ${loadAverage()} (${startLoad} at the start)`,
   ];
@@ -100,5 +104,14 @@ function rateRows(r: Figures): string[] {
     `| fan-out to ${FEW_ENDPOINTS} endpoints beside ${FANOUT} that delivered earlier | ${(FANOUT / r.besideIdle).toFixed(0)}/s | | ${(r.besideIdle / r.fewEndpoints).toFixed(2)}× the same on a fresh database (target ≤ 1.1×) |`,
     `| an endpoint's rate_limit ${RATE_LIMIT}/s, ${RATE_LIMIT * RATE_LIMIT_SECONDS} queued, two workers | ${r.pacedRate.toFixed(2)}/s | | ${(r.pacedRate / RATE_LIMIT).toFixed(3)}× the limit (target within 10 %) |`,
     `| drain with signing secrets encrypted at rest | ${sealedDrain.perSecond.toFixed(0)}/s | | ${(sealedDrain.perSecond / drain.perSecond).toFixed(2)}× the drain without a key (target within 5 %); worker CPU ${sealedDrain.cpuPerDelivery.toFixed(2)} ms per delivery |`,
+  ];
+}
+
+/** Through the egress proxy, against the direct path measured beside it (delivery-proxy.ts). */
+function proxyRows(r: Figures): string[] {
+  const { drain, all, directDrain, directAll, drainConnects, streamConnects } = r.proxied;
+  return [
+    `| write → receiver through a CONNECT proxy on 127.0.0.1 (ROLE=all, ${RATE}/s) | ${ms(all.p50)} | ${ms(all.p99)} | ${(all.p50 / directAll.p50).toFixed(2)}× p50 and ${(all.p99 / directAll.p99).toFixed(2)}× p99 of the direct stream beside it (${ms(directAll.p50)}, ${ms(directAll.p99)}); CPU per event ${all.cpuPerEvent} (direct ${directAll.cpuPerEvent}); ${streamConnects} CONNECTs; lost ${all.lost} |`,
+    `| drain through the proxy (one ROLE=worker, ${DRAIN_BACKLOG} queued) | ${drain.perSecond.toFixed(0)}/s | | ${(drain.perSecond / directDrain.perSecond).toFixed(2)}× the direct drain beside it (${directDrain.perSecond.toFixed(0)}/s); worker CPU ${drain.cpuPerDelivery.toFixed(2)} ms per delivery (direct ${directDrain.cpuPerDelivery.toFixed(2)} ms); receiver, proxy and bench ${drain.receiverCpuPerDelivery.toFixed(2)} ms (direct ${directDrain.receiverCpuPerDelivery.toFixed(2)} ms); ${drainConnects} CONNECTs |`,
   ];
 }

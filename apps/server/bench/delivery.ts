@@ -5,6 +5,7 @@ import { fairness, rateLimitAcrossWorkers, sameHost } from "./delivery-endpoints
 import { fanOuts } from "./delivery-fan-out.js";
 import { certificate, loadAverage, receiver } from "./delivery-kit.js";
 import { roleAll, separateWorker } from "./delivery-latency.js";
+import { throughProxy } from "./delivery-proxy.js";
 import { type Figures, formatReport } from "./delivery-report.js";
 import { startBenchDatabase } from "./environment.js";
 
@@ -37,11 +38,14 @@ import { startBenchDatabase } from "./environment.js";
  *     port), so only a pool per endpoint keeps the fast one's sockets free;
  *  6b. a rate limit across a fleet: an endpoint with `rate_limit` and a backlog, drained by two
  *     ROLE=worker processes: the rate its receiver sees against the limit (target within 10 %);
+ *  6c. an egress proxy: a drain and a ROLE=all stream through a CONNECT proxy on 127.0.0.1
+ *     (WEBHOOK_PROXY_URL), each beside the same measured direct (delivery-proxy.ts);
  *  7. baselines from the same run: a bare undici POST to the same receiver (the floor of a
  *     delivery's latency) and the API's own create-contact rate (autocannon, 16 connections).
  *
  * Each scenario is a function in a module beside this one (delivery-baselines.ts,
- * delivery-latency.ts, delivery-drain.ts, delivery-fan-out.ts, delivery-endpoints.ts); `main` runs
+ * delivery-latency.ts, delivery-drain.ts, delivery-fan-out.ts, delivery-endpoints.ts,
+ * delivery-proxy.ts); `main` runs
  * them in turn, each after the last has stopped its processes, and prints delivery-report.ts's table.
  *
  *   BENCH_SECONDS=5   seconds of the 100/s streams and of the API measurement
@@ -75,6 +79,7 @@ async function measure(bench: Bench): Promise<Figures> {
   const baselines = { ...(await barePost(bench)), ...(await apiWriteRate(bench)) };
   const all = await roleAll(bench);
   const { plain, sealed } = await drains(bench);
+  const proxied = await throughProxy(bench);
   const worker = await separateWorker(bench);
   const fanOut = await fanOuts(bench);
   const pacedRate = await rateLimitAcrossWorkers(bench);
@@ -85,6 +90,7 @@ async function measure(bench: Bench): Promise<Figures> {
     ...all,
     drain: plain,
     sealedDrain: sealed,
+    proxied,
     worker,
     ...fanOut,
     pacedRate,

@@ -17,7 +17,7 @@ import {
 import { composeSettings } from "./platform/settings.js";
 import { telemetrySettings } from "./platform/telemetry/settings.js";
 import { pullSettings } from "./records/settings.js";
-import { limitSettings, webhookSettings } from "./webhooks/settings.js";
+import { egressSettings, limitSettings, webhookSettings } from "./webhooks/settings.js";
 import { apiKeySettings } from "./workspaces/settings.js";
 
 export { DEFAULT_DATA_DIR } from "./platform/config.js";
@@ -32,6 +32,7 @@ export const settings = composeSettings(
   pullSettings,
   eventSettings,
   webhookSettings,
+  egressSettings,
   limitSettings,
   secretSettings,
   consoleSettings,

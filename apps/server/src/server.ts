@@ -207,7 +207,15 @@ async function startDelivery(
   const stopSweeps = startSweeps(store, config, logger, steps.startedAt);
   if (config.role !== "api") {
     await delivery.start();
-    logger.info({ role: config.role, concurrency: config.webhookConcurrency }, "delivering webhooks");
+    // The proxy as its toString shows it: no password (webhooks/delivery/egress-proxy.ts).
+    const egress = config.webhookEgress && {
+      egressProxy: String(config.webhookEgress.proxy),
+      noProxy: config.webhookEgress.noProxy,
+    };
+    logger.info(
+      { role: config.role, concurrency: config.webhookConcurrency, ...egress },
+      "delivering webhooks",
+    );
   }
   return stopSweeps;
 }

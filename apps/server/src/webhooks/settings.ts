@@ -4,7 +4,8 @@
  */
 
 import parseDuration from "parse-duration";
-import { custom, flag, integer, settingGroup, text } from "../platform/settings.js";
+import { ConfigError, custom, flag, integer, settingGroup, text } from "../platform/settings.js";
+import { parseNoProxy, parseProxyUrl } from "./delivery/egress-proxy.js";
 
 /** Up to 4 retries after a delivery's first attempt. */
 const MAX_RETRIES = 4;
@@ -130,6 +131,38 @@ export const webhookSettings = settingGroup({
   }),
 });
 
+/**
+ * The egress proxy deliveries go through (webhooks/delivery/egress-proxy.ts): `webhookEgress` is
+ * undefined without WEBHOOK_PROXY_URL, and WEBHOOK_NO_PROXY alone is refused (it would exempt
+ * hosts from a proxy that is not there: a proxy URL left out by mistake).
+ */
+export const egressSettings = settingGroup(
+  {
+    proxy: custom("WEBHOOK_PROXY_URL", {
+      accepts: "an http(s) URL: `http://[user:password@]host:port`",
+      read: parseProxyUrl,
+      doc: "a forward proxy every webhook delivery goes through, by HTTP CONNECT (`https://…`: TLS to the proxy too), so receivers can allowlist its fixed addresses; credentials in the URL go as `Proxy-Authorization: Basic` and are never logged. The address policy still decides the destination: the worker resolves and checks the receiver's address and asks the proxy to tunnel to that address, never to a name. A 407 or another refusal fails the attempt (`proxy refused CONNECT: 407 …`). Unset: deliveries connect directly. See [Fixed egress addresses](#fixed-egress-addresses)",
+    }),
+    noProxy: custom("WEBHOOK_NO_PROXY", {
+      accepts: "`*`, `.domain`, hosts, comma-separated",
+      unset: "",
+      defaultDoc: "unset",
+      read: parseNoProxy,
+      doc: "with `WEBHOOK_PROXY_URL`: receivers reached directly, not through the proxy: `.example.com` (that domain and every name under it), `hooks.example.com` or an IP address (that host alone), `*` (every host); the address policy applies to them as to any",
+    }),
+  },
+  {
+    build: ({ proxy, noProxy }) => {
+      if (noProxy.length && !proxy) {
+        throw new ConfigError(
+          "WEBHOOK_NO_PROXY needs WEBHOOK_PROXY_URL: it names the receivers reached without the proxy",
+        );
+      }
+      return { webhookEgress: proxy ? { proxy, noProxy } : undefined };
+    },
+  },
+);
+
 /** What one workspace can make the service hold or do at once; each refusal names its setting. */
 export const limitSettings = settingGroup(
   {
@@ -154,6 +187,7 @@ export const limitSettings = settingGroup(
   { build: (values) => ({ limits: { ...values } }) },
 );
 
-export type WebhookSettings = ReturnType<typeof webhookSettings.read>;
+export type WebhookSettings = ReturnType<typeof webhookSettings.read> &
+  ReturnType<typeof egressSettings.read>;
 /** The bounds on what a workspace can grow (docs/operations.md "Limits"). */
 export type Limits = ReturnType<typeof limitSettings.read>["limits"];

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
 import { atFileEnd } from "./file-end.js";
 import { testCertificate } from "./test-certificate.js";
 
@@ -33,6 +34,10 @@ export interface ReceivedDelivery {
   inFlightAtStart: number;
   /** The status answered; undefined while in flight, or when the sender went away first. */
   status?: number;
+  /** The TLS server name (SNI) the sender asked for; false when it sent none. */
+  servername: string | false;
+  /** The sender's end of the connection: its port tells which connection (a proxy's, or the sender's own). */
+  remotePort: number | undefined;
 }
 
 /** How to answer one request: a status (and headers), after an optional delay; or never. */
@@ -86,6 +91,8 @@ export async function startReceiver(path = "/hooks"): Promise<Receiver> {
       startedAt: Date.now(),
       eventId: String(req.headers["service-delivery"] ?? ""),
       inFlightAtStart: open.size + 1,
+      servername: (req.socket as TLSSocket).servername || false,
+      remotePort: req.socket.remotePort,
     };
     open.add(delivery);
     // Answered, or the sender went away (a timeout, a killed process): no longer in flight.

@@ -5,6 +5,13 @@ import * as tls from "node:tls";
 import { Agent, buildConnector, type Dispatcher, request } from "undici";
 import { refusedRange } from "../endpoints/address-policy.js";
 import { readAnswerStart, receiverAnswer } from "./answer.js";
+import {
+  bypassesProxy,
+  type EgressProxy,
+  type NoProxyRule,
+  openTunnel,
+  ProxyConnectError,
+} from "./egress-proxy.js";
 import type { AttemptResult } from "./outcome.js";
 
 /**
@@ -15,7 +22,9 @@ import type { AttemptResult } from "./outcome.js";
  * WEBHOOK_ENDPOINT_CONCURRENCY (docs/decisions.md, "One schedule: the delivery records"). Its
  * connector refuses private addresses (the SSRF guard) on the address it actually connects to,
  * after DNS resolution, so neither a DNS name pointing inside nor a rebinding between check and
- * connect gets through. Redirects are never followed (undici's `request` does not follow them).
+ * connect gets through. With an egress proxy (WEBHOOK_PROXY_URL) the same check decides the
+ * address, and the proxy is asked to tunnel to that address (egress-proxy.ts). Redirects are
+ * never followed (undici's `request` does not follow them).
  * TLS trusts the system store plus NODE_EXTRA_CA_CERTS.
  */
 
@@ -66,12 +75,15 @@ export type Resolver = (
 
 const systemResolver: Resolver = (hostname, options, callback) => dnsLookup(hostname, options, callback);
 
-/** A lookup keeping only the addresses deliveries may reach (both of Node's calling forms). */
-function guardedLookup(resolve: Resolver): LookupFunction {
+/**
+ * A lookup keeping only the addresses deliveries may reach (all of them, unless `guard`), in
+ * both of Node's calling forms.
+ */
+function guardedLookup(resolve: Resolver, guard = true): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, "", 0);
-      const allowed = addresses.filter((a) => refusedRange(a.address) === null);
+      const allowed = guard ? addresses.filter((a) => refusedRange(a.address) === null) : addresses;
       const first = allowed[0];
       if (!first) {
         const refused = addresses[0] ? refusal(addresses[0].address) : undefined;
@@ -83,6 +95,12 @@ function guardedLookup(resolve: Resolver): LookupFunction {
       } else callback(null, first.address, first.family);
     });
   };
+}
+
+/** WEBHOOK_PROXY_URL and WEBHOOK_NO_PROXY, as settings.ts reads them. */
+export interface Egress {
+  proxy: EgressProxy;
+  noProxy: readonly NoProxyRule[];
 }
 
 export interface DeliveryAgentOptions {
@@ -100,6 +118,8 @@ export interface DeliveryAgentOptions {
    * (outcome.ts), so it is no probe of the operator's network.
    */
   onRefused?: (refusal: { host: string; reason: string }) => void;
+  /** The egress proxy every connection goes through, but to the hosts WEBHOOK_NO_PROXY exempts. */
+  egress?: Egress | undefined;
 }
 
 /** The undici Agent deliveries go through. */
@@ -109,6 +129,7 @@ export function createDeliveryAgent({
   connections,
   resolve = systemResolver,
   onRefused,
+  egress,
 }: DeliveryAgentOptions): Agent {
   // One secure context for every connection: given `ca` alone, each TLS connect would parse the
   // whole CA list again (~150 roots; it was a tenth of a busy worker's CPU in the delivery bench).
@@ -117,6 +138,10 @@ export function createDeliveryAgent({
     secureContext,
     ...(allowPrivateNetworks ? {} : { lookup: guardedLookup(resolve) }),
   });
+  const direct = directConnector(base, allowPrivateNetworks);
+  const tunnelled =
+    egress &&
+    tunnelConnector(base, egress.proxy, guardedLookup(resolve, !allowPrivateNetworks), secureContext);
   const connect: buildConnector.connector = (options, reply) => {
     const callback: typeof reply = (error, socket) => {
       const refused = error && causeChain(error).find((e) => e instanceof AddressRefusedError);
@@ -129,9 +154,23 @@ export function createDeliveryAgent({
       const refused = isIP(host) ? refusal(host) : undefined;
       if (refused) return callback(refused, null);
     }
-    return base(options, (error, socket) => {
-      if (error || !socket) return callback(error, null);
-      // The last word: the address the socket is connected to.
+    const proxied = tunnelled && egress && !bypassesProxy(egress.noProxy, options.hostname);
+    return (proxied ? tunnelled : direct)(options, callback);
+  };
+  return new Agent({ connect, connections, keepAliveTimeout: 30_000 });
+}
+
+/**
+ * A direct connection: undici's connector (its lookup the guarded one), then the last word, the
+ * address the socket is connected to.
+ */
+function directConnector(
+  base: buildConnector.connector,
+  allowPrivateNetworks: boolean,
+): buildConnector.connector {
+  return (options, callback) =>
+    base(options, (error, socket) => {
+      if (error || !socket) return callback(error as Error, null);
       const remote = (socket as Socket).remoteAddress;
       const refused = allowPrivateNetworks || !remote ? undefined : refusal(remote);
       if (refused) {
@@ -140,8 +179,49 @@ export function createDeliveryAgent({
       }
       callback(null, socket);
     });
+}
+
+/**
+ * Through the egress proxy (egress-proxy.ts): the host is resolved here by `lookup` (the guarded
+ * one unless private networks are allowed), and the proxy is asked to CONNECT to that checked
+ * address, never to the name, which it would resolve itself. TLS to the receiver then runs
+ * inside the tunnel through undici's own connector (its `httpSocket`), so the SNI and the
+ * certificate check are the host name's, as are the `Host` header and the TLS session cache.
+ */
+function tunnelConnector(
+  base: buildConnector.connector,
+  proxy: EgressProxy,
+  lookup: LookupFunction,
+  secureContext: tls.SecureContext,
+): buildConnector.connector {
+  return (options, callback) => {
+    const host = options.hostname.replace(/^\[|\]$/g, "");
+    const port = Number(options.port) || (options.protocol === "https:" ? 443 : 80);
+    const address = isIP(host)
+      ? Promise.resolve(host)
+      : new Promise<string>((done, fail) =>
+          // One address is tunnelled to (no happy eyeballs through a proxy): IPv4 first, which
+          // every proxy can reach.
+          lookup(host, { order: "ipv4first" }, (error, found) =>
+            error ? fail(error) : done(found as string),
+          ),
+        );
+    address
+      .then((checked) => openTunnel(proxy, { address: checked, port }, secureContext))
+      .then(
+        (tunnel) => {
+          if (options.protocol !== "https:") return callback(null, tunnel);
+          base({ ...options, httpSocket: tunnel }, (error, socket) => {
+            if (error) tunnel.destroy();
+            (callback as (error: Error | null, socket: Socket | null) => void)(
+              error,
+              socket as Socket | null,
+            );
+          });
+        },
+        (error: Error) => callback(error, null),
+      );
   };
-  return new Agent({ connect, connections, keepAliveTimeout: 30_000 });
 }
 
 function causeChain(error: unknown): Array<{ code?: string; message?: string; name?: string }> {
@@ -217,6 +297,9 @@ export async function postWebhook(
     const chain = causeChain(error);
     const refused = chain.find((e) => e instanceof AddressRefusedError);
     if (refused) return { kind: "address_refused", reason: refused.message ?? "" };
+    // The proxy's refusal (a 407, a 403) or absence, in its own words rather than a socket's code.
+    const proxy = chain.find((e) => e instanceof ProxyConnectError);
+    if (proxy) return { kind: "network_error", code: undefined, message: proxy.message ?? "" };
     const coded = chain.find((e) => e.code && e.code !== "UND_ERR") ?? chain[0];
     if (coded?.code === "UND_ERR_HEADERS_TIMEOUT") return { kind: "timeout", timeoutMs };
     return { kind: "network_error", code: coded?.code, message: coded?.message ?? String(error) };

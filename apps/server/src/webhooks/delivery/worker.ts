@@ -60,6 +60,7 @@ export type DeliveryConfig = Pick<
   | "webhookLingerMs"
   | "webhookHeldRecheckMs"
   | "extraCaCertsFile"
+  | "webhookEgress"
 >;
 
 /**
@@ -115,6 +116,7 @@ export class WebhookDelivery implements LaneHost {
       connections: null,
       onRefused: (refusal) =>
         logger.warn(refusal, "webhook delivery refused: the address is not publicly reachable"),
+      egress: config.webhookEgress,
     });
     // Names this process in the leases it holds (a log line can tell whose a lane was).
     const holder = `${config.role}-${process.pid}-${randomUUID().slice(0, 8)}`;
