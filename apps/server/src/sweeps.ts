@@ -1,11 +1,12 @@
 import type { Config } from "./config.js";
 import type { Logger } from "./platform/logger.js";
+import { retentionSweeps, runRetentionSweeps } from "./retention/sweeps.js";
 import type { Store } from "./store.js";
 
 /**
  * The periodic work of a server process (docs/design.md, Database: expiry by sweeps, no TTL indexes): the
- * relay's sweep for events a crashed writer left on their documents, and the removal of expired
- * idempotency keys, events, tombstones and delivery attempts. Every process may run them at once;
+ * relay's sweep for events a crashed writer left on their documents, the removal of full rate-limit
+ * buckets, and the retention sweeps (retention/sweeps.ts). Every process may run them at once;
  * each is idempotent.
  */
 
@@ -40,6 +41,8 @@ export function startSweeps(store: Store, config: Config, logger: Logger, starte
   // test's process, several servers start long after the process did. Later sweeps likewise leave
   // the last interval's events alone.
   let first = true;
+  const retention = retentionSweeps(store, config);
+  let stopped = false;
   const stops = [
     every(
       config.eventRelayIntervalMs,
@@ -52,28 +55,17 @@ export function startSweeps(store: Store, config: Config, logger: Logger, starte
       "event relay sweep",
       logger,
     ),
-    every(HOURLY, () => store.idempotencyKeys.sweep(), "idempotency sweep", logger),
     // A full bucket is the same as none.
     every(HOURLY, () => store.rateLimits.sweep(), "rate limit sweep", logger),
-    every(HOURLY, () => store.events.sweep(), "event retention sweep", logger),
-    // Tombstones live as long as events: a pull learns of deletions within the same window.
-    every(HOURLY, () => store.tombstones.sweep(config.eventRetentionMs), "tombstone sweep", logger),
-    // Attempts are kept as long as the events they delivered.
     every(
       HOURLY,
-      () => store.deliveryAttempts.sweep(config.eventRetentionMs),
-      "delivery attempt retention sweep",
+      () => runRetentionSweeps(retention, logger, { stopped: () => stopped }),
+      "retention sweeps",
       logger,
     ),
-    every(
-      HOURLY,
-      () => store.webhookDeliveries.sweep(config.eventRetentionMs),
-      "delivery retention sweep",
-      logger,
-    ),
-    every(HOURLY, () => store.webhookFiltered.sweep(), "filtered counts sweep", logger),
   ];
   return () => {
+    stopped = true;
     for (const stop of stops) stop();
   };
 }
