@@ -8,8 +8,8 @@ import { type Clock, dateOf } from "../src/platform/clock.js";
 import { DELETE_BATCH, deleteInBatches } from "../src/platform/database/batch-delete.js";
 import { newId } from "../src/platform/ids.js";
 import { createLogger } from "../src/platform/logger.js";
-import { retentionSweeps, runRetentionSweeps } from "../src/retention/sweeps.js";
 import { createStore, ensureIndexes, type Store } from "../src/store.js";
+import { retentionSweeps, runRetentionSweeps } from "../src/sweeps.js";
 
 /**
  * The retention sweeps (docs/operations.md "Retention"), each against the run's database: a
