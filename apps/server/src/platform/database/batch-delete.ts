@@ -2,14 +2,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Collection, Document, Filter } from "mongodb";
 
 /**
- * Removal in bounded batches, for the retention sweeps (docs/operations.md "Retention"): one
- * `deleteMany` over a month of deliveries would keep the database busy for as long as it takes,
- * and the API's requests would queue behind it. Instead a batch's ids are read, then those
+ * Removal in bounded batches, for the retention sweeps (docs/operations.md "Retention"): on
+ * MongoDB one `deleteMany` over a month of deliveries is one long write, which replication and
+ * the API's requests wait behind. Instead a batch's ids are read, then those
  * documents deleted, and the sweep rests as long as the batch took before the next: at most half
  * of the database's time goes to a sweep, however much it has to remove.
  */
 
-/** Documents per batch: a few milliseconds of work on MongoDB. */
+/** Documents per batch: one round trip of ids, and of deletes. */
 export const DELETE_BATCH = 2_000;
 
 export interface BatchOptions {
