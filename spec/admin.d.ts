@@ -778,7 +778,7 @@ export type components = {
         };
         /**
          * @description The receiver's answer to one attempt, as it came, kept with the attempt (and gone with
-         *     it, as long as events are kept). Its status is the attempt's `status_code`. The body is
+         *     it, `ATTEMPT_RETENTION_DAYS`: 90 days by default). Its status is the attempt's `status_code`. The body is
          *     the receiver's text, never markup for a page: show it as text.
          */
         DeliveryAttemptResponse: {

@@ -492,7 +492,8 @@ export type paths = {
          *     (1, then up to 4 retries), the endpoint's HTTP status, how long it took, and why it failed
          *     (`HTTP 503`, `timeout after 10000 ms`, `redirect not followed (HTTP 302)`, `connection
          *     refused`, `address refused: …` for a private address). Use it to see why deliveries fail.
-         *     Attempts are kept as long as events. `delivery_id` narrows the list to one delivery's
+         *     Attempts are kept 90 days by default (`ATTEMPT_RETENTION_DAYS`, at most as long as
+         *     deliveries). `delivery_id` narrows the list to one delivery's
          *     attempts (a delivery of another endpoint, or none, gives an empty list).
          */
         get: operations["listWebhookEndpointAttempts"];
@@ -525,7 +526,9 @@ export type paths = {
          *     paused while it was due), how many attempts it made and how the last one went. Filters
          *     combine: `status`, `event_type`, `recovery_id` (the deliveries one `recoverWebhookEndpoint`
          *     queued), and `created_after`/`created_before` (exclusive, on when the delivery was queued).
-         *     Deliveries are kept as long as events. The attempts behind a delivery are in
+         *     Settled deliveries are kept 90 days by default (`DELIVERY_RETENTION_DAYS`, at least as
+         *     long as events): one whose event is past retention is still listed, but can no longer be
+         *     resent. The attempts behind a delivery are in
          *     `listWebhookEndpointAttempts` (`delivery_id` narrows it to one delivery's).
          */
         get: operations["listWebhookEndpointDeliveries"];
@@ -2328,7 +2331,7 @@ export type components = {
             /**
              * @description The deliveries this recovery queued, counted by their status now (read when asked,
              *     not stored): `pending` falls and `succeeded`/`failed` rise as they are sent. Their sum
-             *     is `queued` but for deliveries gone with the event retention. The deliveries
+             *     is `queued` but for deliveries gone with the delivery retention. The deliveries
              *     themselves: `listWebhookEndpointDeliveries` with `recovery_id`.
              */
             deliveries: components["schemas"]["DeliveryCounts"];
@@ -2374,7 +2377,7 @@ export type components = {
         };
         /**
          * @description The receiver's answer to one attempt, as it came, kept with the attempt (and gone with
-         *     it, as long as events are kept). Its status is the attempt's `status_code`. The body is
+         *     it, `ATTEMPT_RETENTION_DAYS`: 90 days by default). Its status is the attempt's `status_code`. The body is
          *     the receiver's text, never markup for a page: show it as text.
          */
         DeliveryAttemptResponse: {

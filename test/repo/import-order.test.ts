@@ -18,7 +18,7 @@ const SERVER = "apps/server/src/";
 const LAYERS: string[][] = [
   ["spec", "generated"],
   ["platform"],
-  ["events", "migrations"],
+  ["events", "migrations", "retention"],
   ["records"],
   ["workspaces", "docs"],
   ["tickets", "conversations", "webhooks", "console"],

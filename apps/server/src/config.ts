@@ -17,6 +17,7 @@ import {
 import { composeSettings } from "./platform/settings.js";
 import { telemetrySettings } from "./platform/telemetry/settings.js";
 import { pullSettings } from "./records/settings.js";
+import { retentionSettings } from "./retention/settings.js";
 import { egressSettings, limitSettings, webhookSettings } from "./webhooks/settings.js";
 import { apiKeySettings } from "./workspaces/settings.js";
 
@@ -31,6 +32,7 @@ export const settings = composeSettings(
   logSettings,
   pullSettings,
   eventSettings,
+  retentionSettings,
   webhookSettings,
   egressSettings,
   limitSettings,

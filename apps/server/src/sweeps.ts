@@ -4,12 +4,76 @@ import type { Store } from "./store.js";
 
 /**
  * The periodic work of a server process (docs/design.md, Database: expiry by sweeps, no TTL indexes): the
- * relay's sweep for events a crashed writer left on their documents, and the removal of expired
- * idempotency keys, events, tombstones and delivery attempts. Every process may run them at once;
- * each is idempotent.
+ * relay's sweep for events a crashed writer left on their documents, the removal of full rate-limit
+ * buckets, and the retention sweeps, one per collection that grows with traffic
+ * (docs/operations.md "Retention"): each removes what its setting no longer keeps, in batches
+ * (platform/database/batch-delete.ts) so that the API goes on meanwhile. Every process may run
+ * them at once; each is idempotent.
  */
 
 const HOURLY = 3_600_000;
+
+export interface RetentionSweep {
+  /** The collection it removes from, as logs name it. */
+  collection: string;
+  /** Removes what is past retention at `now`; answers how many documents went. */
+  sweep(now: Date): Promise<number>;
+}
+
+type RetentionConfig = Pick<
+  Config,
+  "deliveryRetentionMs" | "attemptRetentionMs" | "recoveryRetentionMs" | "tombstoneRetentionMs"
+>;
+
+/** Every collection's sweep, by the settings of `config` (events and idempotency keys: their store's own). */
+export function retentionSweeps(store: Store, config: RetentionConfig): RetentionSweep[] {
+  return [
+    { collection: "events", sweep: (now) => store.events.sweep(now) },
+    {
+      collection: "webhook_deliveries",
+      sweep: (now) => store.webhookDeliveries.sweep(config.deliveryRetentionMs, now),
+    },
+    {
+      collection: "delivery_attempts",
+      sweep: (now) => store.deliveryAttempts.sweep(config.attemptRetentionMs, now),
+    },
+    {
+      collection: "webhook_recoveries",
+      sweep: (now) => store.webhookRecoveries.sweep(config.recoveryRetentionMs, now),
+    },
+    { collection: "tombstones", sweep: (now) => store.tombstones.sweep(config.tombstoneRetentionMs, now) },
+    { collection: "idempotency_keys", sweep: (now) => store.idempotencyKeys.sweep(now) },
+    { collection: "console_sessions", sweep: (now) => store.consoleSessions.sweep(now) },
+    { collection: "webhook_filtered", sweep: (now) => store.webhookFiltered.sweep(now) },
+  ];
+}
+
+/**
+ * Runs the sweeps one after another, so one at a time loads the database; one that fails is
+ * logged and the others still run (it tries again next time). Once `stopped()` (the server is
+ * stopping, its database closing) no other starts, and a failure is not logged. Answers what each
+ * removed.
+ */
+export async function runRetentionSweeps(
+  sweeps: readonly RetentionSweep[],
+  logger: Logger,
+  options: { now?: Date; stopped?: () => boolean } = {},
+): Promise<Record<string, number>> {
+  const { now = new Date(), stopped = () => false } = options;
+  const removed: Record<string, number> = {};
+  for (const { collection, sweep } of sweeps) {
+    if (stopped()) break;
+    try {
+      removed[collection] = await sweep(now);
+    } catch (err) {
+      if (!stopped())
+        logger.warn({ err, collection }, "retention sweep failed; retrying at the next interval");
+    }
+  }
+  const total = Object.values(removed).reduce((sum, count) => sum + count, 0);
+  if (total > 0) logger.info({ removed }, "removed records past retention");
+  return removed;
+}
 
 /** Runs `work` every `intervalMs`, never two at once; the first run starts now. */
 function every(intervalMs: number, work: () => Promise<unknown>, what: string, logger: Logger): () => void {
@@ -40,6 +104,8 @@ export function startSweeps(store: Store, config: Config, logger: Logger, starte
   // test's process, several servers start long after the process did. Later sweeps likewise leave
   // the last interval's events alone.
   let first = true;
+  const retention = retentionSweeps(store, config);
+  let stopped = false;
   const stops = [
     every(
       config.eventRelayIntervalMs,
@@ -52,28 +118,17 @@ export function startSweeps(store: Store, config: Config, logger: Logger, starte
       "event relay sweep",
       logger,
     ),
-    every(HOURLY, () => store.idempotencyKeys.sweep(), "idempotency sweep", logger),
     // A full bucket is the same as none.
     every(HOURLY, () => store.rateLimits.sweep(), "rate limit sweep", logger),
-    every(HOURLY, () => store.events.sweep(), "event retention sweep", logger),
-    // Tombstones live as long as events: a pull learns of deletions within the same window.
-    every(HOURLY, () => store.tombstones.sweep(config.eventRetentionMs), "tombstone sweep", logger),
-    // Attempts are kept as long as the events they delivered.
     every(
       HOURLY,
-      () => store.deliveryAttempts.sweep(config.eventRetentionMs),
-      "delivery attempt retention sweep",
+      () => runRetentionSweeps(retention, logger, { stopped: () => stopped }),
+      "retention sweeps",
       logger,
     ),
-    every(
-      HOURLY,
-      () => store.webhookDeliveries.sweep(config.eventRetentionMs),
-      "delivery retention sweep",
-      logger,
-    ),
-    every(HOURLY, () => store.webhookFiltered.sweep(), "filtered counts sweep", logger),
   ];
   return () => {
+    stopped = true;
     for (const stop of stops) stop();
   };
 }

@@ -556,7 +556,8 @@ export class WebhookEndpoints extends Resource {
    * (1, then up to 4 retries), the endpoint's HTTP status, how long it took, and why it failed
    * (`HTTP 503`, `timeout after 10000 ms`, `redirect not followed (HTTP 302)`, `connection
    * refused`, `address refused: …` for a private address). Use it to see why deliveries fail.
-   * Attempts are kept as long as events. `delivery_id` narrows the list to one delivery's
+   * Attempts are kept 90 days by default (`ATTEMPT_RETENTION_DAYS`, at most as long as
+   * deliveries). `delivery_id` narrows the list to one delivery's
    * attempts (a delivery of another endpoint, or none, gives an empty list).
    *
    * Await it for the first page, or `for await` over it for every item, page after page.
@@ -573,7 +574,9 @@ export class WebhookEndpoints extends Resource {
    * paused while it was due), how many attempts it made and how the last one went. Filters
    * combine: `status`, `event_type`, `recovery_id` (the deliveries one `recoverWebhookEndpoint`
    * queued), and `created_after`/`created_before` (exclusive, on when the delivery was queued).
-   * Deliveries are kept as long as events. The attempts behind a delivery are in
+   * Settled deliveries are kept 90 days by default (`DELIVERY_RETENTION_DAYS`, at least as
+   * long as events): one whose event is past retention is still listed, but can no longer be
+   * resent. The attempts behind a delivery are in
    * `listWebhookEndpointAttempts` (`delivery_id` narrows it to one delivery's).
    *
    * Await it for the first page, or `for await` over it for every item, page after page.

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Collection, Db } from "mongodb";
+import { deleteInBatches } from "../platform/database/batch-delete.js";
 import { hashToken } from "../platform/token-hash.js";
 import type { Scope } from "../workspaces/api-keys.js";
 
@@ -7,8 +8,9 @@ import type { Scope } from "../workspaces/api-keys.js";
  * Sessions of the webhook console (docs/console.md): an operator mints one for a workspace and
  * gets a one-time link; the console exchanges the link's token for a session token kept in an
  * HttpOnly cookie. Both tokens are 32 random bytes shown once and stored only as SHA-256 hashes,
- * as API keys are. Expiry is checked at every read (the embedded fallback database never runs a
- * TTL index), and expired sessions are deleted whenever a new one is minted.
+ * as API keys are. Expiry is checked at every read, and an expired session is removed: on MongoDB
+ * by its TTL index within a minute, and everywhere (the embedded fallback database never runs a
+ * TTL index) by the hourly sweep (docs/operations.md "Retention").
  */
 
 /**
@@ -81,7 +83,7 @@ export class ConsoleSessions {
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ link_hash: 1 }, { name: "link", unique: true });
     await this.collection.createIndex({ session_hash: 1 }, { name: "session", unique: true });
-    // Real MongoDB removes expired sessions itself; elsewhere `mint` does (see the module comment).
+    // Real MongoDB removes expired sessions itself; elsewhere the sweep does (see the module comment).
     await this.collection.createIndex({ expires_at: 1 }, { name: "expiry", expireAfterSeconds: 0 });
   }
 
@@ -91,7 +93,6 @@ export class ConsoleSessions {
     ttlMs: number,
     now = new Date(),
   ): Promise<{ linkToken: string; linkExpiresAt: Date; expiresAt: Date }> {
-    await this.collection.deleteMany({ expires_at: { $lte: now } });
     const linkToken = token(LINK_PREFIX);
     const expiresAt = new Date(now.getTime() + ttlMs);
     const linkExpiresAt = new Date(Math.min(now.getTime() + LINK_TTL_MS, expiresAt.getTime()));
@@ -136,6 +137,11 @@ export class ConsoleSessions {
       expires_at: { $gt: now },
     });
     return doc ? live(doc) : null;
+  }
+
+  /** Removes the sessions ended by `now` (expired), in batches; returns how many went. */
+  sweep(now = new Date()): Promise<number> {
+    return deleteInBatches(this.collection, { expires_at: { $lte: now } });
   }
 
   /** Ends a session now (the console's "Sign out"). */

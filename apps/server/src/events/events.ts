@@ -1,4 +1,5 @@
 import type { Collection, Db } from "mongodb";
+import { deleteInBatches } from "../platform/database/batch-delete.js";
 import { insertManyOnce } from "../platform/database/insert-once.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
 import { notFound } from "../platform/errors.js";
@@ -140,9 +141,8 @@ export class Events {
     return newestFirst(this.collection, workspaceId, filter, { ...page, createdAfter });
   }
 
-  /** Removes events past retention; returns how many went. */
-  async sweep(now = new Date()): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({ created_at: { $lt: this.keptSince(now) } });
-    return deletedCount;
+  /** Removes events past retention, in batches; returns how many went. */
+  sweep(now = new Date()): Promise<number> {
+    return deleteInBatches(this.collection, { created_at: { $lt: this.keptSince(now) } });
   }
 }

@@ -1,14 +1,11 @@
-/** How long events stay readable, and how they get from the documents written to `events`. */
+/**
+ * How events get from the documents written to `events` (how long they are kept:
+ * retention/settings.ts).
+ */
 
 import { flag, integer, settingGroup } from "../platform/settings.js";
 
 export const eventSettings = settingGroup({
-  eventRetentionMs: integer("EVENT_RETENTION_DAYS", {
-    default: 30,
-    min: 1,
-    times: 86_400_000,
-    doc: "how long events stay readable through `GET /open/v1/events`, and how long an incremental pull lists deleted contacts and tickets (tombstones)",
-  }),
   /**
    * How often the relay sweeps documents for events their writer did not move to `events` (it
    * crashed in between); the writer itself relays right after its write.

@@ -1,4 +1,5 @@
 import type { Collection, Db } from "mongodb";
+import { deleteInBatches } from "../platform/database/batch-delete.js";
 import { afterPosition } from "../platform/database/lists.js";
 import type { PullPosition } from "../platform/database/pull-cursor.js";
 import type { Schema } from "../spec/types.js";
@@ -7,7 +8,7 @@ import type { Schema } from "../spec/types.js";
  * Deleted contacts and tickets, so an incremental pull can tell a client what to remove
  * (spec: *Incremental pull*). A tombstone is written before its record is deleted: a crash in
  * between leaves a tombstone of a record that still exists, which the pull skips, and the retried
- * delete stamps it again. Kept as long as events (EVENT_RETENTION_DAYS), removed by a sweep.
+ * delete stamps it again. Kept TOMBSTONE_RETENTION_DAYS (as long as events unless set), then swept.
  */
 
 export type TombstoneObject = "contact" | "ticket";
@@ -76,10 +77,8 @@ export class Tombstones {
       .toArray();
   }
 
-  /** Removes tombstones older than the retention period; returns how many went. */
-  async sweep(retentionMs: number, now = new Date()): Promise<number> {
-    const cutoff = new Date(now.getTime() - retentionMs);
-    const { deletedCount } = await this.collection.deleteMany({ updated_at: { $lt: cutoff } });
-    return deletedCount;
+  /** Removes tombstones older than `retentionMs`, in batches; returns how many went. */
+  sweep(retentionMs: number, now = new Date()): Promise<number> {
+    return deleteInBatches(this.collection, { updated_at: { $lt: new Date(now.getTime() - retentionMs) } });
   }
 }

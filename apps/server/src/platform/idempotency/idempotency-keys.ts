@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Collection, Db } from "mongodb";
+import { deleteInBatches } from "../database/batch-delete.js";
 import { isDuplicateKey } from "../database/errors.js";
 import { newIdBlock } from "../ids.js";
 
@@ -208,8 +209,8 @@ export class IdempotencyKeys {
     await this.collection.deleteOne({ _id: id, owner, state: "in_flight" });
   }
 
-  async sweep(now = new Date()): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({ expires_at: { $lt: now } });
-    return deletedCount;
+  /** Removes the records expired by `now`, in batches; returns how many went. */
+  sweep(now = new Date()): Promise<number> {
+    return deleteInBatches(this.collection, { expires_at: { $lt: now } });
   }
 }

@@ -1,5 +1,6 @@
 import type { Collection, Db } from "mongodb";
 import type { EventType } from "../../events/model.js";
+import { deleteInBatches } from "../../platform/database/batch-delete.js";
 import { insertManyOnce } from "../../platform/database/insert-once.js";
 import { newestFirst, type Page } from "../../platform/database/lists.js";
 import { newId } from "../../platform/ids.js";
@@ -8,7 +9,7 @@ import type { Schema } from "../../spec/types.js";
 /**
  * The `delivery_attempts` collection: one document per HTTP attempt to deliver
  * one event to one endpoint, listed newest first by the public and the admin API so developers see
- * why their endpoint fails, and kept as long as events (the same retention sweep).
+ * why their endpoint fails, and kept ATTEMPT_RETENTION_DAYS (at most as long as deliveries).
  */
 
 export interface DeliveryAttemptDoc {
@@ -121,10 +122,8 @@ export class DeliveryAttempts {
     return newestFirst(this.collection, endpoint.workspace_id, filter, page);
   }
 
-  /** Removes attempts older than the retention period of events; returns how many went. */
-  async sweep(retentionMs: number, now = new Date()): Promise<number> {
-    const cutoff = new Date(now.getTime() - retentionMs);
-    const { deletedCount } = await this.collection.deleteMany({ created_at: { $lt: cutoff } });
-    return deletedCount;
+  /** Removes attempts (and their stored answers) older than `retentionMs`, in batches; returns how many went. */
+  sweep(retentionMs: number, now = new Date()): Promise<number> {
+    return deleteInBatches(this.collection, { created_at: { $lt: new Date(now.getTime() - retentionMs) } });
   }
 }

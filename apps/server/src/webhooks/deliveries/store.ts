@@ -1,5 +1,6 @@
 import { type AnyBulkWriteOperation, type Collection, type Db, type Filter, ObjectId } from "mongodb";
 import type { EventType } from "../../events/model.js";
+import { deleteInBatches } from "../../platform/database/batch-delete.js";
 import { insertManyOnce } from "../../platform/database/insert-once.js";
 import { LeaseFields } from "../../platform/database/lease.js";
 import { newestFirst, type Page } from "../../platform/database/lists.js";
@@ -551,13 +552,16 @@ export class WebhookDeliveries {
     return newestFirst(this.collection, workspaceId, { event_id: { $in: [...eventIds] } }, page);
   }
 
-  /** Removes settled deliveries older than the retention period of events; returns how many went. */
-  async sweep(retentionMs: number, now = new Date()): Promise<number> {
-    const cutoff = new Date(now.getTime() - retentionMs);
-    const { deletedCount } = await this.collection.deleteMany({
-      created_at: { $lt: cutoff },
+  /**
+   * Removes deliveries made more than `retentionMs` ago, in batches; returns how many went. A
+   * pending one stays (its attempts are still to come), and so does one whose outcome its
+   * endpoint's health has yet to count.
+   */
+  sweep(retentionMs: number, now = new Date()): Promise<number> {
+    return deleteInBatches(this.collection, {
+      created_at: { $lt: new Date(now.getTime() - retentionMs) },
       status: { $ne: "pending" },
+      health_pending: { $ne: true },
     });
-    return deletedCount;
   }
 }

@@ -1,4 +1,5 @@
 import type { Collection, Db } from "mongodb";
+import { deleteInBatches } from "../../platform/database/batch-delete.js";
 import { insertManyOnce } from "../../platform/database/insert-once.js";
 
 /**
@@ -58,11 +59,8 @@ export class FilteredCounts {
     return counts;
   }
 
-  /** Removes what no stats window reads any more. */
-  async sweep(now = new Date()): Promise<number> {
-    const { deletedCount } = await this.collection.deleteMany({
-      at: { $lt: new Date(now.getTime() - KEEP_MS) },
-    });
-    return deletedCount;
+  /** Removes what no stats window reads any more, in batches; returns how many went. */
+  sweep(now = new Date()): Promise<number> {
+    return deleteInBatches(this.collection, { at: { $lt: new Date(now.getTime() - KEEP_MS) } });
   }
 }

@@ -1,5 +1,6 @@
 import type { Collection, Db } from "mongodb";
 import type { Events } from "../../events/events.js";
+import { deleteInBatches } from "../../platform/database/batch-delete.js";
 import { isDuplicateKey } from "../../platform/database/errors.js";
 import { DomainError, notFound } from "../../platform/errors.js";
 import { idTime, newId } from "../../platform/ids.js";
@@ -13,6 +14,7 @@ import type { WebhookEndpoints } from "../endpoints/store.js";
  * recovery job (webhooks/recovery/job.ts) pages through the window with, a page at a time. The
  * document is the job's whole state (where it is, what it has counted), so a worker that dies
  * mid-way leaves it where the next one goes on (docs/decisions.md "Recoveries run as jobs").
+ * A finished one is kept RECOVERY_RETENTION_DAYS after it finished, then swept.
  */
 
 export type RecoveryStatus = Schema<"WebhookRecoveryStatus">;
@@ -116,6 +118,8 @@ export class WebhookRecoveries {
 
   async ensureIndexes(): Promise<void> {
     await this.collection.createIndex({ slot: 1 }, { name: "one_per_slot", unique: true, sparse: true });
+    // Only finished recoveries have a `completed_at` to compare, so the sweep never meets a running one.
+    await this.collection.createIndex({ completed_at: 1 }, { name: "retention_sweep" });
   }
 
   /**
@@ -216,6 +220,14 @@ export class WebhookRecoveries {
         },
       },
     );
+  }
+
+  /** Removes recoveries finished more than `retentionMs` ago, in batches; returns how many went. */
+  sweep(retentionMs: number, now = new Date()): Promise<number> {
+    return deleteInBatches(this.collection, {
+      status: "succeeded",
+      completed_at: { $lt: new Date(now.getTime() - retentionMs) },
+    });
   }
 
   /** Every event of the window was looked at: done, and its slot free for the next. */
