@@ -1,5 +1,17 @@
-import { describe, expect, it } from "vitest";
-import { childId, newId, newIdBlock, withReplayableIds } from "../src/platform/ids.js";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+
+// A generator of its own: the module keeps the newest time it has made an id at, and files that
+// share this worker (isolate: false) may have made ids at a time ahead of now (a test's clock
+// moved on), which this file's "now" would then be backdated against.
+let ids: typeof import("../src/platform/ids.js");
+beforeAll(async () => {
+  vi.resetModules();
+  ids = await import("../src/platform/ids.js");
+});
+const newId = (...args: Parameters<typeof ids.newId>) => ids.newId(...args);
+const newIdBlock = (...args: Parameters<typeof ids.newIdBlock>) => ids.newIdBlock(...args);
+const childId = (...args: Parameters<typeof ids.childId>) => ids.childId(...args);
+const withReplayableIds: typeof ids.withReplayableIds = (...args) => ids.withReplayableIds(...args);
 
 describe("ids", () => {
   it("sort by the time made, even within one millisecond", () => {

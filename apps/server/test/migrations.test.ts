@@ -14,12 +14,6 @@ import { clockMovedBy } from "./helpers/server-process.js";
 /** `node --import` this to move a child's wall clock (helpers/shifted-date.mjs, `clockMovedBy`). */
 const SHIFTED_DATE = join(import.meta.dirname, "helpers/shifted-date.mjs");
 
-/** A migration's record, as the runner writes it. */
-interface MigrationRecordDoc {
-  _id: string;
-  id: number;
-}
-
 /** The migration lock's document, as the runner keeps it. */
 interface LockDoc {
   _id: string;
@@ -111,26 +105,37 @@ describe("migrations", () => {
 
   it("keep a held lock from a process whose clock runs a minute ahead (the lease is on the database's time)", async () => {
     const db = freshDb();
-    // Held for 5 s of the database's time (this machine's), by a holder that is alive and busy.
-    const heldUntil = Date.now() + 5_000;
-    await db.collection<LockDoc>("migration_lock").insertOne({
-      _id: "migrations",
-      holder: "alive",
-      expires_at: new Date(heldUntil),
-    });
-    // `deskline-server migrate` on a host a minute ahead: on its own clock the lease ran out long ago.
-    const env = {
-      MONGODB_URI: inject("mongodbUri"),
-      MONGODB_DATABASE: db.databaseName,
-      ...clockMovedBy(60_000),
-    };
-    const ahead = startMain(env, ["--import", SHIFTED_DATE, ...MAIN_ENTRY, "migrate"]);
-    expect(await ahead.exited).toBe(0);
-    expect(ahead.output()).toContain("another process is migrating the database; waiting for it");
-    // It waited the lease out before it migrated: the first record came after the lock's end.
-    const [first] = await db.collection<MigrationRecordDoc>("migrations").find().sort({ id: 1 }).toArray();
-    expect(first?._id).toBe(migrationKey(MIGRATIONS[0] as Migration));
-    expect(Date.now()).toBeGreaterThanOrEqual(heldUntil);
+    const locks = db.collection<LockDoc>("migration_lock");
+    // A live holder: its lease is 5 s of the database's time (this machine's), renewed every second.
+    const renew = () =>
+      locks.updateOne({ _id: "migrations" }, { $set: { expires_at: new Date(Date.now() + 5_000) } });
+    await locks.insertOne({ _id: "migrations", holder: "alive", expires_at: new Date(Date.now() + 5_000) });
+    const renewing = setInterval(() => void renew().catch(() => {}), 1_000);
+    try {
+      // `deskline-server migrate` on a host a minute ahead: on its own clock the lease ran out long ago.
+      const env = {
+        MONGODB_URI: inject("mongodbUri"),
+        MONGODB_DATABASE: db.databaseName,
+        ...clockMovedBy(60_000),
+      };
+      const ahead = startMain(env, ["--import", SHIFTED_DATE, ...MAIN_ENTRY, "migrate"]);
+      const waiting = (async () => {
+        while (!ahead.output().includes("another process is migrating the database; waiting for it")) {
+          if (ahead.child.exitCode !== null)
+            throw new Error(`it did not wait for the lock:\n${ahead.output()}`);
+          await sleep(100);
+        }
+      })();
+      await waiting;
+      expect(await db.collection("migrations").countDocuments()).toBe(0);
+      // The holder is done: the one ahead goes on.
+      clearInterval(renewing);
+      await locks.deleteOne({ _id: "migrations", holder: "alive" });
+      expect(await ahead.exited).toBe(0);
+      expect(await db.collection("migrations").countDocuments()).toBe(MIGRATIONS.length);
+    } finally {
+      clearInterval(renewing);
+    }
   });
 
   it("record nothing for a migration that fails, release the lock, and run it again next time", async () => {
