@@ -1,6 +1,5 @@
 // Checks of a workspace package as users install it, shared by the package tests of the SDK and
-// the verifier: build once if needed, publint, attw on the packed tarball, what a built entry
-// imports, and a project that installs only the packed tarball and typechecks against it. The
+// the verifier: build once if needed, what a built entry imports, and a project that installs only the packed tarball and typechecks against it. The
 // slow checks run their tools asynchronously, so a file's checks can run side by side, and the
 // package is packed once for all of them.
 import { execFile, type SpawnSyncReturns, spawnSync } from "node:child_process";
@@ -58,13 +57,6 @@ export interface BuiltPackage {
   packed(): Promise<string>;
   /** Removes what {@link packed} made. */
   dispose(): void;
-  /** publint --strict's exit status and output. */
-  publint(): Promise<Finished>;
-  /**
-   * attw's problems in the packed tarball for node16 and bundlers (node10 ignores `exports`, so it
-   * is left out).
-   */
-  attwProblems(): Promise<{ kind: string; resolutionKind?: string; entrypoint?: string }[]>;
   /** Every file a built entry reaches through relative imports (chunks), and what else it imports. */
   imports(entry: string): { files: number; external: string[] };
   /**
@@ -108,28 +100,12 @@ export function builtPackage(dir: string): BuiltPackage {
     dispose() {
       if (packDir) rmSync(packDir, { recursive: true, force: true });
     },
-    publint: () => runAsync(bin("publint"), ["--strict"], dir),
     async loadAs(type, script) {
       const body = script(type === "module" ? "await import" : "require");
       const wrapped = type === "module" ? body : `(async () => { ${body} })()`;
       const result = await runAsync(process.execPath, ["--input-type", type, "-e", wrapped], dir);
       if (result.status !== 0) throw new Error(`node --input-type ${type} failed:\n${result.stderr}`);
       return JSON.parse(result.stdout);
-    },
-    async attwProblems() {
-      // The tarball pnpm publishes, rather than `attw --pack`'s own `npm pack` of the folder (the
-      // same files; npm spends two seconds more on a pnpm workspace).
-      const result = await runAsync(
-        bin("attw"),
-        [await packed(), "--format", "json", "--profile", "node16"],
-        dir,
-      );
-      const start = result.stdout.indexOf("{");
-      if (start < 0) throw new Error(`attw printed no report:\n${result.stdout}\n${result.stderr}`);
-      const report = JSON.parse(result.stdout.slice(start)) as {
-        analysis: { problems?: { kind: string; resolutionKind?: string; entrypoint?: string }[] };
-      };
-      return (report.analysis.problems ?? []).filter((p) => p.resolutionKind !== "node10");
     },
     imports: (entry) => importsOf(join(dir, "dist", entry)),
     typecheckPacked: async (files, options) =>
@@ -209,23 +185,6 @@ async function typecheckTarball(
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-/**
- * The two linters every published package passes, as tests of the calling file: publint --strict
- * on the manifest, and attw (node16 CJS and ESM, bundlers) on the packed tarball.
- */
-export function itPassesPackageLints(pkg: BuiltPackage): void {
-  it("passes publint --strict", async () => {
-    const result = await pkg.publint();
-    expect(result.status, `${result.stdout}\n${result.stderr}`).toBe(0);
-  }, 120_000);
-
-  it("passes attw on its packed tarball for node16 (CJS and ESM) and bundlers", async () => {
-    // node10 resolution ignores `exports`, so subpaths cannot resolve there: that is the profile's
-    // point, not a problem of a package.
-    expect(await pkg.attwProblems()).toEqual([]);
-  }, 120_000);
 }
 
 /** One test per module system (`%s` in `title`): `script` run by `loadAs` prints `expected`. */

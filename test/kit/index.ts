@@ -23,7 +23,7 @@ export { walkPages } from "../../apps/server/test/helpers/paging.js";
 export type { TestServer } from "../../apps/server/test/helpers/server.js";
 export { eventually } from "../../apps/server/test/helpers/server-process.js";
 export { testCertificate } from "../../apps/server/test/helpers/test-certificate.js";
-export { builtPackage, itLoadsAs, itPassesPackageLints, runAsync } from "./built-package.js";
+export { builtPackage, itLoadsAs, runAsync } from "./built-package.js";
 export { type SpecProxy, startSpecProxy } from "./spec-proxy.js";
 
 /** A real server on a real database in this process (the server's `startTestServer`). */

@@ -133,8 +133,12 @@ describe("Schemathesis against the served spec", () => {
         timeoutMs: 900_000,
       },
     );
+    // The phases' own times (`✅  Coverage (in 41.2s)`), to see which one a slower run grew in.
+    const phases = [...result.output.matchAll(/✅ {2}(\w+) \(in ([\d.]+s)\)/g)].map(
+      ([, phase, time]) => `${phase} ${time}`,
+    );
     console.info(
-      `schemathesis: ${Math.round((performance.now() - started) / 1000)} s, ${/(\d+) generated/.exec(result.output)?.[0] ?? "?"}`,
+      `schemathesis: ${Math.round((performance.now() - started) / 1000)} s, ${/(\d+) generated/.exec(result.output)?.[0] ?? "?"} (${phases.join(", ")})`,
     );
     await server.stop();
     expect(result.code, result.output.slice(-20_000)).toBe(0);
