@@ -2,7 +2,6 @@ import type { Router } from "@koa/router";
 import type { Context } from "koa";
 import type { RouteKit } from "../platform/http/route-kit.js";
 import { createAsset, once, sendAsset } from "../platform/http/static-asset.js";
-import { bundleSpec } from "../spec/documents.js";
 import { REFERENCE_PAGE_CSP, referencePageHtml } from "./page.js";
 import { REDOC_ASSET, readRedocBundle } from "./redoc.js";
 
@@ -33,7 +32,7 @@ export function docsRoutes(router: Router, { op, config, openapi }: RouteKit): v
   if (!config.adminToken) return;
   // The admin file refers into openapi.yaml; the browser gets one self-contained document.
   const adminSpec = once(async () =>
-    createAsset("application/json", JSON.stringify(await bundleSpec("admin.yaml"))),
+    createAsset("application/json", JSON.stringify(openapi.documents.admin.bundled)),
   );
   router.get(ADMIN_SPEC_PATH, async (ctx) => sendAsset(ctx, await adminSpec(), "no-cache"));
   const adminPage = referencePageHtml({

@@ -1,4 +1,4 @@
-import { dereferenceSpec, type Json, readSpecDocument, type SpecDocument } from "../../spec/documents.js";
+import { type Json, loadSpecFile, type SpecDocument } from "../../spec/documents.js";
 import { listOperations, type OperationSpec } from "../../spec/operations.js";
 import { createRequestValidators, type RequestValidators } from "../../spec/validators.js";
 
@@ -8,7 +8,8 @@ export interface Operation extends OperationSpec, RequestValidators {}
 /** The loaded spec: what the router mounts and validates with, and the documents it serves. */
 export interface OpenApi {
   operations: Map<string, Operation>;
-  documents: { public: SpecDocument; admin: SpecDocument };
+  /** The admin file also as one self-contained document (for the browser's renderer, docs/routes.ts). */
+  documents: { public: SpecDocument; admin: SpecDocument & { bundled: Json } };
   /** The public spec with every `$ref` resolved (the event catalog reads its `webhooks`, events/catalog.ts). */
   dereferenced: Json;
 }
@@ -16,10 +17,11 @@ export interface OpenApi {
 let loaded: Promise<OpenApi> | undefined;
 
 /**
- * The spec, loaded once per process: the files do not change while it runs, and parsing,
- * bundling and compiling them costs about a second of CPU, which every server a process starts
- * (the tests start many in one process) would pay again. What it returns is shared, so it is
- * frozen: nothing may write into a spec document or an operation.
+ * The spec, loaded once per process: the files do not change while it runs, and reading them
+ * from the YAML costs about half a second of CPU (what the build kept, much less; see
+ * src/spec/prebuilt.ts), which every server a process starts (the tests start many in one
+ * process) would pay again. What it returns is shared, so it is frozen: nothing may write into a
+ * spec document or an operation.
  */
 export function loadOpenApi(): Promise<OpenApi> {
   loaded ??= compileOpenApi().catch((error: unknown) => {
@@ -33,22 +35,23 @@ export function loadOpenApi(): Promise<OpenApi> {
 async function compileOpenApi(): Promise<OpenApi> {
   const compile = createRequestValidators();
   const operations = new Map<string, Operation>();
-  const dereferenced = {
-    "openapi.yaml": await dereferenceSpec("openapi.yaml"),
-    "admin.yaml": await dereferenceSpec("admin.yaml"),
-  };
-  for (const file of ["openapi.yaml", "admin.yaml"] as const) {
-    for (const operation of listOperations(dereferenced[file])) {
+  const [open, admin] = await Promise.all([loadSpecFile("openapi.yaml"), loadSpecFile("admin.yaml")]);
+  for (const { dereferenced } of [open, admin]) {
+    for (const operation of listOperations(dereferenced)) {
       if (operations.has(operation.operationId)) {
         throw new Error(`operationId ${operation.operationId} appears twice in the spec`);
       }
       operations.set(operation.operationId, compile(operation));
     }
   }
-  const documents = { public: readSpecDocument("openapi.yaml"), admin: readSpecDocument("admin.yaml") };
+  const documents = {
+    public: { text: open.text, json: open.json },
+    admin: { text: admin.text, json: admin.json, bundled: admin.bundled },
+  };
   deepFreeze(documents);
-  deepFreeze(dereferenced);
-  return { operations, documents, dereferenced: dereferenced["openapi.yaml"] };
+  deepFreeze(open.dereferenced);
+  deepFreeze(admin.dereferenced);
+  return { operations, documents, dereferenced: open.dereferenced };
 }
 
 /** Freezes a parsed document all the way down (JSON: objects and arrays only, no cycles but shared parts). */
