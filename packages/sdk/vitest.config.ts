@@ -13,6 +13,5 @@ export default defineConfig({
     setupFiles: ["../../apps/server/test/setup/file-end.ts"],
     testTimeout: 30_000,
     hookTimeout: 180_000,
-    typecheck: { enabled: true, include: ["test/**/*.test-d.ts"], tsconfig: "./tsconfig.type-tests.json" },
   },
 });

@@ -1,4 +1,4 @@
-// Type tests (vitest typecheck mode, run by tsc): what a receiver's TypeScript sees of an event.
+// Type tests (compiled by `pnpm typecheck`): what a receiver's TypeScript sees of an event.
 // A wrong type here fails the test run and `pnpm typecheck`, never only at runtime.
 import Koa from "koa";
 import { describe, expectTypeOf, it } from "vitest";
