@@ -24,6 +24,34 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/workspaces/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The workspace's id (`ws_…`).
+                 * @example ws_2bXk8fPq1LmN4sTw
+                 */
+                id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a workspace
+         * @description Changes the workspace's name or its settings; only the fields sent change. A new
+         *     `default_phone_country` or `phone_validation` applies to contact writes from then on;
+         *     stored contacts keep the E.164 form they were given.
+         */
+        patch: operations["updateWorkspace"];
+        trace?: never;
+    };
     "/admin/v1/workspaces/{id}/api-keys": {
         parameters: {
             query?: never;
@@ -416,12 +444,37 @@ export type components = {
         Scope: "contacts:read" | "contacts:write" | "tickets:read" | "tickets:write" | "conversations:read" | "messages:write" | "webhooks:manage";
         WorkspaceCreate: {
             name: string;
+            default_phone_country?: components["schemas"]["DefaultPhoneCountry"];
+            phone_validation?: components["schemas"]["PhoneValidation"];
         };
+        /** @description Body of `updateWorkspace`; only the fields sent change. */
+        WorkspaceUpdate: {
+            name?: string;
+            default_phone_country?: components["schemas"]["DefaultPhoneCountry"];
+            phone_validation?: components["schemas"]["PhoneValidation"];
+        };
+        /**
+         * @description The country (ISO 3166-1 alpha-2) a contact's phone number written without `+` and its
+         *     country code is read in (`555-010-2030` with `US` is `+15550102030`); a request's
+         *     `phone_country` overrides it. `null`: such a number does not read as a phone number.
+         * @example US
+         */
+        DefaultPhoneCountry: string | null;
+        /**
+         * @description What a contact write does with a phone number that does not read as one: `strict` refuses
+         *     it (`400 parameter_invalid`, `param: phone`); `lenient` keeps it as given, with
+         *     `phone_e164` null.
+         * @default strict
+         * @enum {string}
+         */
+        PhoneValidation: "strict" | "lenient";
         Workspace: {
             id: string;
             /** @constant */
             object: "workspace";
             name: string;
+            default_phone_country: components["schemas"]["DefaultPhoneCountry"];
+            phone_validation: components["schemas"]["PhoneValidation"];
             /** Format: date-time */
             created_at: string;
         };
@@ -1034,6 +1087,44 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The workspace's id (`ws_…`).
+                 * @example ws_2bXk8fPq1LmN4sTw
+                 */
+                id: components["parameters"]["WorkspaceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkspaceUpdate"];
+            };
+        };
+        responses: {
+            /** @description The workspace as it is now. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Workspace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such workspace, or the admin API is off (`ADMIN_TOKEN` is unset). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

@@ -93,7 +93,9 @@ export type paths = {
         /**
          * Create or update up to 100 contacts
          * @description Upserts up to 100 contacts in one request, each found by the `match` key: `email`
-         *     (case-insensitive) or `external_ids.<system>` (e.g. `external_ids.salesforce`). Every item
+         *     (case-insensitive), `phone` (compared in E.164, read as `createContact` reads it; where
+         *     several contacts share the number, the oldest is the match) or `external_ids.<system>`
+         *     (e.g. `external_ids.salesforce`). Every item
          *     must carry its match value. An item whose contact does not exist yet is created (`name`
          *     required; emits `contact.created`); one that exists is updated with PATCH semantics
          *     (`updateContact`: only the fields sent, only what differs; emits `contact.updated` with
@@ -1438,6 +1440,8 @@ export type components = {
             name: components["schemas"]["ContactName"];
             email: components["schemas"]["ContactEmail"];
             phone: components["schemas"]["ContactPhone"];
+            phone_e164?: components["schemas"]["ContactPhoneE164"];
+            phone_country?: components["schemas"]["ContactPhoneCountry"];
             avatar: components["schemas"]["ContactAvatar"];
             website: components["schemas"]["ContactWebsite"];
             source: components["schemas"]["ContactSource"];
@@ -1468,7 +1472,22 @@ export type components = {
          * @description Unique per workspace, case-insensitive.
          */
         ContactEmail: string | null;
+        /** @description The phone number as it was given. */
         ContactPhone: string | null;
+        /**
+         * @description The phone number in E.164 (`+15550102030`), set by the server from `phone`; what the
+         *     `phone` filter and `match: phone` compare. `null` when there is no phone, or when a
+         *     lenient workspace kept one that does not read as a phone number.
+         *     Always present in answers; absent only from events and stored idempotent answers
+         *     recorded before phones were read into E.164.
+         */
+        ContactPhoneE164: string | null;
+        /**
+         * @description The country of the phone number (ISO 3166-1 alpha-2), set by the server; `null` when there
+         *     is no E.164 form, or when the number alone does not tell (a `+1` number written without a
+         *     default country).
+         */
+        ContactPhoneCountry: string | null;
         /** Format: uri */
         ContactAvatar: string | null;
         /** Format: uri */
@@ -1509,6 +1528,14 @@ export type components = {
              * @description Unique per workspace, case-insensitive (`409 email_taken`).
              */
             email?: string | null;
+            /**
+             * @description Any common spelling (`+33 6 12 34 56 78`, `(555) 010-2030`); kept as given, and read
+             *     into `phone_e164` and `phone_country` with the request's `phone_country` or the
+             *     workspace's `default_phone_country`. A number that does not read as a possible phone
+             *     number is `400 parameter_invalid` with `param: phone`, unless the workspace's
+             *     `phone_validation` is `lenient`.
+             * @example +33 6 12 34 56 78
+             */
             phone?: string | null;
             /**
              * Format: uri
@@ -1568,6 +1595,14 @@ export type components = {
             name?: string;
             /** Format: email */
             email?: string | null;
+            /**
+             * @description Any common spelling (`+33 6 12 34 56 78`, `(555) 010-2030`); kept as given, and read
+             *     into `phone_e164` and `phone_country` with the request's `phone_country` or the
+             *     workspace's `default_phone_country`. A number that does not read as a possible phone
+             *     number is `400 parameter_invalid` with `param: phone`, unless the workspace's
+             *     `phone_validation` is `lenient`.
+             * @example +33 6 12 34 56 78
+             */
             phone?: string | null;
             /** Format: uri */
             avatar?: string | null;
@@ -1615,8 +1650,10 @@ export type components = {
         /** @description Body of `batchUpsertContacts`. */
         ContactBatch: {
             /**
-             * @description How an item finds its contact, `email` or `external_ids.<system>`; every item must carry that value.
+             * @description How an item finds its contact, `email`, `phone` (compared in E.164, see the `phone`
+             *     filter) or `external_ids.<system>`; every item must carry that value.
              * @example email
+             * @example phone
              * @example external_ids.salesforce
              */
             match: string;
@@ -2513,6 +2550,8 @@ export type components = {
                 name?: components["schemas"]["ContactName"];
                 email?: components["schemas"]["ContactEmail"];
                 phone?: components["schemas"]["ContactPhone"];
+                phone_e164?: components["schemas"]["ContactPhoneE164"];
+                phone_country?: components["schemas"]["ContactPhoneCountry"];
                 avatar?: components["schemas"]["ContactAvatar"];
                 website?: components["schemas"]["ContactWebsite"];
                 source?: components["schemas"]["ContactSource"];
@@ -3006,6 +3045,13 @@ export type components = {
          */
         Tag: string[];
         /**
+         * @description The country a phone number without its `+` country code is read in (ISO 3166-1 alpha-2,
+         *     e.g. `US`), for this request only: it overrides the workspace's `default_phone_country`.
+         *     A number written with `+` and its country code needs none.
+         * @example US
+         */
+        PhoneCountry: string;
+        /**
          * @description Only contacts in this segment. May repeat; all must match.
          * @example [
          *       "enterprise"
@@ -3162,10 +3208,20 @@ export interface operations {
                  */
                 email?: string;
                 /**
-                 * @description Exact phone number as stored.
+                 * @description A phone number, compared in E.164: `+1 (555) 010-2030`, `+15550102030` and, in a
+                 *     workspace whose default country is `US`, `555-010-2030` all find the contact whose
+                 *     `phone_e164` is `+15550102030`. A number that does not parse matches a `phone` stored
+                 *     exactly so (kept as given by a lenient workspace).
                  * @example +33612345678
                  */
                 phone?: string;
+                /**
+                 * @description The country a phone number without its `+` country code is read in (ISO 3166-1 alpha-2,
+                 *     e.g. `US`), for this request only: it overrides the workspace's `default_phone_country`.
+                 *     A number written with `+` and its country code needs none.
+                 * @example US
+                 */
+                phone_country?: components["parameters"]["PhoneCountry"];
                 /**
                  * @description Case-insensitive substring of the name, email or phone.
                  * @example lovelace
@@ -3245,7 +3301,15 @@ export interface operations {
     };
     createContact: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The country a phone number without its `+` country code is read in (ISO 3166-1 alpha-2,
+                 *     e.g. `US`), for this request only: it overrides the workspace's `default_phone_country`.
+                 *     A number written with `+` and its country code needs none.
+                 * @example US
+                 */
+                phone_country?: components["parameters"]["PhoneCountry"];
+            };
             header?: {
                 /**
                  * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
@@ -3374,7 +3438,15 @@ export interface operations {
     };
     updateContact: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The country a phone number without its `+` country code is read in (ISO 3166-1 alpha-2,
+                 *     e.g. `US`), for this request only: it overrides the workspace's `default_phone_country`.
+                 *     A number written with `+` and its country code needs none.
+                 * @example US
+                 */
+                phone_country?: components["parameters"]["PhoneCountry"];
+            };
             header?: never;
             path: {
                 /**
@@ -3419,7 +3491,15 @@ export interface operations {
     };
     batchUpsertContacts: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The country a phone number without its `+` country code is read in (ISO 3166-1 alpha-2,
+                 *     e.g. `US`), for this request only: it overrides the workspace's `default_phone_country`.
+                 *     A number written with `+` and its country code needs none.
+                 * @example US
+                 */
+                phone_country?: components["parameters"]["PhoneCountry"];
+            };
             header?: {
                 /**
                  * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for

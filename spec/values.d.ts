@@ -58,6 +58,8 @@ export declare const schemaProperties: {
     "name",
     "email",
     "phone",
+    "phone_e164",
+    "phone_country",
     "avatar",
     "website",
     "source",
@@ -593,12 +595,21 @@ export declare const schemaProperties: {
     "previous_attributes"
   ];
   readonly "WorkspaceCreate": readonly [
-    "name"
+    "name",
+    "default_phone_country",
+    "phone_validation"
+  ];
+  readonly "WorkspaceUpdate": readonly [
+    "name",
+    "default_phone_country",
+    "phone_validation"
   ];
   readonly "Workspace": readonly [
     "id",
     "object",
     "name",
+    "default_phone_country",
+    "phone_validation",
     "created_at"
   ];
   readonly "ConsoleSessionRecord": readonly [
@@ -1341,6 +1352,10 @@ export declare const schemaEnums: {
     "messages:write",
     "webhooks:manage"
   ];
+  readonly "PhoneValidation": readonly [
+    "strict",
+    "lenient"
+  ];
 };
 
 /** For each named object schema with defaults: each property's `default`, what an omitted field is. */
@@ -1986,6 +2001,22 @@ export declare const operationErrorCodes: {
     "idempotency_key_reused",
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
+    "route_not_found",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "updateWorkspace": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "resource_missing",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
     "route_not_found",
     "database_unavailable",
     "internal_error"

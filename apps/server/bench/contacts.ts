@@ -1,4 +1,5 @@
 import { type ContactDoc, Contacts, uniqueKeysOf } from "../src/contacts/contacts.js";
+import { STRICT_NO_COUNTRY } from "../src/contacts/phone.js";
 import { newId } from "../src/platform/ids.js";
 import { Tombstones } from "../src/records/tombstones.js";
 import { type BenchContext, type RequestContext, seedRelay } from "./environment.js";
@@ -31,7 +32,7 @@ function contactsDataset(count: number): Dataset {
         while (next < count) {
           const n = next++;
           const body = contactBody(n, { ...context, runId: `${context.runId}-seed` });
-          ids.push((await contacts.create(context.workspaceId, body))._id);
+          ids.push((await contacts.create(context.workspaceId, body, STRICT_NO_COUNTRY))._id);
         }
       };
       await Promise.all(Array.from({ length: 32 }, worker));

@@ -1,4 +1,5 @@
 import { Contacts } from "../src/contacts/contacts.js";
+import { STRICT_NO_COUNTRY } from "../src/contacts/phone.js";
 import { type ConversationDoc, Conversations } from "../src/conversations/conversations.js";
 import { type MessageDoc, Messages, newMessage } from "../src/conversations/messages.js";
 import { Tombstones } from "../src/records/tombstones.js";
@@ -24,7 +25,10 @@ function conversationsDataset(count: number): Dataset {
       const conversations = new Conversations(context.db, { contacts, messages }, relay);
       const contactIds: string[] = [];
       for (let i = 0; i < CONTACTS; i++) {
-        contactIds.push((await contacts.create(context.workspaceId, { name: `Bench Customer ${i}` }))._id);
+        contactIds.push(
+          (await contacts.create(context.workspaceId, { name: `Bench Customer ${i}` }, STRICT_NO_COUNTRY))
+            ._id,
+        );
       }
       const ids: string[] = [];
       let next = 0;

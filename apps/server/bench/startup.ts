@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { MongoClient } from "mongodb";
 import { loadConfig } from "../src/config.js";
 import { Contacts } from "../src/contacts/contacts.js";
+import { STRICT_NO_COUNTRY } from "../src/contacts/phone.js";
 import { AGAIN, retry } from "../src/platform/backoff.js";
 import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
 import { newId } from "../src/platform/ids.js";
@@ -73,7 +74,8 @@ async function filledDataDir(count: number): Promise<string> {
     const runId = newRunId();
     let next = 0;
     const worker = async () => {
-      while (next < count) await contacts.create(workspaceId, contactBody(next++, { runId }));
+      while (next < count)
+        await contacts.create(workspaceId, contactBody(next++, { runId }), STRICT_NO_COUNTRY);
     };
     await Promise.all(Array.from({ length: 32 }, worker));
   } finally {

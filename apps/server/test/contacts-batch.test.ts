@@ -88,7 +88,7 @@ describe("batch upsert of contacts", () => {
       match: "external_ids.crm",
       contacts: [
         { name: "Babbage", external_ids: { crm: "C-1" } },
-        { name: "Babbage", external_ids: { crm: "C-1" }, phone: "+44 1" },
+        { name: "Babbage", external_ids: { crm: "C-1" }, phone: "+44 20 7946 0001" },
         { name: "Thief", email: "taken@batch.test", external_ids: { crm: "C-2" } },
         { name: "Other system only", external_ids: { erp: "E-1" } },
       ],
@@ -96,7 +96,10 @@ describe("batch upsert of contacts", () => {
     const [first, second, thief, other] = response.body.data;
     expect(first.status).toBe("created");
     // Two items with one match value apply in input order: the second updates the first.
-    expect(second).toMatchObject({ status: "updated", contact: { id: first.contact.id, phone: "+44 1" } });
+    expect(second).toMatchObject({
+      status: "updated",
+      contact: { id: first.contact.id, phone: "+44 20 7946 0001" },
+    });
     // The item's error names the holder as the request's would (`Taken`, made by the first test).
     expect(thief.error).toMatchObject({
       code: "email_taken",
@@ -123,7 +126,7 @@ describe("batch upsert of contacts", () => {
 
   it("refuses a malformed batch as a whole", async () => {
     const cases: [unknown, string][] = [
-      [{ match: "phone", contacts: [{ name: "x" }] }, "match"],
+      [{ match: "fax", contacts: [{ name: "x" }] }, "match"],
       [{ match: "external_ids.a.b", contacts: [{ name: "x" }] }, "match"],
       [{ match: "email", contacts: [] }, "contacts"],
       [

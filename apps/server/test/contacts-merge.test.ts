@@ -34,7 +34,7 @@ describe("merging contacts", () => {
     const a = await contact({
       name: "A. Lovelace",
       email: "ada.l@example.com",
-      phone: "+44 1",
+      phone: "+44 20 7946 0001",
       tags: ["beta", "vip"],
       external_ids: { erp: "E-1" },
       custom_fields: { plan: "free", seats: 3 },
@@ -53,7 +53,7 @@ describe("merging contacts", () => {
       id: survivor.id,
       name: "Ada Lovelace",
       email: "ada@example.com",
-      phone: "+44 1",
+      phone: "+44 20 7946 0001",
       company: "Engines",
       tags: ["vip", "beta"],
       segments: ["emea"],

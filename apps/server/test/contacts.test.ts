@@ -88,7 +88,7 @@ describe("create, get, update, delete", () => {
     const { body: contact } = await create({
       name: "Grace",
       email: "grace@example.com",
-      phone: "555-0100",
+      phone: "+1 555-010-0100",
       tags: ["a", "b"],
       custom_fields: { keep: "yes", drop: 1 },
       external_ids: { crm: "g-1", erp: "e-1" },

@@ -114,6 +114,7 @@ const SENDERS: Record<string, (body: Json, world: World) => Promise<ApiResponse>
     return api.post(`/open/v1/conversations/${id}/messages`, { key, body });
   },
   createWorkspace: (body) => admin("POST", "/admin/v1/workspaces", body),
+  updateWorkspace: (body, { workspaceId }) => admin("PATCH", `/admin/v1/workspaces/${workspaceId}`, body),
   createApiKey: (body, { workspaceId }) =>
     admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, body),
   // The first customer message is not part of the conversation resource: it is the

@@ -1,8 +1,10 @@
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Db, MongoClient } from "mongodb";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../src/config.js";
+import { contactsPhonesInE164 } from "../src/migrations/007-contacts-phones-in-e164.js";
 import { MIGRATIONS } from "../src/migrations/index.js";
 import { type Migration, migrationKey, runMigrations } from "../src/platform/database/migrations.js";
 import { newId } from "../src/platform/ids.js";
@@ -190,5 +192,52 @@ describe("migrations", () => {
     const again = startMain(env, args);
     expect(await again.exited).toBe(0);
     expect(again.output()).toContain("migrations applied: none (the database was up to date)");
+  });
+});
+
+describe("migration 7, contacts-phones-in-e164", () => {
+  it("reads stored phones into E.164 in their workspace's country, and reports the others by id only", async () => {
+    const db = freshDb();
+    await db
+      .collection<{ _id: string; name: string; created_at: Date; default_phone_country?: string }>(
+        "workspaces",
+      )
+      .insertMany([
+        { _id: "ws_us", name: "US", created_at: new Date(), default_phone_country: "US" },
+        { _id: "ws_none", name: "None", created_at: new Date() },
+      ]);
+    const contact = (_id: string, workspace_id: string, phone?: string) => ({
+      _id,
+      workspace_id,
+      name: _id,
+      phone,
+    });
+    await db
+      .collection<{ _id: string }>("contacts")
+      .insertMany([
+        contact("con_plus", "ws_none", "+1 (555) 010-2030"),
+        contact("con_national", "ws_us", "555-010-2031"),
+        contact("con_unread", "ws_none", "555-010-2032"),
+        contact("con_text", "ws_us", "call reception"),
+        contact("con_none", "ws_us"),
+      ]);
+    const lines: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+    await contactsPhonesInE164.up(db, logger);
+    await contactsPhonesInE164.up(db, logger); // A rerun finds nothing left and reports nothing.
+    const stored = await db.collection("contacts").find().sort({ _id: 1 }).toArray();
+    const forms = Object.fromEntries(stored.map((doc) => [doc._id, [doc.phone_e164, doc.phone_country]]));
+    expect(forms).toEqual({
+      con_national: ["+15550102031", "US"],
+      con_none: [undefined, undefined],
+      con_plus: ["+15550102030", null],
+      con_text: [null, null],
+      con_unread: [null, null],
+    });
+    expect(lines).toHaveLength(1);
+    const report = JSON.parse(lines[0] as string);
+    expect(report).toMatchObject({ contacts: 4, unread: 2 });
+    expect(report.contact_ids.sort()).toEqual(["con_text", "con_unread"]);
+    for (const phone of ["555-010-2032", "call reception"]) expect(lines[0]).not.toContain(phone);
   });
 });

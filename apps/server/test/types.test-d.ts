@@ -18,7 +18,9 @@ type Common = "id" | "object" | "created_at" | "updated_at";
 // here: the server stores and shows exactly the fields these lists name.
 expectTypeOf<ContactField>().toEqualTypeOf<keyof BodyOf<"createContact">>();
 expectTypeOf<ContactField>().toEqualTypeOf<keyof BodyOf<"updateContact">>();
-expectTypeOf<ContactField | Common>().toEqualTypeOf<keyof Schema<"Contact">>();
+expectTypeOf<ContactField | Common | "phone_e164" | "phone_country">().toEqualTypeOf<
+  keyof Schema<"Contact">
+>();
 expectTypeOf<TicketField>().toEqualTypeOf<keyof BodyOf<"createTicket">>();
 expectTypeOf<TicketField>().toEqualTypeOf<keyof BodyOf<"updateTicket">>();
 expectTypeOf<TicketField | Common | "solved_at" | "closed_at">().toEqualTypeOf<keyof Schema<"Ticket">>();

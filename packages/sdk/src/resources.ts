@@ -264,7 +264,9 @@ export class Contacts extends Resource {
    * Create or update up to 100 contacts.
    *
    * Upserts up to 100 contacts in one request, each found by the `match` key: `email`
-   * (case-insensitive) or `external_ids.<system>` (e.g. `external_ids.salesforce`). Every item
+   * (case-insensitive), `phone` (compared in E.164, read as `createContact` reads it; where
+   * several contacts share the number, the oldest is the match) or `external_ids.<system>`
+   * (e.g. `external_ids.salesforce`). Every item
    * must carry its match value. An item whose contact does not exist yet is created (`name`
    * required; emits `contact.created`); one that exists is updated with PATCH semantics
    * (`updateContact`: only the fields sent, only what differs; emits `contact.updated` with

@@ -23,9 +23,13 @@ describe("contacts", () => {
 
     const updated = await deskline.contacts.update(created.id, {
       lifecycle_stage: "customer",
-      phone: "+3312345",
+      phone: "+33 1 23 45 67 89",
     });
-    expect(updated).toMatchObject({ id: created.id, lifecycle_stage: "customer", phone: "+3312345" });
+    expect(updated).toMatchObject({
+      id: created.id,
+      lifecycle_stage: "customer",
+      phone: "+33 1 23 45 67 89",
+    });
 
     const page = await deskline.contacts.list({ email: "ADA@example.com", tag: ["vip"] });
     expect(page).toMatchObject({ object: "list", has_more: false });

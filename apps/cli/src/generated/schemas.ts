@@ -31,7 +31,11 @@ export const contactCreateSchema = {
         "null"
       ],
       "minLength": 1,
-      "maxLength": 50
+      "maxLength": 50,
+      "description": "Any common spelling (`+33 6 12 34 56 78`, `(555) 010-2030`); kept as given, and read\ninto `phone_e164` and `phone_country` with the request's `phone_country` or the\nworkspace's `default_phone_country`. A number that does not read as a possible phone\nnumber is `400 parameter_invalid` with `param: phone`, unless the workspace's\n`phone_validation` is `lenient`.\n",
+      "examples": [
+        "+33 6 12 34 56 78"
+      ]
     },
     "avatar": {
       "type": [
@@ -1821,7 +1825,13 @@ export const listParameters = {
       "name": "phone",
       "array": false,
       "type": "string",
-      "description": "Exact phone number as stored."
+      "description": "A phone number, compared in E.164: `+1 (555) 010-2030`, `+15550102030` and, in a"
+    },
+    {
+      "name": "phone_country",
+      "array": false,
+      "type": "string",
+      "description": "The country a phone number without its `+` country code is read in (ISO 3166-1 alpha-2,"
     },
     {
       "name": "search",

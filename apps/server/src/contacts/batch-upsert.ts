@@ -1,5 +1,6 @@
 import { AppError, DomainError } from "../platform/errors.js";
 import { type ContactDoc, type ContactInput, type Contacts, emailKey, externalIdKey } from "./contacts.js";
+import { type PhoneRules, phoneFields } from "./phone.js";
 
 /**
  * Batch upsert of contacts (`batchUpsertContacts`): each item finds its contact by a match key,
@@ -16,22 +17,55 @@ export type BatchItemResult =
   | { status: "created" | "updated" | "unchanged"; doc: ContactDoc }
   | { status: "error"; error: DomainError | AppError };
 
-/** How items find their contact: by email or by one external-id system. */
+/** How items find their contact: by email, by phone or by one external-id system. */
 export interface MatchKey {
-  /** `email` or `external_ids.<system>`, as the request names it (and as errors name the field). */
+  /** `email`, `phone` or `external_ids.<system>`, as the request names it (and as errors name the field). */
   param: string;
   /** The item's value of that key, or undefined when it has none. */
   valueOf(item: ContactInput): string | undefined;
-  /** The unique key (contacts/unique-keys.ts) that value is stored under. */
+  /** What that value is found by; throws the item's error when the value cannot be one. */
   keyOf(workspaceId: string, value: string): string;
+  /** The contacts holding these keys, by key: one read for the whole batch. */
+  findAll(contacts: Contacts, workspaceId: string, keys: string[]): Promise<Map<string, ContactDoc>>;
+  /** The contact holding this key, if any. */
+  findOne(contacts: Contacts, workspaceId: string, key: string): Promise<ContactDoc | null>;
 }
 
-export function parseMatchKey(match: string): MatchKey {
+/** Keys stored as unique keys (contacts/unique-keys.ts): email and external ids. */
+const byUniqueKey = {
+  findAll: (contacts: Contacts, _workspaceId: string, keys: string[]) => contacts.findByUniqueKeys(keys),
+  findOne: (contacts: Contacts, _workspaceId: string, key: string) => contacts.findByUniqueKey(key),
+};
+
+/**
+ * `match: phone`: the E.164 form, read with the request's rules. Phones are not unique (people
+ * share one), so this key is a lookup, not an index's promise: where several contacts have the
+ * number the oldest is the match, and two concurrent batches may both create one
+ * (docs/decisions.md, "Phones in E.164").
+ */
+function phoneMatch(rules: PhoneRules): MatchKey {
+  return {
+    param: "phone",
+    valueOf: (item) => (typeof item.phone === "string" ? item.phone : undefined),
+    keyOf: (_workspaceId, value) => {
+      // A match value must read as a number, however lenient the workspace is with stored ones.
+      const { phone_e164 } = phoneFields(value, { ...rules, validation: "strict" });
+      return phone_e164 as string;
+    },
+    findAll: (contacts, workspaceId, keys) => contacts.findByPhones(workspaceId, keys),
+    findOne: async (contacts, workspaceId, key) =>
+      (await contacts.findByPhones(workspaceId, [key])).get(key) ?? null,
+  };
+}
+
+export function parseMatchKey(match: string, rules: PhoneRules): MatchKey {
+  if (match === "phone") return phoneMatch(rules);
   if (match === "email") {
     return {
       param: match,
       valueOf: (item) => (typeof item.email === "string" ? item.email : undefined),
       keyOf: (workspaceId, value) => emailKey(workspaceId, value.toLowerCase()).key,
+      ...byUniqueKey,
     };
   }
   const system = match.slice("external_ids.".length);
@@ -42,6 +76,7 @@ export function parseMatchKey(match: string): MatchKey {
       return typeof value === "string" ? value : undefined;
     },
     keyOf: (workspaceId, value) => externalIdKey(workspaceId, system, value).key,
+    ...byUniqueKey,
   };
 }
 
@@ -59,11 +94,13 @@ async function upsertOne(
   match: MatchKey,
   key: string,
   item: ContactInput,
+  rules: PhoneRules,
   /** What the batch's one read found for this key: the first round trusts it. */
   known?: ContactDoc | null,
 ): Promise<BatchItemResult> {
   for (let round = 0; round < ROUNDS; round++) {
-    const existing = round === 0 && known !== undefined ? known : await contacts.findByUniqueKey(key);
+    const existing =
+      round === 0 && known !== undefined ? known : await match.findOne(contacts, workspaceId, key);
     try {
       if (!existing) {
         if (typeof item.name !== "string") {
@@ -71,9 +108,9 @@ async function upsertOne(
             param: "name",
           });
         }
-        return { status: "created", doc: await contacts.create(workspaceId, item) };
+        return { status: "created", doc: await contacts.create(workspaceId, item, rules) };
       }
-      const { doc, previous } = await contacts.update(workspaceId, existing._id, item);
+      const { doc, previous } = await contacts.update(workspaceId, existing._id, item, rules);
       return { status: Object.keys(previous).length ? "updated" : "unchanged", doc };
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
@@ -105,6 +142,8 @@ export async function upsertBatch(
   workspaceId: string,
   match: MatchKey,
   items: (ContactInput | AppError)[],
+  /** How the items' phones read (contacts/phone.ts). */
+  rules: PhoneRules,
 ): Promise<BatchItemResult[]> {
   const results: BatchItemResult[] = new Array(items.length);
   const queues = new Map<string, number[]>();
@@ -124,18 +163,26 @@ export async function upsertBatch(
       results[index] = { status: "error", error };
       return;
     }
-    const key = match.keyOf(workspaceId, value);
-    queues.set(key, [...(queues.get(key) ?? []), index]);
+    try {
+      // An item whose phone does not read fails alone, before the batch's one insert.
+      phoneFields(item.phone, rules);
+      const key = match.keyOf(workspaceId, value);
+      queues.set(key, [...(queues.get(key) ?? []), index]);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      results[index] = { status: "error", error };
+    }
   });
   // One read for every match value, and one insert for the first item of every value no contact
   // holds yet: a batch of new contacts costs two round trips (and the events' two), not 200.
-  const found = await contacts.findByUniqueKeys([...queues.keys()]);
+  const found = await match.findAll(contacts, workspaceId, [...queues.keys()]);
   const fresh = [...queues].filter(
     ([key, [first]]) => !found.has(key) && typeof (items[first as number] as ContactInput).name === "string",
   );
   const created = await contacts.createMany(
     workspaceId,
     fresh.map(([, [first]]) => items[first as number] as ContactInput),
+    rules,
   );
   // Keys whose state the batch's read no longer tells: just created, or refused by the index.
   const moved = new Set<string>();
@@ -157,7 +204,7 @@ export async function upsertBatch(
         // Only the first write of a key may trust the batch's read; later ones read anew.
         const known = n === 0 && !moved.has(key) ? (found.get(key) ?? null) : undefined;
         const item = items[index] as ContactInput;
-        results[index] = await upsertOne(contacts, workspaceId, match, key, item, known);
+        results[index] = await upsertOne(contacts, workspaceId, match, key, item, rules, known);
       }
     }
   };

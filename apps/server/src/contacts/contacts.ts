@@ -17,6 +17,7 @@ import { PulledRecords } from "../records/pulled-records.js";
 import type { Decision, RecordDoc } from "../records/record.js";
 import type { Tombstones } from "../records/tombstones.js";
 import type { QueryOf, Schema } from "../spec/types.js";
+import { type PhoneFields, type PhoneRules, phoneFields, phoneFilter } from "./phone.js";
 import { ensureUniqueKeysIndex, type UniqueKey, uniqueKey, writeUnique } from "./unique-keys.js";
 
 /** The contact fields a client sets (the spec's `ContactCreate`); the response lists all of them, null when unset. */
@@ -26,7 +27,7 @@ type ContactField = (typeof CONTACT_FIELDS)[number];
 type Scalar = string | number | boolean | null;
 export type ContactInput = Partial<Record<ContactField, unknown>>;
 
-export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc {
+export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc, PhoneFields {
   name: string;
   email: string | null;
   tags: string[];
@@ -48,6 +49,8 @@ const RULES: FieldRules<ContactField> = {
   // (docs/decisions.md, "Field defaults in the spec").
   empty: { ...schemaDefaults.ContactCreate, custom_fields: {}, external_ids: {} },
   deduped: new Set(["tags", "segments"]),
+  // Read from `phone` (contacts/phone.ts), never from a body.
+  serverSet: ["phone_e164", "phone_country"],
 };
 /** Maps merged per key (RFC 7396): a null value removes that key. */
 const MERGED = new Set<ContactField>(["custom_fields", "external_ids"]);
@@ -94,7 +97,11 @@ export const externalIdKey = (workspaceId: string, system: string, value: string
  * A new contact as stored, with its unique keys and its `contact.created` event inside (the event
  * is part of the inserted document: no contact without its event).
  */
-function newContact(workspaceId: string, input: ContactInput): { doc: ContactDoc; keys: UniqueKey[] } {
+function newContact(
+  workspaceId: string,
+  input: ContactInput,
+  phoneRules: PhoneRules,
+): { doc: ContactDoc; keys: UniqueKey[] } {
   const now = new Date();
   const doc = {
     _id: newId("con"),
@@ -105,6 +112,7 @@ function newContact(workspaceId: string, input: ContactInput): { doc: ContactDoc
   // On create, as in a PATCH, a null inside custom_fields means "not set".
   doc.custom_fields = merge({}, doc.custom_fields) as ContactDoc["custom_fields"];
   doc.email_lc = doc.email ? doc.email.toLowerCase() : null;
+  Object.assign(doc, phoneFields(doc.phone, phoneRules));
   doc.created_at = now;
   doc.updated_at = now;
   const keys = uniqueKeysOf(workspaceId, doc);
@@ -122,11 +130,19 @@ export class Contacts extends PulledRecords<ContactDoc, ContactFilters> {
 
   async ensureIndexes(): Promise<void> {
     await ensureUniqueKeysIndex(this.collection);
-    await this.ensureRecordIndexes(["email_lc", "phone", "tags", "segments", "lifecycle_stage"]);
+    await this.ensureRecordIndexes([
+      "email_lc",
+      "phone_e164",
+      "phone",
+      "tags",
+      "segments",
+      "lifecycle_stage",
+    ]);
   }
 
-  async create(workspaceId: string, input: ContactInput): Promise<ContactDoc> {
-    const { doc, keys } = newContact(workspaceId, input);
+  /** Creates a contact; `phoneRules` read its phone (contacts/phone.ts), as on every write. */
+  async create(workspaceId: string, input: ContactInput, phoneRules: PhoneRules): Promise<ContactDoc> {
+    const { doc, keys } = newContact(workspaceId, input, phoneRules);
     return writeUnique(
       this.collection,
       "contact",
@@ -141,9 +157,13 @@ export class Contacts extends PulledRecords<ContactDoc, ContactFilters> {
    * would. A contact the unique index refuses (its email or an external id was taken meanwhile)
    * is left out: its place holds undefined, and the caller goes through `create`/`update` for it.
    */
-  async createMany(workspaceId: string, inputs: ContactInput[]): Promise<(ContactDoc | undefined)[]> {
+  async createMany(
+    workspaceId: string,
+    inputs: ContactInput[],
+    phoneRules: PhoneRules,
+  ): Promise<(ContactDoc | undefined)[]> {
     if (inputs.length === 0) return [];
-    const docs = inputs.map((input) => newContact(workspaceId, input).doc);
+    const docs = inputs.map((input) => newContact(workspaceId, input, phoneRules).doc);
     const refused = new Set<number>();
     try {
       await this.collection.insertMany(docs, { ordered: false });
@@ -181,6 +201,19 @@ export class Contacts extends PulledRecords<ContactDoc, ContactFilters> {
     });
   }
 
+  /**
+   * The contacts with these E.164 numbers, by number: where several share one, the oldest (the
+   * first created), so a batch matching by phone picks one contact, the same one each time.
+   */
+  async findByPhones(workspaceId: string, numbers: string[]): Promise<Map<string, ContactDoc>> {
+    const found = new Map<string, ContactDoc>();
+    const query = { workspace_id: workspaceId, phone_e164: { $in: numbers } };
+    for await (const doc of this.collection.find(query).sort({ _id: -1 })) {
+      found.set(doc.phone_e164 as string, doc);
+    }
+    return found;
+  }
+
   /** The contact holding a unique key (its email or an external id; see uniqueKeysOf), if any. */
   findByUniqueKey(key: string): Promise<ContactDoc | null> {
     return this.collection.findOne({ unique_keys: key });
@@ -197,6 +230,7 @@ export class Contacts extends PulledRecords<ContactDoc, ContactFilters> {
     id: string,
     /** The PATCH body, or how to make it from the current contact (decided anew on each retry). */
     patchOrPlan: ContactInput | ((current: ContactDoc) => ContactInput),
+    phoneRules: PhoneRules,
   ): Promise<Patched> {
     let keys: UniqueKey[] = [];
     return writeUnique(
@@ -207,7 +241,7 @@ export class Contacts extends PulledRecords<ContactDoc, ContactFilters> {
       () =>
         this.updateInWorkspace<Patched>(workspaceId, id, async (current) => {
           const patch = typeof patchOrPlan === "function" ? patchOrPlan(current) : patchOrPlan;
-          const decided = decidePatch(workspaceId, current, patch);
+          const decided = decidePatch(workspaceId, current, patch, phoneRules);
           keys = decided.keys;
           return decided;
         }),
@@ -224,6 +258,7 @@ function decidePatch(
   workspaceId: string,
   current: ContactDoc,
   patch: ContactInput,
+  phoneRules: PhoneRules,
 ): Decision<Patched> & { keys: UniqueKey[] } {
   const diff = diffPatch(RULES, current, patch, (field, sent, old) =>
     MERGED.has(field)
@@ -232,6 +267,15 @@ function decidePatch(
   );
   const { changes, previous } = diff;
   if (!hasChanges(diff)) return { result: { doc: current, previous }, keys: [] };
+  if ("phone" in changes) {
+    // Its stored forms change with it, and are shown in `previous_attributes` as fields of the contact.
+    const forms = phoneFields(changes.phone, phoneRules);
+    for (const field of ["phone_e164", "phone_country"] as const) {
+      if (forms[field] === (current[field] ?? null)) continue;
+      (changes as Record<string, unknown>)[field] = forms[field];
+      (previous as Record<string, unknown>)[field] = current[field] ?? null;
+    }
+  }
 
   const next = { ...current, ...changes } as ContactDoc;
   next.email_lc = next.email ? next.email.toLowerCase() : null;
@@ -257,7 +301,9 @@ function decidePatch(
 function filterOf(filters: ContactFilters): Record<string, unknown> {
   const filter: Record<string, unknown> = {};
   if (filters.email !== undefined) filter.email_lc = filters.email.toLowerCase();
-  if (filters.phone !== undefined) filter.phone = filters.phone;
+  // Compared in E.164, read in the request's country (the route puts the workspace's there).
+  if (filters.phone !== undefined)
+    Object.assign(filter, phoneFilter(filters.phone, filters.phone_country ?? null));
   if (filters.lifecycle_stage !== undefined) filter.lifecycle_stage = filters.lifecycle_stage;
   // Repeated `tag`/`segment`: all must match.
   if (filters.tag?.length) filter.tags = { $all: filters.tag };

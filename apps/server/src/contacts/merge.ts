@@ -170,8 +170,15 @@ export async function mergeContacts(
   const movedIds = merged.map((c) => c._id);
   await repoint(deps, workspaceId, movedIds, survivorId);
   // Planned again on the survivor as the update reads it, so a concurrent change is kept.
-  const { doc } = await contacts.update(workspaceId, survivorId, (current) =>
-    mergePlan(current, released, request.prefer),
+  // A phone taken from a merged contact (the first in fill order that has one, as mergePlan
+  // fills) is read in its own country and kept however it reads: it was accepted once already
+  // (docs/decisions.md, "Phones in E.164").
+  const phoneDonor = released.find((c) => !isEmpty(c.phone as Scalar));
+  const { doc } = await contacts.update(
+    workspaceId,
+    survivorId,
+    (current) => mergePlan(current, released, request.prefer),
+    { country: phoneDonor?.phone_country ?? null, validation: "lenient" },
   );
   for (const id of movedIds) {
     try {

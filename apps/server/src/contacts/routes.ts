@@ -8,11 +8,22 @@ import { assertValid } from "../platform/http/validate.js";
 import { toPulledPage } from "../records/pull.js";
 import type { PullSettings } from "../records/settings.js";
 import type { Schema } from "../spec/types.js";
+import type { Workspaces } from "../workspaces/workspaces.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
 import { type ContactInput, toContact } from "./contacts.js";
 import { type MergeDeps, mergeContacts as merge } from "./merge.js";
+import { type PhoneRules, phoneRules } from "./phone.js";
 
-type Kit = RouteKit<MergeDeps, PullSettings>;
+type Kit = RouteKit<MergeDeps & { workspaces: Pick<Workspaces, "phoneSettings"> }, PullSettings>;
+
+/** How this request reads phone numbers: its workspace's settings and its `phone_country`. */
+async function rulesOf(
+  store: Kit["store"],
+  workspaceId: string,
+  query: { phone_country?: string },
+): Promise<PhoneRules> {
+  return phoneRules(await store.workspaces.phoneSettings(workspaceId), query.phone_country);
+}
 
 /** The contacts operations: parse → call → shape; the rules live in contacts/contacts.ts. */
 export function contactRoutes(kit: Kit): void {
@@ -29,20 +40,27 @@ export function contactRoutes(kit: Kit): void {
 
 function listContacts({ store, config }: Kit): Handler<"listContacts"> {
   return async ({ ctx, query }) => {
+    const workspaceId = workspaceOf(ctx);
+    // The `phone` filter reads its value as a write reads a phone: in the request's country.
+    const filters =
+      query.phone === undefined
+        ? query
+        : { ...query, phone_country: (await rulesOf(store, workspaceId, query)).country ?? undefined };
     const pull = parsePull(query);
     if (pull) {
-      const pulled = await store.contacts.pull(workspaceOf(ctx), query, pull, config.syncSettleMs);
+      const pulled = await store.contacts.pull(workspaceId, filters, pull, config.syncSettleMs);
       return { status: 200, body: toPulledPage(pulled, toContact) };
     }
     const page = parsePage(query);
-    const docs = await store.contacts.list(workspaceOf(ctx), query, page);
+    const docs = await store.contacts.list(workspaceId, filters, page);
     return { status: 200, body: toPage(docs, page.limit, toContact) };
   };
 }
 
 function createContact({ store }: Kit): Handler<"createContact"> {
-  return async ({ ctx, body }) => {
-    const doc = await store.contacts.create(workspaceOf(ctx), body);
+  return async ({ ctx, query, body }) => {
+    const workspaceId = workspaceOf(ctx);
+    const doc = await store.contacts.create(workspaceId, body, await rulesOf(store, workspaceId, query));
     return { status: 201, body: toContact(doc) };
   };
 }
@@ -60,9 +78,17 @@ function batchUpsertContacts({ store, openapi }: Kit): Handler<"batchUpsertConta
       throw error;
     }
   };
-  return async ({ ctx, body }) => {
+  return async ({ ctx, query, body }) => {
+    const workspaceId = workspaceOf(ctx);
+    const rules = await rulesOf(store, workspaceId, query);
     const items = body.contacts.map(parseItem);
-    const results = await upsertBatch(store.contacts, workspaceOf(ctx), parseMatchKey(body.match), items);
+    const results = await upsertBatch(
+      store.contacts,
+      workspaceId,
+      parseMatchKey(body.match, rules),
+      items,
+      rules,
+    );
     return { status: 200, body: { object: "contact_batch", data: results.map(toBatchItemResult) } };
   };
 }
@@ -82,8 +108,14 @@ function getContact({ store }: Kit): Handler<"getContact"> {
 }
 
 function updateContact({ store }: Kit): Handler<"updateContact"> {
-  return async ({ ctx, id, body }) => {
-    const { doc } = await store.contacts.update(workspaceOf(ctx), id, body);
+  return async ({ ctx, id, query, body }) => {
+    const workspaceId = workspaceOf(ctx);
+    const { doc } = await store.contacts.update(
+      workspaceId,
+      id,
+      body,
+      await rulesOf(store, workspaceId, query),
+    );
     return { status: 200, body: toContact(doc) };
   };
 }

@@ -5,6 +5,7 @@ import { attemptsUniquePerDelivery } from "./003-attempts-unique-per-delivery.js
 import { apiKeysUniqueInWorkspace } from "./004-api-keys-unique-in-workspace.js";
 import { endpointsHaveCustomHeaders } from "./005-endpoints-have-custom-headers.js";
 import { endpointsDisabledReasonCodes } from "./006-endpoints-disabled-reason-codes.js";
+import { contactsPhonesInE164 } from "./007-contacts-phones-in-e164.js";
 
 /**
  * Every migration, in order (docs/decisions.md, "Migrations"). A new one goes at the end with the
@@ -18,4 +19,5 @@ export const MIGRATIONS: readonly Migration[] = [
   apiKeysUniqueInWorkspace,
   endpointsHaveCustomHeaders,
   endpointsDisabledReasonCodes,
+  contactsPhonesInE164,
 ];

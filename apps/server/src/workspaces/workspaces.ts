@@ -1,20 +1,36 @@
 import type { Collection, Db } from "mongodb";
 import { newId } from "../platform/ids.js";
 
-export interface WorkspaceDoc {
+/** How a workspace's contacts read phone numbers (docs/decisions.md, "Phones in E.164"). */
+export interface PhoneSettings {
+  /** ISO 3166-1 alpha-2: the country a number without `+` is read in; null: none. */
+  default_phone_country: string | null;
+  phone_validation: "strict" | "lenient";
+}
+
+export interface WorkspaceDoc extends Partial<PhoneSettings> {
   _id: string;
   name: string;
   created_at: Date;
 }
+
+/** A workspace's settings as they read; workspaces stored before they existed have the defaults. */
+export const phoneSettingsOf = (doc: Partial<PhoneSettings> | null): PhoneSettings => ({
+  default_phone_country: doc?.default_phone_country ?? null,
+  phone_validation: doc?.phone_validation ?? "strict",
+});
 
 export function toWorkspace(doc: WorkspaceDoc) {
   return {
     id: doc._id,
     object: "workspace" as const,
     name: doc.name,
+    ...phoneSettingsOf(doc),
     created_at: doc.created_at.toISOString(),
   };
 }
+
+export type WorkspaceChanges = Partial<Pick<WorkspaceDoc, "name"> & PhoneSettings>;
 
 export class Workspaces {
   private readonly collection: Collection<WorkspaceDoc>;
@@ -24,13 +40,29 @@ export class Workspaces {
 
   async ensureIndexes(): Promise<void> {}
 
-  async create(name: string): Promise<WorkspaceDoc> {
-    const doc: WorkspaceDoc = { _id: newId("ws"), name, created_at: new Date() };
+  async create(name: string, settings: Partial<PhoneSettings> = {}): Promise<WorkspaceDoc> {
+    const doc: WorkspaceDoc = {
+      _id: newId("ws"),
+      name,
+      ...phoneSettingsOf(settings),
+      created_at: new Date(),
+    };
     await this.collection.insertOne(doc);
     return doc;
   }
 
+  /** Sets the fields given; null when there is no such workspace. */
+  update(id: string, changes: WorkspaceChanges): Promise<WorkspaceDoc | null> {
+    return this.collection.findOneAndUpdate({ _id: id }, { $set: changes }, { returnDocument: "after" });
+  }
+
   async exists(id: string): Promise<boolean> {
     return (await this.collection.findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
+  }
+
+  /** The phone settings a contact write of this workspace reads numbers with: one `_id` probe. */
+  async phoneSettings(id: string): Promise<PhoneSettings> {
+    const projection = { default_phone_country: 1, phone_validation: 1 };
+    return phoneSettingsOf(await this.collection.findOne({ _id: id }, { projection }));
   }
 }
