@@ -33,6 +33,12 @@ export type paths = {
          *     to `[]`, `custom_fields` and `external_ids` to `{}` (a `null` value inside `custom_fields` is
          *     dropped). Emits `contact.created`. To avoid duplicates in a sync, look the contact up first
          *     (list with `email`, which needs `contacts:read` as well) or send an `Idempotency-Key`.
+         *
+         *     **Checked beyond the schema:** `phone` must read as a phone number (libphonenumber-js: it
+         *     parses, and its length is possible for its country), in `phone_country` or the workspace's
+         *     default country when it does not start with `+`, unless the workspace's `phone_validation`
+         *     is `lenient`; and `phone_country` must name a country that has phone numbers: `400
+         *     parameter_invalid` naming `phone` or `phone_country`.
          */
         post: operations["createContact"];
         delete?: never;
@@ -77,6 +83,12 @@ export type paths = {
          *     (RFC 7396: a `null` value removes that key); `tags`, `segments` and `address` are replaced
          *     whole. Emits `contact.updated` with `previous_attributes` when something changed; a PATCH
          *     that changes nothing returns `200` and emits no event.
+         *
+         *     **Checked beyond the schema:** `phone` must read as a phone number (libphonenumber-js: it
+         *     parses, and its length is possible for its country), in `phone_country` or the workspace's
+         *     default country when it does not start with `+`, unless the workspace's `phone_validation`
+         *     is `lenient`; and `phone_country` must name a country that has phone numbers: `400
+         *     parameter_invalid` naming `phone` or `phone_country`.
          */
         patch: operations["updateContact"];
         trace?: never;

@@ -227,6 +227,12 @@ export class Contacts extends Resource {
    * dropped). Emits `contact.created`. To avoid duplicates in a sync, look the contact up first
    * (list with `email`, which needs `contacts:read` as well) or send an `Idempotency-Key`.
    *
+   * **Checked beyond the schema:** `phone` must read as a phone number (libphonenumber-js: it
+   * parses, and its length is possible for its country), in `phone_country` or the workspace's
+   * default country when it does not start with `+`, unless the workspace's `phone_validation`
+   * is `lenient`; and `phone_country` must name a country that has phone numbers: `400
+   * parameter_invalid` naming `phone` or `phone_country`.
+   *
    * `POST /open/v1/contacts` (`createContact`).
    */
   create = this.creator("/open/v1/contacts");
@@ -247,6 +253,12 @@ export class Contacts extends Resource {
    * (RFC 7396: a `null` value removes that key); `tags`, `segments` and `address` are replaced
    * whole. Emits `contact.updated` with `previous_attributes` when something changed; a PATCH
    * that changes nothing returns `200` and emits no event.
+   *
+   * **Checked beyond the schema:** `phone` must read as a phone number (libphonenumber-js: it
+   * parses, and its length is possible for its country), in `phone_country` or the workspace's
+   * default country when it does not start with `+`, unless the workspace's `phone_validation`
+   * is `lenient`; and `phone_country` must name a country that has phone numbers: `400
+   * parameter_invalid` naming `phone` or `phone_country`.
    *
    * `PATCH /open/v1/contacts/{id}` (`updateContact`).
    */
