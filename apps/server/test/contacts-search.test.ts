@@ -42,7 +42,7 @@ async function found(search: string): Promise<string[]> {
   return response.body.data.map((contact: { name: string }) => contact.name);
 }
 
-describe("search", () => {
+describe("search matches", () => {
   it("finds word prefixes of name, email and phone digits, whatever the case and accents", async () => {
     await create({ name: "José Núñez", email: "jose.nunez@acme-corp.io", phone: "+1 (555) 010-2030" });
     await create({ name: "Ana Lima", email: "ana_lima+news@example.org" });
@@ -81,7 +81,9 @@ describe("search", () => {
     // No letter or digit: no word to look for, nothing found.
     expect(await found(".*")).toEqual([]);
   });
+});
 
+describe("search follows every write", () => {
   it("follows a PATCH: the old name is no longer found, the new one is", async () => {
     const id = await create({ name: "Old Name", email: "first@old.test" });
     const patched = await call("patch", `/open/v1/contacts/${id}`, {
@@ -127,7 +129,9 @@ describe("search", () => {
     expect(await found("5550107777")).toEqual(["Grace Hopper"]);
     expect(await found("hopper")).toEqual(["Grace Hopper"]);
   });
+});
 
+describe("search pages, hides its keys and bounds its query", () => {
   it("pages through a result with the cursor, each match once, in the list's order", async () => {
     const ids: string[] = [];
     for (let index = 0; index < 23; index++) {
