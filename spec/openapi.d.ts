@@ -15,9 +15,8 @@ export type paths = {
          * List contacts
          * @description Returns the workspace's contacts, newest first; with `updated_after` or `cursor`, an
          *     incremental pull instead, oldest change first (see *Incremental pull*). All filters can be
-         *     combined. `search` is a
-         *     case-insensitive substring match against name, email or phone; `email` matches the whole
-         *     address case-insensitively. Looking a contact up by `email` before writing (a typical sync)
+         *     combined. `search` matches word prefixes of the name, the email and the phone's digits
+         *     (see the `search` parameter); `email` matches the whole address case-insensitively. Looking a contact up by `email` before writing (a typical sync)
          *     needs `contacts:read` in addition to `contacts:write`.
          *
          *     **Checked beyond the schema:** `updated_after` and `cursor` exclude each other (one starts a
@@ -3235,7 +3234,14 @@ export interface operations {
                  */
                 phone_country?: components["parameters"]["PhoneCountry"];
                 /**
-                 * @description Case-insensitive substring of the name, email or phone.
+                 * @description Words that must each begin a word of the contact's name or email, or a run of its
+                 *     phone's digits: case and accents do not matter (`jose` and `jos` find `José`), an
+                 *     email splits into words at `@ . - _ +` (`acme` finds `ana@acme.io`), and a phone is
+                 *     found by its digits from any group on (`555010` finds `+1 (555) 010-2030`) or in
+                 *     E.164 (`15550102030`). Several words: all must match. A word is compared by its
+                 *     first 15 characters; more than 8 words is `400 parameter_invalid`. A query with no
+                 *     letter or digit matches nothing. Results come in the list's order and page with
+                 *     `starting_after` as any list does.
                  * @example lovelace
                  */
                 search?: string;

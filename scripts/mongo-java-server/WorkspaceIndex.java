@@ -5,7 +5,8 @@
 // those by matching every document of the collection and sorting the matches, so a list of 10 got
 // ten times slower with ten times the data. With this index a list walks the workspace's documents
 // in the order asked, from the page's `_id` bound, and stops after `limit` matches: what the
-// compound `{workspace_id, ..., _id}` indexes do on MongoDB. Every other query is left to the library.
+// compound `{workspace_id, ..., _id}` indexes do on MongoDB. A contact search walks only the
+// documents holding its key instead (SearchKeyIndex.java). Every other query is left to the library.
 //
 // The matcher still checks every walked document against the whole query, so the index only
 // decides the order and where to start; a query it cannot serve exactly falls back. It lives in
@@ -31,6 +32,8 @@ final class WorkspaceIndex<P> {
 
   /** Workspace id → that workspace's documents' positions by `_id` (MongoDB's value order). */
   private final Map<String, NavigableMap<Object, P>> byWorkspace = new HashMap<>();
+  /** Per workspace and search key, the documents holding it: a search's narrower walk. */
+  private final SearchKeyIndex<P> searchKeys = new SearchKeyIndex<>();
   /**
    * Documents with a `workspace_id` that is not a string (Deskline writes none). An equality
    * query can match those too (an array holding the value, say), so while there are any, every
@@ -44,6 +47,7 @@ final class WorkspaceIndex<P> {
       byWorkspace
           .computeIfAbsent(key, k -> new TreeMap<>(ValueComparator.asc()))
           .put(document.get(ID_FIELD), position);
+      searchKeys.add(key, document, position);
     } else if (workspace != null) {
       irregular++;
     }
@@ -53,6 +57,7 @@ final class WorkspaceIndex<P> {
     if (document == null) return;
     Object workspace = document.get(WORKSPACE_FIELD);
     if (workspace instanceof String key) {
+      searchKeys.remove(key, document);
       NavigableMap<Object, P> ids = byWorkspace.get(key);
       if (ids == null) return;
       ids.remove(document.get(ID_FIELD));
@@ -72,7 +77,8 @@ final class WorkspaceIndex<P> {
     if (direction == null || irregular > 0 || !(query.get(WORKSPACE_FIELD) instanceof String workspace)) {
       return null;
     }
-    NavigableMap<Object, P> ids = byWorkspace.getOrDefault(workspace, new TreeMap<>());
+    NavigableMap<Object, P> ids = searchKeys.candidates(workspace, query.get(SearchKeyIndex.FIELD));
+    if (ids == null) ids = byWorkspace.getOrDefault(workspace, new TreeMap<>());
     NavigableMap<Object, P> range = idRange(ids, query.get(ID_FIELD));
     if (direction < 0) range = range.descendingMap();
     return range.values().stream().map(documents);

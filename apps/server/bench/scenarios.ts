@@ -1,6 +1,7 @@
 import { contactScenarios } from "./contacts.js";
 import { conversationScenarios } from "./conversations.js";
 import type { Scenario } from "./scenario.js";
+import { searchScenarios } from "./search.js";
 import { ticketScenarios } from "./tickets.js";
 
 /**
@@ -9,4 +10,9 @@ import { ticketScenarios } from "./tickets.js";
  * this one (see contacts.ts or tickets.ts: method, path, `body` or `bodyOf`, an optional `seed`,
  * and the driver `baseline`) and spread it in here.
  */
-export const scenarios: Scenario[] = [...contactScenarios, ...ticketScenarios, ...conversationScenarios];
+export const scenarios: Scenario[] = [
+  ...contactScenarios,
+  ...searchScenarios,
+  ...ticketScenarios,
+  ...conversationScenarios,
+];

@@ -5,6 +5,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadConfig } from "../src/config.js";
 import { contactsPhonesInE164 } from "../src/migrations/007-contacts-phones-in-e164.js";
+import { contactsSearchKeys } from "../src/migrations/008-contacts-search-keys.js";
 import { MIGRATIONS } from "../src/migrations/index.js";
 import { type Migration, migrationKey, runMigrations } from "../src/platform/database/migrations.js";
 import { newId } from "../src/platform/ids.js";
@@ -239,5 +240,48 @@ describe("migration 7, contacts-phones-in-e164", () => {
     expect(report).toMatchObject({ contacts: 4, unread: 2 });
     expect(report.contact_ids.sort()).toEqual(["con_text", "con_unread"]);
     for (const phone of ["555-010-2032", "call reception"]) expect(lines[0]).not.toContain(phone);
+  });
+});
+
+describe("migration 8, contacts-search-keys", () => {
+  it("gives stored contacts the keys a write would, in batches, and leaves keyed ones alone", async () => {
+    const db = freshDb();
+    const contacts = db.collection<Record<string, unknown> & { _id: string }>("contacts");
+    // More than one batch (a thousand), so the loop goes round.
+    const many = Array.from({ length: 1203 }, (_, index) => ({
+      _id: `con_${String(index).padStart(5, "0")}`,
+      workspace_id: "ws_a",
+      name: `Person ${index}`,
+    }));
+    await contacts.insertMany([
+      ...many,
+      {
+        _id: "con_full",
+        workspace_id: "ws_a",
+        name: "José Núñez",
+        email: "jose.nunez@acme-corp.io",
+        phone: "+1 (555) 010-2030",
+        phone_e164: "+15550102030",
+      },
+      { _id: "con_kept", workspace_id: "ws_a", name: "Kept", search_keys: ["already"] },
+    ]);
+    await contactsSearchKeys.up(db, logger);
+    await contactsSearchKeys.up(db, logger); // A rerun finds nothing left.
+    expect(await contacts.countDocuments({ search_keys: { $exists: false } })).toBe(0);
+    const full = await contacts.findOne({ _id: "con_full" });
+    expect(full?.search_keys).toEqual(
+      expect.arrayContaining(["jos", "nunez", "acme", "corp", "io", "555010"]),
+    );
+    expect(full?.search_keys).not.toContain("ose");
+    expect((await contacts.findOne({ _id: "con_00007" }))?.search_keys).toEqual([
+      "7",
+      "p",
+      "pe",
+      "per",
+      "pers",
+      "perso",
+      "person",
+    ]);
+    expect((await contacts.findOne({ _id: "con_kept" }))?.search_keys).toEqual(["already"]);
   });
 });

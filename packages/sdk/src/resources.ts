@@ -202,9 +202,8 @@ export class Contacts extends Resource {
    *
    * Returns the workspace's contacts, newest first; with `updated_after` or `cursor`, an
    * incremental pull instead, oldest change first (see *Incremental pull*). All filters can be
-   * combined. `search` is a
-   * case-insensitive substring match against name, email or phone; `email` matches the whole
-   * address case-insensitively. Looking a contact up by `email` before writing (a typical sync)
+   * combined. `search` matches word prefixes of the name, the email and the phone's digits
+   * (see the `search` parameter); `email` matches the whole address case-insensitively. Looking a contact up by `email` before writing (a typical sync)
    * needs `contacts:read` in addition to `contacts:write`.
    *
    * **Checked beyond the schema:** `updated_after` and `cursor` exclude each other (one starts a

@@ -1837,7 +1837,7 @@ export const listParameters = {
       "name": "search",
       "array": false,
       "type": "string",
-      "description": "Case-insensitive substring of the name, email or phone."
+      "description": "Words that must each begin a word of the contact's name or email, or a run of its"
     },
     {
       "name": "tag",

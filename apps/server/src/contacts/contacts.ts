@@ -18,6 +18,7 @@ import type { Decision, RecordDoc } from "../records/record.js";
 import type { Tombstones } from "../records/tombstones.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import { type PhoneFields, type PhoneRules, phoneFields, phoneFilter } from "./phone.js";
+import { contactSearchKeys, searchFilter } from "./search-keys.js";
 import { ensureUniqueKeysIndex, type UniqueKey, uniqueKey, writeUnique } from "./unique-keys.js";
 
 /** The contact fields a client sets (the spec's `ContactCreate`); the response lists all of them, null when unset. */
@@ -40,6 +41,8 @@ export interface ContactDoc extends Record<ContactField, unknown>, RecordDoc, Ph
   unique_keys?: string[];
   /** Set while a merge moves it into this contact (contacts/merge.ts); not in the API. */
   merged_into?: string;
+  /** What `search` finds it by (contacts/search-keys.ts); not in the API. */
+  search_keys?: string[];
 }
 
 const RULES: FieldRules<ContactField> = {
@@ -69,8 +72,6 @@ function merge(current: Record<string, unknown>, patch: Record<string, unknown>)
 
 /** The filters of `listContacts`, as the spec types its query. */
 export type ContactFilters = QueryOf<"listContacts">;
-
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The unique keys a contact holds: its email and each external id, per workspace. */
 export function uniqueKeysOf(
@@ -113,6 +114,7 @@ function newContact(
   doc.custom_fields = merge({}, doc.custom_fields) as ContactDoc["custom_fields"];
   doc.email_lc = doc.email ? doc.email.toLowerCase() : null;
   Object.assign(doc, phoneFields(doc.phone, phoneRules));
+  doc.search_keys = contactSearchKeys(doc);
   doc.created_at = now;
   doc.updated_at = now;
   const keys = uniqueKeysOf(workspaceId, doc);
@@ -137,6 +139,7 @@ export class Contacts extends PulledRecords<ContactDoc, ContactFilters> {
       "tags",
       "segments",
       "lifecycle_stage",
+      "search_keys",
     ]);
   }
 
@@ -279,11 +282,19 @@ function decidePatch(
 
   const next = { ...current, ...changes } as ContactDoc;
   next.email_lc = next.email ? next.email.toLowerCase() : null;
+  // Made again from the fields as they end up, in the same update: a search never finds a
+  // contact by a name it no longer has (and one stored before the keys existed gets them).
+  next.search_keys = contactSearchKeys(next);
   next.updated_at = new Date();
   const keys = uniqueKeysOf(workspaceId, next);
   next.unique_keys = keys.length ? keys.map((k) => k.key) : undefined;
   next.version = current.version + 1;
-  const set = { ...changes, email_lc: next.email_lc, updated_at: next.updated_at };
+  const set = {
+    ...changes,
+    email_lc: next.email_lc,
+    search_keys: next.search_keys,
+    updated_at: next.updated_at,
+  };
   const event = newEvent(
     workspaceId,
     "contact.updated",
@@ -297,7 +308,7 @@ function decidePatch(
     : { set, unset: ["unique_keys"], event, result, keys };
 }
 
-/** The list filters as a query (every one is an equality or a range some index serves, but `search`). */
+/** The list filters as a query: each an equality or a range some `{workspace_id, <field>, _id}` index serves. */
 function filterOf(filters: ContactFilters): Record<string, unknown> {
   const filter: Record<string, unknown> = {};
   if (filters.email !== undefined) filter.email_lc = filters.email.toLowerCase();
@@ -308,11 +319,8 @@ function filterOf(filters: ContactFilters): Record<string, unknown> {
   // Repeated `tag`/`segment`: all must match.
   if (filters.tag?.length) filter.tags = { $all: filters.tag };
   if (filters.segment?.length) filter.segments = { $all: filters.segment };
-  if (filters.search !== undefined && filters.search !== "") {
-    // A substring in any of three fields: no index serves it; it scans the workspace's
-    // contacts newest first until the page is full.
-    const pattern = { $regex: escapeRegex(filters.search), $options: "i" };
-    filter.$or = [{ name: pattern }, { email: pattern }, { phone: pattern }];
-  }
+  // Word prefixes, as exact keys (contacts/search-keys.ts).
+  if (filters.search !== undefined && filters.search !== "")
+    Object.assign(filter, searchFilter(filters.search));
   return filter;
 }

@@ -6,6 +6,7 @@ import { apiKeysUniqueInWorkspace } from "./004-api-keys-unique-in-workspace.js"
 import { endpointsHaveCustomHeaders } from "./005-endpoints-have-custom-headers.js";
 import { endpointsDisabledReasonCodes } from "./006-endpoints-disabled-reason-codes.js";
 import { contactsPhonesInE164 } from "./007-contacts-phones-in-e164.js";
+import { contactsSearchKeys } from "./008-contacts-search-keys.js";
 
 /**
  * Every migration, in order (docs/decisions.md, "Migrations"). A new one goes at the end with the
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   endpointsHaveCustomHeaders,
   endpointsDisabledReasonCodes,
   contactsPhonesInE164,
+  contactsSearchKeys,
 ];
