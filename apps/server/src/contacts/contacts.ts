@@ -4,6 +4,7 @@ import { newEvent, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
 import { duplicateKeyIndexes } from "../platform/database/errors.js";
 import { newId } from "../platform/ids.js";
+import { escapeRegex } from "../platform/regex.js";
 import {
   diffPatch,
   type FieldRules,
@@ -66,8 +67,6 @@ function merge(current: Record<string, unknown>, patch: Record<string, unknown>)
 
 /** The filters of `listContacts`, as the spec types its query. */
 export type ContactFilters = QueryOf<"listContacts">;
-
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** The unique keys a contact holds: its email and each external id, per workspace. */
 export function uniqueKeysOf(
@@ -179,6 +178,17 @@ export class Contacts extends PulledRecords<ContactDoc, ContactFilters> {
       if (done) return { result: current };
       return { set: { merged_into: survivorId }, unset: ["unique_keys"], result: current };
     });
+  }
+
+  /**
+   * Removes an erased contact's document (contacts/erase.ts), the events it still carries relayed
+   * first so that the erasure scrubs them too. Its tombstone, which records the erasure, was
+   * written before; nothing stamps it again. Returns whether there was one to remove.
+   */
+  async removeErased(workspaceId: string, id: string): Promise<boolean> {
+    const filter = this.inWorkspace(workspaceId, id);
+    if (!this.relay) return (await this.collection.deleteOne(filter)).deletedCount === 1;
+    return (await this.relay.deleteDrained(this.collection, filter)) !== null;
   }
 
   /** The contact holding a unique key (its email or an external id; see uniqueKeysOf), if any. */

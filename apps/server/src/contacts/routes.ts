@@ -10,9 +10,10 @@ import type { PullSettings } from "../records/settings.js";
 import type { Schema } from "../spec/types.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
 import { type ContactInput, toContact } from "./contacts.js";
+import { type ErasureDeps, eraseContact as erase } from "./erase.js";
 import { type MergeDeps, mergeContacts as merge } from "./merge.js";
 
-type Kit = RouteKit<MergeDeps, PullSettings>;
+type Kit = RouteKit<MergeDeps & ErasureDeps, PullSettings>;
 
 /** The contacts operations: parse → call → shape; the rules live in contacts/contacts.ts. */
 export function contactRoutes(kit: Kit): void {
@@ -24,6 +25,7 @@ export function contactRoutes(kit: Kit): void {
     getContact,
     updateContact,
     deleteContact,
+    eraseContact,
   });
 }
 
@@ -93,6 +95,10 @@ function deleteContact({ store }: Kit): Handler<"deleteContact"> {
     await store.contacts.delete(workspaceOf(ctx), id);
     return { status: 200, body: { id, object: "contact", deleted: true } };
   };
+}
+
+function eraseContact({ store, logger }: Kit): Handler<"eraseContact"> {
+  return async ({ ctx, id }) => ({ status: 200, body: await erase(store, logger, workspaceOf(ctx), id) });
 }
 
 /** One item's result as the spec shows it: the contact, or the error it would have got alone. */
