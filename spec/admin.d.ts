@@ -706,7 +706,7 @@ export type components = {
         };
         /**
          * @description `contact.created` (a contact is created), `contact.updated` (a contact is updated),
-         *     `ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),
+         *     `contact.erased` (a contact's personal data was erased), `ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),
          *     `message.received` (a customer message arrives), `conversation.assigned` (the assignees
          *     of a conversation change); and the operational types, about the webhooks themselves:
          *     `webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),
@@ -715,7 +715,7 @@ export type components = {
          *     its last attempt). More may be added within v1.
          * @enum {string}
          */
-        EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned" | "webhook_endpoint.failing" | "webhook_endpoint.disabled" | "webhook_endpoint.recovered" | "webhook_delivery.failed";
+        EventType: "contact.created" | "contact.updated" | "contact.erased" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned" | "webhook_endpoint.failing" | "webhook_endpoint.disabled" | "webhook_endpoint.recovered" | "webhook_delivery.failed";
         /** @description An event type a webhook endpoint subscribes to, or `*` for every type (also those added later). */
         EventSubscription: components["schemas"]["EventType"] | "*";
         /**
@@ -843,6 +843,11 @@ export type components = {
             body: string;
             /** @description `true` when the body went on beyond what `body` holds (the rest was not read). */
             body_truncated: boolean;
+            /**
+             * @description Present, and `true`, once the body was emptied because the attempt's event was about a contact erased since (`eraseContact`); the headers stay.
+             * @constant
+             */
+            erased?: true;
         };
         /** @description One HTTP attempt to deliver one event to one endpoint. */
         DeliveryAttempt: {

@@ -177,6 +177,46 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/contacts/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The contact's id (`con_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example con_2bXkq9TmR4vN8sLw
+                 */
+                id: components["parameters"]["ContactId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a contact's personal data
+         * @description Removes the contact's personal data everywhere the service keeps it (the right to
+         *     erasure): the contact is deleted (an incremental pull lists its tombstone, which keeps only
+         *     its id and times), the `data` of every stored event about it becomes an `ErasedContact`
+         *     marker (and a `contact.updated`'s `previous_attributes` becomes `{}`), the receivers'
+         *     answers kept with those events' delivery attempts are emptied, and stored answers of
+         *     idempotent requests that carried it are dropped (a replay is `409
+         *     idempotency_replay_unavailable`). Ids, types and times stay, so the event log, deliveries
+         *     and recoveries still line up; a later resend or recovery delivers the marker. Tickets and
+         *     conversations keep its id in `contact_id`. Emits `contact.erased`, whose `data` is the
+         *     marker, so receivers erase their own copies.
+         *
+         *     Safe to repeat: erasing an erased contact answers the same and changes nothing more; after
+         *     a failure, repeating it completes it. A contact deleted earlier (while its tombstone is
+         *     kept: `EVENT_RETENTION_DAYS`) can still be erased; its copies are scrubbed the same way. An
+         *     id the workspace never had, or whose tombstone is gone, is `404 resource_missing`.
+         */
+        post: operations["eraseContact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/tickets": {
         parameters: {
             query?: never;
@@ -1082,6 +1122,30 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "contact.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A contact's personal data was erased
+         * @description Sent when `eraseContact` erased a contact: erase your copy of its personal data too. `data` is the `ErasedContact` marker (its id and when it was erased), never the data itself. Events about the contact delivered earlier, when resent or recovered, carry the same marker in `data`.
+         *
+         *     Delivered as an HTTP POST to every enabled endpoint subscribed to `contact.erased` (or `*`), signed
+         *     as described under *Webhooks* above. Answer 2xx within 10 seconds; anything else fails the
+         *     attempt and it is retried (up to 4 times: after about 1 min, 5 min, 30 min, 2 h).
+         */
+        post: operations["onContactErased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "ticket.created": {
         parameters: {
             query?: never;
@@ -1375,6 +1439,24 @@ export type components = {
             object: "contact";
             /** @constant */
             deleted: true;
+        };
+        /**
+         * @description A contact whose personal data was erased (`eraseContact`): what `eraseContact` answers,
+         *     the `data` of `contact.erased`, and the `data` that replaces the contact in every stored
+         *     event about it. Only its id and when it was erased are kept.
+         */
+        ErasedContact: {
+            /** @description Id of the erased contact. */
+            id: string;
+            /** @constant */
+            object: "contact";
+            /** @constant */
+            erased: true;
+            /**
+             * Format: date-time
+             * @description When it was first erased.
+             */
+            erased_at: string;
         };
         /**
          * @description A deleted contact or ticket, listed by an incremental pull (`deleted`) for 30 days after the
@@ -1948,7 +2030,7 @@ export type components = {
         };
         /**
          * @description `contact.created` (a contact is created), `contact.updated` (a contact is updated),
-         *     `ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),
+         *     `contact.erased` (a contact's personal data was erased), `ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),
          *     `message.received` (a customer message arrives), `conversation.assigned` (the assignees
          *     of a conversation change); and the operational types, about the webhooks themselves:
          *     `webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),
@@ -1957,7 +2039,7 @@ export type components = {
          *     its last attempt). More may be added within v1.
          * @enum {string}
          */
-        EventType: "contact.created" | "contact.updated" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned" | "webhook_endpoint.failing" | "webhook_endpoint.disabled" | "webhook_endpoint.recovered" | "webhook_delivery.failed";
+        EventType: "contact.created" | "contact.updated" | "contact.erased" | "ticket.created" | "ticket.updated" | "message.received" | "conversation.assigned" | "webhook_endpoint.failing" | "webhook_endpoint.disabled" | "webhook_endpoint.recovered" | "webhook_delivery.failed";
         /** @description An event type a webhook endpoint subscribes to, or `*` for every type (also those added later). */
         EventSubscription: components["schemas"]["EventType"] | "*";
         /**
@@ -2437,6 +2519,11 @@ export type components = {
             body: string;
             /** @description `true` when the body went on beyond what `body` holds (the rest was not read). */
             body_truncated: boolean;
+            /**
+             * @description Present, and `true`, once the body was emptied because the attempt's event was about a contact erased since (`eraseContact`); the headers stay.
+             * @constant
+             */
+            erased?: true;
         };
         /** @description A page of delivery attempts, newest first. */
         DeliveryAttemptList: {
@@ -2539,7 +2626,8 @@ export type components = {
             type: "contact.created";
             /** @description Unix time in seconds. */
             created: number;
-            data: components["schemas"]["Contact"];
+            /** @description The contact; once it was erased (`eraseContact`), the `ErasedContact` marker. */
+            data: components["schemas"]["Contact"] | components["schemas"]["ErasedContact"];
         };
         /** @description `contact.updated`: a contact was updated. */
         ContactUpdatedEvent: {
@@ -2555,8 +2643,9 @@ export type components = {
             type: "contact.updated";
             /** @description Unix time in seconds. */
             created: number;
-            data: components["schemas"]["Contact"];
-            /** @description Old values of the fields that changed (`updated_at` excluded), each the whole previous value. */
+            /** @description The contact; once it was erased (`eraseContact`), the `ErasedContact` marker. */
+            data: components["schemas"]["Contact"] | components["schemas"]["ErasedContact"];
+            /** @description Old values of the fields that changed (`updated_at` excluded), each the whole previous value; `{}` once the contact was erased (`eraseContact`). */
             previous_attributes: {
                 name?: components["schemas"]["ContactName"];
                 email?: components["schemas"]["ContactEmail"];
@@ -2583,6 +2672,22 @@ export type components = {
                 custom_fields?: components["schemas"]["ContactCustomFields"];
                 external_ids?: components["schemas"]["ContactExternalIds"];
             };
+        };
+        /** @description `contact.erased`: a contact's personal data was erased. */
+        ContactErasedEvent: {
+            /**
+             * @description Present, and `true`, only on a test event (`sendWebhookEndpointTestEvent`); absent from real ones.
+             * @constant
+             */
+            test?: true;
+            id: string;
+            /** @constant */
+            object: "event";
+            /** @constant */
+            type: "contact.erased";
+            /** @description Unix time in seconds. */
+            created: number;
+            data: components["schemas"]["ErasedContact"];
         };
         /** @description `ticket.created`: a ticket was created. */
         TicketCreatedEvent: {
@@ -2808,7 +2913,7 @@ export type components = {
          *     `previous_attributes`. More types may be added within v1: receivers must accept (2xx) types
          *     they do not know, which `UnknownEvent` describes.
          */
-        Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"] | components["schemas"]["WebhookEndpointFailingEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointRecoveredEvent"] | components["schemas"]["WebhookDeliveryFailedEvent"] | components["schemas"]["UnknownEvent"];
+        Event: components["schemas"]["ContactCreatedEvent"] | components["schemas"]["ContactUpdatedEvent"] | components["schemas"]["ContactErasedEvent"] | components["schemas"]["TicketCreatedEvent"] | components["schemas"]["TicketUpdatedEvent"] | components["schemas"]["MessageReceivedEvent"] | components["schemas"]["ConversationAssignedEvent"] | components["schemas"]["WebhookEndpointFailingEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointRecoveredEvent"] | components["schemas"]["WebhookDeliveryFailedEvent"] | components["schemas"]["UnknownEvent"];
     };
     responses: {
         /** @description Invalid request. Codes: `invalid_json`, `invalid_body` (the body could not be read completely), `body_too_deep` (arrays and objects nested more than 32 levels deep), `parameter_missing`, `parameter_invalid`, `parameter_unknown`; `param` names the field or query parameter. */
@@ -3370,7 +3475,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description Conflict. Codes: `email_taken` (another contact of the workspace has this email), `external_id_taken` (another contact has this external id; `param` is `external_ids.<system>`), `idempotency_key_in_flight`. With `email_taken` and `external_id_taken`, `holder_id` is the contact that holds the value. */
+            /** @description Conflict. Codes: `email_taken` (another contact of the workspace has this email), `external_id_taken` (another contact has this external id; `param` is `external_ids.<system>`), `idempotency_key_in_flight`, `idempotency_replay_unavailable` (the request's answer carried a contact erased since: it is no longer kept). With `email_taken` and `external_id_taken`, `holder_id` is the contact that holds the value. */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3561,6 +3666,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description Conflict. Codes: `idempotency_key_in_flight`, `idempotency_replay_unavailable` (the request's answer carried a contact erased since: it is no longer kept). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3624,10 +3730,66 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description The survivor or a contact of `contact_ids` does not exist in the workspace (and was not merged into this survivor). Codes: `resource_missing`. */
             404: components["responses"]["NotFound"];
-            /** @description Conflict. Codes: `merge_conflict` (different values for the same external-id system, or different emails; `prefer` resolves it), `email_taken` / `external_id_taken` (a value moving to the survivor was taken meanwhile by another contact), `concurrent_update`, `idempotency_key_in_flight`. */
+            /** @description Conflict. Codes: `merge_conflict` (different values for the same external-id system, or different emails; `prefer` resolves it), `email_taken` / `external_id_taken` (a value moving to the survivor was taken meanwhile by another contact), `concurrent_update`, `idempotency_key_in_flight`, `idempotency_replay_unavailable` (the request's answer carried a contact erased since: it is no longer kept). */
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    eraseContact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The contact's id (`con_…`). An id of another workspace is `404`, as an unknown one.
+                 * @example con_2bXkq9TmR4vN8sLw
+                 */
+                id: components["parameters"]["ContactId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contact is erased (now, or by an earlier call). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasedContact"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `idempotency_key_in_flight`. */
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5380,6 +5542,69 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ContactUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. Redirects (3xx) are not followed and also fail. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The attempt failed; it is retried. So does a timeout after 10 seconds. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onContactErased: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix_seconds>,v1=<hex_hmac>`: HMAC-SHA256 keyed with the endpoint's secret over
+                 *     `<t>.<raw_body>`, lowercase hex. Verify it in constant time and reject a `t` more than 300
+                 *     seconds away from now. Receivers should accept several `v1` items (secret rotation). An
+                 *     endpoint with `signing: "ed25519"` sends `v1a=<base64>` items instead: Ed25519 signatures
+                 *     of `<id>.<t>.<raw_body>` (`id` the `Service-Delivery` header, also the body's `id`: the
+                 *     Standard Webhooks string, the same signature `webhook-signature` carries), verified with
+                 *     its `public_key`.
+                 * @example t=1772442927,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Service-Signature": components["parameters"]["ServiceSignature"];
+                /**
+                 * @description The event type, equal to the body's `type`.
+                 * @example contact.created
+                 */
+                "Service-Event": components["parameters"]["ServiceEvent"];
+                /**
+                 * @description The event id (`evt_…`), equal to the body's `id`. Retries of one event carry the same value; use it to drop duplicates.
+                 * @example evt_2bXkqB4cD6eF8gHi
+                 */
+                "Service-Delivery": components["parameters"]["ServiceDelivery"];
+                /**
+                 * @description `Deskline-Webhooks/<version>`.
+                 * @example Deskline-Webhooks/1.0.0
+                 */
+                "User-Agent": components["parameters"]["WebhookUserAgent"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactErasedEvent"];
             };
         };
         responses: {

@@ -27,6 +27,12 @@ export declare const schemaProperties: {
     "object",
     "deleted"
   ];
+  readonly "ErasedContact": readonly [
+    "id",
+    "object",
+    "erased",
+    "erased_at"
+  ];
   readonly "Tombstone": readonly [
     "id",
     "object",
@@ -423,7 +429,8 @@ export declare const schemaProperties: {
   readonly "DeliveryAttemptResponse": readonly [
     "headers",
     "body",
-    "body_truncated"
+    "body_truncated",
+    "erased"
   ];
   readonly "DeliveryAttemptList": readonly [
     "object",
@@ -481,6 +488,14 @@ export declare const schemaProperties: {
     "created",
     "data",
     "previous_attributes"
+  ];
+  readonly "ContactErasedEvent": readonly [
+    "test",
+    "id",
+    "object",
+    "type",
+    "created",
+    "data"
   ];
   readonly "TicketCreatedEvent": readonly [
     "test",
@@ -1310,6 +1325,7 @@ export declare const schemaEnums: {
   readonly "EventType": readonly [
     "contact.created",
     "contact.updated",
+    "contact.erased",
     "ticket.created",
     "ticket.updated",
     "message.received",
@@ -1463,6 +1479,7 @@ export declare const operationErrorCodes: {
     "idempotency_key_reused",
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
+    "idempotency_replay_unavailable",
     "rate_limited",
     "database_unavailable",
     "internal_error"
@@ -1525,6 +1542,7 @@ export declare const operationErrorCodes: {
     "idempotency_key_reused",
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
+    "idempotency_replay_unavailable",
     "rate_limited",
     "database_unavailable",
     "internal_error"
@@ -1550,6 +1568,21 @@ export declare const operationErrorCodes: {
     "idempotency_key_other_caller",
     "concurrent_update",
     "merge_conflict",
+    "idempotency_replay_unavailable",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "eraseContact": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "resource_missing",
+    "parameter_unknown",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
     "rate_limited",
     "database_unavailable",
     "internal_error"

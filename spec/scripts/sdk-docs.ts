@@ -27,6 +27,7 @@ const BUILDER_METHODS: Record<string, string | undefined> = {
   optionalCreator: "post",
   nestedCreator: "post",
   action: "post",
+  bodilessAction: "post",
   updater: "patch",
   recoverer: "post",
   recoveryPreviewer: "post",

@@ -87,7 +87,7 @@ export function createStore(
   );
   const events = new Events(db, config.eventRetentionMs);
   const relay = new EventRelay(db, events, { immediate: config.eventRelayImmediate, logger });
-  const tombstones = new Tombstones(db);
+  const tombstones = new Tombstones(db, relay);
   const contacts = new Contacts(db, relay, tombstones);
   const messages = new Messages(db, relay);
   const conversations = new Conversations(db, { contacts, messages }, relay);

@@ -21,6 +21,7 @@ const ARGUMENTS: Record<string, string> = {
   creator: "body",
   nestedCreator: "id, body",
   action: "id, body?",
+  bodilessAction: "id",
   updater: "id, body",
   puller: "query",
   recoverer: "id, body?",

@@ -88,6 +88,12 @@ class Resource {
       );
   }
 
+  /** `erase(id, options?)`: a POST to an action of one object that takes no body (`…/{id}/erase`). */
+  protected bodilessAction<P extends PathsWith<"post">>(path: P) {
+    return (id: string, options?: RequestOptions) =>
+      call<ResultOf<OperationOf<P, "post">>>(this.context, "post", path, { pathParams: { id } }, options);
+  }
+
   /**
    * `recover(id, body?, options?)`: a recovery started (`202`), never a preview: the operation
    * answers one of two shapes by its `dry_run`, so each gets a method of its own.
@@ -326,6 +332,28 @@ export class Contacts extends Resource {
    * `POST /open/v1/contacts/{id}/merge` (`mergeContacts`).
    */
   merge = this.action("/open/v1/contacts/{id}/merge");
+  /**
+   * Erase a contact's personal data.
+   *
+   * Removes the contact's personal data everywhere the service keeps it (the right to
+   * erasure): the contact is deleted (an incremental pull lists its tombstone, which keeps only
+   * its id and times), the `data` of every stored event about it becomes an `ErasedContact`
+   * marker (and a `contact.updated`'s `previous_attributes` becomes `{}`), the receivers'
+   * answers kept with those events' delivery attempts are emptied, and stored answers of
+   * idempotent requests that carried it are dropped (a replay is `409
+   * idempotency_replay_unavailable`). Ids, types and times stay, so the event log, deliveries
+   * and recoveries still line up; a later resend or recovery delivers the marker. Tickets and
+   * conversations keep its id in `contact_id`. Emits `contact.erased`, whose `data` is the
+   * marker, so receivers erase their own copies.
+   *
+   * Safe to repeat: erasing an erased contact answers the same and changes nothing more; after
+   * a failure, repeating it completes it. A contact deleted earlier (while its tombstone is
+   * kept: `EVENT_RETENTION_DAYS`) can still be erased; its copies are scrubbed the same way. An
+   * id the workspace never had, or whose tombstone is gone, is `404 resource_missing`.
+   *
+   * `POST /open/v1/contacts/{id}/erase` (`eraseContact`).
+   */
+  erase = this.bodilessAction("/open/v1/contacts/{id}/erase");
 }
 
 export class Tickets extends Resource {

@@ -25,6 +25,7 @@ const BUILDER_METHOD: Record<string, string> = {
   optionalCreator: "POST",
   nestedCreator: "POST",
   action: "POST",
+  bodilessAction: "POST",
   updater: "PATCH",
   recoverer: "POST",
   recoveryPreviewer: "POST",

@@ -9,8 +9,13 @@ import { WebhookVerificationError } from "./errors.js";
 // them into the published declarations).
 type Schemas = components["schemas"];
 
-/** A contact as the API returns it, the `data` of `contact.*` events. */
+/** A contact as the API returns it, the `data` of `contact.created` and `contact.updated`. */
 export type Contact = Schemas["Contact"];
+/**
+ * What is left of an erased contact (its id and when it was erased): the `data` of
+ * `contact.erased`, and of a `contact.*` event about it resent or recovered after the erasure.
+ */
+export type ErasedContact = Schemas["ErasedContact"];
 /** A ticket as the API returns it, the `data` of `ticket.*` events. */
 export type Ticket = Schemas["Ticket"];
 /** A message, the `data` of `message.received`. */
@@ -20,6 +25,8 @@ export type Conversation = Schemas["Conversation"];
 
 export type ContactCreatedEvent = Schemas["ContactCreatedEvent"];
 export type ContactUpdatedEvent = Schemas["ContactUpdatedEvent"];
+/** A contact's personal data was erased: erase your copy (`data` is the {@link ErasedContact}). */
+export type ContactErasedEvent = Schemas["ContactErasedEvent"];
 export type TicketCreatedEvent = Schemas["TicketCreatedEvent"];
 export type TicketUpdatedEvent = Schemas["TicketUpdatedEvent"];
 export type MessageReceivedEvent = Schemas["MessageReceivedEvent"];
@@ -71,6 +78,7 @@ export type EventData<T extends DesklineEventType> = Extract<KnownDesklineEvent,
 export const EVENT_DATA_OBJECT: Readonly<Record<DesklineEventType, string>> = {
   "contact.created": "contact",
   "contact.updated": "contact",
+  "contact.erased": "contact",
   "ticket.created": "ticket",
   "ticket.updated": "ticket",
   "message.received": "message",

@@ -5,11 +5,13 @@ export { WebhookVerificationError, type WebhookVerificationErrorCode } from "./e
 export type {
   Contact,
   ContactCreatedEvent,
+  ContactErasedEvent,
   ContactUpdatedEvent,
   Conversation,
   ConversationAssignedEvent,
   DesklineEvent,
   DesklineEventType,
+  ErasedContact,
   EventData,
   KnownDesklineEvent,
   Message,

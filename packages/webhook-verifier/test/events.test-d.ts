@@ -8,6 +8,7 @@ import {
   constructEvent,
   type DesklineEvent,
   type DesklineEventType,
+  type ErasedContact,
   type EventData,
   type KnownDesklineEvent,
   type Ticket,
@@ -22,8 +23,9 @@ declare const event: DesklineEvent;
 describe("DesklineEvent", () => {
   it("narrows data and previous_attributes by type", () => {
     if (event.type === "contact.updated") {
-      expectTypeOf(event.data).toEqualTypeOf<Contact>();
-      expectTypeOf(event.data.email).toEqualTypeOf<string | null>();
+      // A contact erased since is resent as its marker: `erased` tells the two apart.
+      expectTypeOf(event.data).toEqualTypeOf<Contact | ErasedContact>();
+      if (!("erased" in event.data)) expectTypeOf(event.data.email).toEqualTypeOf<string | null>();
       expectTypeOf(event.previous_attributes.lifecycle_stage).toEqualTypeOf<
         Contact["lifecycle_stage"] | undefined
       >();
@@ -32,6 +34,11 @@ describe("DesklineEvent", () => {
     if (event.type === "ticket.updated") {
       expectTypeOf(event.previous_attributes.status).toEqualTypeOf<Ticket["status"] | undefined>();
       expectTypeOf(event.previous_attributes).not.toHaveProperty("created_at");
+    }
+    if (event.type === "contact.erased") {
+      expectTypeOf(event.data).toEqualTypeOf<ErasedContact>();
+      expectTypeOf(event.data.erased_at).toEqualTypeOf<string>();
+      expectTypeOf(event).not.toHaveProperty("previous_attributes");
     }
     if (event.type === "conversation.assigned") {
       expectTypeOf(event.data).toEqualTypeOf<Conversation>();
@@ -51,6 +58,7 @@ describe("DesklineEvent", () => {
     switch (event.type) {
       case "contact.created":
       case "contact.updated":
+      case "contact.erased":
       case "ticket.created":
       case "ticket.updated":
       case "message.received":
@@ -74,6 +82,7 @@ describe("DesklineEvent", () => {
     expectTypeOf<DesklineEventType>().toEqualTypeOf<
       | "contact.created"
       | "contact.updated"
+      | "contact.erased"
       | "ticket.created"
       | "ticket.updated"
       | "message.received"

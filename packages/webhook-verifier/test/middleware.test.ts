@@ -275,7 +275,10 @@ describe("fastify plugin scope", () => {
       webhooks.post("/webhooks", async (request) => ({
         // Typed by the module augmentation: no cast.
         id: request.webhookEvent.id,
-        name: request.webhookEvent.type === "contact.created" ? request.webhookEvent.data.name : null,
+        name:
+          request.webhookEvent.type === "contact.created" && "name" in request.webhookEvent.data
+            ? request.webhookEvent.data.name
+            : null,
         rawBody: Buffer.isBuffer(request.body) ? (request.body as Buffer).toString("utf8") : null,
       }));
     });

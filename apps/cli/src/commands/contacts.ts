@@ -7,7 +7,7 @@ import { contactColumns } from "../export/columns.js";
 import { catalogOf } from "../fields.js";
 import { contactCreateSchema } from "../generated/schemas.js";
 import { INPUT_FORMATS, type InputFormat } from "../import/read-rows.js";
-import type { Column } from "../output.js";
+import { type Column, writeLine } from "../output.js";
 import * as kit from "./kit.js";
 
 const COLUMNS: Column<Contact>[] = [
@@ -79,6 +79,34 @@ export function register(contacts: Command): void {
     contacts,
     { noun: "contact", id: "con", example: "deskline contacts delete con_0VbeYDSZ9Ll1A3gKu1ulxi" },
     (d, id) => d.contacts.delete(id),
+  );
+  eraseCommand(contacts);
+}
+
+/**
+ * `deskline contacts erase <id...>`: the right to erasure, one contact at a time. Like `delete`, a
+ * line per contact (the marker with `--json`); a repeat answers the same, so a script may re-run it.
+ */
+function eraseCommand(contacts: Command): void {
+  kit.examples(
+    contacts
+      .command("erase")
+      .description(
+        "erase contacts' personal data everywhere it is kept (the contact, the events and deliveries that " +
+          "carried it); receivers get contact.erased. Erasing again answers the same",
+      )
+      .argument("<id...>", "contact ids (con_…)")
+      .action(async (ids: string[], _options, command: Command) => {
+        const deskline = await clientFor(command);
+        for (const id of ids) {
+          const erased = await deskline.contacts.erase(id);
+          writeLine(
+            globalsOf(command).json ? JSON.stringify(erased) : `erased ${erased.id} at ${erased.erased_at}`,
+          );
+        }
+      }),
+    "deskline contacts erase con_0VbeYDSZ9Ll1A3gKu1ulxi",
+    "deskline contacts erase con_0VbeYDSZ9Ll1A3gKu1ulxi --json",
   );
 }
 

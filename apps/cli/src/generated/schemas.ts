@@ -1687,10 +1687,11 @@ export const webhookEndpointUpdateSchema = {
         "anyOf": [
           {
             "type": "string",
-            "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change); and the operational types, about the webhooks themselves:\n`webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),\n`webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a\ndelivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used\nits last attempt). More may be added within v1.\n",
+            "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`contact.erased` (a contact's personal data was erased), `ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change); and the operational types, about the webhooks themselves:\n`webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),\n`webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a\ndelivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used\nits last attempt). More may be added within v1.\n",
             "enum": [
               "contact.created",
               "contact.updated",
+              "contact.erased",
               "ticket.created",
               "ticket.updated",
               "message.received",
@@ -1797,10 +1798,11 @@ export const webhookEndpointSigningSchema = {
 
 export const eventTypeSchema = {
   "type": "string",
-  "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change); and the operational types, about the webhooks themselves:\n`webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),\n`webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a\ndelivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used\nits last attempt). More may be added within v1.\n",
+  "description": "`contact.created` (a contact is created), `contact.updated` (a contact is updated),\n`contact.erased` (a contact's personal data was erased), `ticket.created` (a ticket is created), `ticket.updated` (a ticket is updated),\n`message.received` (a customer message arrives), `conversation.assigned` (the assignees\nof a conversation change); and the operational types, about the webhooks themselves:\n`webhook_endpoint.failing` (an endpoint's deliveries have failed several times in a row),\n`webhook_endpoint.disabled` (an endpoint was disabled), `webhook_endpoint.recovered` (a\ndelivery succeeded after a failing streak), `webhook_delivery.failed` (a delivery used\nits last attempt). More may be added within v1.\n",
   "enum": [
     "contact.created",
     "contact.updated",
+    "contact.erased",
     "ticket.created",
     "ticket.updated",
     "message.received",

@@ -217,6 +217,17 @@ export class Contacts extends PulledRecords<ContactDoc, ContactFilters> {
     return found;
   }
 
+  /**
+   * Removes an erased contact's document (contacts/erase.ts), the events it still carries relayed
+   * first so that the erasure scrubs them too. Its tombstone, which records the erasure, was
+   * written before; nothing stamps it again. Returns whether there was one to remove.
+   */
+  async removeErased(workspaceId: string, id: string): Promise<boolean> {
+    const filter = this.inWorkspace(workspaceId, id);
+    if (!this.relay) return (await this.collection.deleteOne(filter)).deletedCount === 1;
+    return (await this.relay.deleteDrained(this.collection, filter)) !== null;
+  }
+
   /** The contact holding a unique key (its email or an external id; see uniqueKeysOf), if any. */
   findByUniqueKey(key: string): Promise<ContactDoc | null> {
     return this.collection.findOne({ unique_keys: key });

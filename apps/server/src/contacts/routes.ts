@@ -11,10 +11,14 @@ import type { Schema } from "../spec/types.js";
 import type { Workspaces } from "../workspaces/workspaces.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
 import { type ContactInput, toContact } from "./contacts.js";
+import { type ErasureDeps, eraseContact as erase } from "./erase.js";
 import { type MergeDeps, mergeContacts as merge } from "./merge.js";
 import { type PhoneRules, phoneRules } from "./phone.js";
 
-type Kit = RouteKit<MergeDeps & { workspaces: Pick<Workspaces, "phoneSettings"> }, PullSettings>;
+type Kit = RouteKit<
+  MergeDeps & ErasureDeps & { workspaces: Pick<Workspaces, "phoneSettings"> },
+  PullSettings
+>;
 
 /** How this request reads phone numbers: its workspace's settings and its `phone_country`. */
 async function rulesOf(
@@ -35,6 +39,7 @@ export function contactRoutes(kit: Kit): void {
     getContact,
     updateContact,
     deleteContact,
+    eraseContact,
   });
 }
 
@@ -125,6 +130,10 @@ function deleteContact({ store }: Kit): Handler<"deleteContact"> {
     await store.contacts.delete(workspaceOf(ctx), id);
     return { status: 200, body: { id, object: "contact", deleted: true } };
   };
+}
+
+function eraseContact({ store, logger }: Kit): Handler<"eraseContact"> {
+  return async ({ ctx, id }) => ({ status: 200, body: await erase(store, logger, workspaceOf(ctx), id) });
 }
 
 /** One item's result as the spec shows it: the contact, or the error it would have got alone. */

@@ -3,6 +3,7 @@ import { deleteInBatches } from "../platform/database/batch-delete.js";
 import { insertManyOnce } from "../platform/database/insert-once.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
 import { notFound } from "../platform/errors.js";
+import { escapeRegex } from "../platform/regex.js";
 import type { Schema } from "../spec/types.js";
 import type { EventType, StoredEvent } from "./model.js";
 
@@ -139,6 +140,45 @@ export class Events {
     const kept = new Date(this.keptSince().getTime() - 1);
     const createdAfter = page.createdAfter && page.createdAfter > kept ? page.createdAfter : kept;
     return newestFirst(this.collection, workspaceId, filter, { ...page, createdAfter });
+  }
+
+  /**
+   * Replaces the `data` of every stored event of the workspace about one resource (`data` is it:
+   * its `object` and `id`) with `marker`, and empties `previous_attributes`, which held its old
+   * values (docs/decisions.md, "Erasure"). Kept or past retention alike, as long as it is stored.
+   * Ids, types and times stay, so deliveries, attempts and recoveries still name the event, and
+   * later sends carry the marker. Answers the ids of all the events about it, those a run before
+   * erased too, so a repeat still finds what hangs off them; `erased`: how many changed now.
+   */
+  async eraseData(
+    workspaceId: string,
+    about: { object: string; id: string },
+    marker: object,
+  ): Promise<{ ids: string[]; erased: number }> {
+    // The id is in the payload's text: a scan of the workspace's events, read once per erasure.
+    const found = this.collection.find(
+      { workspace_id: workspaceId, payload: { $regex: escapeRegex(about.id) } },
+      { projection: { _id: 1, payload: 1 } },
+    );
+    const ids: string[] = [];
+    let erased = 0;
+    for await (const { _id, payload } of found) {
+      const body = JSON.parse(payload) as { data?: Record<string, unknown>; previous_attributes?: object };
+      if (body.data?.object !== about.object || body.data.id !== about.id) continue;
+      ids.push(_id);
+      if (body.data.erased === true) continue;
+      const scrubbed = {
+        ...body,
+        data: marker,
+        ...(body.previous_attributes && { previous_attributes: {} }),
+      };
+      const { modifiedCount } = await this.collection.updateOne(
+        { _id, payload },
+        { $set: { payload: JSON.stringify(scrubbed) } },
+      );
+      erased += modifiedCount;
+    }
+    return { ids, erased };
   }
 
   /** Removes events past retention, in batches; returns how many went. */

@@ -58,6 +58,7 @@ export interface Deployment {
 const DATA_OF: Record<EventType, (id: string) => Record<string, unknown>> = {
   "contact.created": (id) => ({ id, object: "contact", name: "Ada" }),
   "contact.updated": (id) => ({ id, object: "contact", name: "Ada L." }),
+  "contact.erased": (id) => ({ id, object: "contact", erased: true, erased_at: new Date().toISOString() }),
   "ticket.created": (id) => ({ id, object: "ticket", subject: "Printer on fire" }),
   "ticket.updated": (id) => ({ id, object: "ticket", status: "Solved" }),
   "message.received": (id) => ({ id, object: "message", body: "Hello ✓ — ünïcödé" }),

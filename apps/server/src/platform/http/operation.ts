@@ -2,6 +2,7 @@ import type { Router } from "@koa/router";
 import type { Context, Middleware } from "koa";
 import type { BodyOf, OperationId, QueryOf, ReplyOf } from "../../spec/types.js";
 import { AppError } from "../errors.js";
+import { escapeRegex } from "../regex.js";
 import { MAX_BODY_DEPTH, readJsonBody } from "./body.js";
 import type { Operation } from "./openapi.js";
 import { assertValid } from "./validate.js";
@@ -70,8 +71,6 @@ export function parseRequest(operation: Operation, bodyLimit: number): Middlewar
   };
 }
 
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
 /**
  * A spec path as the router's pattern. A `{param}` segment takes any value but the literal
  * segments other paths have in its place: `/contacts/batch` is then no `/contacts/{id}`, so
@@ -83,14 +82,14 @@ export function routePattern(path: string, allPaths: Iterable<string>): RegExp {
   const segments = path.split("/");
   const others = [...allPaths].map((other) => other.split("/"));
   const source = segments.map((segment, index) => {
-    if (!/^\{\w+\}$/.test(segment)) return escapeRegExp(segment);
+    if (!/^\{\w+\}$/.test(segment)) return escapeRegex(segment);
     const prefix = segments.slice(0, index).join("/");
     const literals = others
       .filter((other) => other.slice(0, index).join("/") === prefix)
       .map((other) => other[index])
       .filter((other): other is string => other !== undefined && !/^\{\w+\}$/.test(other));
     const unlike = literals.length
-      ? `(?!(?:${[...new Set(literals)].map(escapeRegExp).join("|")})(?:/|$))`
+      ? `(?!(?:${[...new Set(literals)].map(escapeRegex).join("|")})(?:/|$))`
       : "";
     return `(${unlike}[^/]+)`;
   });

@@ -27,6 +27,8 @@ export interface RouteKit<S = unknown, C = HttpSettings> {
   openapi: OpenApi;
   /** The process's metrics, for routes that count what they did (resends, recoveries). */
   metrics?: Metrics;
+  /** The process's log, for routes that leave an audit line (an erasure). */
+  logger: Logger;
   /**
    * The server's time (epoch ms): the database's in a server (docs/decisions.md, "One clock"), a
    * test's where one is given; what a route decides by when its answer depends on "now".
@@ -83,7 +85,7 @@ function requireDatabase(database: RouteKit["database"]): Middleware {
 
 export function createRouteKit<S extends KitStores, C extends HttpSettings>(
   router: Router,
-  { store, database, config, openapi, metrics }: Omit<RouteKit<S, C>, "op" | "now">,
+  { store, database, config, openapi, metrics }: Omit<RouteKit<S, C>, "op" | "now" | "logger">,
   logger: Logger,
   clock: () => number = Date.now,
 ): RouteKit<S, C> {
@@ -103,6 +105,7 @@ export function createRouteKit<S extends KitStores, C extends HttpSettings>(
     config,
     openapi,
     metrics,
+    logger,
     now: clock,
     op(operationId, handler) {
       const operation = openapi.operations.get(operationId) as

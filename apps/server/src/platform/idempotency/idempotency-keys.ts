@@ -3,6 +3,7 @@ import type { Collection, Db } from "mongodb";
 import { deleteInBatches } from "../database/batch-delete.js";
 import { isDuplicateKey } from "../database/errors.js";
 import { newIdBlock } from "../ids.js";
+import { escapeRegex } from "../regex.js";
 
 /**
  * Fields of a stored answer that must not be kept as they were answered (docs/decisions.md "Keys
@@ -56,6 +57,8 @@ export interface StoredResponse {
   withheld?: string[];
   /** What the refused replay tells the caller to do instead (from the operation: `Unkept`). */
   advice?: string;
+  /** Its body was erased with the personal data it carried (`eraseAnswers`): it is never replayed. */
+  erased?: true;
 }
 
 /**
@@ -164,6 +167,8 @@ export class IdempotencyKeys {
         continue;
       }
       if (existing.caller !== undefined && existing.caller !== caller) return { outcome: "other_caller" };
+      // Its fingerprint went with the answer (a hash of the erased body): the same request is refused.
+      if (existing.response?.erased) return { outcome: "withheld", response: existing.response };
       if (existing.fingerprint !== fingerprint) return { outcome: "mismatch" };
       if (existing.state === "done" && existing.response) {
         if (existing.response.withheld?.length) return { outcome: "withheld", response: existing.response };
@@ -202,6 +207,36 @@ export class IdempotencyKeys {
       { _id: id, owner, state: "in_flight" },
       { $set: { state: "done", response: stored } },
     );
+  }
+
+  /**
+   * Drops the stored answers of `scope` (a workspace) whose body `carries` names (a person's data
+   * being erased: docs/decisions.md, "Erasure"), and the fingerprint hashed from the request's
+   * body: the record stays, so the key still refuses a second run, and a replay is refused with
+   * `advice`. Answers how many changed; a repeat changes none.
+   */
+  async eraseAnswers(scope: string, carries: (body: unknown) => boolean, advice: string): Promise<number> {
+    const found = this.collection.find(
+      { _id: { $regex: `^${escapeRegex(scope)}:` }, state: "done", "response.erased": { $exists: false } },
+      { projection: { _id: 1, response: 1 } },
+    );
+    let erased = 0;
+    for await (const { _id, response } of found) {
+      if (!response || !carries(response.body)) continue;
+      const kept: StoredResponse = {
+        status: response.status,
+        body: null,
+        withheld: ["body"],
+        advice,
+        erased: true,
+      };
+      const { modifiedCount } = await this.collection.updateOne(
+        { _id, state: "done" },
+        { $set: { response: kept, fingerprint: "erased" } },
+      );
+      erased += modifiedCount;
+    }
+    return erased;
   }
 
   /** Forgets a key whose request failed on our side, so the client can retry it; owner only. */

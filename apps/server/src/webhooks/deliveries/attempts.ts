@@ -36,6 +36,9 @@ export interface DeliveryAttemptDoc {
   created_at: Date;
 }
 
+/** Events whose attempts one update scrubs: bounds the `$in` of one query. */
+const ERASE_BATCH = 500;
+
 export type DeliveryAttemptInput = Omit<DeliveryAttemptDoc, "_id">;
 
 /**
@@ -120,6 +123,28 @@ export class DeliveryAttempts {
     const filter: Record<string, unknown> = { endpoint_id: endpoint._id };
     if (deliveryId !== undefined) filter.delivery_id = deliveryId;
     return newestFirst(this.collection, endpoint.workspace_id, filter, page);
+  }
+
+  /**
+   * Empties the receivers' answers kept with the workspace's attempts of these events (an erased
+   * contact's: a receiver may echo what it was sent), keeping their headers and marking them
+   * `erased` (docs/decisions.md, "Erasure"). Answers how many changed; a repeat changes none.
+   */
+  async eraseAnswers(workspaceId: string, eventIds: readonly string[]): Promise<number> {
+    let erased = 0;
+    for (let at = 0; at < eventIds.length; at += ERASE_BATCH) {
+      const { modifiedCount } = await this.collection.updateMany(
+        {
+          workspace_id: workspaceId,
+          event_id: { $in: eventIds.slice(at, at + ERASE_BATCH) },
+          "response.body": { $exists: true },
+          "response.erased": { $exists: false },
+        },
+        { $set: { "response.body": "", "response.body_truncated": false, "response.erased": true } },
+      );
+      erased += modifiedCount;
+    }
+    return erased;
   }
 
   /** Removes attempts (and their stored answers) older than `retentionMs`, in batches; returns how many went. */

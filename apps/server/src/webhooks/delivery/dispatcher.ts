@@ -8,7 +8,7 @@ import type {
 } from "../deliveries/store.js";
 import type { LaneLeases } from "../endpoints/lanes.js";
 import type { WebhookEndpointDoc } from "../endpoints/store.js";
-import type { EventBytes } from "./recent-events.js";
+import type { DeliveryOfEvent, EventBytes } from "./recent-events.js";
 import { type RunningLane, RunningLanes } from "./running-lanes.js";
 
 /**
@@ -59,7 +59,7 @@ export interface DispatcherDeps {
   /** How soon a lane another worker holds is looked at again (WEBHOOK_HELD_RECHECK_MS). */
   heldRecheckMs: number;
   /** The bytes of these events; a round reads its first batches' while it takes their lanes. */
-  readEvents: (ids: string[]) => Promise<EventBytes[]>;
+  readEvents: (deliveries: DeliveryOfEvent[]) => Promise<EventBytes[]>;
   /** Runs a lane from its first batch. */
   runLane: (start: LaneStart, lane: RunningLane) => Promise<void>;
   /** Drops the pending deliveries of an endpoint deleted, disabled or paused. */
@@ -162,7 +162,7 @@ export class Dispatcher {
     if (found.length === 0) return false;
     const firsts = firstBatches(found, deps.batchSize, free);
     // Read beside the lease take rather than after it, by each lane: one round trip less per round.
-    const events = deps.readEvents([...new Set([...firsts.values()].flat().map((d) => d.event_id))]);
+    const events = deps.readEvents([...firsts.values()].flat());
     // A round that fails before any lane waits for them must not leave the read's failure unheard.
     events.catch(() => undefined);
     const leasedAt = performance.now();

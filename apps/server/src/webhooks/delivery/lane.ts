@@ -14,7 +14,7 @@ import { type AttemptReport, attemptDelivery } from "./attempt.js";
 import type { LaneStart } from "./dispatcher.js";
 import { countHealth } from "./health-count.js";
 import { Pace } from "./pace.js";
-import type { EventBytes } from "./recent-events.js";
+import type { DeliveryOfEvent, EventBytes } from "./recent-events.js";
 import type { Recorder } from "./recorder.js";
 import { retryDelay } from "./retry-schedule.js";
 import type { RunningLane } from "./running-lanes.js";
@@ -62,8 +62,8 @@ export interface LaneServices {
   http: HttpDispatcher;
   /** Records a batch's outcomes and attempts, gathered with other lanes' (webhooks/delivery/recorder.ts). */
   record: Recorder;
-  /** The bytes of these events (those past retention are missing). */
-  readEvents: (ids: string[]) => Promise<EventBytes[]>;
+  /** The bytes of these deliveries' events (those past retention are missing). */
+  readEvents: (deliveries: DeliveryOfEvent[]) => Promise<EventBytes[]>;
   logger: Logger;
   metrics?: DeliveryMetrics;
   settings: LaneSettings;
@@ -209,7 +209,7 @@ class LaneRun {
     // key it lacks, SecretKeyError) fails the run; the claimed attempts come back when their lease ends.
     const secrets = store.secrets.signingSecrets(this.endpoint);
     const headers = store.secrets.customHeaders(this.endpoint);
-    const events = await (known ?? readEvents([...new Set(deliveries.map((d) => d.event_id))]));
+    const events = await (known ?? readEvents(deliveries));
     const batch: Batch = { deliveries, secrets, headers, eventOf: new Map(events.map((e) => [e._id, e])) };
     const limit = pLimit(this.settings.perEndpoint);
     // In the order they finish: the endpoint's failure count follows the outcomes as they happened.

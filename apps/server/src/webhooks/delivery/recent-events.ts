@@ -4,21 +4,29 @@ import type { StoredEvent } from "../../events/model.js";
  * The bytes of the events this process queued deliveries for moments ago, so that a lane sending
  * them here reads none back from `events` (docs/decisions.md, "A lane lingers"). Bounded in count
  * and age: a retry minutes later, or an event past retention, is read from the store as before.
+ * Only the deliveries queued with the bytes are served from here: a resend or a recovery, queued
+ * later (by any process), reads the stored bytes, which an erasure may have changed since
+ * (docs/decisions.md, "Erasure").
  */
 
 export type EventBytes = Pick<StoredEvent, "_id" | "payload" | "traceparent">;
+
+/** A delivery as the cache asks of it: which it is, and of which event. */
+export type DeliveryOfEvent = { _id: string; event_id: string };
 
 const MAX_EVENTS = 1_000;
 const MAX_AGE_MS = 60_000;
 
 export class RecentEvents {
-  private readonly events = new Map<string, { event: EventBytes; at: number }>();
+  private readonly events = new Map<string, { event: EventBytes; at: number; deliveries: Set<string> }>();
 
-  remember(events: readonly EventBytes[]): void {
+  /** Keeps `events` for `deliveries`, the ones just queued with them. */
+  remember(events: readonly EventBytes[], deliveries: readonly DeliveryOfEvent[]): void {
     const at = Date.now();
     for (const { _id, payload, traceparent } of events) {
+      const queued = deliveries.filter((d) => d.event_id === _id).map((d) => d._id);
       this.events.delete(_id);
-      this.events.set(_id, { event: { _id, payload, traceparent }, at });
+      this.events.set(_id, { event: { _id, payload, traceparent }, at, deliveries: new Set(queued) });
     }
     // Oldest first (a Map keeps insertion order).
     for (const id of this.events.keys()) {
@@ -27,16 +35,17 @@ export class RecentEvents {
     }
   }
 
-  /** The events of `ids` still held, and the ids to read from the store. */
-  take(ids: readonly string[]): { found: EventBytes[]; missing: string[] } {
-    const found: EventBytes[] = [];
-    const missing: string[] = [];
+  /** The events of `deliveries` still held for them, and the ids of the others' events to read from the store. */
+  take(deliveries: readonly DeliveryOfEvent[]): { found: EventBytes[]; missing: string[] } {
+    const found = new Map<string, EventBytes>();
+    const missing = new Set<string>();
     const fresh = Date.now() - MAX_AGE_MS;
-    for (const id of ids) {
-      const held = this.events.get(id);
-      if (held && held.at >= fresh) found.push(held.event);
-      else missing.push(id);
+    for (const { _id, event_id } of deliveries) {
+      const held = this.events.get(event_id);
+      if (held && held.at >= fresh && held.deliveries.has(_id)) found.set(event_id, held.event);
+      else missing.add(event_id);
     }
-    return { found, missing };
+    for (const id of found.keys()) missing.delete(id);
+    return { found: [...found.values()], missing: [...missing] };
   }
 }

@@ -160,8 +160,8 @@ export class WebhookDelivery implements LaneHost {
       );
       return lists.map((ids) => ids.flatMap((id) => byId.get(id) ?? []));
     });
-    return async (ids) => {
-      const { found, missing } = this.recent.take(ids);
+    return async (deliveries) => {
+      const { found, missing } = this.recent.take(deliveries);
       if (missing.length === 0) return found;
       return [...found, ...(await readStored(missing))];
     };
@@ -263,7 +263,10 @@ export class WebhookDelivery implements LaneHost {
   /** Deliveries this process just queued: their events kept in memory, their lanes told. */
   private heard({ deliveries, events }: Queued): void {
     const queuedOf = new Set(deliveries.map((delivery) => delivery.event_id));
-    this.recent.remember(events.filter((event) => queuedOf.has(event._id)));
+    this.recent.remember(
+      events.filter((event) => queuedOf.has(event._id)),
+      deliveries,
+    );
     this.dispatcher?.queued(deliveries);
   }
 
