@@ -78,7 +78,7 @@ describe("contact commands", () => {
         ...setting(
           "name=Ada Lovelace",
           "email=ada@example.com",
-          "phone=+44 1",
+          "phone=+44 20 7946 0001",
           "tags=vip|beta",
           "custom_fields.plan=pro",
           "lifecycle_stage=lead",

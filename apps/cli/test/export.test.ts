@@ -21,7 +21,7 @@ beforeEach(async () => {
 // address parts, quotes, a comma and a newline inside a cell.
 const CSV = [
   "name,email,phone,tags,segments,lifecycle_stage,do_not_contact,birthday,custom_fields.plan,custom_fields.note,external_ids.crm,address.city,address.country",
-  'Ada Lovelace,ada@example.com,+44 20 1234,vip;beta,emea|enterprise,customer,yes,1815-12-10,pro,"Likes ""engines"", math",crm-1,London,GB',
+  'Ada Lovelace,ada@example.com,+44 20 7946 0123,vip;beta,emea|enterprise,customer,yes,1815-12-10,pro,"Likes ""engines"", math",crm-1,London,GB',
   'Grace Hopper,grace@example.com,,navy,,lead,no,,free,"line one',
   'line two",crm-2,,US',
   "Alan Turing,alan@example.com,,,,,,,,,,Manchester,",
@@ -112,7 +112,7 @@ describe("contacts export", () => {
       {
         name: '=HYPERLINK("https://evil.example.invalid","click")',
         email: "f1@example.com",
-        phone: "+1 555 0100",
+        phone: "+1 555 010 0100",
       },
       { name: "@SUM(1+1)", email: "f2@example.com", company: "-minus", custom_fields: { balance: "-12.5" } },
       { name: "'=quoted already", email: "f3@example.com", company: "'Tis a company" },
@@ -126,7 +126,7 @@ describe("contacts export", () => {
     const byEmail = (rows: Record<string, string>[], email: string) => rows.find((r) => r.email === email);
     expect(byEmail(cells, "f1@example.com")).toMatchObject({
       name: `'=HYPERLINK("https://evil.example.invalid","click")`,
-      phone: "'+1 555 0100",
+      phone: "'+1 555 010 0100",
     });
     expect(byEmail(cells, "f2@example.com")).toMatchObject({
       name: "'@SUM(1+1)",
@@ -169,7 +169,7 @@ describe("contacts export", () => {
       "custom_fields.plan": "pro",
       "external_ids.crm": "crm-1",
       "address.country": "GB",
-      phone: "+44 20 1234",
+      phone: "+44 20 7946 0123",
       avatar: null,
     });
     // A part or key the contact lacks is left out, not written as null.

@@ -22,10 +22,12 @@ type Json = Record<string, any>;
 const PERSON = {
   name: "Zebulon Quixwright-Erasmo",
   email: "Zeb.Quixwright.Erasure@Example.test",
-  phone: "+1 555 0199 7313",
+  phone: "+1 555 019 7313",
 };
 const NEW_EMAIL = "zebulon.q.second@example.test";
-const NEEDLES = [PERSON.name, PERSON.email, PERSON.phone, NEW_EMAIL].map((n) => n.toLowerCase());
+// The phone is stored as given and in E.164 (docs/decisions.md, "Phones in E.164"): both are looked for.
+const PHONE_E164 = "+15550197313";
+const NEEDLES = [PERSON.name, PERSON.email, PERSON.phone, PHONE_E164, NEW_EMAIL].map((n) => n.toLowerCase());
 
 let deployment: Deployment;
 let server: InProcessServer;

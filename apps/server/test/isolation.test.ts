@@ -17,7 +17,7 @@ beforeAll(async () => {
     body: {
       name: "Their Contact",
       email: "shared@example.com",
-      phone: "+1 555 9999",
+      phone: "+1 555 010 9999",
       tags: ["shared-tag"],
       segments: ["shared-segment"],
       lifecycle_stage: "shared-stage",
@@ -51,7 +51,7 @@ describe("workspace isolation", () => {
       [{}, () => [mineAfter, mineBefore]],
       [{ created_after: "0" }, () => [mineAfter, mineBefore]],
       [{ email: "shared@example.com" }, () => []],
-      [{ phone: "+1 555 9999" }, () => []],
+      [{ phone: "+1 555 010 9999" }, () => []],
       [{ search: "Their" }, () => []],
       [{ tag: "shared-tag" }, () => []],
       [{ segment: "shared-segment" }, () => []],
