@@ -843,11 +843,8 @@ export type components = {
             body: string;
             /** @description `true` when the body went on beyond what `body` holds (the rest was not read). */
             body_truncated: boolean;
-            /**
-             * @description Present, and `true`, once the body was emptied because the attempt's event was about a contact erased since (`eraseContact`); the headers stay.
-             * @constant
-             */
-            erased?: true;
+            /** @description Present, and `true`, once the body was emptied because the attempt's event was about a contact erased since (`eraseContact`); the headers stay. */
+            erased?: boolean;
         };
         /** @description One HTTP attempt to deliver one event to one endpoint. */
         DeliveryAttempt: {

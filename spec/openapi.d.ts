@@ -2519,11 +2519,8 @@ export type components = {
             body: string;
             /** @description `true` when the body went on beyond what `body` holds (the rest was not read). */
             body_truncated: boolean;
-            /**
-             * @description Present, and `true`, once the body was emptied because the attempt's event was about a contact erased since (`eraseContact`); the headers stay.
-             * @constant
-             */
-            erased?: true;
+            /** @description Present, and `true`, once the body was emptied because the attempt's event was about a contact erased since (`eraseContact`); the headers stay. */
+            erased?: boolean;
         };
         /** @description A page of delivery attempts, newest first. */
         DeliveryAttemptList: {
