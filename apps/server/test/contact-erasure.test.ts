@@ -202,6 +202,34 @@ describe("eraseContact", () => {
     ]);
   });
 
+  it("a retry after the erasure sends the marker: only a first attempt reads the fan-out's bytes", async () => {
+    const name = "Rowena Retry-After-Erasure";
+    const echo = receiver.answer;
+    // The first delivery of its creation is held open across the erasure, then failed.
+    receiver.answer = (delivery, index) =>
+      delivery.body.toString().includes(name) ? "hang" : echo(delivery, index);
+    try {
+      const id = (await call("post", "/open/v1/contacts", { body: { name } })).body.id as string;
+      const [first] = await eventually(
+        async () => receiver.inFlight().filter((d) => d.body.toString().includes(name)),
+        (held) => held.length === 1,
+        "the first attempt, held",
+      );
+      const erased = await erase(id);
+      expect(erased.status).toBe(200);
+      receiver.release(500);
+      const [, retry] = await eventually(
+        async () => receiver.deliveriesOf(first?.eventId as string),
+        (deliveries) => deliveries.length === 2,
+        "the retry",
+      );
+      expect(parsed(retry?.body as Buffer).data).toEqual(erased.body);
+      expect(retry?.body.toString()).not.toContain(name);
+    } finally {
+      receiver.answer = echo;
+    }
+  });
+
   it("is 404 for an id the workspace never had, and 403 for a key without contacts:write", async () => {
     const unknown = await erase("con_0000000000000000");
     expect(unknown.status).toBe(404);

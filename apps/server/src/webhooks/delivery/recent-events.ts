@@ -4,9 +4,9 @@ import type { StoredEvent } from "../../events/model.js";
  * The bytes of the events this process queued deliveries for moments ago, so that a lane sending
  * them here reads none back from `events` (docs/decisions.md, "A lane lingers"). Bounded in count
  * and age: a retry minutes later, or an event past retention, is read from the store as before.
- * Only the deliveries queued with the bytes are served from here: a resend or a recovery, queued
- * later (by any process), reads the stored bytes, which an erasure may have changed since
- * (docs/decisions.md, "Erasure").
+ * Only the deliveries queued with the bytes are served from here, and each once, for its first
+ * attempt: a retry, a resend or a recovery (by any process) reads the stored bytes, which an
+ * erasure may have changed since (docs/decisions.md, "Erasure").
  */
 
 export type EventBytes = Pick<StoredEvent, "_id" | "payload" | "traceparent">;
@@ -35,14 +35,17 @@ export class RecentEvents {
     }
   }
 
-  /** The events of `deliveries` still held for them, and the ids of the others' events to read from the store. */
+  /**
+   * The events of `deliveries` still held for them (each delivery is served once), and the ids of
+   * the others' events to read from the store.
+   */
   take(deliveries: readonly DeliveryOfEvent[]): { found: EventBytes[]; missing: string[] } {
     const found = new Map<string, EventBytes>();
     const missing = new Set<string>();
     const fresh = Date.now() - MAX_AGE_MS;
     for (const { _id, event_id } of deliveries) {
       const held = this.events.get(event_id);
-      if (held && held.at >= fresh && held.deliveries.has(_id)) found.set(event_id, held.event);
+      if (held && held.at >= fresh && held.deliveries.delete(_id)) found.set(event_id, held.event);
       else missing.add(event_id);
     }
     for (const id of found.keys()) missing.delete(id);
