@@ -60,5 +60,12 @@ describe("the server's unique indexes", () => {
     expect(offending).toEqual([]);
     // No exception is listed that the server no longer has.
     for (const exception of documentedExceptions()) expect(unique).toContain(exception);
+    // What the contact search and the phone filter read on MongoDB (docs/decisions.md, "Search by
+    // word prefix" and "Phones in E.164"); the fallback has plans of its own for them.
+    const contactIndexes = await db.collection("contacts").listIndexes().toArray();
+    expect(Object.fromEntries(contactIndexes.map((index) => [index.name, index.key]))).toMatchObject({
+      workspace_search_keys_newest: { workspace_id: 1, search_keys: 1, _id: -1 },
+      workspace_phone_e164_newest: { workspace_id: 1, phone_e164: 1, _id: -1 },
+    });
   });
 });
