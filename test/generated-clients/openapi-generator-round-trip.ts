@@ -69,9 +69,11 @@ const EVENT_TYPES: string[] = Object.values(full.EventType);
 /**
  * The types the round trip and the test's set-up cause, one event of each, which the round trip
  * waits for (as openapi_generator_round_trip.py does): every type but the operational ones
- * (`webhook_endpoint.failing`, …), which nothing here makes, so waiting for them ran out the deadline.
+ * (`webhook_endpoint.failing`, …) and `contact.erased`, which nothing here makes; waiting for a
+ * type nothing makes runs out the 60 s deadline on every run.
  */
-const CAUSED_TYPES = EVENT_TYPES.filter((type) => !type.startsWith("webhook_"));
+const NOT_CAUSED = new Set(["contact.erased"]);
+const CAUSED_TYPES = EVENT_TYPES.filter((type) => !type.startsWith("webhook_") && !NOT_CAUSED.has(type));
 
 /** The event models a client has, by name (`ticket.updated`: TicketUpdatedEvent), with their type guards. */
 function knownModels(client: object): Record<string, (value: object) => boolean> {
