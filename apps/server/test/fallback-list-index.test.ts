@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Collection } from "mongodb";
-import { describe, expect, it } from "vitest";
-import { acrossH2Restart, runDatabase } from "./helpers/database.js";
+import { describe, expect } from "vitest";
+import { itAnswersAsTheModel } from "./helpers/database.js";
 
 /**
  * The lists' query shape (workspace equality, other filters, `_id` bounds, sort on `_id`, limit)
@@ -140,28 +140,13 @@ async function exercise(collection: Collection<Doc>, model: Map<string, Doc>): P
   await checkQueries(collection, model);
 }
 
-const db = runDatabase();
-
 describe("list queries on the embedded database's workspace index", () => {
-  it("answer as MongoDB does through inserts, updates, deletes and irregular documents", async () => {
-    const collection = (await db()).collection<Doc>(`list_index_${randomBytes(4).toString("hex")}`);
-    try {
-      await exercise(collection, new Map());
-    } finally {
-      await collection.drop();
-    }
-  });
-
-  // The persistent fallback (`pnpm start` without mongod) keeps the index in memory and rebuilds
-  // it from the H2 file when it reopens; the same checks, then again after a restart.
-  it("answer so on mongo-java-server's H2 file too, and after it reopens the file", async () => {
-    const model = new Map<string, Doc>();
-    await acrossH2Restart<Doc>(
-      (collection) => exercise(collection, model),
-      async (collection) => {
-        expect(await collection.countDocuments()).toBe(model.size);
-        await checkQueries(collection, model);
-      },
-    );
-  }, 120_000);
+  itAnswersAsTheModel<Doc>(
+    "answer as MongoDB does through inserts, updates, deletes and irregular documents",
+    exercise,
+    async (collection, model) => {
+      expect(await collection.countDocuments()).toBe(model.size);
+      await checkQueries(collection, model);
+    },
+  );
 });

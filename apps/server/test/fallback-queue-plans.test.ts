@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Collection } from "mongodb";
-import { describe, expect, it } from "vitest";
-import { acrossH2Restart, runDatabase } from "./helpers/database.js";
+import { describe, expect } from "vitest";
+import { itAnswersAsTheModel } from "./helpers/database.js";
 
 /**
  * The delivery queue's queries answered exactly as MongoDB answers them, through every kind of
@@ -150,23 +150,10 @@ async function exercise(collection: Collection<Delivery>, model: Map<string, Del
   await checkQueries(collection, model);
 }
 
-const db = runDatabase();
-
 describe("the delivery queue's queries on the embedded database", () => {
-  it("answer as MongoDB does through inserts, claims, outcomes and removals", async () => {
-    const collection = (await db()).collection<Delivery>(`queue_plans_${randomBytes(4).toString("hex")}`);
-    try {
-      await exercise(collection, new Map());
-    } finally {
-      await collection.drop();
-    }
-  });
-
-  it("answer so on mongo-java-server's H2 file too, and after it reopens the file", async () => {
-    const model = new Map<string, Delivery>();
-    await acrossH2Restart<Delivery>(
-      (collection) => exercise(collection, model),
-      (collection) => checkQueries(collection, model),
-    );
-  }, 120_000);
+  itAnswersAsTheModel<Delivery>(
+    "answer as MongoDB does through inserts, claims, outcomes and removals",
+    exercise,
+    checkQueries,
+  );
 });

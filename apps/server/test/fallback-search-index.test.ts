@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Collection } from "mongodb";
-import { describe, expect, it } from "vitest";
-import { acrossH2Restart, runDatabase } from "./helpers/database.js";
+import { describe, expect } from "vitest";
+import { itAnswersAsTheModel } from "./helpers/database.js";
 
 /**
  * A contact search's query shape (workspace equality, `search_keys` equal to a key or `$all` of
@@ -144,27 +144,13 @@ async function exercise(collection: Collection<Doc>, model: Map<string, Doc>): P
   await checkSearches(collection, model);
 }
 
-const db = runDatabase();
-
 describe("search queries on the embedded database's search key index", () => {
-  it("answer as MongoDB does through inserts, key changes, deletes and mixed-type keys", async () => {
-    const collection = (await db()).collection<Doc>(`search_index_${randomBytes(4).toString("hex")}`);
-    try {
-      await exercise(collection, new Map());
-    } finally {
-      await collection.drop();
-    }
-  });
-
-  // The persistent fallback rebuilds the index from the H2 file when it reopens.
-  it("answer so on mongo-java-server's H2 file too, and after it reopens the file", async () => {
-    const model = new Map<string, Doc>();
-    await acrossH2Restart<Doc>(
-      (collection) => exercise(collection, model),
-      async (collection) => {
-        expect(await collection.countDocuments()).toBe(model.size);
-        await checkSearches(collection, model);
-      },
-    );
-  }, 120_000);
+  itAnswersAsTheModel<Doc>(
+    "answer as MongoDB does through inserts, key changes, deletes and mixed-type keys",
+    exercise,
+    async (collection, model) => {
+      expect(await collection.countDocuments()).toBe(model.size);
+      await checkSearches(collection, model);
+    },
+  );
 });

@@ -1,8 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Collection, type Db, type Document, MongoClient } from "mongodb";
-import { afterAll, inject } from "vitest";
+import { afterAll, inject, it } from "vitest";
 import { startMongoJavaServer } from "../../src/platform/database/mongo-java-server.js";
 
 /**
@@ -45,4 +46,37 @@ export async function acrossH2Restart<T extends Document>(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The documents a fallback plan's test expects, by `_id`: the model its queries are checked against. */
+export type Model<T> = Map<string, T>;
+
+/**
+ * The two tests of a plan the launcher adds to the fallback (docs/decisions.md, "The embedded
+ * fallback's query plans"), each against a model: `exercise` writes and checks as it goes, on a
+ * new collection of the run's database (in memory), then on an H2 file of its own, after which
+ * the file reopens and `reopened` checks what it kept (the launcher rebuilds its index from it).
+ */
+export function itAnswersAsTheModel<T extends Document>(
+  inMemory: string,
+  exercise: (collection: Collection<T>, model: Model<T>) => Promise<void>,
+  reopened: (collection: Collection<T>, model: Model<T>) => Promise<void>,
+): void {
+  const db = runDatabase();
+  it(inMemory, async () => {
+    const collection = (await db()).collection<T>(`plan_${randomBytes(4).toString("hex")}`);
+    try {
+      await exercise(collection, new Map());
+    } finally {
+      await collection.drop();
+    }
+  });
+
+  it("answer so on mongo-java-server's H2 file too, and after it reopens the file", async () => {
+    const model: Model<T> = new Map();
+    await acrossH2Restart<T>(
+      (collection) => exercise(collection, model),
+      (collection) => reopened(collection, model),
+    );
+  }, 120_000);
 }
