@@ -15,7 +15,7 @@ interface Doc {
   _id: string;
   workspace_id: string;
   status: string;
-  search_keys?: unknown;
+  search_keys?: unknown[];
 }
 
 const WORKSPACES = ["ws_a", "ws_b"];
@@ -116,7 +116,7 @@ async function exercise(collection: Collection<Doc>, model: Map<string, Doc>): P
     await collection.updateOne({ _id: id }, { $unset: { search_keys: "" } });
     delete (model.get(id) as Doc).search_keys;
   }
-  await collection.updateMany({ search_keys: "bo" }, { $pull: { search_keys: "bo" } } as never);
+  await collection.updateMany({ search_keys: "bo" }, { $pull: { search_keys: "bo" } });
   for (const doc of model.values())
     if (Array.isArray(doc.search_keys)) doc.search_keys = doc.search_keys.filter((key) => key !== "bo");
   // New documents in the freed slots, holding the keys the deleted ones held: an index that kept
