@@ -8,7 +8,7 @@ import { assertValid } from "../platform/http/validate.js";
 import { toPulledPage } from "../records/pull.js";
 import type { PullSettings } from "../records/settings.js";
 import type { Schema } from "../spec/types.js";
-import type { Workspaces } from "../workspaces/workspaces.js";
+import { phoneSettingsOf, type Workspaces } from "../workspaces/workspaces.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
 import { type ContactInput, toContact } from "./contacts.js";
 import { type ErasureDeps, eraseContact as erase } from "./erase.js";
@@ -20,14 +20,23 @@ type Kit = RouteKit<
   PullSettings
 >;
 
-/** How this request reads phone numbers: its workspace's settings and its `phone_country`. */
+/**
+ * How this request reads phone numbers: its workspace's settings and its `phone_country`. A
+ * write that sends no `phone` never consults them (`reads: false`), so it does not pay their
+ * read; its `phone_country` is still checked.
+ */
 async function rulesOf(
   store: Kit["store"],
   workspaceId: string,
   query: { phone_country?: string },
+  reads = true,
 ): Promise<PhoneRules> {
-  return phoneRules(await store.workspaces.phoneSettings(workspaceId), query.phone_country);
+  const settings = reads ? await store.workspaces.phoneSettings(workspaceId) : phoneSettingsOf(null);
+  return phoneRules(settings, query.phone_country);
 }
+
+/** Whether a create or PATCH body has a phone number to read. */
+const sendsPhone = (body: { phone?: unknown }) => typeof body.phone === "string";
 
 /** The contacts operations: parse → call → shape; the rules live in contacts/contacts.ts. */
 export function contactRoutes(kit: Kit): void {
@@ -65,7 +74,8 @@ function listContacts({ store, config }: Kit): Handler<"listContacts"> {
 function createContact({ store }: Kit): Handler<"createContact"> {
   return async ({ ctx, query, body }) => {
     const workspaceId = workspaceOf(ctx);
-    const doc = await store.contacts.create(workspaceId, body, await rulesOf(store, workspaceId, query));
+    const rules = await rulesOf(store, workspaceId, query, sendsPhone(body));
+    const doc = await store.contacts.create(workspaceId, body, rules);
     return { status: 201, body: toContact(doc) };
   };
 }
@@ -115,12 +125,8 @@ function getContact({ store }: Kit): Handler<"getContact"> {
 function updateContact({ store }: Kit): Handler<"updateContact"> {
   return async ({ ctx, id, query, body }) => {
     const workspaceId = workspaceOf(ctx);
-    const { doc } = await store.contacts.update(
-      workspaceId,
-      id,
-      body,
-      await rulesOf(store, workspaceId, query),
-    );
+    const rules = await rulesOf(store, workspaceId, query, sendsPhone(body));
+    const { doc } = await store.contacts.update(workspaceId, id, body, rules);
     return { status: 200, body: toContact(doc) };
   };
 }
