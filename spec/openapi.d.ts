@@ -133,6 +133,57 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/open/v1/contacts/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search contacts with filters
+         * @description Finds contacts by a filter language: `filter_groups` is an OR of groups, each group the AND
+         *     of its `filters`, and each filter a `field`, an `operator` and a `value` (or `values`, a
+         *     list, for `in` and `nin`). `query` adds a word-prefix search, as the list's `search` reads
+         *     it, ANDed with the groups. No group and no `query`: every contact. A search writes
+         *     nothing: it is safe to repeat and takes no `Idempotency-Key`.
+         *
+         *     Fields (`ContactSearchField`), with their operators:
+         *     - `name`, `email`, `company`, `source`, `status`, `group`, `gender`,
+         *       `lifecycle_stage`, `preferred_channel`, `preferred_language`, `timezone`: `eq neq in nin exists prefix`,
+         *       text; `email` and `prefix` ignore letter case.
+         *     - `phone`: `eq neq in nin exists`, compared in E.164 and read in the workspace's default
+         *       country (as the list's `phone` filter reads it).
+         *     - `tags`, `segments`: `eq` (holds the value), `neq` (does not hold it), `in` (holds any),
+         *       `nin` (holds none), `exists` (holds at least one).
+         *     - `do_not_contact`, `marketing_consent`: `eq neq`, a boolean.
+         *     - `id`: `eq neq in nin`.
+         *     - `created_at`, `updated_at`: `eq gt gte lt lte exists`, Unix seconds or an RFC 3339
+         *       string.
+         *     - `custom_fields.<key>`: every operator; `prefix` takes text, `gt`… compare numbers with
+         *       numbers and text with text.
+         *     - `external_ids.<system>`: `eq neq in nin exists prefix`.
+         *
+         *     `neq` and `nin` also match contacts without the field; `exists` with `value: false` finds
+         *     only those. Results come in `sort` order (`created_at` newest first unless told), `limit` at
+         *     a time; `next_cursor` (null on the last page) continues the same search as `cursor`,
+         *     sent with the same `sort`.
+         *
+         *     **Checked beyond the schema:** a field that is not a contact field, an operator the field
+         *     does not take, a value of the wrong type, `value` with `in`/`nin` or `values` with another
+         *     operator, and a `cursor` that is not one of this sort's: `400 parameter_invalid` naming
+         *     where (e.g. `filter_groups[0].filters[1].value`). `filter_groups` holds at most 5 groups of
+         *     at most 10 filters; `values` at most 100 (docs/api.md, "Searching").
+         */
+        post: operations["searchContacts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/open/v1/contacts/{id}/merge": {
         parameters: {
             query?: never;
@@ -247,6 +298,51 @@ export type paths = {
          *     parameter_invalid` with `param` naming the field.
          */
         post: operations["createTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/v1/tickets/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search contacts with filters
+         * @description Finds tickets by a filter language: `filter_groups` is an OR of groups, each group the AND
+         *     of its `filters`, and each filter a `field`, an `operator` and a `value` (or `values`, a
+         *     list, for `in` and `nin`). No group: every ticket. A search writes nothing: it is safe to
+         *     repeat and takes no `Idempotency-Key`.
+         *
+         *     Fields (`TicketSearchField`), with their operators:
+         *     - `status`, `priority`, `sentiment`: `eq neq in nin exists`, one of the field's values.
+         *     - `subject`, `type`, `category`, `assignee_id`, `language`: `eq neq in nin exists prefix`,
+         *       text; `prefix` ignores letter case.
+         *     - `contact_id`, `conversation_id`: `eq neq in nin exists`.
+         *     - `tags`: `eq` (holds the value), `neq` (does not hold it), `in` (holds any), `nin` (holds
+         *       none), `exists` (holds at least one).
+         *     - `id`: `eq neq in nin`.
+         *     - `created_at`, `updated_at`, `due_at`, `solved_at`, `closed_at`: `eq gt gte lt lte
+         *       exists`, Unix seconds or an RFC 3339 string.
+         *
+         *     `neq` and `nin` also match tickets without the field; `exists` with `value: false` finds
+         *     only those. Results come in `sort` order (`created_at` newest first unless told), `limit` at
+         *     a time; `next_cursor` (null on the last page) continues the same search as `cursor`,
+         *     sent with the same `sort`.
+         *
+         *     **Checked beyond the schema:** a field that is not a ticket field, an operator the field
+         *     does not take, a value of the wrong type, `value` with `in`/`nin` or `values` with another
+         *     operator, and a `cursor` that is not one of this sort's: `400 parameter_invalid` naming
+         *     where (e.g. `filter_groups[0].filters[1].value`). `filter_groups` holds at most 5 groups of
+         *     at most 10 filters; `values` at most 100 (docs/api.md, "Searching").
+         */
+        post: operations["searchTickets"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1740,6 +1836,70 @@ export type components = {
             /** @description Only in an incremental pull; the deletions of the same window, in the same order. */
             deleted?: components["schemas"]["Tombstone"][];
         };
+        /**
+         * @description How a search filter compares its field with its value: `eq`, `neq` (not equal, or no
+         *     value), `in` / `nin` (one of / none of `values`), `gt` `gte` `lt` `lte`, `exists` (has a
+         *     value; `value: false`: has none) and `prefix` (text that starts with the value, ignoring
+         *     letter case).
+         * @enum {string}
+         */
+        SearchOperator: "eq" | "neq" | "in" | "nin" | "gt" | "gte" | "lt" | "lte" | "exists" | "prefix";
+        /** @description One value a search filter compares with. */
+        SearchValue: string | number | boolean;
+        /** @description One condition of a search: `value` with every operator but `in` and `nin`, which take `values`. */
+        SearchFilter: {
+            /** @description A field of the resource (see the search operation), or `custom_fields.<key>` / `external_ids.<system>` for contacts. */
+            field: string;
+            operator: components["schemas"]["SearchOperator"];
+            value?: components["schemas"]["SearchValue"];
+            values?: components["schemas"]["SearchValue"][];
+        };
+        /** @description Filters that must all hold. */
+        SearchFilterGroup: {
+            filters: components["schemas"]["SearchFilter"][];
+        };
+        /** @description The order of a search's results; ties are broken by `id` in the same direction. */
+        SearchSort: {
+            /** @enum {string} */
+            field: "created_at" | "updated_at";
+            /**
+             * @default desc
+             * @enum {string}
+             */
+            direction?: "asc" | "desc";
+        };
+        /** @description Where a search continues: the `next_cursor` of its previous page, sent with the same `sort`. */
+        SearchCursor: string;
+        /**
+         * @description Maximum number of objects to return, 1..100.
+         * @default 10
+         */
+        SearchLimit: number;
+        /**
+         * @description A contact field `searchContacts` filters on, besides `custom_fields.<key>` and
+         *     `external_ids.<system>`.
+         * @enum {string}
+         */
+        ContactSearchField: "id" | "name" | "email" | "phone" | "company" | "source" | "status" | "group" | "gender" | "lifecycle_stage" | "preferred_channel" | "preferred_language" | "timezone" | "tags" | "segments" | "do_not_contact" | "marketing_consent" | "created_at" | "updated_at";
+        /** @description Body of `searchContacts`. */
+        ContactSearch: {
+            /** @description Word prefixes of name, email and phone, as the list's `search` reads them. */
+            query?: string;
+            /** @description Any group may match; within a group every filter must. */
+            filter_groups?: components["schemas"]["SearchFilterGroup"][];
+            sort?: components["schemas"]["SearchSort"];
+            limit?: components["schemas"]["SearchLimit"];
+            cursor?: components["schemas"]["SearchCursor"];
+        };
+        /** @description A page of a contact search. */
+        ContactSearchResult: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Contact"][];
+            has_more: boolean;
+            /** @description Pass it as `cursor`, with the same `sort`, for the next page; null on the last one. */
+            next_cursor: string | null;
+        };
         /** @description Body of `batchUpsertContacts`. */
         ContactBatch: {
             /**
@@ -1932,6 +2092,28 @@ export type components = {
             language?: components["schemas"]["LanguageTag"] | null;
             /** Format: date-time */
             due_at?: string | null;
+        };
+        /**
+         * @description A ticket field `searchTickets` filters on.
+         * @enum {string}
+         */
+        TicketSearchField: "id" | "subject" | "type" | "status" | "priority" | "category" | "sentiment" | "contact_id" | "conversation_id" | "assignee_id" | "language" | "tags" | "created_at" | "updated_at" | "due_at" | "solved_at" | "closed_at";
+        /** @description Body of `searchTickets`. */
+        TicketSearch: {
+            /** @description Any group may match; within a group every filter must. */
+            filter_groups?: components["schemas"]["SearchFilterGroup"][];
+            sort?: components["schemas"]["SearchSort"];
+            limit?: components["schemas"]["SearchLimit"];
+            cursor?: components["schemas"]["SearchCursor"];
+        };
+        /** @description A page of a ticket search. */
+        TicketSearchResult: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["Ticket"][];
+            has_more: boolean;
+            /** @description Pass it as `cursor`, with the same `sort`, for the next page; null on the last one. */
+            next_cursor: string | null;
         };
         /** @description A page of tickets, newest first, or of an incremental pull (with `next_cursor` and `deleted`). */
         TicketList: {
@@ -3673,6 +3855,44 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    searchContacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactSearch"];
+            };
+        };
+        responses: {
+            /** @description A page of the contacts found. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactSearchResult"];
+                };
+            };
+            /** @description Invalid search. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (e.g. an unknown field, an operator the field does not take, a value of the wrong type), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     mergeContacts: {
         parameters: {
             query?: never;
@@ -3933,6 +4153,44 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    searchTickets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketSearch"];
+            };
+        };
+        responses: {
+            /** @description A page of the tickets found. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketSearchResult"];
+                };
+            };
+            /** @description Invalid search. Codes: `invalid_json`, `parameter_missing`, `parameter_invalid` (e.g. an unknown field, an operator the field does not take, a value of the wrong type), `parameter_unknown`. */
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];

@@ -143,6 +143,32 @@ export declare const schemaProperties: {
     "next_cursor",
     "deleted"
   ];
+  readonly "SearchFilter": readonly [
+    "field",
+    "operator",
+    "value",
+    "values"
+  ];
+  readonly "SearchFilterGroup": readonly [
+    "filters"
+  ];
+  readonly "SearchSort": readonly [
+    "field",
+    "direction"
+  ];
+  readonly "ContactSearch": readonly [
+    "query",
+    "filter_groups",
+    "sort",
+    "limit",
+    "cursor"
+  ];
+  readonly "ContactSearchResult": readonly [
+    "object",
+    "data",
+    "has_more",
+    "next_cursor"
+  ];
   readonly "ContactBatch": readonly [
     "match",
     "contacts"
@@ -222,6 +248,18 @@ export declare const schemaProperties: {
     "notes",
     "language",
     "due_at"
+  ];
+  readonly "TicketSearch": readonly [
+    "filter_groups",
+    "sort",
+    "limit",
+    "cursor"
+  ];
+  readonly "TicketSearchResult": readonly [
+    "object",
+    "data",
+    "has_more",
+    "next_cursor"
   ];
   readonly "TicketList": readonly [
     "object",
@@ -1289,6 +1327,39 @@ export declare const schemaEnums: {
     "US/Samoa",
     "UTC"
   ];
+  readonly "SearchOperator": readonly [
+    "eq",
+    "neq",
+    "in",
+    "nin",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "exists",
+    "prefix"
+  ];
+  readonly "ContactSearchField": readonly [
+    "id",
+    "name",
+    "email",
+    "phone",
+    "company",
+    "source",
+    "status",
+    "group",
+    "gender",
+    "lifecycle_stage",
+    "preferred_channel",
+    "preferred_language",
+    "timezone",
+    "tags",
+    "segments",
+    "do_not_contact",
+    "marketing_consent",
+    "created_at",
+    "updated_at"
+  ];
   readonly "TicketStatus": readonly [
     "New",
     "On you",
@@ -1308,6 +1379,25 @@ export declare const schemaEnums: {
     "positive",
     "neutral",
     "negative"
+  ];
+  readonly "TicketSearchField": readonly [
+    "id",
+    "subject",
+    "type",
+    "status",
+    "priority",
+    "category",
+    "sentiment",
+    "contact_id",
+    "conversation_id",
+    "assignee_id",
+    "language",
+    "tags",
+    "created_at",
+    "updated_at",
+    "due_at",
+    "solved_at",
+    "closed_at"
   ];
   readonly "ConversationStatus": readonly [
     "open",
@@ -1381,6 +1471,9 @@ export declare const schemaDefaults: {
     readonly "segments": readonly [];
     readonly "do_not_contact": false;
     readonly "marketing_consent": false;
+  };
+  readonly "SearchSort": {
+    readonly "direction": "desc";
   };
   readonly "TicketCreate": {
     readonly "status": "New";
@@ -1547,6 +1640,23 @@ export declare const operationErrorCodes: {
     "database_unavailable",
     "internal_error"
   ];
+  readonly "searchContacts": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
   readonly "mergeContacts": readonly [
     "missing_api_key",
     "invalid_api_key",
@@ -1613,6 +1723,23 @@ export declare const operationErrorCodes: {
     "idempotency_key_reused",
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "searchTickets": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
     "rate_limited",
     "database_unavailable",
     "internal_error"

@@ -143,6 +143,32 @@ export const schemaProperties = {
     "next_cursor",
     "deleted"
   ],
+  "SearchFilter": [
+    "field",
+    "operator",
+    "value",
+    "values"
+  ],
+  "SearchFilterGroup": [
+    "filters"
+  ],
+  "SearchSort": [
+    "field",
+    "direction"
+  ],
+  "ContactSearch": [
+    "query",
+    "filter_groups",
+    "sort",
+    "limit",
+    "cursor"
+  ],
+  "ContactSearchResult": [
+    "object",
+    "data",
+    "has_more",
+    "next_cursor"
+  ],
   "ContactBatch": [
     "match",
     "contacts"
@@ -222,6 +248,18 @@ export const schemaProperties = {
     "notes",
     "language",
     "due_at"
+  ],
+  "TicketSearch": [
+    "filter_groups",
+    "sort",
+    "limit",
+    "cursor"
+  ],
+  "TicketSearchResult": [
+    "object",
+    "data",
+    "has_more",
+    "next_cursor"
   ],
   "TicketList": [
     "object",
@@ -1289,6 +1327,39 @@ export const schemaEnums = {
     "US/Samoa",
     "UTC"
   ],
+  "SearchOperator": [
+    "eq",
+    "neq",
+    "in",
+    "nin",
+    "gt",
+    "gte",
+    "lt",
+    "lte",
+    "exists",
+    "prefix"
+  ],
+  "ContactSearchField": [
+    "id",
+    "name",
+    "email",
+    "phone",
+    "company",
+    "source",
+    "status",
+    "group",
+    "gender",
+    "lifecycle_stage",
+    "preferred_channel",
+    "preferred_language",
+    "timezone",
+    "tags",
+    "segments",
+    "do_not_contact",
+    "marketing_consent",
+    "created_at",
+    "updated_at"
+  ],
   "TicketStatus": [
     "New",
     "On you",
@@ -1308,6 +1379,25 @@ export const schemaEnums = {
     "positive",
     "neutral",
     "negative"
+  ],
+  "TicketSearchField": [
+    "id",
+    "subject",
+    "type",
+    "status",
+    "priority",
+    "category",
+    "sentiment",
+    "contact_id",
+    "conversation_id",
+    "assignee_id",
+    "language",
+    "tags",
+    "created_at",
+    "updated_at",
+    "due_at",
+    "solved_at",
+    "closed_at"
   ],
   "ConversationStatus": [
     "open",
@@ -1381,6 +1471,9 @@ export const schemaDefaults = {
     "segments": [],
     "do_not_contact": false,
     "marketing_consent": false
+  },
+  "SearchSort": {
+    "direction": "desc"
   },
   "TicketCreate": {
     "status": "New",
@@ -1547,6 +1640,23 @@ export const operationErrorCodes = {
     "database_unavailable",
     "internal_error"
   ],
+  "searchContacts": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
   "mergeContacts": [
     "missing_api_key",
     "invalid_api_key",
@@ -1613,6 +1723,23 @@ export const operationErrorCodes = {
     "idempotency_key_reused",
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "searchTickets": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
     "rate_limited",
     "database_unavailable",
     "internal_error"

@@ -31,12 +31,15 @@ const BUILDER_METHODS: Record<string, string | undefined> = {
   updater: "patch",
   recoverer: "post",
   recoveryPreviewer: "post",
+  searcher: "post",
 };
 
 /** What a builder adds to its operation's description (a list: how its pages are walked, paginate.ts). */
 const NOTES: Record<string, string> = {
   lister: "Await it for the first page, or `for await` over it for every item, page after page.",
   nestedLister: "Await it for the first page, or `for await` over it for every item, page after page.",
+  searcher:
+    "Await it for the first page, or `for await` over it for every result, page after page (`next_cursor` sent for you).",
   recoverer: "Starts the recovery; `previewRecovery` is the dry run.",
   recoveryPreviewer: "The dry run (`dry_run: true`, sent for you): the preview, and nothing queued.",
 };

@@ -27,6 +27,7 @@ const ARGUMENTS: Record<string, string> = {
   recoverer: "id, body?",
   recoveryPreviewer: "id, body?",
   optionalCreator: "body?",
+  searcher: "body?",
 };
 
 /** Where a builder's doc comment is its operation's (generated) and says too little of the method. */

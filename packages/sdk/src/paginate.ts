@@ -7,8 +7,8 @@ export interface Page<Item> {
   object: "list";
   data: Item[];
   has_more: boolean;
-  /** Only in an incremental pull: where the next page starts. */
-  next_cursor?: string;
+  /** In an incremental pull and a search: where the next page starts (a search's last page: null). */
+  next_cursor?: string | null;
 }
 
 /** How the next page continues: after an id (newest-first lists) or at a pull's cursor. */
@@ -18,7 +18,7 @@ export type Continuation = { starting_after: string } | { cursor: string };
 export function continuationAfter(page: Page<{ id: string }>): Continuation | undefined {
   if (!page.has_more) return undefined;
   // A pull page may hold only deletions (`data` empty) and still have more: follow its cursor.
-  if (page.next_cursor !== undefined) return { cursor: page.next_cursor };
+  if (typeof page.next_cursor === "string") return { cursor: page.next_cursor };
   const last = page.data.at(-1);
   return last ? { starting_after: last.id } : undefined;
 }

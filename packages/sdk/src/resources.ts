@@ -16,6 +16,7 @@ import {
   type ResultOf,
 } from "./operations.js";
 import { type Continuation, continuationAfter, type Page, PagePromise } from "./paginate.js";
+import type { ContactSearch, TicketSearch } from "./search.js";
 
 type ItemOf<P> = P extends Page<infer Item> ? Item : never;
 type ListResult<P extends keyof paths> = ResultOf<OperationOf<P, "get">>;
@@ -138,6 +139,18 @@ class Resource {
     );
   }
 
+  /**
+   * `search(body?, options?)`: a POST whose answer is a page, continued by `next_cursor` sent as
+   * the body's `cursor` (awaited: the first page; iterated: every result of every page).
+   */
+  protected searcher<P extends keyof SearchBodies>(path: P) {
+    type Result = ResultOf<OperationOf<P, "post">>;
+    return (body?: SearchBodies[P], options?: RequestOptions) =>
+      new PagePromise<Result, ItemOf<Result> & { id: string }>((next) =>
+        call<Result>(this.context, "post", path, { body: { ...body, ...next } }, options),
+      );
+  }
+
   /** `pull(start, options?)`: the pages of an incremental pull (see `Pull`). */
   protected puller<P extends "/open/v1/contacts" | "/open/v1/tickets">(path: P) {
     return (start: PullStart<P>, options?: RequestOptions): Pull<ListResult<P>> =>
@@ -193,12 +206,18 @@ export class Pull<P extends Page<{ id: string }>> implements AsyncIterable<P> {
   }
 }
 
+/** The body each search takes, its filters typed by the fields of its resource (search.ts). */
+type SearchBodies = {
+  "/open/v1/contacts/search": ContactSearch;
+  "/open/v1/tickets/search": TicketSearch;
+};
+
 /** One item of `contacts.batch`: the fields of a contact update (`name` is needed to create one). */
 export type ContactBatchItem = components["schemas"]["ContactUpdate"];
 
-/** `contacts.batch`, its `match` narrowed to the keys the API takes (`email`, `external_ids.<system>`). */
+/** `contacts.batch`, its `match` narrowed to the keys the API takes (`email`, `phone`, `external_ids.<system>`). */
 type ContactBatch = (
-  body: { match: "email" | `external_ids.${string}`; contacts: ContactBatchItem[] },
+  body: { match: "email" | "phone" | `external_ids.${string}`; contacts: ContactBatchItem[] },
   options?: RequestOptions,
 ) => Promise<ResultOf<OperationOf<"/open/v1/contacts/batch", "post">>>;
 
@@ -221,6 +240,47 @@ export class Contacts extends Resource {
    * `GET /open/v1/contacts` (`listContacts`).
    */
   list = this.lister("/open/v1/contacts");
+  /**
+   * Search contacts with filters.
+   *
+   * Finds contacts by a filter language: `filter_groups` is an OR of groups, each group the AND
+   * of its `filters`, and each filter a `field`, an `operator` and a `value` (or `values`, a
+   * list, for `in` and `nin`). `query` adds a word-prefix search, as the list's `search` reads
+   * it, ANDed with the groups. No group and no `query`: every contact. A search writes
+   * nothing: it is safe to repeat and takes no `Idempotency-Key`.
+   *
+   * Fields (`ContactSearchField`), with their operators:
+   * - `name`, `email`, `company`, `source`, `status`, `group`, `gender`,
+   *   `lifecycle_stage`, `preferred_channel`, `preferred_language`, `timezone`: `eq neq in nin exists prefix`,
+   *   text; `email` and `prefix` ignore letter case.
+   * - `phone`: `eq neq in nin exists`, compared in E.164 and read in the workspace's default
+   *   country (as the list's `phone` filter reads it).
+   * - `tags`, `segments`: `eq` (holds the value), `neq` (does not hold it), `in` (holds any),
+   *   `nin` (holds none), `exists` (holds at least one).
+   * - `do_not_contact`, `marketing_consent`: `eq neq`, a boolean.
+   * - `id`: `eq neq in nin`.
+   * - `created_at`, `updated_at`: `eq gt gte lt lte exists`, Unix seconds or an RFC 3339
+   *   string.
+   * - `custom_fields.<key>`: every operator; `prefix` takes text, `gt`… compare numbers with
+   *   numbers and text with text.
+   * - `external_ids.<system>`: `eq neq in nin exists prefix`.
+   *
+   * `neq` and `nin` also match contacts without the field; `exists` with `value: false` finds
+   * only those. Results come in `sort` order (`created_at` newest first unless told), `limit` at
+   * a time; `next_cursor` (null on the last page) continues the same search as `cursor`,
+   * sent with the same `sort`.
+   *
+   * **Checked beyond the schema:** a field that is not a contact field, an operator the field
+   * does not take, a value of the wrong type, `value` with `in`/`nin` or `values` with another
+   * operator, and a `cursor` that is not one of this sort's: `400 parameter_invalid` naming
+   * where (e.g. `filter_groups[0].filters[1].value`). `filter_groups` holds at most 5 groups of
+   * at most 10 filters; `values` at most 100 (docs/api.md, "Searching").
+   *
+   * Await it for the first page, or `for await` over it for every result, page after page (`next_cursor` sent for you).
+   *
+   * `POST /open/v1/contacts/search` (`searchContacts`).
+   */
+  search = this.searcher("/open/v1/contacts/search");
   /** Every contact changed since `updated_after` or a kept `cursor`, page by page (see `Pull`). */
   pull = this.puller("/open/v1/contacts");
   /**
@@ -373,6 +433,41 @@ export class Tickets extends Resource {
    * `GET /open/v1/tickets` (`listTickets`).
    */
   list = this.lister("/open/v1/tickets");
+  /**
+   * Search contacts with filters.
+   *
+   * Finds tickets by a filter language: `filter_groups` is an OR of groups, each group the AND
+   * of its `filters`, and each filter a `field`, an `operator` and a `value` (or `values`, a
+   * list, for `in` and `nin`). No group: every ticket. A search writes nothing: it is safe to
+   * repeat and takes no `Idempotency-Key`.
+   *
+   * Fields (`TicketSearchField`), with their operators:
+   * - `status`, `priority`, `sentiment`: `eq neq in nin exists`, one of the field's values.
+   * - `subject`, `type`, `category`, `assignee_id`, `language`: `eq neq in nin exists prefix`,
+   *   text; `prefix` ignores letter case.
+   * - `contact_id`, `conversation_id`: `eq neq in nin exists`.
+   * - `tags`: `eq` (holds the value), `neq` (does not hold it), `in` (holds any), `nin` (holds
+   *   none), `exists` (holds at least one).
+   * - `id`: `eq neq in nin`.
+   * - `created_at`, `updated_at`, `due_at`, `solved_at`, `closed_at`: `eq gt gte lt lte
+   *   exists`, Unix seconds or an RFC 3339 string.
+   *
+   * `neq` and `nin` also match tickets without the field; `exists` with `value: false` finds
+   * only those. Results come in `sort` order (`created_at` newest first unless told), `limit` at
+   * a time; `next_cursor` (null on the last page) continues the same search as `cursor`,
+   * sent with the same `sort`.
+   *
+   * **Checked beyond the schema:** a field that is not a ticket field, an operator the field
+   * does not take, a value of the wrong type, `value` with `in`/`nin` or `values` with another
+   * operator, and a `cursor` that is not one of this sort's: `400 parameter_invalid` naming
+   * where (e.g. `filter_groups[0].filters[1].value`). `filter_groups` holds at most 5 groups of
+   * at most 10 filters; `values` at most 100 (docs/api.md, "Searching").
+   *
+   * Await it for the first page, or `for await` over it for every result, page after page (`next_cursor` sent for you).
+   *
+   * `POST /open/v1/tickets/search` (`searchTickets`).
+   */
+  search = this.searcher("/open/v1/tickets/search");
   /** Every ticket changed since `updated_after` or a kept `cursor`, page by page (see `Pull`). */
   pull = this.puller("/open/v1/tickets");
   /**

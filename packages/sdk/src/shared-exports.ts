@@ -25,6 +25,13 @@ export {
 export type { BodyOf, OperationOf, QueryOf, ResultOf } from "./operations.js";
 export { type Page, PagePromise } from "./paginate.js";
 export type { Contacts, Conversations, Events, Messages, Tickets, WebhookEndpoints } from "./resources.js";
+export type {
+  ContactSearch,
+  ContactSearchField,
+  SearchFilter,
+  TicketSearch,
+  TicketSearchField,
+} from "./search.js";
 export type { FetchLike } from "./transport.js";
 export { VERSION } from "./version.js";
 

@@ -29,6 +29,7 @@ const BUILDER_METHOD: Record<string, string> = {
   updater: "PATCH",
   recoverer: "POST",
   recoveryPreviewer: "POST",
+  searcher: "POST",
 };
 
 /** `METHOD path` of every operation a resource method of src/resources.ts is built on. */

@@ -108,6 +108,33 @@ describe("contact sync", () => {
   });
 });
 
+describe("search", () => {
+  it("search() finds by typed filter groups and iterates every page by its cursor", async () => {
+    const { deskline: own } = await workspaceClient();
+    const leads: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      leads.push((await own.contacts.create({ name: `Lead ${i}`, custom_fields: { seats: 10 + i } })).id);
+    }
+    await own.contacts.create({ name: "Small", custom_fields: { seats: 2 } });
+    const search = own.contacts.search({
+      filter_groups: [{ filters: [{ field: "custom_fields.seats", operator: "gte", value: 10 }] }],
+      sort: { field: "created_at", direction: "asc" },
+      limit: 2,
+    });
+    const first = await search;
+    expect(first).toMatchObject({ object: "list", has_more: true });
+    expect(first.next_cursor).toEqual(expect.any(String));
+    expect((await search.toArray()).map((c) => c.id)).toEqual(leads);
+
+    const ticket = await own.tickets.create({ subject: "Urgent", priority: "urgent" });
+    const urgent = await own.tickets.search({
+      filter_groups: [{ filters: [{ field: "priority", operator: "in", values: ["urgent", "high"] }] }],
+    });
+    expect(urgent.data.map((t) => t.id)).toEqual([ticket.id]);
+    expect(urgent.next_cursor).toBeNull();
+  });
+});
+
 describe("tickets", () => {
   it("creates, gets, solves, lists by status and deletes", async () => {
     const contact = await deskline.contacts.create({ name: "Grace" });

@@ -37,6 +37,32 @@ describe("Deskline types", () => {
     }>();
   });
 
+  it("search() takes only its resource's fields, and `values` only with in/nin", () => {
+    deskline.contacts.search({
+      filter_groups: [
+        {
+          filters: [
+            { field: "lifecycle_stage", operator: "eq", value: "lead" },
+            { field: "custom_fields.plan", operator: "in", values: ["pro", "team"] },
+          ],
+        },
+      ],
+    });
+    // @ts-expect-error not a contact field
+    deskline.contacts.search({
+      filter_groups: [{ filters: [{ field: "nickname", operator: "eq", value: "x" }] }],
+    });
+    // @ts-expect-error `in` takes `values`
+    deskline.contacts.search({
+      filter_groups: [{ filters: [{ field: "tags", operator: "in", value: "vip" }] }],
+    });
+    // @ts-expect-error tickets have no custom fields
+    deskline.tickets.search({
+      filter_groups: [{ filters: [{ field: "custom_fields.x", operator: "eq", value: 1 }] }],
+    });
+    expectTypeOf(deskline.tickets.search()).resolves.toHaveProperty("data").toEqualTypeOf<Ticket[]>();
+  });
+
   it("list() is a page and an async iterable of items", () => {
     const list = deskline.tickets.list({ status: "New", limit: 5 });
     expectTypeOf(list).toMatchTypeOf<

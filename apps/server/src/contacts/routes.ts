@@ -1,3 +1,4 @@
+import { parameterDefaults } from "@deskline/spec/values";
 import type { ValidateFunction } from "ajv";
 import { AppError, DomainError, errorObject } from "../platform/errors.js";
 import { httpError } from "../platform/http/error-response.js";
@@ -6,6 +7,8 @@ import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { assertValid } from "../platform/http/validate.js";
 import { toPulledPage } from "../records/pull.js";
+import { allOf, filterOfGroups } from "../records/search/filter-groups.js";
+import { searchWindow, toSearchResult } from "../records/search/sorted-page.js";
 import type { PullSettings } from "../records/settings.js";
 import type { Schema } from "../spec/types.js";
 import { phoneSettingsOf, type Workspaces } from "../workspaces/workspaces.js";
@@ -14,6 +17,8 @@ import { type ContactInput, toContact } from "./contacts.js";
 import { type ErasureDeps, eraseContact as erase } from "./erase.js";
 import { type MergeDeps, mergeContacts as merge } from "./merge.js";
 import { type PhoneRules, phoneRules } from "./phone.js";
+import { contactSearchFields } from "./search-fields.js";
+import { searchFilter } from "./search-keys.js";
 
 type Kit = RouteKit<
   MergeDeps & ErasureDeps & { workspaces: Pick<Workspaces, "phoneSettings"> },
@@ -42,6 +47,7 @@ const sendsPhone = (body: { phone?: unknown }) => typeof body.phone === "string"
 export function contactRoutes(kit: Kit): void {
   mountHandlers(kit, {
     listContacts,
+    searchContacts,
     createContact,
     batchUpsertContacts,
     mergeContacts,
@@ -70,6 +76,24 @@ function listContacts({ store, config }: Kit): Handler<"listContacts"> {
     return { status: 200, body: toPage(docs, page.limit, toContact) };
   };
 }
+
+function searchContacts({ store }: Kit): Handler<"searchContacts"> {
+  return async ({ ctx, body }) => {
+    const workspaceId = workspaceOf(ctx);
+    const window = searchWindow(body, parameterDefaults.Limit);
+    const { country } = await rulesOf(store, workspaceId, {}, sendsPhoneFilter(body));
+    const filter = allOf([
+      body.query ? searchFilter(body.query, "query") : {},
+      filterOfGroups(body.filter_groups, contactSearchFields(country)),
+    ]);
+    const docs = await store.contacts.search(workspaceId, filter, window);
+    return { status: 200, body: toSearchResult(docs, window, toContact) };
+  };
+}
+
+/** Whether a search compares phones, which read in the workspace's country. */
+const sendsPhoneFilter = (body: { filter_groups?: { filters: { field: string }[] }[] }) =>
+  body.filter_groups?.some((group) => group.filters.some((filter) => filter.field === "phone")) ?? false;
 
 function createContact({ store }: Kit): Handler<"createContact"> {
   return async ({ ctx, query, body }) => {

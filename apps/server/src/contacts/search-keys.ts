@@ -30,8 +30,8 @@ export const contactSearchKeys = (doc: SearchedFields): string[] =>
  * The list filter of a `search`: every word's prefix among the keys. A query with no letter or
  * digit asks for the empty key, which no contact holds: nothing matches, read from the index.
  */
-export function searchFilter(search: string): Record<string, unknown> {
-  const terms = searchTerms(search, "search");
+export function searchFilter(search: string, param = "search"): Record<string, unknown> {
+  const terms = searchTerms(search, param);
   if (terms.length <= 1) return { [SEARCH_KEYS_FIELD]: terms[0] ?? "" };
   return { [SEARCH_KEYS_FIELD]: { $all: terms } };
 }

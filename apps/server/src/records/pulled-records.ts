@@ -3,6 +3,7 @@ import { newestFirst, oldestChangeFirst, type Page, type PullWindow } from "../p
 import { notFound } from "../platform/errors.js";
 import { pullPage } from "./pull.js";
 import { MutableRecords, type RecordDoc, type RecordsOf } from "./record.js";
+import { type SearchWindow, searchPage } from "./search/sorted-page.js";
 import type { TombstoneObject, Tombstones } from "./tombstones.js";
 
 /**
@@ -34,6 +35,11 @@ export abstract class PulledRecords<T extends RecordDoc, Filters> extends Mutabl
   /** A page of the workspace's records, newest first, one more than asked for `has_more`. */
   list(workspaceId: string, filters: Filters, page: Page): Promise<T[]> {
     return newestFirst(this.collection, workspaceId, this.filterOf(filters), page);
+  }
+
+  /** A page of a search (records/search/): `filter` in the window's sort, after its cursor. */
+  search(workspaceId: string, filter: Record<string, unknown>, window: SearchWindow): Promise<T[]> {
+    return searchPage(this.collection, workspaceId, filter, window);
   }
 
   /** A page of an incremental pull: changed records and deleted ones (records/pull.ts). */

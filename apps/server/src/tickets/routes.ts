@@ -1,15 +1,19 @@
+import { parameterDefaults } from "@deskline/spec/values";
 import type { Handler } from "../platform/http/operation.js";
 import { parsePage, parsePull, toPage } from "../platform/http/paging.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../platform/http/route-kit.js";
 import { toPulledPage } from "../records/pull.js";
+import { filterOfGroups } from "../records/search/filter-groups.js";
+import { searchWindow, toSearchResult } from "../records/search/sorted-page.js";
 import type { PullSettings } from "../records/settings.js";
+import { ticketSearchFields } from "./search-fields.js";
 import { type Tickets, toTicket } from "./tickets.js";
 
 type Kit = RouteKit<{ tickets: Tickets }, PullSettings>;
 
 /** The tickets operations: parse → call → shape; the rules live in tickets/tickets.ts and tickets/status-transitions.ts. */
 export function ticketRoutes(kit: Kit): void {
-  mountHandlers(kit, { listTickets, createTicket, getTicket, updateTicket, deleteTicket });
+  mountHandlers(kit, { listTickets, searchTickets, createTicket, getTicket, updateTicket, deleteTicket });
 }
 
 function listTickets({ store, config }: Kit): Handler<"listTickets"> {
@@ -22,6 +26,15 @@ function listTickets({ store, config }: Kit): Handler<"listTickets"> {
     const page = parsePage(query);
     const docs = await store.tickets.list(workspaceOf(ctx), query, page);
     return { status: 200, body: toPage(docs, page.limit, toTicket) };
+  };
+}
+
+function searchTickets({ store }: Kit): Handler<"searchTickets"> {
+  return async ({ ctx, body }) => {
+    const window = searchWindow(body, parameterDefaults.Limit);
+    const filter = filterOfGroups(body.filter_groups, ticketSearchFields);
+    const docs = await store.tickets.search(workspaceOf(ctx), filter, window);
+    return { status: 200, body: toSearchResult(docs, window, toTicket) };
   };
 }
 

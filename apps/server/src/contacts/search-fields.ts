@@ -1,0 +1,61 @@
+import { parsePhone } from "../platform/phone-numbers.js";
+import { fieldCatalog } from "../records/search/catalog.js";
+import { type FieldsOf, invalidValue, OPERATORS, type SearchField } from "../records/search/filter-groups.js";
+import { asSent, flag, foldedText, idOf, instant, text } from "../records/search/values.js";
+import type { Schema } from "../spec/types.js";
+
+/**
+ * The contact fields `searchContacts` filters on (the spec's `ContactSearchField`, plus
+ * `custom_fields.<key>` and `external_ids.<system>`): where each is stored and how its values
+ * read. Typed by the spec's list, so a field added there and not here fails to compile.
+ */
+
+const textField = (path: string): SearchField => ({ path, operators: OPERATORS.text, read: text });
+
+/** A phone compared in E.164, read in the request's country as the list's `phone` filter reads it. */
+const phoneField = (country: string | null): SearchField => ({
+  path: "phone_e164",
+  operators: OPERATORS.choice,
+  read: (value, param) => {
+    const parsed = typeof value === "string" ? parsePhone(value, country) : null;
+    if (!parsed) {
+      const where = country
+        ? ` (read in ${country})`
+        : "; without a default country it needs its +country code";
+      throw invalidValue(param, `This is not a phone number${where}.`);
+    }
+    return parsed.e164;
+  },
+});
+
+function namedFields(phoneCountry: string | null): Record<Schema<"ContactSearchField">, SearchField> {
+  return {
+    id: { path: "_id", operators: OPERATORS.id, read: idOf("con") },
+    name: textField("name"),
+    email: { path: "email_lc", operators: OPERATORS.text, read: foldedText, folded: true },
+    phone: phoneField(phoneCountry),
+    company: textField("company"),
+    source: textField("source"),
+    status: textField("status"),
+    group: textField("group"),
+    gender: textField("gender"),
+    lifecycle_stage: textField("lifecycle_stage"),
+    preferred_channel: textField("preferred_channel"),
+    preferred_language: textField("preferred_language"),
+    timezone: textField("timezone"),
+    tags: { path: "tags", operators: OPERATORS.choice, read: text, list: true },
+    segments: { path: "segments", operators: OPERATORS.choice, read: text, list: true },
+    do_not_contact: { path: "do_not_contact", operators: OPERATORS.flag, read: flag },
+    marketing_consent: { path: "marketing_consent", operators: OPERATORS.flag, read: flag },
+    created_at: { path: "created_at", operators: OPERATORS.time, read: instant },
+    updated_at: { path: "updated_at", operators: OPERATORS.time, read: instant },
+  };
+}
+
+/** The contact fields, phones read in `phoneCountry` (the request's or the workspace's). */
+export function contactSearchFields(phoneCountry: string | null): FieldsOf {
+  return fieldCatalog("contact", namedFields(phoneCountry), {
+    custom_fields: (key) => ({ path: `custom_fields.${key}`, operators: OPERATORS.any, read: asSent }),
+    external_ids: (system) => textField(`external_ids.${system}`),
+  });
+}
