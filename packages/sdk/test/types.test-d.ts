@@ -3,6 +3,7 @@
 import { describe, expectTypeOf, it } from "vitest";
 import type {
   Contact,
+  ContactSearchField,
   Deskline,
   DesklineClient,
   ErrorBody,
@@ -10,7 +11,9 @@ import type {
   Message,
   OperationErrorCode,
   PagePromise,
+  SearchFilter,
   Ticket,
+  TicketSearchField,
   WebhookDelivery,
   WebhookEndpointWithSecret,
   WebhookRecovery,
@@ -18,6 +21,8 @@ import type {
 } from "../src/index.js";
 
 declare const deskline: Deskline;
+type ContactFilter = SearchFilter<ContactSearchField>;
+type TicketFilter = SearchFilter<TicketSearchField>;
 declare const raw: DesklineClient;
 
 describe("Deskline types", () => {
@@ -49,17 +54,12 @@ describe("Deskline types", () => {
       ],
     });
     // @ts-expect-error not a contact field
-    deskline.contacts.search({
-      filter_groups: [{ filters: [{ field: "nickname", operator: "eq", value: "x" }] }],
-    });
+    const nickname: ContactFilter = { field: "nickname", operator: "eq", value: "x" };
     // @ts-expect-error `in` takes `values`
-    deskline.contacts.search({
-      filter_groups: [{ filters: [{ field: "tags", operator: "in", value: "vip" }] }],
-    });
+    const inOne: ContactFilter = { field: "tags", operator: "in", value: "vip" };
     // @ts-expect-error tickets have no custom fields
-    deskline.tickets.search({
-      filter_groups: [{ filters: [{ field: "custom_fields.x", operator: "eq", value: 1 }] }],
-    });
+    const custom: TicketFilter = { field: "custom_fields.x", operator: "eq", value: 1 };
+    expectTypeOf([nickname, inOne, custom]).toBeArray();
     expectTypeOf(deskline.tickets.search()).resolves.toHaveProperty("data").toEqualTypeOf<Ticket[]>();
   });
 

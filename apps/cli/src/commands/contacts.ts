@@ -1,6 +1,6 @@
 // `deskline contacts …`: the import (the ops team's daily job) and one command per API operation.
 
-import type { Contact, ContactCreate, ContactUpdate } from "@deskline/sdk";
+import type { Contact, ContactCreate, ContactSearch, ContactUpdate } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { contactColumns } from "../export/columns.js";
@@ -8,6 +8,7 @@ import { catalogOf } from "../fields.js";
 import { contactCreateSchema } from "../generated/schemas.js";
 import { INPUT_FORMATS, type InputFormat } from "../import/read-rows.js";
 import { type Column, writeLine } from "../output.js";
+import { searchCommand } from "../search/command.js";
 import * as kit from "./kit.js";
 
 const COLUMNS: Column<Contact>[] = [
@@ -53,6 +54,18 @@ export function register(contacts: Command): void {
     },
     (d, query) => d.contacts.list(query),
   );
+  searchCommand(contacts, {
+    noun: "contacts",
+    columns: COLUMNS,
+    fields: { flags: new Set(["do_not_contact", "marketing_consent"]) },
+    query: true,
+    search: (d, body) => d.contacts.search(body as ContactSearch),
+    examples: [
+      "deskline contacts search --where lifecycle_stage=lead --where 'custom_fields.plan in pro,team'",
+      "deskline contacts search --where lifecycle_stage=lead --or-where tags=vip --sort updated_at --json",
+      "deskline contacts search --where 'custom_fields.seats >= 10' --where 'email exists'",
+    ],
+  });
   kit.exportCommand(contacts, {
     noun: "contacts",
     operation: "listContacts",

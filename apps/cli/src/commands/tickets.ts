@@ -1,7 +1,7 @@
 // `deskline tickets …`: bulk status moves by id or by filter (the ops team's `tickets solve`),
 // and one command per API operation.
 
-import type { Ticket, TicketCreate, TicketStatus, TicketUpdate } from "@deskline/sdk";
+import type { Ticket, TicketCreate, TicketSearch, TicketStatus, TicketUpdate } from "@deskline/sdk";
 import type { Command } from "commander";
 import { clientFor, globalsOf } from "../context.js";
 import { PartialFailure, UsageError } from "../errors.js";
@@ -9,6 +9,7 @@ import { ticketColumns } from "../export/columns.js";
 import { catalogOf } from "../fields.js";
 import { listParameters, ticketCreateSchema, ticketStatusSchema } from "../generated/schemas.js";
 import { type Column, formatRecord, formatTable, writeLine } from "../output.js";
+import { searchCommand } from "../search/command.js";
 import type { MoveReport, MoveTarget } from "../tickets/move-status.js";
 import * as kit from "./kit.js";
 
@@ -64,6 +65,16 @@ export function register(tickets: Command): void {
     },
     (d, query) => d.tickets.list(query),
   );
+  searchCommand(tickets, {
+    noun: "tickets",
+    columns: COLUMNS,
+    fields: { flags: new Set() },
+    search: (d, body) => d.tickets.search(body as TicketSearch),
+    examples: [
+      "deskline tickets search --where priority=urgent --where 'status nin Solved,Closed,Cancelled' --or-where tags=escalated",
+      "deskline tickets search --where 'due_at exists' --sort updated_at:asc --json",
+    ],
+  });
   kit.exportCommand(tickets, {
     noun: "tickets",
     operation: "listTickets",
