@@ -50,6 +50,8 @@ describe("schemathesis.toml", () => {
         "mergeContacts",
         "recoverWebhookEndpoint",
         "resendEvent",
+        "searchContacts",
+        "searchTickets",
         "updateContact",
         "updateTicket",
         "updateWebhookEndpoint",
