@@ -314,7 +314,7 @@ export type paths = {
         get?: never;
         put?: never;
         /**
-         * Search contacts with filters
+         * Search tickets with filters
          * @description Finds tickets by a filter language: `filter_groups` is an OR of groups, each group the AND
          *     of its `filters`, and each filter a `field`, an `operator` and a `value` (or `values`, a
          *     list, for `in` and `nin`). No group: every ticket. A search writes nothing: it is safe to

@@ -434,7 +434,7 @@ export class Tickets extends Resource {
    */
   list = this.lister("/open/v1/tickets");
   /**
-   * Search contacts with filters.
+   * Search tickets with filters.
    *
    * Finds tickets by a filter language: `filter_groups` is an OR of groups, each group the AND
    * of its `filters`, and each filter a `field`, an `operator` and a `value` (or `values`, a
