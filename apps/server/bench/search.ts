@@ -17,6 +17,7 @@ import type { Baseline, Dataset, Scenario } from "./scenario.js";
  * prefix that matches a large part of the workspace (the first page only).
  */
 
+const PLANS = ["free", "pro", "team"];
 const COUNT = Number(process.env.BENCH_SEARCH_CONTACTS ?? 100_000);
 const FIRST = ["José", "Zoë", "Ana", "Björn", "Chloé", "Dmitri", "Élodie", "Farah", "Grace", "Hiro"];
 // 16 syllables with distinct first letters: three make 4,096 surnames, and five letters name one.
@@ -66,6 +67,10 @@ function stored(template: ContactDoc, workspaceId: string, i: number): ContactDo
     phone,
     phone_e164: parsed?.e164 ?? null,
     phone_country: parsed?.country ?? null,
+    // For the search API's rows: a fifth are leads, a fiftieth vip, plans and seats spread evenly.
+    lifecycle_stage: i % 5 === 0 ? "lead" : "customer",
+    tags: i % 50 === 0 ? ["vip"] : [],
+    custom_fields: { plan: PLANS[i % PLANS.length] as string, seats: i % 100 },
     created_at: now,
     updated_at: now,
   };
@@ -90,6 +95,8 @@ const people: Dataset = {
         batch.push(stored(template, context.workspaceId, i));
       await context.db.collection<ContactDoc>("contacts").insertMany(batch, { ordered: false });
       ids.push(...batch.map((doc) => doc._id));
+      if (ids.length % 10_000 === 0)
+        process.stderr.write(`bench: seeded ${ids.length.toLocaleString("en")} people\n`);
     }
     return ids;
   },
@@ -97,6 +104,17 @@ const people: Dataset = {
 
 /** The surname prefix request `n` searches for: five letters, one surname's, a different person each time. */
 const surnamePrefix = (n: number) => person((n * 7919) % COUNT).surname.slice(0, 5);
+
+/** The search API's filter of the OR row: paying leads, or anyone vip (about 15 % of people). */
+const PAYING_LEADS_OR_VIP = [
+  {
+    filters: [
+      { field: "lifecycle_stage", operator: "eq", value: "lead" },
+      { field: "custom_fields.plan", operator: "in", values: ["pro", "team"] },
+    ],
+  },
+  { filters: [{ field: "tags", operator: "eq", value: "vip" }] },
+];
 
 /** The driver's page of a search: `query(n)` newest first, 10 + 1. */
 function findBaseline(label: string, query: (n: number) => Record<string, unknown>): Baseline {
@@ -146,5 +164,38 @@ export const searchScenarios: Scenario[] = [
     baseline: findBaseline("find({workspace_id, search_keys: 'k'}).sort({_id:-1}).limit(11)", () => ({
       search_keys: "k",
     })),
+  },
+  {
+    // The search API: an OR of two groups, the first page of a broad match.
+    name: "search-api-or",
+    dataset: people,
+    method: "POST",
+    path: "/open/v1/contacts/search",
+    body: { filter_groups: PAYING_LEADS_OR_VIP, limit: 10 },
+    baseline: findBaseline(
+      "find({workspace_id, $or: [{stage, plan $in}, {tags}]}).sort({_id:-1}).limit(11)",
+      () => ({
+        $or: [{ lifecycle_stage: "lead", "custom_fields.plan": { $in: ["pro", "team"] } }, { tags: "vip" }],
+      }),
+    ),
+  },
+  {
+    // The search API: a surname prefix (`query`) ANDed with a filter, a different person each time.
+    name: "search-api-surname-and",
+    dataset: people,
+    method: "POST",
+    path: "/open/v1/contacts/search",
+    bodyOf: (n) => ({
+      query: surnamePrefix(n),
+      filter_groups: [{ filters: [{ field: "lifecycle_stage", operator: "eq", value: "customer" }] }],
+      limit: 10,
+    }),
+    baseline: findBaseline(
+      "find({workspace_id, search_keys, lifecycle_stage}).sort({_id:-1}).limit(11)",
+      (n) => ({
+        search_keys: surnamePrefix(n),
+        lifecycle_stage: "customer",
+      }),
+    ),
   },
 ];
