@@ -212,6 +212,9 @@ export class Contacts extends Resource {
    * (see the `search` parameter); `email` matches the whole address case-insensitively. Looking a contact up by `email` before writing (a typical sync)
    * needs `contacts:read` in addition to `contacts:write`.
    *
+   * Defined custom fields filter too: `custom_fields.<key>=<value>` (see
+   * `x-query-pattern-parameters`; several AND), the value read by the key's type.
+   *
    * **Checked beyond the schema:** `updated_after` and `cursor` exclude each other (one starts a
    * pull, the other continues one), and neither combines with `starting_after`: `400
    * parameter_invalid` naming the second one.

@@ -80,6 +80,9 @@ export function parseMatchKey(match: string, rules: PhoneRules): MatchKey {
   };
 }
 
+/** Why an item may not create its contact, if it may not (a required custom field it lacks). */
+export type RefuseCreate = (item: ContactInput) => AppError | undefined;
+
 // A contact created or deleted between our read and our write sends the item round again; a few
 // rounds cover any realistic race, then the item reports a conflict like a contended PATCH.
 const ROUNDS = 5;
@@ -94,7 +97,7 @@ async function upsertOne(
   match: MatchKey,
   key: string,
   item: ContactInput,
-  rules: PhoneRules,
+  { rules, refuseCreate }: { rules: PhoneRules; refuseCreate: RefuseCreate },
   /** What the batch's one read found for this key: the first round trusts it. */
   known?: ContactDoc | null,
 ): Promise<BatchItemResult> {
@@ -108,6 +111,8 @@ async function upsertOne(
             param: "name",
           });
         }
+        const refused = refuseCreate(item);
+        if (refused) return { status: "error", error: refused };
         return { status: "created", doc: await contacts.create(workspaceId, item, rules) };
       }
       const { doc, previous } = await contacts.update(workspaceId, existing._id, item, rules);
@@ -144,6 +149,8 @@ export async function upsertBatch(
   items: (ContactInput | AppError)[],
   /** How the items' phones read (contacts/phone.ts). */
   rules: PhoneRules,
+  /** Why an item may not create its contact (a required custom field it lacks), if it may not. */
+  refuseCreate: RefuseCreate = () => undefined,
 ): Promise<BatchItemResult[]> {
   const results: BatchItemResult[] = new Array(items.length);
   const queues = new Map<string, number[]>();
@@ -176,9 +183,10 @@ export async function upsertBatch(
   // One read for every match value, and one insert for the first item of every value no contact
   // holds yet: a batch of new contacts costs two round trips (and the events' two), not 200.
   const found = await match.findAll(contacts, workspaceId, [...queues.keys()]);
-  const fresh = [...queues].filter(
-    ([key, [first]]) => !found.has(key) && typeof (items[first as number] as ContactInput).name === "string",
-  );
+  const fresh = [...queues].filter(([key, [first]]) => {
+    const item = items[first as number] as ContactInput;
+    return !found.has(key) && typeof item.name === "string" && !refuseCreate(item);
+  });
   const created = await contacts.createMany(
     workspaceId,
     fresh.map(([, [first]]) => items[first as number] as ContactInput),
@@ -204,7 +212,15 @@ export async function upsertBatch(
         // Only the first write of a key may trust the batch's read; later ones read anew.
         const known = n === 0 && !moved.has(key) ? (found.get(key) ?? null) : undefined;
         const item = items[index] as ContactInput;
-        results[index] = await upsertOne(contacts, workspaceId, match, key, item, rules, known);
+        results[index] = await upsertOne(
+          contacts,
+          workspaceId,
+          match,
+          key,
+          item,
+          { rules, refuseCreate },
+          known,
+        );
       }
     }
   };
