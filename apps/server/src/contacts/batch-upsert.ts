@@ -138,20 +138,15 @@ async function upsertOne(
 }
 
 /**
- * Applies the items (invalid ones already replaced by their error) and answers one result per item,
- * in input order. Items with the same match value run one after another in input order; the rest
- * run a few at a time.
+ * The items by their match key, in input order; each item that cannot be matched (invalid, no
+ * value for the key, a phone that does not read) already has its error among the results.
  */
-export async function upsertBatch(
-  contacts: Contacts,
+function queueItems(
   workspaceId: string,
   match: MatchKey,
   items: (ContactInput | AppError)[],
-  /** How the items' phones read (contacts/phone.ts). */
   rules: PhoneRules,
-  /** Why an item may not create its contact (a required custom field it lacks), if it may not. */
-  refuseCreate: RefuseCreate = () => undefined,
-): Promise<BatchItemResult[]> {
+): { results: BatchItemResult[]; queues: Map<string, number[]> } {
   const results: BatchItemResult[] = new Array(items.length);
   const queues = new Map<string, number[]>();
   items.forEach((item, index) => {
@@ -180,6 +175,25 @@ export async function upsertBatch(
       results[index] = { status: "error", error };
     }
   });
+  return { results, queues };
+}
+
+/**
+ * Applies the items (invalid ones already replaced by their error) and answers one result per item,
+ * in input order. Items with the same match value run one after another in input order; the rest
+ * run a few at a time.
+ */
+export async function upsertBatch(
+  contacts: Contacts,
+  workspaceId: string,
+  match: MatchKey,
+  items: (ContactInput | AppError)[],
+  /** How the items' phones read (contacts/phone.ts). */
+  rules: PhoneRules,
+  /** Why an item may not create its contact (a required custom field it lacks), if it may not. */
+  refuseCreate: RefuseCreate = () => undefined,
+): Promise<BatchItemResult[]> {
+  const { results, queues } = queueItems(workspaceId, match, items, rules);
   // One read for every match value, and one insert for the first item of every value no contact
   // holds yet: a batch of new contacts costs two round trips (and the events' two), not 200.
   const found = await match.findAll(contacts, workspaceId, [...queues.keys()]);
