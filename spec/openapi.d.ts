@@ -3132,7 +3132,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `webhook_endpoint_disabled` (the `x-error-codes` of each operation lists the ones it can return). `idempotency_key_in_flight` and `concurrent_update` are worth retrying after a moment; the others are not. */
+        /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `custom_field_key_taken`, `custom_field_limit_reached`, `webhook_endpoint_disabled` (the `x-error-codes` of each operation lists the ones it can return). `idempotency_key_in_flight` and `concurrent_update` are worth retrying after a moment; the others are not. */
         Conflict: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];

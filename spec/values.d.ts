@@ -1665,11 +1665,11 @@ export declare const operationErrorCodes: {
     "unsupported_media_type",
     "body_too_large",
     "body_too_deep",
-    "custom_field_key_taken",
-    "custom_field_limit_reached",
     "idempotency_key_reused",
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
+    "custom_field_key_taken",
+    "custom_field_limit_reached",
     "rate_limited",
     "database_unavailable",
     "internal_error"
