@@ -294,7 +294,8 @@ export type paths = {
          *     again. `searchable: true` builds the key's index, `false` drops it when no other workspace
          *     marks the key searchable.
          *
-         *     **Checked beyond the schema:** `options` only with type `select`, and not empty (`400
+         *     **Checked beyond the schema:** `type`, when sent, must be the definition's own (`400
+         *     parameter_invalid`, `param: type`); `options` only with type `select` (`400
          *     parameter_invalid`, `param: options`); marking a 33rd distinct key of the deployment
          *     searchable is `409 custom_field_limit_reached`.
          */

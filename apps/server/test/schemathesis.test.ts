@@ -43,6 +43,7 @@ describe("schemathesis.toml", () => {
       [
         "batchUpsertContacts",
         "createContact",
+        "createCustomFieldDefinition",
         "createTicket",
         "createWebhookEndpoint",
         "listContacts",
@@ -51,6 +52,7 @@ describe("schemathesis.toml", () => {
         "recoverWebhookEndpoint",
         "resendEvent",
         "updateContact",
+        "updateCustomFieldDefinition",
         "updateTicket",
         "updateWebhookEndpoint",
       ].sort(),
