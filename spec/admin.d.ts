@@ -47,7 +47,8 @@ export type paths = {
          * Update a workspace
          * @description Changes the workspace's name or its settings; only the fields sent change. A new
          *     `default_phone_country` or `phone_validation` applies to contact writes from then on;
-         *     stored contacts keep the E.164 form they were given.
+         *     stored contacts keep the E.164 form they were given. So does a new
+         *     `undefined_custom_fields`: stored contacts keep the custom fields they have.
          */
         patch: operations["updateWorkspace"];
         trace?: never;
@@ -446,12 +447,14 @@ export type components = {
             name: string;
             default_phone_country?: components["schemas"]["DefaultPhoneCountry"];
             phone_validation?: components["schemas"]["PhoneValidation"];
+            undefined_custom_fields?: components["schemas"]["UndefinedCustomFields"];
         };
         /** @description Body of `updateWorkspace`; only the fields sent change. */
         WorkspaceUpdate: {
             name?: string;
             default_phone_country?: components["schemas"]["DefaultPhoneCountry"];
             phone_validation?: components["schemas"]["PhoneValidation"];
+            undefined_custom_fields?: components["schemas"]["UndefinedCustomFields"];
         };
         /**
          * @description The country (ISO 3166-1 alpha-2) a contact's phone number written without `+` and its
@@ -468,6 +471,15 @@ export type components = {
          * @enum {string}
          */
         PhoneValidation: "strict" | "lenient";
+        /**
+         * @description What a contact write does with a `custom_fields` key that no custom field definition of
+         *     the workspace names (`listCustomFieldDefinitions`): `keep` stores it as sent, untyped;
+         *     `refuse` answers `400 parameter_invalid` with `param: custom_fields.<key>`. Values of
+         *     defined keys are checked against their definition either way.
+         * @default keep
+         * @enum {string}
+         */
+        UndefinedCustomFields: "keep" | "refuse";
         Workspace: {
             id: string;
             /** @constant */
@@ -475,6 +487,7 @@ export type components = {
             name: string;
             default_phone_country: components["schemas"]["DefaultPhoneCountry"];
             phone_validation: components["schemas"]["PhoneValidation"];
+            undefined_custom_fields: components["schemas"]["UndefinedCustomFields"];
             /** Format: date-time */
             created_at: string;
         };
@@ -596,7 +609,7 @@ export type components = {
          * @example parameter_invalid
          * @enum {string}
          */
-        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "csrf_token_invalid" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "body_too_deep" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "idempotency_key_other_caller" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "console_public_url_required" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
+        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "csrf_token_invalid" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "body_too_deep" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "idempotency_key_other_caller" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "custom_field_key_taken" | "custom_field_limit_reached" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "console_public_url_required" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
         /**
          * @description Only with `email_taken` and `external_id_taken`: the id of the contact that already holds
          *     the value (`param` names the field). Update that contact instead, or free the value first.

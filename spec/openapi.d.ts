@@ -19,6 +19,9 @@ export type paths = {
          *     (see the `search` parameter); `email` matches the whole address case-insensitively. Looking a contact up by `email` before writing (a typical sync)
          *     needs `contacts:read` in addition to `contacts:write`.
          *
+         *     Defined custom fields filter too: `custom_fields.<key>=<value>` (see
+         *     `x-query-pattern-parameters`; several AND), the value read by the key's type.
+         *
          *     **Checked beyond the schema:** `updated_after` and `cursor` exclude each other (one starts a
          *     pull, the other continues one), and neither combines with `starting_after`: `400
          *     parameter_invalid` naming the second one.
@@ -266,6 +269,88 @@ export type paths = {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/open/v1/custom-field-definitions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List custom field definitions
+         * @description Returns every custom field definition of the workspace, newest first, in one page (a
+         *     workspace has at most 100: `has_more` is always `false`).
+         */
+        get: operations["listCustomFieldDefinitions"];
+        put?: never;
+        /**
+         * Define a custom field
+         * @description Defines a key of contacts' `custom_fields` with a type: from then on every contact write
+         *     (create, update, batch upsert, merge) checks that key's value against it (`400
+         *     parameter_invalid` with `param: custom_fields.<key>`), and the contact list filters on it
+         *     (`custom_fields.<key>=…`). Values stored before are left as they are. `searchable: true`
+         *     keeps a database index for the key, so its filters stay fast on large workspaces.
+         *
+         *     **Checked beyond the schema:** `options` is required with type `select` (at least one) and
+         *     refused with any other type (`400 parameter_invalid`, `param: options`); a key the workspace
+         *     has defined already is `409 custom_field_key_taken`; a workspace has at most 100
+         *     definitions, and the whole deployment indexes at most 32 distinct searchable keys (each is a
+         *     database index): one more is `409 custom_field_limit_reached`.
+         */
+        post: operations["createCustomFieldDefinition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/open/v1/custom-field-definitions/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The definition's key, as contacts' `custom_fields` name it.
+                 * @example seats
+                 */
+                key: components["parameters"]["CustomFieldKey"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Retrieve a custom field definition
+         * @description Returns one definition of the workspace, by its key.
+         */
+        get: operations["getCustomFieldDefinition"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a custom field definition
+         * @description Removes the definition. Stored values are not touched: contacts keep the key and its
+         *     value, which from then on is an undefined key (kept or refused on writes by the workspace's
+         *     `undefined_custom_fields`). Its index is dropped when no other workspace marks the key
+         *     searchable. Deleting it again is `404 resource_missing`.
+         */
+        delete: operations["deleteCustomFieldDefinition"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a custom field definition
+         * @description Changes the fields sent. `type` cannot change once set: values stored under the old type
+         *     would no longer read as the new one, and their filters and index would mix both
+         *     (`400 parameter_invalid`, `param: type`; sending the same type again is allowed). A new
+         *     `options` list or `required` applies to writes from then on; stored values are not checked
+         *     again. `searchable: true` builds the key's index, `false` drops it when no other workspace
+         *     marks the key searchable.
+         *
+         *     **Checked beyond the schema:** `type`, when sent, must be the definition's own (`400
+         *     parameter_invalid`, `param: type`); `options` only with type `select` (`400
+         *     parameter_invalid`, `param: options`); marking a 33rd distinct key of the deployment
+         *     searchable is `409 custom_field_limit_reached`.
+         */
+        patch: operations["updateCustomFieldDefinition"];
         trace?: never;
     };
     "/open/v1/tickets": {
@@ -1512,7 +1597,7 @@ export type components = {
          * @example parameter_invalid
          * @enum {string}
          */
-        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "csrf_token_invalid" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "body_too_deep" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "idempotency_key_other_caller" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "console_public_url_required" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
+        ErrorCode: "missing_api_key" | "invalid_api_key" | "insufficient_scope" | "csrf_token_invalid" | "resource_missing" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "invalid_json" | "invalid_body" | "unsupported_media_type" | "body_too_large" | "body_too_deep" | "header_too_large" | "invalid_http_request" | "request_timeout" | "email_taken" | "external_id_taken" | "idempotency_key_reused" | "idempotency_key_in_flight" | "idempotency_key_other_caller" | "ticket_status_terminal" | "concurrent_update" | "merge_conflict" | "custom_field_key_taken" | "custom_field_limit_reached" | "webhook_endpoint_disabled" | "webhook_endpoint_limit_reached" | "webhook_recovery_in_progress" | "idempotency_replay_unavailable" | "url_address_refused" | "console_public_url_required" | "route_not_found" | "method_not_allowed" | "rate_limited" | "database_unavailable" | "internal_error";
         /** @description The body of every error response. */
         ErrorResponse: {
             error: {
@@ -1700,7 +1785,13 @@ export type components = {
         ContactTimezone: string | null;
         ContactDoNotContact: boolean;
         ContactMarketingConsent: boolean;
-        /** @description Custom key/value data. */
+        /**
+         * @description Custom key/value data, in every contact the API returns and in the `data` of every
+         *     contact event (`contact.created`, `contact.updated`, and `previous_attributes.custom_fields`
+         *     when it changed). A key the workspace defined (`listCustomFieldDefinitions`) holds a value
+         *     of its definition's type (`date` as `YYYY-MM-DD`, `select` one of its options) when written
+         *     since it was defined; values stored before a definition existed are returned as stored.
+         */
         ContactCustomFields: {
             [key: string]: string | number | boolean;
         };
@@ -1823,6 +1914,80 @@ export type components = {
             external_ids?: {
                 [key: string]: string | null;
             } | null;
+        };
+        /**
+         * @description What a value of the field must be: `text` a string of at most 1000 characters, `number` a
+         *     JSON number, `boolean` `true` or `false`, `date` a calendar date `YYYY-MM-DD`, `select`
+         *     one of the definition's `options`. Set when the field is defined; it cannot change.
+         * @enum {string}
+         */
+        CustomFieldType: "text" | "number" | "boolean" | "date" | "select";
+        /** @description What people see; not empty and not only whitespace. */
+        CustomFieldLabel: string;
+        /** @description The values a `select` field takes (at least one, distinct); only with type `select`. */
+        CustomFieldOptions: string[];
+        /**
+         * @description A typed key of contacts' `custom_fields`. Contact writes check the key's value against it
+         *     (`400 parameter_invalid`, `param: custom_fields.<key>`); `null` still clears the key.
+         */
+        CustomFieldDefinition: {
+            key: components["schemas"]["MapKey"];
+            /** @constant */
+            object: "custom_field_definition";
+            label: string;
+            type: components["schemas"]["CustomFieldType"];
+            /** @description The values a `select` field takes; `null` for every other type. */
+            options: string[] | null;
+            /** @description A contact created without the key is refused (`400 parameter_missing`), and an update cannot clear it. */
+            required: boolean;
+            /** @description The server keeps a database index for the key, so its filters stay fast on large workspaces. */
+            searchable: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description Body of `createCustomFieldDefinition`. */
+        CustomFieldDefinitionCreate: {
+            key: components["schemas"]["MapKey"];
+            label: components["schemas"]["CustomFieldLabel"];
+            type: components["schemas"]["CustomFieldType"];
+            options?: components["schemas"]["CustomFieldOptions"];
+            /**
+             * @description Defaults to `false`.
+             * @default false
+             */
+            required?: boolean;
+            /**
+             * @description Defaults to `false`.
+             * @default false
+             */
+            searchable?: boolean;
+        };
+        /** @description Body of `updateCustomFieldDefinition`; only the fields sent change. */
+        CustomFieldDefinitionUpdate: {
+            label?: components["schemas"]["CustomFieldLabel"];
+            type?: components["schemas"]["CustomFieldType"];
+            options?: components["schemas"]["CustomFieldOptions"];
+            required?: boolean;
+            searchable?: boolean;
+        };
+        /** @description Every definition of the workspace, newest first. */
+        CustomFieldDefinitionList: {
+            /** @constant */
+            object: "list";
+            data: components["schemas"]["CustomFieldDefinition"][];
+            /** @description Always `false`; a workspace has at most 100 definitions. */
+            has_more: boolean;
+        };
+        /** @description Returned by `deleteCustomFieldDefinition`. */
+        DeletedCustomFieldDefinition: {
+            /** @description Key of the deleted definition. */
+            key: string;
+            /** @constant */
+            object: "custom_field_definition";
+            /** @constant */
+            deleted: true;
         };
         /** @description A page of contacts, newest first, or of an incremental pull (with `next_cursor` and `deleted`). */
         ContactList: {
@@ -3150,7 +3315,7 @@ export type components = {
                 "application/json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `webhook_endpoint_disabled` (the `x-error-codes` of each operation lists the ones it can return). `idempotency_key_in_flight` and `concurrent_update` are worth retrying after a moment; the others are not. */
+        /** @description Conflicts with the current state. Codes: `email_taken`, `external_id_taken`, `idempotency_key_in_flight`, `ticket_status_terminal`, `concurrent_update`, `custom_field_key_taken`, `custom_field_limit_reached`, `webhook_endpoint_disabled` (the `x-error-codes` of each operation lists the ones it can return). `idempotency_key_in_flight` and `concurrent_update` are worth retrying after a moment; the others are not. */
         Conflict: {
             headers: {
                 "Request-Id": components["headers"]["RequestId"];
@@ -3353,6 +3518,11 @@ export type components = {
          *     ]
          */
         Segment: string[];
+        /**
+         * @description The definition's key, as contacts' `custom_fields` name it.
+         * @example seats
+         */
+        CustomFieldKey: string;
         /**
          * @description The contact's id (`con_…`). An id of another workspace is `404`, as an unknown one.
          * @example con_2bXkq9TmR4vN8sLw
@@ -4008,6 +4178,210 @@ export interface operations {
             /** @description Conflict. Codes: `idempotency_key_in_flight`. */
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listCustomFieldDefinitions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace's definitions. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomFieldDefinitionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    createCustomFieldDefinition: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the POST safe to retry. **One key per logical request**: make a new random key for
+                 *     each new request (a UUID v4, or 16+ random bytes in base64url) and send the same key again
+                 *     only to retry that very request. Never reuse a key from an example or another request: the
+                 *     same key with another request is `422 idempotency_key_reused`, and the same key with the
+                 *     same request replays the first answer instead of doing it again (even if that answer is
+                 *     out of date by now).
+                 *
+                 *     1–255 characters; the IETF draft's quoted form `"abc"` and the bare form `abc` are the same
+                 *     key. Scoped to the workspace and kept at least 24 hours. Same key and same request: the
+                 *     first response is replayed with `Idempotent-Replayed: true`. Same key while the first
+                 *     request is still running: `409 idempotency_key_in_flight`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomFieldDefinitionCreate"];
+            };
+        };
+        responses: {
+            /** @description The created definition. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomFieldDefinition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description Conflict. Codes: `custom_field_key_taken` (the workspace has a definition with this key; `param` is `key`), `custom_field_limit_reached` (100 definitions, or 32 searchable keys in the deployment), `idempotency_key_in_flight`. */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getCustomFieldDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The definition's key, as contacts' `custom_fields` name it.
+                 * @example seats
+                 */
+                key: components["parameters"]["CustomFieldKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomFieldDefinition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    deleteCustomFieldDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The definition's key, as contacts' `custom_fields` name it.
+                 * @example seats
+                 */
+                key: components["parameters"]["CustomFieldKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The definition was deleted. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeletedCustomFieldDefinition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    updateCustomFieldDefinition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The definition's key, as contacts' `custom_fields` name it.
+                 * @example seats
+                 */
+                key: components["parameters"]["CustomFieldKey"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomFieldDefinitionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The definition as it now is. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomFieldDefinition"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description Conflict. Codes: `custom_field_limit_reached` (32 searchable keys in the deployment). */
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
             default: components["responses"]["UnexpectedError"];

@@ -136,6 +136,42 @@ export declare const schemaProperties: {
     "custom_fields",
     "external_ids"
   ];
+  readonly "CustomFieldDefinition": readonly [
+    "key",
+    "object",
+    "label",
+    "type",
+    "options",
+    "required",
+    "searchable",
+    "created_at",
+    "updated_at"
+  ];
+  readonly "CustomFieldDefinitionCreate": readonly [
+    "key",
+    "label",
+    "type",
+    "options",
+    "required",
+    "searchable"
+  ];
+  readonly "CustomFieldDefinitionUpdate": readonly [
+    "label",
+    "type",
+    "options",
+    "required",
+    "searchable"
+  ];
+  readonly "CustomFieldDefinitionList": readonly [
+    "object",
+    "data",
+    "has_more"
+  ];
+  readonly "DeletedCustomFieldDefinition": readonly [
+    "key",
+    "object",
+    "deleted"
+  ];
   readonly "ContactList": readonly [
     "object",
     "data",
@@ -650,12 +686,14 @@ export declare const schemaProperties: {
   readonly "WorkspaceCreate": readonly [
     "name",
     "default_phone_country",
-    "phone_validation"
+    "phone_validation",
+    "undefined_custom_fields"
   ];
   readonly "WorkspaceUpdate": readonly [
     "name",
     "default_phone_country",
-    "phone_validation"
+    "phone_validation",
+    "undefined_custom_fields"
   ];
   readonly "Workspace": readonly [
     "id",
@@ -663,6 +701,7 @@ export declare const schemaProperties: {
     "name",
     "default_phone_country",
     "phone_validation",
+    "undefined_custom_fields",
     "created_at"
   ];
   readonly "ConsoleSessionRecord": readonly [
@@ -762,6 +801,8 @@ export declare const schemaEnums: {
     "ticket_status_terminal",
     "concurrent_update",
     "merge_conflict",
+    "custom_field_key_taken",
+    "custom_field_limit_reached",
     "webhook_endpoint_disabled",
     "webhook_endpoint_limit_reached",
     "webhook_recovery_in_progress",
@@ -1327,6 +1368,13 @@ export declare const schemaEnums: {
     "US/Samoa",
     "UTC"
   ];
+  readonly "CustomFieldType": readonly [
+    "text",
+    "number",
+    "boolean",
+    "date",
+    "select"
+  ];
   readonly "SearchOperator": readonly [
     "eq",
     "neq",
@@ -1462,6 +1510,10 @@ export declare const schemaEnums: {
     "strict",
     "lenient"
   ];
+  readonly "UndefinedCustomFields": readonly [
+    "keep",
+    "refuse"
+  ];
 };
 
 /** For each named object schema with defaults: each property's `default`, what an omitted field is. */
@@ -1471,6 +1523,10 @@ export declare const schemaDefaults: {
     readonly "segments": readonly [];
     readonly "do_not_contact": false;
     readonly "marketing_consent": false;
+  };
+  readonly "CustomFieldDefinitionCreate": {
+    readonly "required": false;
+    readonly "searchable": false;
   };
   readonly "SearchSort": {
     readonly "direction": "desc";
@@ -1693,6 +1749,77 @@ export declare const operationErrorCodes: {
     "idempotency_key_reused",
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "listCustomFieldDefinitions": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "parameter_unknown",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "createCustomFieldDefinition": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
+    "custom_field_key_taken",
+    "custom_field_limit_reached",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "getCustomFieldDefinition": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "resource_missing",
+    "parameter_unknown",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "updateCustomFieldDefinition": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "resource_missing",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "custom_field_limit_reached",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ];
+  readonly "deleteCustomFieldDefinition": readonly [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "resource_missing",
+    "parameter_unknown",
     "rate_limited",
     "database_unavailable",
     "internal_error"

@@ -136,6 +136,42 @@ export const schemaProperties = {
     "custom_fields",
     "external_ids"
   ],
+  "CustomFieldDefinition": [
+    "key",
+    "object",
+    "label",
+    "type",
+    "options",
+    "required",
+    "searchable",
+    "created_at",
+    "updated_at"
+  ],
+  "CustomFieldDefinitionCreate": [
+    "key",
+    "label",
+    "type",
+    "options",
+    "required",
+    "searchable"
+  ],
+  "CustomFieldDefinitionUpdate": [
+    "label",
+    "type",
+    "options",
+    "required",
+    "searchable"
+  ],
+  "CustomFieldDefinitionList": [
+    "object",
+    "data",
+    "has_more"
+  ],
+  "DeletedCustomFieldDefinition": [
+    "key",
+    "object",
+    "deleted"
+  ],
   "ContactList": [
     "object",
     "data",
@@ -650,12 +686,14 @@ export const schemaProperties = {
   "WorkspaceCreate": [
     "name",
     "default_phone_country",
-    "phone_validation"
+    "phone_validation",
+    "undefined_custom_fields"
   ],
   "WorkspaceUpdate": [
     "name",
     "default_phone_country",
-    "phone_validation"
+    "phone_validation",
+    "undefined_custom_fields"
   ],
   "Workspace": [
     "id",
@@ -663,6 +701,7 @@ export const schemaProperties = {
     "name",
     "default_phone_country",
     "phone_validation",
+    "undefined_custom_fields",
     "created_at"
   ],
   "ConsoleSessionRecord": [
@@ -762,6 +801,8 @@ export const schemaEnums = {
     "ticket_status_terminal",
     "concurrent_update",
     "merge_conflict",
+    "custom_field_key_taken",
+    "custom_field_limit_reached",
     "webhook_endpoint_disabled",
     "webhook_endpoint_limit_reached",
     "webhook_recovery_in_progress",
@@ -1327,6 +1368,13 @@ export const schemaEnums = {
     "US/Samoa",
     "UTC"
   ],
+  "CustomFieldType": [
+    "text",
+    "number",
+    "boolean",
+    "date",
+    "select"
+  ],
   "SearchOperator": [
     "eq",
     "neq",
@@ -1461,6 +1509,10 @@ export const schemaEnums = {
   "PhoneValidation": [
     "strict",
     "lenient"
+  ],
+  "UndefinedCustomFields": [
+    "keep",
+    "refuse"
   ]
 };
 
@@ -1471,6 +1523,10 @@ export const schemaDefaults = {
     "segments": [],
     "do_not_contact": false,
     "marketing_consent": false
+  },
+  "CustomFieldDefinitionCreate": {
+    "required": false,
+    "searchable": false
   },
   "SearchSort": {
     "direction": "desc"
@@ -1693,6 +1749,77 @@ export const operationErrorCodes = {
     "idempotency_key_reused",
     "idempotency_key_in_flight",
     "idempotency_key_other_caller",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "listCustomFieldDefinitions": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "parameter_unknown",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "createCustomFieldDefinition": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "idempotency_key_reused",
+    "idempotency_key_in_flight",
+    "idempotency_key_other_caller",
+    "custom_field_key_taken",
+    "custom_field_limit_reached",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "getCustomFieldDefinition": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "resource_missing",
+    "parameter_unknown",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "updateCustomFieldDefinition": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "resource_missing",
+    "parameter_invalid",
+    "parameter_missing",
+    "parameter_unknown",
+    "invalid_json",
+    "invalid_body",
+    "unsupported_media_type",
+    "body_too_large",
+    "body_too_deep",
+    "custom_field_limit_reached",
+    "rate_limited",
+    "database_unavailable",
+    "internal_error"
+  ],
+  "deleteCustomFieldDefinition": [
+    "missing_api_key",
+    "invalid_api_key",
+    "insufficient_scope",
+    "csrf_token_invalid",
+    "resource_missing",
+    "parameter_unknown",
     "rate_limited",
     "database_unavailable",
     "internal_error"

@@ -36,6 +36,8 @@ const STATUS_OF: Record<string, string> = {
   ticket_status_terminal: "409",
   concurrent_update: "409",
   merge_conflict: "409",
+  custom_field_key_taken: "409",
+  custom_field_limit_reached: "409",
   webhook_endpoint_disabled: "409",
   webhook_endpoint_limit_reached: "409",
   webhook_recovery_in_progress: "409",

@@ -20,6 +20,10 @@ const GROUPS: Record<string, GroupEntry> = {
     summary: "import, list, get, create, update and delete contacts",
     load: () => import("./commands/contacts.js"),
   },
+  "custom-fields": {
+    summary: "define typed custom fields of contacts: list, get, create, update, delete",
+    load: () => import("./commands/custom-fields.js"),
+  },
   tickets: {
     summary: "solve, close or cancel tickets in bulk; export, list, get, create, update, delete",
     load: () => import("./commands/tickets.js"),

@@ -3,6 +3,7 @@ import type Koa from "koa";
 import type { Config } from "./config.js";
 import { consoleLinkRoutes } from "./console/link-routes.js";
 import { consoleMiddleware } from "./console/routes.js";
+import { customFieldRoutes } from "./contacts/custom-field-routes.js";
 import { contactRoutes } from "./contacts/routes.js";
 import { adminConversationRoutes } from "./conversations/admin-routes.js";
 import { conversationRoutes } from "./conversations/routes.js";
@@ -53,6 +54,7 @@ export function createApp({ config, store, database, openapi, logger, clock, met
   adminWebhookRoutes(kit);
   consoleLinkRoutes(kit);
   contactRoutes(kit);
+  customFieldRoutes(kit);
   ticketRoutes(kit);
   webhookRoutes(kit);
   endpointStatsRoutes(kit);

@@ -2,6 +2,7 @@ import type { Db } from "mongodb";
 import type { Config } from "./config.js";
 import { ConsoleSessions } from "./console/sessions.js";
 import { Contacts } from "./contacts/contacts.js";
+import { CustomFieldDefinitions } from "./contacts/custom-field-definitions.js";
 import { Conversations } from "./conversations/conversations.js";
 import { Messages } from "./conversations/messages.js";
 import { Events } from "./events/events.js";
@@ -33,6 +34,8 @@ export interface Store {
   workspaces: Workspaces;
   apiKeys: ApiKeys;
   contacts: Contacts;
+  /** The workspaces' typed custom fields, and their contact indexes (contacts/custom-field-definitions.ts). */
+  customFieldDefinitions: CustomFieldDefinitions;
   conversations: Conversations;
   messages: Messages;
   tickets: Tickets;
@@ -113,6 +116,7 @@ export function createStore(
     workspaces: new Workspaces(db),
     apiKeys: new ApiKeys(db, { cacheMs: config.apiKeyCacheMs }),
     contacts,
+    customFieldDefinitions: new CustomFieldDefinitions(db),
     conversations,
     messages,
     tickets: new Tickets(db, { contacts, conversations }, relay, tombstones),
@@ -151,6 +155,7 @@ export async function ensureIndexes(store: Store): Promise<void> {
   await store.workspaces.ensureIndexes();
   await store.apiKeys.ensureIndexes();
   await store.contacts.ensureIndexes();
+  await store.customFieldDefinitions.ensureIndexes();
   await store.tickets.ensureIndexes();
   await store.conversations.ensureIndexes();
   await store.messages.ensureIndexes();

@@ -93,6 +93,14 @@ const SENDERS: Record<string, (body: Json, world: World) => Promise<ApiResponse>
     const { id } = (await api.post("/open/v1/contacts", { key, body: { name: "Before" } })).body;
     return api.patch(`/open/v1/contacts/${id}`, { key, body });
   },
+  createCustomFieldDefinition: (body, { key }) =>
+    api.post("/open/v1/custom-field-definitions", { key, body }),
+  // Of the sampled type (the type cannot change), so that every sampled field applies.
+  updateCustomFieldDefinition: async (body, { key }) => {
+    const before = { key: "before", label: "Before", type: body.type, options: body.options };
+    await api.post("/open/v1/custom-field-definitions", { key, body: before });
+    return api.patch("/open/v1/custom-field-definitions/before", { key, body });
+  },
   createTicket: (body, { key }) => api.post("/open/v1/tickets", { key, body }),
   updateTicket: async (body, { key }) => {
     const { id } = (await api.post("/open/v1/tickets", { key, body: { subject: "Before" } })).body;

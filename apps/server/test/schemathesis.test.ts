@@ -43,6 +43,7 @@ describe("schemathesis.toml", () => {
       [
         "batchUpsertContacts",
         "createContact",
+        "createCustomFieldDefinition",
         "createTicket",
         "createWebhookEndpoint",
         "listContacts",
@@ -53,6 +54,7 @@ describe("schemathesis.toml", () => {
         "searchContacts",
         "searchTickets",
         "updateContact",
+        "updateCustomFieldDefinition",
         "updateTicket",
         "updateWebhookEndpoint",
       ].sort(),

@@ -7,13 +7,23 @@ import {
   createClientContext,
   type DesklineClient,
 } from "./client.js";
-import { ConsoleLinks, Contacts, Conversations, Events, Tickets, WebhookEndpoints } from "./resources.js";
+import {
+  ConsoleLinks,
+  Contacts,
+  Conversations,
+  CustomFieldDefinitions,
+  Events,
+  Tickets,
+  WebhookEndpoints,
+} from "./resources.js";
 import type { Transport } from "./transport.js";
 
 export type DesklineOptions = ClientOptions;
 
 export class DesklineBase {
   readonly contacts: Contacts;
+  /** Typed custom fields of contacts: `list`, `create`, `get(key)`, `update(key, body)`, `delete(key)`. */
+  readonly customFieldDefinitions: CustomFieldDefinitions;
   readonly tickets: Tickets;
   readonly conversations: Conversations;
   readonly webhookEndpoints: WebhookEndpoints;
@@ -27,6 +37,7 @@ export class DesklineBase {
     const context: ClientContext = createClientContext(options, defaultTransport);
     this.raw = context.client;
     this.contacts = new Contacts(context);
+    this.customFieldDefinitions = new CustomFieldDefinitions(context);
     this.tickets = new Tickets(context);
     this.conversations = new Conversations(context);
     this.webhookEndpoints = new WebhookEndpoints(context);

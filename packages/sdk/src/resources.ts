@@ -47,10 +47,13 @@ class Resource {
       call<ResultOf<OperationOf<P, "get">>>(this.context, "get", path, {}, options);
   }
 
-  /** `get(id, options?)`, `delete(id, options?)` and other operations on one object by id. */
+  /**
+   * `get(id, options?)`, `delete(id, options?)` and other operations on one object by id (or by
+   * the path's own name for it: a custom field definition's `{key}`).
+   */
   protected byId<P extends PathsWith<M>, M extends "get" | "delete">(method: M, path: P) {
     return (id: string, options?: RequestOptions) =>
-      call<ResultOf<OperationOf<P, M>>>(this.context, method, path, { pathParams: { id } }, options);
+      call<ResultOf<OperationOf<P, M>>>(this.context, method, path, { pathParams: named(path, id) }, options);
   }
 
   /** `create(body, options?)`: a POST to a collection. */
@@ -123,7 +126,7 @@ class Resource {
         this.context,
         "patch",
         path,
-        { pathParams: { id }, body },
+        { pathParams: named(path, id), body },
         options,
       );
   }
@@ -156,6 +159,11 @@ class Resource {
     return (start: PullStart<P>, options?: RequestOptions): Pull<ListResult<P>> =>
       new Pull((next) => call(this.context, "get", path, { query: continued(start, next) }, options));
   }
+}
+
+/** The one path parameter of `path` (`{id}`, `{key}`) set to `value`. */
+function named(path: string, value: string): Record<string, string> {
+  return { [/\{(\w+)\}/.exec(path)?.[1] ?? "id"]: value };
 }
 
 /** The query of a page: the first page's, or the continuation in place of its starting point. */
@@ -221,6 +229,18 @@ type ContactBatch = (
   options?: RequestOptions,
 ) => Promise<ResultOf<OperationOf<"/open/v1/contacts/batch", "post">>>;
 
+/**
+ * `contacts.list`'s filters on defined custom fields, as the API takes them:
+ * `{ "custom_fields.seats": 10 }` (the spec's `x-query-pattern-parameters`, which generated types
+ * cannot carry).
+ */
+export type CustomFieldFilters = { [name: `custom_fields.${string}`]: string | number | boolean };
+
+type ContactList = (
+  query?: QueryOf<OperationOf<"/open/v1/contacts", "get">> & CustomFieldFilters,
+  options?: RequestOptions,
+) => Listed<"/open/v1/contacts">;
+
 export class Contacts extends Resource {
   /**
    * List contacts.
@@ -231,6 +251,9 @@ export class Contacts extends Resource {
    * (see the `search` parameter); `email` matches the whole address case-insensitively. Looking a contact up by `email` before writing (a typical sync)
    * needs `contacts:read` in addition to `contacts:write`.
    *
+   * Defined custom fields filter too: `custom_fields.<key>=<value>` (see
+   * `x-query-pattern-parameters`; several AND), the value read by the key's type.
+   *
    * **Checked beyond the schema:** `updated_after` and `cursor` exclude each other (one starts a
    * pull, the other continues one), and neither combines with `starting_after`: `400
    * parameter_invalid` naming the second one.
@@ -239,7 +262,7 @@ export class Contacts extends Resource {
    *
    * `GET /open/v1/contacts` (`listContacts`).
    */
-  list = this.lister("/open/v1/contacts");
+  list: ContactList = this.lister("/open/v1/contacts");
   /**
    * Search contacts with filters.
    *
@@ -1012,4 +1035,71 @@ export class ConsoleLinks extends Resource {
    * `POST /open/v1/console-sessions` (`createConsoleLink`).
    */
   create = this.optionalCreator("/open/v1/console-sessions");
+}
+
+export class CustomFieldDefinitions extends Resource {
+  /**
+   * List custom field definitions.
+   *
+   * Returns every custom field definition of the workspace, newest first, in one page (a
+   * workspace has at most 100: `has_more` is always `false`).
+   *
+   * `GET /open/v1/custom-field-definitions` (`listCustomFieldDefinitions`).
+   */
+  list = this.reader("/open/v1/custom-field-definitions");
+  /**
+   * Define a custom field.
+   *
+   * Defines a key of contacts' `custom_fields` with a type: from then on every contact write
+   * (create, update, batch upsert, merge) checks that key's value against it (`400
+   * parameter_invalid` with `param: custom_fields.<key>`), and the contact list filters on it
+   * (`custom_fields.<key>=…`). Values stored before are left as they are. `searchable: true`
+   * keeps a database index for the key, so its filters stay fast on large workspaces.
+   *
+   * **Checked beyond the schema:** `options` is required with type `select` (at least one) and
+   * refused with any other type (`400 parameter_invalid`, `param: options`); a key the workspace
+   * has defined already is `409 custom_field_key_taken`; a workspace has at most 100
+   * definitions, and the whole deployment indexes at most 32 distinct searchable keys (each is a
+   * database index): one more is `409 custom_field_limit_reached`.
+   *
+   * `POST /open/v1/custom-field-definitions` (`createCustomFieldDefinition`).
+   */
+  create = this.creator("/open/v1/custom-field-definitions");
+  /**
+   * Retrieve a custom field definition.
+   *
+   * Returns one definition of the workspace, by its key.
+   *
+   * `GET /open/v1/custom-field-definitions/{key}` (`getCustomFieldDefinition`).
+   */
+  get = this.byId("get", "/open/v1/custom-field-definitions/{key}");
+  /**
+   * Update a custom field definition.
+   *
+   * Changes the fields sent. `type` cannot change once set: values stored under the old type
+   * would no longer read as the new one, and their filters and index would mix both
+   * (`400 parameter_invalid`, `param: type`; sending the same type again is allowed). A new
+   * `options` list or `required` applies to writes from then on; stored values are not checked
+   * again. `searchable: true` builds the key's index, `false` drops it when no other workspace
+   * marks the key searchable.
+   *
+   * **Checked beyond the schema:** `type`, when sent, must be the definition's own (`400
+   * parameter_invalid`, `param: type`); `options` only with type `select` (`400
+   * parameter_invalid`, `param: options`); marking a 33rd distinct key of the deployment
+   * searchable is `409 custom_field_limit_reached`.
+   *
+   * `PATCH /open/v1/custom-field-definitions/{key}` (`updateCustomFieldDefinition`).
+   */
+  update = this.updater("/open/v1/custom-field-definitions/{key}");
+  /**
+   * Delete a custom field definition.
+   *
+   * Removes the definition. Stored values are not touched: contacts keep the key and its
+   * value, which from then on is an undefined key (kept or refused on writes by the workspace's
+   * `undefined_custom_fields`). Its index is dropped when no other workspace marks the key
+   * searchable. Deleting it again is `404 resource_missing`.
+   *
+   * `DELETE /open/v1/custom-field-definitions/{key}` (`deleteCustomFieldDefinition`).
+   */
+  delete = this.byId("delete", "/open/v1/custom-field-definitions/{key}");
 }

@@ -24,7 +24,16 @@ export {
 } from "./errors.js";
 export type { BodyOf, OperationOf, QueryOf, ResultOf } from "./operations.js";
 export { type Page, PagePromise } from "./paginate.js";
-export type { Contacts, Conversations, Events, Messages, Tickets, WebhookEndpoints } from "./resources.js";
+export type {
+  Contacts,
+  Conversations,
+  CustomFieldDefinitions,
+  CustomFieldFilters,
+  Events,
+  Messages,
+  Tickets,
+  WebhookEndpoints,
+} from "./resources.js";
 export type {
   ContactSearch,
   ContactSearchField,

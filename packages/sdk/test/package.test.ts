@@ -78,6 +78,7 @@ describe.concurrent("package", () => {
         "consoleLinks",
         "contacts",
         "conversations",
+        "customFieldDefinitions",
         "events",
         "raw",
         "tickets",

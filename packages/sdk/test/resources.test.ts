@@ -9,6 +9,30 @@ beforeAll(async () => {
   ({ deskline } = await workspaceClient());
 });
 
+describe("custom field definitions", () => {
+  it("defines, reads, updates and deletes by key; contacts filter on a defined field", async () => {
+    const { deskline: own } = await workspaceClient();
+    const created = await own.customFieldDefinitions.create({ key: "seats", label: "Seats", type: "number" });
+    expect(created).toMatchObject({ object: "custom_field_definition", key: "seats", type: "number" });
+    expect(await own.customFieldDefinitions.get("seats")).toEqual(created);
+    expect((await own.customFieldDefinitions.list()).data.map((d) => d.key)).toEqual(["seats"]);
+    const updated = await own.customFieldDefinitions.update("seats", { label: "Licensed seats" });
+    expect(updated.label).toBe("Licensed seats");
+
+    const ten = await own.contacts.create({ name: "Ten", custom_fields: { seats: 10 } });
+    await own.contacts.create({ name: "Two", custom_fields: { seats: 2 } });
+    const page = await own.contacts.list({ "custom_fields.seats": 10 });
+    expect(page.data.map((c) => c.id)).toEqual([ten.id]);
+
+    expect(await own.customFieldDefinitions.delete("seats")).toEqual({
+      key: "seats",
+      object: "custom_field_definition",
+      deleted: true,
+    });
+    await expect(own.customFieldDefinitions.get("seats")).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
 describe("contacts", () => {
   it("creates, gets, updates, lists by filter and deletes", async () => {
     const created = await deskline.contacts.create({

@@ -1884,6 +1884,7 @@ export const listParameters = {
       "description": "Continues an incremental pull: the `next_cursor` of the previous page or of the last run."
     }
   ],
+  "listCustomFieldDefinitions": [],
   "listTickets": [
     {
       "name": "status",

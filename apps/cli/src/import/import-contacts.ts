@@ -12,6 +12,7 @@ import { forEachConcurrent } from "../pool.js";
 import { startProgress } from "../progress.js";
 import { compileValidator } from "../validate.js";
 import { BatchImporter } from "./batch.js";
+import { customFieldTypes } from "./custom-field-cells.js";
 import { DuplicateKeys } from "./duplicate-keys.js";
 import { type ErrorsWriter, type FailedRow, openErrorsFile } from "./errors-file.js";
 import { type InputFormat, openRows, type SourceRow } from "./read-rows.js";
@@ -54,7 +55,7 @@ const SHOWN_FAILURES = 20;
 
 export async function importContacts(deskline: Deskline, options: ImportOptions): Promise<ImportSummary> {
   const started = performance.now();
-  const { match, catalog, mapper, validate, source } = await openImport(options);
+  const { match, catalog, mapper, validate, source } = await openImport(deskline, options);
   const fromText = source.format === "csv";
   const tally = new Tally(
     options.errors ? openErrorsFile(options.errors, source.format, source.header) : undefined,
@@ -111,7 +112,7 @@ export async function importContacts(deskline: Deskline, options: ImportOptions)
 }
 
 /** What the rows are read, mapped and checked with; usage errors surface before any row is read. */
-async function openImport(options: ImportOptions) {
+async function openImport(deskline: Deskline, options: ImportOptions) {
   const match = parseMatch(options.match);
   if (!match)
     throw new UsageError(`--match must be 'email' or 'external_ids.<system>', not '${options.match}'`);
@@ -124,6 +125,10 @@ async function openImport(options: ImportOptions) {
   const validate = compileValidator(contactCreateSchema);
   const source = await openRows(options.file, options.format);
   if (source.header) mapper.checkHeader(source.header);
+  // Read once, before any row: a CSV cell of a typed custom field is sent as its type.
+  const typed =
+    source.format === "csv" && source.header !== undefined && mapper.fillsCustomFields(source.header);
+  mapper.customFieldTypes = await customFieldTypes(deskline, typed);
   return { match, catalog, mapper, validate, source };
 }
 

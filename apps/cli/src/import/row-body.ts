@@ -6,12 +6,15 @@
 import { UsageError } from "../errors.js";
 import { unescapeFormula } from "../export/formula-cells.js";
 import { assign, type ColumnPlan, type FieldCatalog, planColumn, unknownColumnsMessage } from "../fields.js";
+import { type CustomFieldTypes, readCell } from "./custom-field-cells.js";
 import type { SourceRow } from "./read-rows.js";
 
 export type RowBody = { body: Record<string, unknown> } | { error: string };
 
 export class RowMapper {
   readonly #plans = new Map<string, ColumnPlan | { source: string; unknown: true }>();
+  /** The workspace's custom field types: a CSV cell of a defined key is read as its type. */
+  customFieldTypes: CustomFieldTypes = new Map();
 
   constructor(
     private readonly catalog: FieldCatalog,
@@ -34,6 +37,14 @@ export class RowMapper {
     }
   }
 
+  /** Whether the header has a column that fills a custom field (the types are then worth reading). */
+  fillsCustomFields(header: readonly string[]): boolean {
+    return header.some((name) => {
+      const plan = this.#plan(name);
+      return "target" in plan && plan.target?.field === "custom_fields";
+    });
+  }
+
   #plan(name: string) {
     let plan = this.#plans.get(name);
     if (!plan) {
@@ -54,7 +65,12 @@ export class RowMapper {
       if (!plan.target) continue;
       // A cell an export escaped against formulas reads back to its value (export/formula-cells.ts).
       const text = fromText && typeof value === "string" ? unescapeFormula(value.trim()) : value;
-      assign(body, plan.target, text, this.catalog);
+      const { field, key } = plan.target;
+      if (fromText && field === "custom_fields" && key !== undefined && typeof text === "string") {
+        const cell = readCell(this.customFieldTypes.get(key), key, text);
+        if ("error" in cell) return cell;
+        assign(body, plan.target, cell.value, this.catalog);
+      } else assign(body, plan.target, text, this.catalog);
     }
     return { body };
   }

@@ -80,6 +80,9 @@ export function parseMatchKey(match: string, rules: PhoneRules): MatchKey {
   };
 }
 
+/** Why an item may not create its contact, if it may not (a required custom field it lacks). */
+export type RefuseCreate = (item: ContactInput) => AppError | undefined;
+
 // A contact created or deleted between our read and our write sends the item round again; a few
 // rounds cover any realistic race, then the item reports a conflict like a contended PATCH.
 const ROUNDS = 5;
@@ -94,7 +97,7 @@ async function upsertOne(
   match: MatchKey,
   key: string,
   item: ContactInput,
-  rules: PhoneRules,
+  { rules, refuseCreate }: { rules: PhoneRules; refuseCreate: RefuseCreate },
   /** What the batch's one read found for this key: the first round trusts it. */
   known?: ContactDoc | null,
 ): Promise<BatchItemResult> {
@@ -108,6 +111,8 @@ async function upsertOne(
             param: "name",
           });
         }
+        const refused = refuseCreate(item);
+        if (refused) return { status: "error", error: refused };
         return { status: "created", doc: await contacts.create(workspaceId, item, rules) };
       }
       const { doc, previous } = await contacts.update(workspaceId, existing._id, item, rules);
@@ -133,18 +138,15 @@ async function upsertOne(
 }
 
 /**
- * Applies the items (invalid ones already replaced by their error) and answers one result per item,
- * in input order. Items with the same match value run one after another in input order; the rest
- * run a few at a time.
+ * The items by their match key, in input order; each item that cannot be matched (invalid, no
+ * value for the key, a phone that does not read) already has its error among the results.
  */
-export async function upsertBatch(
-  contacts: Contacts,
+function queueItems(
   workspaceId: string,
   match: MatchKey,
   items: (ContactInput | AppError)[],
-  /** How the items' phones read (contacts/phone.ts). */
   rules: PhoneRules,
-): Promise<BatchItemResult[]> {
+): { results: BatchItemResult[]; queues: Map<string, number[]> } {
   const results: BatchItemResult[] = new Array(items.length);
   const queues = new Map<string, number[]>();
   items.forEach((item, index) => {
@@ -173,12 +175,32 @@ export async function upsertBatch(
       results[index] = { status: "error", error };
     }
   });
+  return { results, queues };
+}
+
+/**
+ * Applies the items (invalid ones already replaced by their error) and answers one result per item,
+ * in input order. Items with the same match value run one after another in input order; the rest
+ * run a few at a time.
+ */
+export async function upsertBatch(
+  contacts: Contacts,
+  workspaceId: string,
+  match: MatchKey,
+  items: (ContactInput | AppError)[],
+  /** How the items' phones read (contacts/phone.ts). */
+  rules: PhoneRules,
+  /** Why an item may not create its contact (a required custom field it lacks), if it may not. */
+  refuseCreate: RefuseCreate = () => undefined,
+): Promise<BatchItemResult[]> {
+  const { results, queues } = queueItems(workspaceId, match, items, rules);
   // One read for every match value, and one insert for the first item of every value no contact
   // holds yet: a batch of new contacts costs two round trips (and the events' two), not 200.
   const found = await match.findAll(contacts, workspaceId, [...queues.keys()]);
-  const fresh = [...queues].filter(
-    ([key, [first]]) => !found.has(key) && typeof (items[first as number] as ContactInput).name === "string",
-  );
+  const fresh = [...queues].filter(([key, [first]]) => {
+    const item = items[first as number] as ContactInput;
+    return !found.has(key) && typeof item.name === "string" && !refuseCreate(item);
+  });
   const created = await contacts.createMany(
     workspaceId,
     fresh.map(([, [first]]) => items[first as number] as ContactInput),
@@ -204,7 +226,15 @@ export async function upsertBatch(
         // Only the first write of a key may trust the batch's read; later ones read anew.
         const known = n === 0 && !moved.has(key) ? (found.get(key) ?? null) : undefined;
         const item = items[index] as ContactInput;
-        results[index] = await upsertOne(contacts, workspaceId, match, key, item, rules, known);
+        results[index] = await upsertOne(
+          contacts,
+          workspaceId,
+          match,
+          key,
+          item,
+          { rules, refuseCreate },
+          known,
+        );
       }
     }
   };

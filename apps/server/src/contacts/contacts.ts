@@ -70,8 +70,13 @@ function merge(current: Record<string, unknown>, patch: Record<string, unknown>)
   return out;
 }
 
-/** The filters of `listContacts`, as the spec types its query. */
-export type ContactFilters = QueryOf<"listContacts">;
+/**
+ * The filters of `listContacts`, as the spec types its query, and its `custom_fields.<key>`
+ * filters read by their definitions (contacts/custom-field-values.ts `customFieldFilter`).
+ */
+export type ContactFilters = QueryOf<"listContacts"> & {
+  custom_fields?: Record<string, string | number | boolean> | undefined;
+};
 
 /** The unique keys a contact holds: its email and each external id, per workspace. */
 export function uniqueKeysOf(
@@ -333,5 +338,7 @@ function filterOf(filters: ContactFilters): Record<string, unknown> {
   // Word prefixes, as exact keys (contacts/search-keys.ts).
   if (filters.search !== undefined && filters.search !== "")
     Object.assign(filter, searchFilter(filters.search));
+  // Equalities on `custom_fields.<key>`, served by the key's index where it is searchable.
+  Object.assign(filter, filters.custom_fields);
   return filter;
 }

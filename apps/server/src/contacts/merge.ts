@@ -138,6 +138,8 @@ export async function mergeContacts(
   workspaceId: string,
   survivorId: string,
   request: MergeRequest,
+  /** Refuses a plan whose values the workspace's rules do not take (custom field types), before any write. */
+  checkPlan: (plan: ContactInput) => Promise<void> = async () => {},
 ): Promise<ContactDoc> {
   const { contacts } = deps;
   const ids = request.contact_ids;
@@ -162,7 +164,8 @@ export async function mergeContacts(
   const merged = await pending(deps, workspaceId, survivorId, ids);
   // The fill order: the preferred contact's values first.
   merged.sort((a, b) => Number(b._id === request.prefer) - Number(a._id === request.prefer));
-  mergePlan(survivor, merged, request.prefer); // A conflict stops it here, before any write.
+  // A conflict or a value the workspace refuses stops it here, before any write.
+  await checkPlan(mergePlan(survivor, merged, request.prefer));
 
   const released: ContactDoc[] = [];
   for (const contact of merged)

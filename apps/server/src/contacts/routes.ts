@@ -14,6 +14,8 @@ import type { Schema } from "../spec/types.js";
 import { phoneSettingsOf, type Workspaces } from "../workspaces/workspaces.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
 import { type ContactInput, toContact } from "./contacts.js";
+import { type CustomFieldStores, customFieldCheck } from "./custom-field-check.js";
+import { customFieldFilter, FILTER_PREFIX } from "./custom-field-values.js";
 import { type ErasureDeps, eraseContact as erase } from "./erase.js";
 import { type MergeDeps, mergeContacts as merge } from "./merge.js";
 import { type PhoneRules, phoneRules } from "./phone.js";
@@ -21,7 +23,9 @@ import { contactSearchFields } from "./search-fields.js";
 import { searchFilter } from "./search-keys.js";
 
 type Kit = RouteKit<
-  MergeDeps & ErasureDeps & { workspaces: Pick<Workspaces, "phoneSettings"> },
+  MergeDeps &
+    ErasureDeps &
+    CustomFieldStores & { workspaces: Pick<Workspaces, "phoneSettings" | "undefinedCustomFields"> },
   PullSettings
 >;
 
@@ -43,6 +47,20 @@ async function rulesOf(
 /** Whether a create or PATCH body has a phone number to read. */
 const sendsPhone = (body: { phone?: unknown }) => typeof body.phone === "string";
 
+/** A body's `custom_fields`, as the check reads them. */
+const customFieldsOf = (body: { custom_fields?: unknown }) =>
+  body.custom_fields as Record<string, unknown> | null | undefined;
+
+/**
+ * The list's `custom_fields.<key>` filters as a database filter, read by the workspace's
+ * definitions; no read when the query has none.
+ */
+async function customFilters(store: Kit["store"], workspaceId: string, query: object) {
+  if (!Object.keys(query).some((name) => name.startsWith(FILTER_PREFIX))) return undefined;
+  const definitions = await store.customFieldDefinitions.byKey(workspaceId);
+  return customFieldFilter(definitions, query as Record<string, unknown>);
+}
+
 /** The contacts operations: parse → call → shape; the rules live in contacts/contacts.ts. */
 export function contactRoutes(kit: Kit): void {
   mountHandlers(kit, {
@@ -62,10 +80,13 @@ function listContacts({ store, config }: Kit): Handler<"listContacts"> {
   return async ({ ctx, query }) => {
     const workspaceId = workspaceOf(ctx);
     // The `phone` filter reads its value as a write reads a phone: in the request's country.
-    const filters =
-      query.phone === undefined
-        ? query
-        : { ...query, phone_country: (await rulesOf(store, workspaceId, query)).country ?? undefined };
+    const phoneCountry =
+      query.phone === undefined ? query.phone_country : (await rulesOf(store, workspaceId, query)).country;
+    const filters = {
+      ...query,
+      phone_country: phoneCountry ?? undefined,
+      custom_fields: await customFilters(store, workspaceId, query),
+    };
     const pull = parsePull(query);
     if (pull) {
       const pulled = await store.contacts.pull(workspaceId, filters, pull, config.syncSettleMs);
@@ -99,6 +120,7 @@ function createContact({ store }: Kit): Handler<"createContact"> {
   return async ({ ctx, query, body }) => {
     const workspaceId = workspaceOf(ctx);
     const rules = await rulesOf(store, workspaceId, query, sendsPhone(body));
+    await (await customFieldCheck(store, workspaceId)).check(customFieldsOf(body), "create");
     const doc = await store.contacts.create(workspaceId, body, rules);
     return { status: 201, body: toContact(doc) };
   };
@@ -120,13 +142,27 @@ function batchUpsertContacts({ store, openapi }: Kit): Handler<"batchUpsertConta
   return async ({ ctx, query, body }) => {
     const workspaceId = workspaceOf(ctx);
     const rules = await rulesOf(store, workspaceId, query);
-    const items = body.contacts.map(parseItem);
+    const customFields = await customFieldCheck(store, workspaceId);
+    // Each item's custom fields checked as a PATCH's; whether one that creates its contact has
+    // every required key is known only once its match is looked up (`refuseCreate`).
+    const checkItem = async (item: ContactInput | AppError) => {
+      if (item instanceof AppError) return item;
+      try {
+        await customFields.check(customFieldsOf(item), "update");
+        return item;
+      } catch (error) {
+        if (error instanceof AppError) return error;
+        throw error;
+      }
+    };
+    const items = await Promise.all(body.contacts.map(parseItem).map(checkItem));
     const results = await upsertBatch(
       store.contacts,
       workspaceId,
       parseMatchKey(body.match, rules),
       items,
       rules,
+      (item) => customFields.refuseCreate(customFieldsOf(item)),
     );
     return { status: 200, body: { object: "contact_batch", data: results.map(toBatchItemResult) } };
   };
@@ -134,7 +170,11 @@ function batchUpsertContacts({ store, openapi }: Kit): Handler<"batchUpsertConta
 
 function mergeContacts({ store }: Kit): Handler<"mergeContacts"> {
   return async ({ ctx, id, body }) => {
-    const doc = await merge(store, workspaceOf(ctx), id, body);
+    const workspaceId = workspaceOf(ctx);
+    const customFields = await customFieldCheck(store, workspaceId);
+    // The values the survivor takes from the merged contacts are checked as a PATCH's would be.
+    const checkPlan = (plan: ContactInput) => customFields.check(customFieldsOf(plan), "update");
+    const doc = await merge(store, workspaceId, id, body, checkPlan);
     return { status: 200, body: toContact(doc) };
   };
 }
@@ -150,6 +190,10 @@ function updateContact({ store }: Kit): Handler<"updateContact"> {
   return async ({ ctx, id, query, body }) => {
     const workspaceId = workspaceOf(ctx);
     const rules = await rulesOf(store, workspaceId, query, sendsPhone(body));
+    // A PATCH without custom fields changes none, and reads no definition.
+    if (body.custom_fields) {
+      await (await customFieldCheck(store, workspaceId)).check(customFieldsOf(body), "update");
+    }
     const { doc } = await store.contacts.update(workspaceId, id, body, rules);
     return { status: 200, body: toContact(doc) };
   };

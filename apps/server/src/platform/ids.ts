@@ -14,7 +14,9 @@ export type IdPrefix =
   | "req"
   | "att"
   | "dlv"
-  | "rcv";
+  | "rcv"
+  // A custom field definition's stored id; the API names a definition by its key.
+  | "cfd";
 
 // 0-9A-Za-z is in ASCII order, so comparing two ids as strings compares their creation times.
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

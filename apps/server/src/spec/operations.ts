@@ -12,6 +12,11 @@ export interface OperationSpec {
   authenticated: boolean;
   /** Its query and header parameters (path parameters are the router's). */
   parameters: { query: ParameterSpec[]; header: ParameterSpec[] };
+  /**
+   * Query parameters named by a pattern (`custom_fields.<key>`), which OpenAPI's `parameters`
+   * cannot declare: the operation's `x-query-pattern-parameters`.
+   */
+  queryPatterns: PatternParameterSpec[];
   /** The JSON Schema of its `application/json` request body, if it takes one. */
   bodySchema: Json | undefined;
   /** `requestBody.required`: a request without a body is `400 parameter_missing`, not `{}`. */
@@ -21,6 +26,12 @@ export interface OperationSpec {
 export interface ParameterSpec {
   name: string;
   required: boolean;
+  schema: Json;
+}
+
+export interface PatternParameterSpec {
+  /** A regular expression every such name matches. */
+  pattern: string;
   schema: Json;
 }
 
@@ -66,6 +77,10 @@ export function listOperations(document: Json): OperationSpec[] {
         scope: scopeOf(security),
         authenticated: security.length > 0,
         parameters: { query: parametersIn(parameters, "query"), header: parametersIn(parameters, "header") },
+        queryPatterns: ((operation["x-query-pattern-parameters"] ?? []) as Json[]).map((parameter) => ({
+          pattern: parameter.pattern as string,
+          schema: (parameter.schema ?? {}) as Json,
+        })),
         bodySchema: bodySchemaOf(operation),
         bodyRequired: (operation.requestBody as Json | undefined)?.required === true,
       });

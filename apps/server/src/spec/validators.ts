@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { Json } from "./documents.js";
-import type { OperationSpec, ParameterSpec } from "./operations.js";
+import type { OperationSpec, ParameterSpec, PatternParameterSpec } from "./operations.js";
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -27,11 +27,19 @@ function createAjv(options: { coerce: boolean }): Ajv2020 {
   return ajv;
 }
 
-/** Parameters as one object schema; `closed` refuses names the spec does not list (queries). */
-function parametersSchema(parameters: ParameterSpec[], closed: boolean): Json {
+/**
+ * Parameters as one object schema; `closed` refuses names the spec does not list (queries), but
+ * for those a pattern names (`custom_fields.<key>`).
+ */
+function parametersSchema(
+  parameters: ParameterSpec[],
+  closed: boolean,
+  patterns: PatternParameterSpec[] = [],
+): Json {
   return {
     type: "object",
     properties: Object.fromEntries(parameters.map(({ name, schema }) => [name, schema])),
+    patternProperties: Object.fromEntries(patterns.map(({ pattern, schema }) => [pattern, schema])),
     required: parameters.filter(({ required }) => required).map(({ name }) => name),
     additionalProperties: !closed,
   };
@@ -49,7 +57,9 @@ export function createRequestValidators(): (operation: OperationSpec) => Operati
   const bodyAjv = createAjv({ coerce: false });
   return (operation) => {
     const { bodySchema } = operation;
-    const query = once(() => textAjv.compile(parametersSchema(operation.parameters.query, true)));
+    const query = once(() =>
+      textAjv.compile(parametersSchema(operation.parameters.query, true, operation.queryPatterns)),
+    );
     const header = once(() => textAjv.compile(parametersSchema(operation.parameters.header, false)));
     const body = bodySchema ? once(() => bodyAjv.compile(bodySchema)) : () => undefined;
     return Object.defineProperties(

@@ -8,7 +8,18 @@ export interface PhoneSettings {
   phone_validation: "strict" | "lenient";
 }
 
-export interface WorkspaceDoc extends Partial<PhoneSettings> {
+/**
+ * What a contact write does with a `custom_fields` key no definition names
+ * (docs/decisions.md, "Typed custom fields"): kept untyped, or refused.
+ */
+export type UndefinedCustomFields = "keep" | "refuse";
+
+/** The settings a workspace is created and updated with (the admin API). */
+export interface WorkspaceSettings extends PhoneSettings {
+  undefined_custom_fields: UndefinedCustomFields;
+}
+
+export interface WorkspaceDoc extends Partial<WorkspaceSettings> {
   _id: string;
   name: string;
   created_at: Date;
@@ -20,17 +31,22 @@ export const phoneSettingsOf = (doc: Partial<PhoneSettings> | null): PhoneSettin
   phone_validation: doc?.phone_validation ?? "strict",
 });
 
+/** `keep` for workspaces stored before the setting existed: nothing that worked breaks. */
+export const undefinedCustomFieldsOf = (doc: Partial<WorkspaceSettings> | null): UndefinedCustomFields =>
+  doc?.undefined_custom_fields ?? "keep";
+
 export function toWorkspace(doc: WorkspaceDoc) {
   return {
     id: doc._id,
     object: "workspace" as const,
     name: doc.name,
     ...phoneSettingsOf(doc),
+    undefined_custom_fields: undefinedCustomFieldsOf(doc),
     created_at: doc.created_at.toISOString(),
   };
 }
 
-export type WorkspaceChanges = Partial<Pick<WorkspaceDoc, "name"> & PhoneSettings>;
+export type WorkspaceChanges = Partial<Pick<WorkspaceDoc, "name"> & WorkspaceSettings>;
 
 export class Workspaces {
   private readonly collection: Collection<WorkspaceDoc>;
@@ -40,11 +56,12 @@ export class Workspaces {
 
   async ensureIndexes(): Promise<void> {}
 
-  async create(name: string, settings: Partial<PhoneSettings> = {}): Promise<WorkspaceDoc> {
+  async create(name: string, settings: Partial<WorkspaceSettings> = {}): Promise<WorkspaceDoc> {
     const doc: WorkspaceDoc = {
       _id: newId("ws"),
       name,
       ...phoneSettingsOf(settings),
+      undefined_custom_fields: undefinedCustomFieldsOf(settings),
       created_at: new Date(),
     };
     await this.collection.insertOne(doc);
@@ -64,5 +81,14 @@ export class Workspaces {
   async phoneSettings(id: string): Promise<PhoneSettings> {
     const projection = { default_phone_country: 1, phone_validation: 1 };
     return phoneSettingsOf(await this.collection.findOne({ _id: id }, { projection }));
+  }
+
+  /**
+   * Whether a contact write keeps or refuses a custom field no definition names. Read only by a
+   * write that sends such a key, so the usual write pays no extra round trip for it.
+   */
+  async undefinedCustomFields(id: string): Promise<UndefinedCustomFields> {
+    const projection = { undefined_custom_fields: 1 };
+    return undefinedCustomFieldsOf(await this.collection.findOne({ _id: id }, { projection }));
   }
 }
