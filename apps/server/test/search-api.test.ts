@@ -181,6 +181,52 @@ describe("searchContacts: filters", () => {
   });
 });
 
+describe("searchContacts: defined custom fields", () => {
+  it('reads a defined field\'s values by its type: seats gte 10 filters, "abc" is refused', async () => {
+    const { key: own } = await newWorkspace();
+    const defined = await api.post("/open/v1/custom-field-definitions", {
+      key: own,
+      body: { key: "seats", label: "Seats", type: "number" },
+    });
+    expect(defined.status, JSON.stringify(defined.body)).toBe(201);
+    const refusedWrite = await api.post("/open/v1/contacts", {
+      key: own,
+      body: { name: "X", custom_fields: { seats: "abc" } },
+    });
+    expect(refusedWrite.body.error).toMatchObject({
+      code: "parameter_invalid",
+      param: "custom_fields.seats",
+    });
+    for (const [name, seats] of [
+      ["Small", 3],
+      ["Team", 10],
+      ["Big", 250],
+    ] as const) {
+      const made = await api.post("/open/v1/contacts", {
+        key: own,
+        body: { name, custom_fields: { seats } },
+      });
+      expect(made.status).toBe(201);
+    }
+    const seats = (operator: string, value: unknown) =>
+      search({ filter_groups: [{ filters: [{ field: "custom_fields.seats", operator, value }] }] }, own);
+    const found = await seats("gte", 10);
+    expect(found.status).toBe(200);
+    expect(found.body.data.map((c: Contact) => c.name)).toEqual(["Big", "Team"]);
+    // A number written as text reads as one, as the list's `custom_fields.seats=10` does.
+    expect((await seats("eq", "10")).body.data.map((c: Contact) => c.name)).toEqual(["Team"]);
+    const at = "filter_groups[0].filters[0]";
+    expect((await seats("gte", "abc")).body.error).toMatchObject({
+      code: "parameter_invalid",
+      param: `${at}.value`,
+    });
+    expect((await seats("prefix", "1")).body.error).toMatchObject({
+      code: "parameter_invalid",
+      param: `${at}.operator`,
+    });
+  });
+});
+
 describe("searchContacts: order and paging", () => {
   /** Every page of a search, `limit` 2 at a time, through its cursor. */
   async function pageThrough(sort?: Record<string, unknown>): Promise<string[]> {

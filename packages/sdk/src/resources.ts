@@ -284,8 +284,11 @@ export class Contacts extends Resource {
    * - `id`: `eq neq in nin`.
    * - `created_at`, `updated_at`: `eq gt gte lt lte exists`, Unix seconds or an RFC 3339
    *   string.
-   * - `custom_fields.<key>`: every operator; `prefix` takes text, `gt`… compare numbers with
-   *   numbers and text with text.
+   * - `custom_fields.<key>`: a key the workspace defines (`listCustomFieldDefinitions`) takes
+   *   values of its type (a number written as text reads as one) and its type's operators:
+   *   `text` as text above, `number` and `date` `eq neq in nin gt gte lt lte exists`,
+   *   `boolean` `eq neq exists`, `select` `eq neq in nin exists`. An undefined key takes
+   *   every operator, its values as sent (`gt`… compare numbers with numbers, text with text).
    * - `external_ids.<system>`: `eq neq in nin exists prefix`.
    *
    * `neq` and `nin` also match contacts without the field; `exists` with `value: false` finds

@@ -102,19 +102,32 @@ function searchContacts({ store }: Kit): Handler<"searchContacts"> {
   return async ({ ctx, body }) => {
     const workspaceId = workspaceOf(ctx);
     const window = searchWindow(body, parameterDefaults.Limit);
-    const { country } = await rulesOf(store, workspaceId, {}, sendsPhoneFilter(body));
+    // The workspace's phone settings and custom field definitions, each read only when a filter needs it.
+    const [{ country }, definitions] = await Promise.all([
+      rulesOf(
+        store,
+        workspaceId,
+        {},
+        filtersOn(body, (field) => field === "phone"),
+      ),
+      filtersOn(body, (field) => field.startsWith(FILTER_PREFIX))
+        ? store.customFieldDefinitions.byKey(workspaceId)
+        : new Map(),
+    ]);
     const filter = allOf([
       body.query ? searchFilter(body.query, "query") : {},
-      filterOfGroups(body.filter_groups, contactSearchFields(country)),
+      filterOfGroups(body.filter_groups, contactSearchFields(country, definitions)),
     ]);
     const docs = await store.contacts.search(workspaceId, filter, window);
     return { status: 200, body: toSearchResult(docs, window, toContact) };
   };
 }
 
-/** Whether a search compares phones, which read in the workspace's country. */
-const sendsPhoneFilter = (body: { filter_groups?: { filters: { field: string }[] }[] }) =>
-  body.filter_groups?.some((group) => group.filters.some((filter) => filter.field === "phone")) ?? false;
+/** Whether a search has a filter on a field `is` picks (phones read in the workspace's country). */
+const filtersOn = (
+  body: { filter_groups?: { filters: { field: string }[] }[] },
+  is: (field: string) => boolean,
+) => body.filter_groups?.some((group) => group.filters.some((filter) => is(filter.field))) ?? false;
 
 function createContact({ store }: Kit): Handler<"createContact"> {
   return async ({ ctx, query, body }) => {

@@ -1,8 +1,15 @@
 import { parsePhone } from "../platform/phone-numbers.js";
 import { fieldCatalog } from "../records/search/catalog.js";
-import { type FieldsOf, invalidValue, OPERATORS, type SearchField } from "../records/search/filter-groups.js";
+import {
+  type FieldsOf,
+  invalidValue,
+  OPERATORS,
+  type Operator,
+  type SearchField,
+} from "../records/search/filter-groups.js";
 import { asSent, flag, foldedText, idOf, instant, text } from "../records/search/values.js";
 import type { Schema } from "../spec/types.js";
+import { type CustomFieldRule, type CustomFieldType, readFilterValue } from "./custom-field-values.js";
 
 /**
  * The contact fields `searchContacts` filters on (the spec's `ContactSearchField`, plus
@@ -52,10 +59,39 @@ function namedFields(phoneCountry: string | null): Record<Schema<"ContactSearchF
   };
 }
 
-/** The contact fields, phones read in `phoneCountry` (the request's or the workspace's). */
-export function contactSearchFields(phoneCountry: string | null): FieldsOf {
+/** The operators a defined custom field takes, by its type. */
+const CUSTOM_OPERATORS: Record<CustomFieldType, readonly Operator[]> = {
+  text: OPERATORS.text,
+  number: OPERATORS.ordered,
+  date: OPERATORS.ordered,
+  boolean: [...OPERATORS.flag, "exists"],
+  select: OPERATORS.choice,
+};
+
+/**
+ * A custom field: read by its definition's type where the workspace defines it (`seats gte "10"`
+ * is refused for a number field), as sent where it does not.
+ */
+function customField(key: string, definition: CustomFieldRule | undefined): SearchField {
+  const path = `custom_fields.${key}`;
+  if (!definition) return { path, operators: OPERATORS.any, read: asSent };
+  return {
+    path,
+    operators: CUSTOM_OPERATORS[definition.type],
+    read: (value, param) => readFilterValue(definition, value, param),
+  };
+}
+
+/**
+ * The contact fields, phones read in `phoneCountry` (the request's or the workspace's), custom
+ * fields by the workspace's `definitions`.
+ */
+export function contactSearchFields(
+  phoneCountry: string | null,
+  definitions: ReadonlyMap<string, CustomFieldRule> = new Map(),
+): FieldsOf {
   return fieldCatalog("contact", namedFields(phoneCountry), {
-    custom_fields: (key) => ({ path: `custom_fields.${key}`, operators: OPERATORS.any, read: asSent }),
+    custom_fields: (key) => customField(key, definitions.get(key)),
     external_ids: (system) => textField(`external_ids.${system}`),
   });
 }
