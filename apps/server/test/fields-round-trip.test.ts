@@ -164,7 +164,7 @@ const NOT_RESOURCE_FIELDS: Record<string, string[]> = {
  * Operations whose body steers the operation instead of holding a resource's fields: a batch
  * (its items are contacts: checked below), a merge (ids; contacts-merge.test.ts), a resend
  * or recovery (which endpoint, which window; webhook-recovery.test.ts), a test event or a bulk
- * resend (which type, which deliveries), and a console session's lifetime.
+ * resend (which type, which deliveries), a console session's lifetime, and a search.
  */
 const STEERING_BODIES = new Set([
   "batchUpsertContacts",
@@ -177,6 +177,9 @@ const STEERING_BODIES = new Set([
   // Which example to send, which deliveries to resend (webhook-console-api.test.ts).
   "sendWebhookEndpointTestEvent",
   "resendWebhookDeliveries",
+  // What to find, in what order (search-api.test.ts).
+  "searchContacts",
+  "searchTickets",
 ]);
 
 const withBody = specOperations.filter(
