@@ -212,7 +212,8 @@ describe("webhook endpoints and events", () => {
         "--url",
         url,
         "--header",
-        "X-Api-Key: k1",
+        // A value no random id or secret can hold by chance, as a bare `k1` can.
+        "X-Api-Key: header-value-k1",
         "--header",
         "X-Team:crm",
         "--json",
@@ -222,7 +223,7 @@ describe("webhook endpoints and events", () => {
     expect(created.code, created.stderr).toBe(0);
     const endpoint = JSON.parse(created.stdout);
     expect(endpoint.header_names).toEqual(["X-Api-Key", "X-Team"]);
-    expect(created.stdout).not.toContain("k1");
+    expect(created.stdout).not.toContain("header-value-k1");
     const update = [
       "webhooks",
       "endpoints",
