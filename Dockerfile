@@ -27,6 +27,8 @@ RUN pnpm fetch --frozen-lockfile
 COPY .npmrc tsconfig.json ./
 COPY spec spec
 COPY packages/tsup.base.ts packages/tsup.base.ts
+# The verifier's build runs through it (docs/development.md; without git here, it always builds).
+COPY scripts/build-once.mjs scripts/build-once.mjs
 COPY packages/webhook-verifier packages/webhook-verifier
 COPY apps/server apps/server
 # Installed and built without lifecycle scripts (the root postinstall builds the SDK and CLI, which

@@ -5,13 +5,14 @@ import { errorFromResponse } from "@deskline/sdk";
 import type { paths } from "@deskline/spec/admin";
 import createClient from "openapi-fetch";
 import { UsageError } from "./errors.js";
+import { terminal } from "./terminal.js";
 
 export const ADMIN_TOKEN_VARIABLE = "DESKLINE_ADMIN_TOKEN";
 
 export type AdminClient = ReturnType<typeof adminClient>;
 
 /** A client of `${baseUrl}/admin/v1` with `$DESKLINE_ADMIN_TOKEN`, or a usage error without one. */
-export function adminClient(baseUrl: string, env: NodeJS.ProcessEnv = process.env) {
+export function adminClient(baseUrl: string, env: NodeJS.ProcessEnv = terminal().env) {
   const token = env[ADMIN_TOKEN_VARIABLE];
   if (!token) {
     throw new UsageError(

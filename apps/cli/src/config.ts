@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "n
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { UsageError } from "./errors.js";
+import { terminal } from "./terminal.js";
 
 export const DEFAULT_BASE_URL = "http://127.0.0.1:3000";
 export const DEFAULT_PROFILE = "default";
@@ -23,7 +24,7 @@ export interface ConfigFile {
 }
 
 /** `$XDG_CONFIG_HOME/deskline` (else `~/.config/deskline`), `%APPDATA%\deskline` on Windows. */
-export function configPath(env: NodeJS.ProcessEnv = process.env): string {
+export function configPath(env: NodeJS.ProcessEnv = terminal().env): string {
   const base =
     env.XDG_CONFIG_HOME ||
     (process.platform === "win32" && env.APPDATA ? env.APPDATA : join(env.HOME || homedir(), ".config"));
@@ -96,7 +97,7 @@ export interface Settings {
 /** Flags first, then DESKLINE_* variables, then the profile, then the defaults. */
 export function resolveSettings(
   flags: GlobalFlags,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = terminal().env,
   config: ConfigFile = readConfig(configPath(env)),
 ): Settings {
   const profileName = flags.profile || env.DESKLINE_PROFILE || config.current_profile || DEFAULT_PROFILE;

@@ -1,5 +1,6 @@
 // How results reach stdout: human tables by default, JSON for scripts (one object, or JSON Lines
 // for lists, so `jq` and `while read` work on a stream of any length).
+import { terminal } from "./terminal.js";
 
 export interface Column<T> {
   header: string;
@@ -40,7 +41,7 @@ export function formatRecord(record: Record<string, unknown>): string {
 }
 
 export function writeLine(text: string): void {
-  process.stdout.write(`${text}\n`);
+  terminal().stdout.write(`${text}\n`);
 }
 
 export function printObject(value: Record<string, unknown>, json: boolean): void {

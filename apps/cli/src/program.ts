@@ -1,6 +1,7 @@
 // The `deskline` command tree, kept thin: global flags, and one lazily loaded module per command
 // group, so `deskline tickets solve` never loads the CSV parser or the schema validator.
 import { Command, Option } from "commander";
+import { terminal } from "./terminal.js";
 import { VERSION } from "./version.js";
 
 export interface CommandGroup {
@@ -95,6 +96,12 @@ export async function buildProgram(args: readonly string[]): Promise<Command> {
       ),
     )
     .option("--json", "machine-readable output: one JSON object, or JSON Lines for lists")
+    // Help, usage errors and --version on the run's terminal (subcommands inherit it). The help's
+    // width is still read from the process's stdout, as commander does.
+    .configureOutput({
+      writeOut: (text) => terminal().stdout.write(text),
+      writeErr: (text) => terminal().stderr.write(text),
+    })
     .showHelpAfterError("(add --help for usage)")
     .addHelpText(
       "after",

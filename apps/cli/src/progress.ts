@@ -2,6 +2,7 @@
 // cron logs get nothing but the summary. Rows per second, and an ETA from the share of the file
 // read so far when its size is known; for a recovery, the share of its window looked at.
 import cliProgress from "cli-progress";
+import { type Output, terminal } from "./terminal.js";
 
 export interface Progress {
   update(rows: number, bytesRead: number): void;
@@ -10,7 +11,7 @@ export interface Progress {
 
 const SILENT: Progress = { update() {}, stop() {} };
 
-export function startProgress(totalBytes: number | undefined, stream = process.stderr): Progress {
+export function startProgress(totalBytes: number | undefined, stream: Output = terminal().stderr): Progress {
   if (!stream.isTTY) return SILENT;
   const started = Date.now();
   const known = totalBytes !== undefined && totalBytes > 0;
@@ -50,7 +51,7 @@ export interface RecoveryReading {
 }
 
 /** `webhooks endpoints recover --wait`: the share of the window looked at, events read, deliveries queued. */
-export function startRecoveryProgress(stream: NodeJS.WriteStream = process.stderr): {
+export function startRecoveryProgress(stream: Output = terminal().stderr): {
   update(r: RecoveryReading): void;
   stop(): void;
 } {

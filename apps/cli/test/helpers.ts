@@ -1,11 +1,16 @@
-// Runs the built `deskline` binary as a child process, as a user's shell would, against the run's
-// real server, with a config directory of its own so no user settings leak in.
+// Runs `deskline` command lines against the run's real server, with a config directory of their
+// own so no user settings leak in: most in this process (the CLI's `run`, on an output and an
+// environment of their own), and as the built binary in a child process, as a user's shell runs
+// it, where only a process shows what is tested: its exit status, standard input, a signal, a
+// pipe that closes (docs/development.md, "The CLI's tests").
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
+import { run } from "../src/index.js";
 
 export const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 
@@ -20,6 +25,8 @@ export interface CliOptions {
   /** Text piped to stdin. */
   input?: string;
   env?: Record<string, string | undefined>;
+  /** Runs the built binary in a child process (always so with `input`, or a `-` argument: stdin). */
+  process?: boolean;
 }
 
 /** A scratch directory for one test file (input files, errors files, config). */
@@ -74,8 +81,31 @@ export function spawnCli(args: string[], options: CliOptions = {}) {
   return { child, result };
 }
 
-export function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
-  return spawnCli(args, options).result;
+/**
+ * Runs `deskline <args>` to its end: in this process unless `options` ask for a child (`process`)
+ * or it reads stdin (`input`, a `-` argument: the CLI reads file descriptor 0 for those). In this
+ * process it is the same program and exit-code mapping as the binary's (`run`), with the
+ * environment a child would get, without a Node start (about 0.3 s of CPU) per command line.
+ */
+export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  if (options.process || options.input !== undefined || args.includes("-"))
+    return spawnCli(args, options).result;
+  const stdout = collected();
+  const stderr = collected();
+  const code = await run(args, { stdout: stdout.stream, stderr: stderr.stream, env: cliEnv(options) });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** A stream keeping what is written to it, as a pipe to a parent would. */
+function collected(): { stream: Writable; text: () => string } {
+  let text = "";
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return { stream, text: () => text };
 }
 
 /** stdout as JSON Lines. */

@@ -353,9 +353,12 @@ describe("an interrupted import", () => {
   });
 });
 
+// The executable's exit status itself.
 describe("exit codes", () => {
   it("a missing API key is a usage error (2) saying how to set one", async () => {
-    const result = await cli(["contacts", "import", writeScratch(dir, "a.csv", "name\nAda\n")]);
+    const result = await cli(["contacts", "import", writeScratch(dir, "a.csv", "name\nAda\n")], {
+      process: true,
+    });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("deskline config set api-key");
     expect(result.stderr).toContain("DESKLINE_API_KEY");
@@ -364,6 +367,7 @@ describe("exit codes", () => {
   it("a wrong API key stops the import with the API's error (1), not one failure per row", async () => {
     const result = await cli(["contacts", "import", writeScratch(dir, "a.csv", "name\nAda\nGrace\n")], {
       key: "dk_not_a_real_key_at_all_000000000000000000",
+      process: true,
     });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/code invalid_api_key, request id req_/);

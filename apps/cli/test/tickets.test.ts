@@ -58,7 +58,11 @@ describe("tickets solve", () => {
 
   it("needs ids or filters (exit 2); an unknown id is a failure with the API's code (exit 1)", async () => {
     expect((await cli(["tickets", "solve"], { key })).code).toBe(2);
-    const result = await cli(["tickets", "solve", "tkt_0VbeYBCu9tPuFypVLWBsJN", "--json"], { key });
+    // The executable's exit status itself.
+    const result = await cli(["tickets", "solve", "tkt_0VbeYBCu9tPuFypVLWBsJN", "--json"], {
+      key,
+      process: true,
+    });
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout).results[0]).toMatchObject({
       outcome: "failed",

@@ -17,6 +17,7 @@ import {
 import { globalsOf } from "../context.js";
 import { UsageError } from "../errors.js";
 import { formatTable, printObject, writeLine } from "../output.js";
+import { terminal } from "../terminal.js";
 import { examples } from "./kit.js";
 
 const SETTINGS = Object.keys(PROFILE_SETTINGS).join(", ");
@@ -24,7 +25,7 @@ const SETTINGS = Object.keys(PROFILE_SETTINGS).join(", ");
 /** The profile a config command acts on: --profile, $DESKLINE_PROFILE, the current one, `default`. */
 function targetProfile(command: Command, config: ConfigFile): string {
   return (
-    globalsOf(command).profile || process.env.DESKLINE_PROFILE || config.current_profile || DEFAULT_PROFILE
+    globalsOf(command).profile || terminal().env.DESKLINE_PROFILE || config.current_profile || DEFAULT_PROFILE
   );
 }
 

@@ -14,6 +14,7 @@ import { type ForwardResult, forwardEvent } from "../listen/forward.js";
 import { startingPoint } from "../listen/start.js";
 import { ListenState, loadCursor, saveCursor } from "../listen/state.js";
 import { writeLine } from "../output.js";
+import { terminal } from "../terminal.js";
 import { examples } from "./kit.js";
 
 const EVENT_TYPES = eventTypeSchema.enum as readonly EventType[];
@@ -131,7 +132,7 @@ async function runListen(command: Command, options: ListenOptions): Promise<void
   const onSignal = () => stop.abort(new Error("stopped"));
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  const info = (line: string) => (json ? process.stderr.write(`${line}\n`) : writeLine(line));
+  const info = (line: string) => (json ? terminal().stderr.write(`${line}\n`) : writeLine(line));
   info(
     `Ready. Forwarding ${types.length ? types.join(", ") : "all events"} to ${forwardTo}, ${start.description}.`,
   );
@@ -146,7 +147,7 @@ async function runListen(command: Command, options: ListenOptions): Promise<void
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-  process.stderr.write("Stopped.\n");
+  terminal().stderr.write("Stopped.\n");
 }
 
 /** Where and how `listen` forwards, once its flags are checked. */
@@ -167,11 +168,12 @@ async function forwardAll(deskline: Deskline, to: Forwarding, from: Cursor): Pro
     types: to.types,
     signal: to.signal,
     onPollError: (error) => {
-      if (!apiDown) process.stderr.write(`events API: ${(error as Error).message}; retrying every second\n`);
+      if (!apiDown)
+        terminal().stderr.write(`events API: ${(error as Error).message}; retrying every second\n`);
       apiDown = true;
     },
     onPollOk: () => {
-      if (apiDown) process.stderr.write("events API: reachable again\n");
+      if (apiDown) terminal().stderr.write("events API: reachable again\n");
       apiDown = false;
     },
   });
@@ -201,7 +203,7 @@ async function forward(
       {
         signal,
         onRetry: (failure, attempt, delayMs) =>
-          process.stderr.write(
+          terminal().stderr.write(
             `${event.id} -> ${url}: ${failure}; retry ${attempt} of 3 in ${delayMs / 1000} s\n`,
           ),
       },

@@ -22,6 +22,7 @@ import {
 } from "../fields.js";
 import { formatDuration, formatRecord, writeLine } from "../output.js";
 import { startProgress } from "../progress.js";
+import { terminal } from "../terminal.js";
 import { escapeFormula } from "./formula-cells.js";
 
 export type ExportFormat = "csv" | "jsonl";
@@ -274,7 +275,7 @@ function openSink(output: string | undefined): Sink {
     return {
       // stdout stays open after the export (the process may still print), hence `end: false`.
       fill: async (source, ...through) => {
-        const stages: Stage[] = [source, ...through, process.stdout];
+        const stages: Stage[] = [source, ...through, terminal().stdout];
         await pipeline(stages, { end: false });
       },
       commit: async () => {},

@@ -2,6 +2,8 @@
 // contact ends as the last of them says, and a file with one email twice with different values
 // flips that contact on every run. Nothing refuses them (the last row winning is what a re-export
 // of a CRM means); the import says which lines repeat which, so the file can be fixed.
+import { terminal } from "../terminal.js";
+
 /** How many repeats are named one by one; the rest are counted. */
 const SHOWN = 20;
 
@@ -30,7 +32,7 @@ export class DuplicateKeys {
       .slice(0, SHOWN)
       .map((r) => `  line ${r.line}: ${matchName} ${r.value}, as line ${r.firstLine}`);
     const more = this.repeats.length > SHOWN ? [`  … and ${this.repeats.length - SHOWN} more`] : [];
-    process.stderr.write(
+    terminal().stderr.write(
       [
         `warning: ${this.repeats.length} rows repeat the ${matchName} of an earlier row; each was applied in turn, so the last one wins (and the contact changes on every run of this file):`,
         ...lines,

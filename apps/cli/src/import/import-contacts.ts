@@ -10,6 +10,7 @@ import { contactCreateSchema } from "../generated/schemas.js";
 import { formatDuration, formatRecord, writeLine } from "../output.js";
 import { forEachConcurrent } from "../pool.js";
 import { startProgress } from "../progress.js";
+import { terminal } from "../terminal.js";
 import { compileValidator } from "../validate.js";
 import { BatchImporter } from "./batch.js";
 import { customFieldTypes } from "./custom-field-cells.js";
@@ -161,7 +162,7 @@ class Tally {
     this.failed++;
     if (this.errors) await this.errors.write(failure);
     else if (this.failed <= SHOWN_FAILURES)
-      process.stderr.write(`line ${failure.row.line}: ${failure.reason}\n`);
+      terminal().stderr.write(`line ${failure.row.line}: ${failure.reason}\n`);
   }
 
   async close(): Promise<void> {
@@ -171,7 +172,7 @@ class Tally {
   /** Says how many failures stderr did not show. */
   reportHidden(): void {
     if (!this.errors && this.failed > SHOWN_FAILURES) {
-      process.stderr.write(
+      terminal().stderr.write(
         `… and ${this.failed - SHOWN_FAILURES} more failed rows (--errors <file> keeps them all)\n`,
       );
     }

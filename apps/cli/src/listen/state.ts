@@ -8,10 +8,11 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { generateSigningKeyPair, type SigningKeyPair } from "@deskline/webhook-verifier";
 import { writePrivateFile } from "../config.js";
+import { terminal } from "../terminal.js";
 import { type Cursor, parseCursor } from "./cursor.js";
 
 /** `$XDG_STATE_HOME/deskline/listen` (else `~/.local/state/deskline/listen`). */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+export function stateDir(env: NodeJS.ProcessEnv = terminal().env): string {
   const base = env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state");
   return join(base, "deskline", "listen");
 }
@@ -26,7 +27,7 @@ const digest = (...parts: string[]) =>
 export class ListenState {
   private readonly dir: string;
 
-  constructor(baseUrl: string, apiKey: string, env: NodeJS.ProcessEnv = process.env) {
+  constructor(baseUrl: string, apiKey: string, env: NodeJS.ProcessEnv = terminal().env) {
     this.dir = join(stateDir(env), digest(baseUrl, apiKey));
   }
 
