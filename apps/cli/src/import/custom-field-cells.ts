@@ -3,6 +3,7 @@
 // its type fails its row, like any other row error. Text columns of undefined keys stay text.
 import { type Deskline, PermissionError } from "@deskline/sdk";
 import { parseBoolean } from "../fields.js";
+import { terminal } from "../terminal.js";
 
 /** The workspace's custom field types by key. */
 export type CustomFieldTypes = ReadonlyMap<string, string>;
@@ -19,7 +20,7 @@ export async function customFieldTypes(deskline: Deskline, needed: boolean): Pro
     return new Map(data.map((definition) => [definition.key, definition.type]));
   } catch (error) {
     if (!(error instanceof PermissionError)) throw error;
-    process.stderr.write(
+    terminal().stderr.write(
       "custom fields: the key cannot read their definitions (contacts:read); cells go as text\n",
     );
     return new Map();
