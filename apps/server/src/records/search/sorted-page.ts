@@ -63,7 +63,7 @@ function decodeSearchCursor(cursor: string, sort: SearchSort): Position {
       },
     );
   }
-  const [, field, direction, instant, id] = match as unknown as [string, string, string, string, string];
+  const [, field = "", direction = "", instant = "", id = ""] = match;
   if (field !== sort.field || direction !== sort.direction || (field === "updated_at") !== (instant !== "")) {
     throw new AppError(
       400,
