@@ -6,6 +6,7 @@
  */
 
 import { consoleSettings } from "./console/settings.js";
+import { customFieldSettings } from "./contacts/settings.js";
 import { eventSettings } from "./events/settings.js";
 import {
   databaseSettings,
@@ -29,6 +30,7 @@ export const settings = composeSettings(
   databaseSettings,
   httpSettings,
   apiKeySettings,
+  customFieldSettings,
   logSettings,
   pullSettings,
   eventSettings,

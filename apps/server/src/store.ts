@@ -68,6 +68,7 @@ export function createStore(
     | "idempotencyTtlMs"
     | "eventRelayImmediate"
     | "apiKeyCacheMs"
+    | "customFieldCacheMs"
     | "secretsEncryptionKey"
     | "secretsEncryptionOldKeys"
     | "eventRetentionMs"
@@ -116,7 +117,7 @@ export function createStore(
     workspaces: new Workspaces(db),
     apiKeys: new ApiKeys(db, { cacheMs: config.apiKeyCacheMs }),
     contacts,
-    customFieldDefinitions: new CustomFieldDefinitions(db),
+    customFieldDefinitions: new CustomFieldDefinitions(db, { cacheMs: config.customFieldCacheMs }),
     conversations,
     messages,
     tickets: new Tickets(db, { contacts, conversations }, relay, tombstones),

@@ -2,13 +2,12 @@
 // definitions read once (one indexed find), the `undefined_custom_fields` setting read only when
 // a write sends a key no definition names (docs/decisions.md, "Typed custom fields").
 import { AppError } from "../platform/errors.js";
-import type { Workspaces } from "../workspaces/workspaces.js";
+import type { SettingsOnce } from "../workspaces/workspaces.js";
 import type { CustomFieldDefinition, CustomFieldDefinitions } from "./custom-field-definitions.js";
 import { checkCustomFields, undefinedKeyError, type WriteKind } from "./custom-field-values.js";
 
 export interface CustomFieldStores {
   customFieldDefinitions: Pick<CustomFieldDefinitions, "byKey">;
-  workspaces: Pick<Workspaces, "undefinedCustomFields">;
 }
 
 /** One request's check of the writes it makes. */
@@ -23,18 +22,16 @@ export interface CustomFieldCheck {
 export async function customFieldCheck(
   stores: CustomFieldStores,
   workspaceId: string,
+  /** The request's workspace settings, shared with its phone rules: one read for both. */
+  settings: SettingsOnce,
 ): Promise<CustomFieldCheck> {
   const definitions = await stores.customFieldDefinitions.byKey(workspaceId);
-  let refuses: Promise<boolean> | undefined;
   return {
     definitions,
     async check(values, kind) {
       const [undefinedKey] = checkCustomFields(definitions, values, kind);
       if (undefinedKey === undefined) return;
-      refuses ??= stores.workspaces
-        .undefinedCustomFields(workspaceId)
-        .then((setting) => setting === "refuse");
-      if (await refuses) throw undefinedKeyError(undefinedKey);
+      if ((await settings()).undefined_custom_fields === "refuse") throw undefinedKeyError(undefinedKey);
     },
     refuseCreate(values) {
       try {

@@ -2,6 +2,7 @@
 // collection, its queries and indexes, and the contact indexes of the keys marked searchable.
 // What a definition makes a write check lives in contacts/custom-field-values.ts; why these
 // bounds and this index story: docs/decisions.md, "Typed custom fields".
+import { LRUCache } from "lru-cache";
 import type { Collection, Db } from "mongodb";
 import { isDuplicateKey } from "../platform/database/errors.js";
 import { DomainError, notFound } from "../platform/errors.js";
@@ -49,13 +50,26 @@ export const toCustomFieldDefinition = (doc: CustomFieldDefinitionDoc): Schema<"
 type Create = Schema<"CustomFieldDefinitionCreate">;
 type Update = Schema<"CustomFieldDefinitionUpdate">;
 
+/** Workspaces whose definitions a process keeps at once. */
+const CACHED_WORKSPACES = 10_000;
+
 export class CustomFieldDefinitions {
   private readonly collection: Collection<CustomFieldDefinitionDoc>;
   private readonly contacts: Collection;
 
-  constructor(db: Db) {
+  /** Definitions by workspace, for `cacheMs`; none when it is 0 (every write reads them). */
+  private readonly cached: LRUCache<string, ReadonlyMap<string, CustomFieldDefinition>> | undefined;
+
+  constructor(db: Db, options: { cacheMs?: number } = {}) {
     this.collection = db.collection<CustomFieldDefinitionDoc>("custom_field_definitions");
     this.contacts = db.collection("contacts");
+    if (options.cacheMs) {
+      this.cached = new LRUCache({
+        max: CACHED_WORKSPACES,
+        ttl: options.cacheMs,
+        fetchMethod: (workspaceId) => this.read(workspaceId),
+      });
+    }
   }
 
   /** One definition per key and workspace; and the contact index of every key marked searchable. */
@@ -71,11 +85,19 @@ export class CustomFieldDefinitions {
   }
 
   /**
-   * The workspace's definitions by key: what every contact write checks against. One indexed
-   * `find` per call and no cache, so a definition changed by any process of the fleet applies to
-   * the very next write (docs/decisions.md, "Typed custom fields").
+   * The workspace's definitions by key: what every contact write checks against (a create too,
+   * for the required keys). Read at every write they cost a create a fifth of its rate, so a
+   * process keeps them for `cacheMs` (CUSTOM_FIELD_CACHE_MS), as it keeps API keys: a change
+   * applies at once in the process that made it and within `cacheMs` in the others
+   * (docs/decisions.md, "Typed custom fields").
    */
-  async byKey(workspaceId: string): Promise<Map<string, CustomFieldDefinition>> {
+  async byKey(workspaceId: string): Promise<ReadonlyMap<string, CustomFieldDefinition>> {
+    return this.cached
+      ? ((await this.cached.fetch(workspaceId)) ?? this.read(workspaceId))
+      : this.read(workspaceId);
+  }
+
+  private async read(workspaceId: string): Promise<ReadonlyMap<string, CustomFieldDefinition>> {
     const docs = await this.collection.find({ workspace_id: workspaceId }).toArray();
     return new Map(docs.map((doc) => [doc.key, doc]));
   }
@@ -125,6 +147,7 @@ export class CustomFieldDefinitions {
         { param: "key" },
       );
     }
+    this.cached?.delete(workspaceId);
     if (doc.searchable) await this.ensureSearchIndex(doc.key);
     return doc;
   }
@@ -143,6 +166,7 @@ export class CustomFieldDefinitions {
       { returnDocument: "after" },
     );
     if (!doc) throw notFound("custom field definition", key, "key");
+    this.cached?.delete(workspaceId);
     if (doc.searchable) await this.ensureSearchIndex(key);
     else if (current.searchable) await this.dropSearchIndexIfUnused(key);
     return doc;
@@ -152,6 +176,7 @@ export class CustomFieldDefinitions {
   async delete(workspaceId: string, key: string): Promise<void> {
     const doc = await this.collection.findOneAndDelete({ workspace_id: workspaceId, key });
     if (!doc) throw notFound("custom field definition", key, "key");
+    this.cached?.delete(workspaceId);
     if (doc.searchable) await this.dropSearchIndexIfUnused(key);
   }
 

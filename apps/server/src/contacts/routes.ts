@@ -11,7 +11,12 @@ import { allOf, filterOfGroups } from "../records/search/filter-groups.js";
 import { searchWindow, toSearchResult } from "../records/search/sorted-page.js";
 import type { PullSettings } from "../records/settings.js";
 import type { Schema } from "../spec/types.js";
-import { phoneSettingsOf, type Workspaces } from "../workspaces/workspaces.js";
+import {
+  phoneSettingsOf,
+  type SettingsOnce,
+  settingsOnce,
+  type Workspaces,
+} from "../workspaces/workspaces.js";
 import { type BatchItemResult, parseMatchKey, upsertBatch } from "./batch-upsert.js";
 import { type ContactInput, toContact } from "./contacts.js";
 import { type CustomFieldStores, customFieldCheck } from "./custom-field-check.js";
@@ -23,9 +28,7 @@ import { contactSearchFields } from "./search-fields.js";
 import { searchFilter } from "./search-keys.js";
 
 type Kit = RouteKit<
-  MergeDeps &
-    ErasureDeps &
-    CustomFieldStores & { workspaces: Pick<Workspaces, "phoneSettings" | "undefinedCustomFields"> },
+  MergeDeps & ErasureDeps & CustomFieldStores & { workspaces: Pick<Workspaces, "contactSettings"> },
   PullSettings
 >;
 
@@ -35,13 +38,11 @@ type Kit = RouteKit<
  * read; its `phone_country` is still checked.
  */
 async function rulesOf(
-  store: Kit["store"],
-  workspaceId: string,
+  settings: SettingsOnce,
   query: { phone_country?: string },
   reads = true,
 ): Promise<PhoneRules> {
-  const settings = reads ? await store.workspaces.phoneSettings(workspaceId) : phoneSettingsOf(null);
-  return phoneRules(settings, query.phone_country);
+  return phoneRules(reads ? await settings() : phoneSettingsOf(null), query.phone_country);
 }
 
 /** Whether a create or PATCH body has a phone number to read. */
@@ -81,7 +82,9 @@ function listContacts({ store, config }: Kit): Handler<"listContacts"> {
     const workspaceId = workspaceOf(ctx);
     // The `phone` filter reads its value as a write reads a phone: in the request's country.
     const phoneCountry =
-      query.phone === undefined ? query.phone_country : (await rulesOf(store, workspaceId, query)).country;
+      query.phone === undefined
+        ? query.phone_country
+        : (await rulesOf(settingsOnce(store.workspaces, workspaceId), query)).country;
     const filters = {
       ...query,
       phone_country: phoneCountry ?? undefined,
@@ -105,8 +108,7 @@ function searchContacts({ store }: Kit): Handler<"searchContacts"> {
     // The workspace's phone settings and custom field definitions, each read only when a filter needs it.
     const [{ country }, definitions] = await Promise.all([
       rulesOf(
-        store,
-        workspaceId,
+        settingsOnce(store.workspaces, workspaceId),
         {},
         filtersOn(body, (field) => field === "phone"),
       ),
@@ -132,8 +134,9 @@ const filtersOn = (
 function createContact({ store }: Kit): Handler<"createContact"> {
   return async ({ ctx, query, body }) => {
     const workspaceId = workspaceOf(ctx);
-    const rules = await rulesOf(store, workspaceId, query, sendsPhone(body));
-    await (await customFieldCheck(store, workspaceId)).check(customFieldsOf(body), "create");
+    const settings = settingsOnce(store.workspaces, workspaceId);
+    const rules = await rulesOf(settings, query, sendsPhone(body));
+    await (await customFieldCheck(store, workspaceId, settings)).check(customFieldsOf(body), "create");
     const doc = await store.contacts.create(workspaceId, body, rules);
     return { status: 201, body: toContact(doc) };
   };
@@ -154,8 +157,9 @@ function batchUpsertContacts({ store, openapi }: Kit): Handler<"batchUpsertConta
   };
   return async ({ ctx, query, body }) => {
     const workspaceId = workspaceOf(ctx);
-    const rules = await rulesOf(store, workspaceId, query);
-    const customFields = await customFieldCheck(store, workspaceId);
+    const settings = settingsOnce(store.workspaces, workspaceId);
+    const rules = await rulesOf(settings, query);
+    const customFields = await customFieldCheck(store, workspaceId, settings);
     // Each item's custom fields checked as a PATCH's; whether one that creates its contact has
     // every required key is known only once its match is looked up (`refuseCreate`).
     const checkItem = async (item: ContactInput | AppError) => {
@@ -184,7 +188,11 @@ function batchUpsertContacts({ store, openapi }: Kit): Handler<"batchUpsertConta
 function mergeContacts({ store }: Kit): Handler<"mergeContacts"> {
   return async ({ ctx, id, body }) => {
     const workspaceId = workspaceOf(ctx);
-    const customFields = await customFieldCheck(store, workspaceId);
+    const customFields = await customFieldCheck(
+      store,
+      workspaceId,
+      settingsOnce(store.workspaces, workspaceId),
+    );
     // The values the survivor takes from the merged contacts are checked as a PATCH's would be.
     const checkPlan = (plan: ContactInput) => customFields.check(customFieldsOf(plan), "update");
     const doc = await merge(store, workspaceId, id, body, checkPlan);
@@ -202,10 +210,11 @@ function getContact({ store }: Kit): Handler<"getContact"> {
 function updateContact({ store }: Kit): Handler<"updateContact"> {
   return async ({ ctx, id, query, body }) => {
     const workspaceId = workspaceOf(ctx);
-    const rules = await rulesOf(store, workspaceId, query, sendsPhone(body));
+    const settings = settingsOnce(store.workspaces, workspaceId);
+    const rules = await rulesOf(settings, query, sendsPhone(body));
     // A PATCH without custom fields changes none, and reads no definition.
     if (body.custom_fields) {
-      await (await customFieldCheck(store, workspaceId)).check(customFieldsOf(body), "update");
+      await (await customFieldCheck(store, workspaceId, settings)).check(customFieldsOf(body), "update");
     }
     const { doc } = await store.contacts.update(workspaceId, id, body, rules);
     return { status: 200, body: toContact(doc) };

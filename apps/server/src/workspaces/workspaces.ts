@@ -77,18 +77,30 @@ export class Workspaces {
     return (await this.collection.findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
   }
 
-  /** The phone settings a contact write of this workspace reads numbers with: one `_id` probe. */
-  async phoneSettings(id: string): Promise<PhoneSettings> {
-    const projection = { default_phone_country: 1, phone_validation: 1 };
-    return phoneSettingsOf(await this.collection.findOne({ _id: id }, { projection }));
-  }
-
   /**
-   * Whether a contact write keeps or refuses a custom field no definition names. Read only by a
-   * write that sends such a key, so the usual write pays no extra round trip for it.
+   * The settings a contact write reads: how it reads phones, and whether it keeps custom fields
+   * no definition names. One `_id` probe for both, made only by a write that needs one of them
+   * (`settingsOnce`).
    */
-  async undefinedCustomFields(id: string): Promise<UndefinedCustomFields> {
-    const projection = { undefined_custom_fields: 1 };
-    return undefinedCustomFieldsOf(await this.collection.findOne({ _id: id }, { projection }));
+  async contactSettings(id: string): Promise<ContactSettings> {
+    const projection = { default_phone_country: 1, phone_validation: 1, undefined_custom_fields: 1 };
+    const doc = await this.collection.findOne({ _id: id }, { projection });
+    return { ...phoneSettingsOf(doc), undefined_custom_fields: undefinedCustomFieldsOf(doc) };
   }
+}
+
+/** What a contact write may read of its workspace's settings (`Workspaces.contactSettings`). */
+export interface ContactSettings extends PhoneSettings {
+  undefined_custom_fields: UndefinedCustomFields;
+}
+
+/** One request's read of its workspace's contact settings: made at its first need, then shared. */
+export type SettingsOnce = () => Promise<ContactSettings>;
+
+export function settingsOnce(workspaces: Pick<Workspaces, "contactSettings">, id: string): SettingsOnce {
+  let read: Promise<ContactSettings> | undefined;
+  return () => {
+    read ??= workspaces.contactSettings(id);
+    return read;
+  };
 }
