@@ -30,7 +30,11 @@ export interface PageVerdict {
   /** The events to queue, in the page's order, each with why. */
   missed: { event: EventRef; reason: MissedReason }[];
   skipped: Record<SkippedReason, number>;
-  /** Events with a pending delivery that this recovery queued (a run that died before recording its page). */
+  /**
+   * Events this recovery queued already, on a run that died before recording its page: whatever
+   * their delivery became since (still pending, or already sent by another worker), it is one of
+   * this recovery's.
+   */
   queuedBy: (recoveryId: string) => number;
 }
 
@@ -102,9 +106,12 @@ export async function judgePage(
         reason: seen.has("failed") ? "failed" : seen.has("dropped") ? "dropped" : "never_sent",
       });
   }
+  // One queued again now (its earlier delivery failed) counts once, with those made now.
+  const again = new Set(missed.map(({ event }) => event._id));
   const queuedBy = (recoveryId: string) =>
     new Set(
-      outcomes.filter((d) => d.status === "pending" && d.recovery_id === recoveryId).map((d) => d.event_id),
+      outcomes.filter((d) => d.recovery_id === recoveryId && !again.has(d.event_id)).map((d) => d.event_id),
     ).size;
+
   return { missed, skipped, queuedBy };
 }
