@@ -37,5 +37,6 @@ describe("@deskline/spec/values", () => {
     const spec = parse(readFileSync(new URL("../openapi.yaml", import.meta.url), "utf8"));
     const status = spec.components.schemas.TicketStatus;
     expect(JSON.parse(out)).toEqual([status.enum, status["x-transitions"]]);
-  });
+    // A Node start and the whole spec parsed: over vitest's 5 s default on two loaded cores.
+  }, 30_000);
 });
