@@ -2,8 +2,8 @@
 // collection, its queries and indexes, and the contact indexes of the keys marked searchable.
 // What a definition makes a write check lives in contacts/custom-field-values.ts; why these
 // bounds and this index story: docs/decisions.md, "Typed custom fields".
-import { LRUCache } from "lru-cache";
 import type { Collection, Db } from "mongodb";
+import { CachedReads } from "../platform/cached-reads.js";
 import { isDuplicateKey } from "../platform/database/errors.js";
 import { DomainError, notFound } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
@@ -57,19 +57,16 @@ export class CustomFieldDefinitions {
   private readonly collection: Collection<CustomFieldDefinitionDoc>;
   private readonly contacts: Collection;
 
-  /** Definitions by workspace, for `cacheMs`; none when it is 0 (every write reads them). */
-  private readonly cached: LRUCache<string, ReadonlyMap<string, CustomFieldDefinition>> | undefined;
+  /** Definitions by workspace, for `cacheMs` (0: every write reads them). */
+  private readonly cached: CachedReads<ReadonlyMap<string, CustomFieldDefinition>>;
 
   constructor(db: Db, options: { cacheMs?: number } = {}) {
     this.collection = db.collection<CustomFieldDefinitionDoc>("custom_field_definitions");
     this.contacts = db.collection("contacts");
-    if (options.cacheMs) {
-      this.cached = new LRUCache({
-        max: CACHED_WORKSPACES,
-        ttl: options.cacheMs,
-        fetchMethod: (workspaceId) => this.read(workspaceId),
-      });
-    }
+    this.cached = new CachedReads((workspaceId) => this.read(workspaceId), {
+      ttlMs: options.cacheMs ?? 0,
+      max: CACHED_WORKSPACES,
+    });
   }
 
   /** One definition per key and workspace; and the contact index of every key marked searchable. */
@@ -92,9 +89,7 @@ export class CustomFieldDefinitions {
    * (docs/decisions.md, "Typed custom fields").
    */
   async byKey(workspaceId: string): Promise<ReadonlyMap<string, CustomFieldDefinition>> {
-    return this.cached
-      ? ((await this.cached.fetch(workspaceId)) ?? this.read(workspaceId))
-      : this.read(workspaceId);
+    return this.cached.get(workspaceId);
   }
 
   private async read(workspaceId: string): Promise<ReadonlyMap<string, CustomFieldDefinition>> {
@@ -147,7 +142,7 @@ export class CustomFieldDefinitions {
         { param: "key" },
       );
     }
-    this.cached?.delete(workspaceId);
+    this.cached.drop(workspaceId);
     if (doc.searchable) await this.ensureSearchIndex(doc.key);
     return doc;
   }
@@ -166,7 +161,7 @@ export class CustomFieldDefinitions {
       { returnDocument: "after" },
     );
     if (!doc) throw notFound("custom field definition", key, "key");
-    this.cached?.delete(workspaceId);
+    this.cached.drop(workspaceId);
     if (doc.searchable) await this.ensureSearchIndex(key);
     else if (current.searchable) await this.dropSearchIndexIfUnused(key);
     return doc;
@@ -176,7 +171,7 @@ export class CustomFieldDefinitions {
   async delete(workspaceId: string, key: string): Promise<void> {
     const doc = await this.collection.findOneAndDelete({ workspace_id: workspaceId, key });
     if (!doc) throw notFound("custom field definition", key, "key");
-    this.cached?.delete(workspaceId);
+    this.cached.drop(workspaceId);
     if (doc.searchable) await this.dropSearchIndexIfUnused(key);
   }
 

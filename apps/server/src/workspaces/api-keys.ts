@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { schemaEnums } from "@deskline/spec/values";
-import { LRUCache } from "lru-cache";
 import type { Collection, Db } from "mongodb";
+import { CachedReads } from "../platform/cached-reads.js";
 import { newId } from "../platform/ids.js";
 import { hashToken } from "../platform/token-hash.js";
 
@@ -89,9 +89,6 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 // flood of made-up keys can only push real ones out (they are then looked up again), not grow it.
 const CACHED_KEYS = 10_000;
 
-/** A lookup's outcome, cached as a box so that "no such key" is cached (and coalesced) too. */
-type Lookup = { doc: ApiKeyDoc | null };
-
 export class ApiKeys {
   private readonly collection: Collection<ApiKeyDoc>;
   /**
@@ -100,17 +97,14 @@ export class ApiKeys {
    * (API_KEY_CACHE_MS), keyed by the key's hash; concurrent lookups of one key share one query.
    * A revocation evicts the key here at once; other processes notice within `cacheMs`.
    */
-  private readonly lookups: LRUCache<string, Lookup> | undefined;
+  private readonly lookups: CachedReads<ApiKeyDoc | null>;
 
   constructor(db: Db, options: { cacheMs?: number } = {}) {
     this.collection = db.collection<ApiKeyDoc>("api_keys");
-    if (options.cacheMs) {
-      this.lookups = new LRUCache<string, Lookup>({
-        max: CACHED_KEYS,
-        ttl: options.cacheMs,
-        fetchMethod: async (hash) => ({ doc: await this.collection.findOne({ _id: hash }) }),
-      });
-    }
+    this.lookups = new CachedReads((hash) => this.collection.findOne({ _id: hash }), {
+      ttlMs: options.cacheMs ?? 0,
+      max: CACHED_KEYS,
+    });
   }
 
   async ensureIndexes(): Promise<void> {
@@ -149,9 +143,7 @@ export class ApiKeys {
   async authenticate(key: string): Promise<ApiKeyDoc | null> {
     if (!isWellFormedApiKey(key)) return null;
     const hash = hashToken(key);
-    const doc = this.lookups
-      ? ((await this.lookups.fetch(hash))?.doc ?? null)
-      : await this.collection.findOne({ _id: hash });
+    const doc = await this.lookups.get(hash);
     if (!doc || doc.revoked_at) return null;
     const now = new Date();
     if (!doc.last_used_at || now.getTime() - doc.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
@@ -182,7 +174,7 @@ export class ApiKeys {
       { returnDocument: "after" },
     );
     const doc = revoked ?? (await this.collection.findOne({ id }));
-    if (doc) this.lookups?.delete(doc._id);
+    if (doc) this.lookups.drop(doc._id);
     return doc;
   }
 }
