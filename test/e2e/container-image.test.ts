@@ -68,7 +68,7 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
       ? `a stand-in node:20-bookworm-slim (Node.js ${built.standIn})`
       : "node:20-bookworm-slim";
     const how = built.byCi
-      ? "built by .ci/run before the tests"
+      ? "built by .ci/run in the background, waited for"
       : `built in ${(built.ms / 1000).toFixed(0)} s (layers cached between runs)`;
     console.log(`container image ${IMAGE}: ${(size / 1e6).toFixed(0)} MB, ${how} on ${base}`);
 
