@@ -203,7 +203,7 @@ export class CustomFieldDefinitions {
   private async dropSearchIndexIfUnused(key: string): Promise<void> {
     if (await this.collection.findOne({ key, searchable: true }, { projection: { _id: 1 } })) return;
     await this.contacts.dropIndex(searchIndexName(key)).catch((error: { code?: number }) => {
-      // Gone already (another process dropped it, or it was never built): nothing to do.
+      // Gone already (another process dropped it, or no one built it): nothing to do.
       if (error.code !== 27) throw error;
     });
   }
