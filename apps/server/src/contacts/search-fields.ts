@@ -1,5 +1,5 @@
 import { parsePhone } from "../platform/phone-numbers.js";
-import { fieldCatalog } from "../records/search/catalog.js";
+import { fieldCatalog, listField, textField, timeField } from "../records/search/catalog.js";
 import {
   type FieldsOf,
   invalidValue,
@@ -7,7 +7,7 @@ import {
   type Operator,
   type SearchField,
 } from "../records/search/filter-groups.js";
-import { asSent, flag, foldedText, idOf, instant, text } from "../records/search/values.js";
+import { asSent, flag, foldedText, idOf } from "../records/search/values.js";
 import type { Schema } from "../spec/types.js";
 import { type CustomFieldRule, type CustomFieldType, readFilterValue } from "./custom-field-values.js";
 
@@ -16,8 +16,6 @@ import { type CustomFieldRule, type CustomFieldType, readFilterValue } from "./c
  * `custom_fields.<key>` and `external_ids.<system>`): where each is stored and how its values
  * read. Typed by the spec's list, so a field added there and not here fails to compile.
  */
-
-const textField = (path: string): SearchField => ({ path, operators: OPERATORS.text, read: text });
 
 /** A phone compared in E.164, read in the request's country as the list's `phone` filter reads it. */
 const phoneField = (country: string | null): SearchField => ({
@@ -50,12 +48,12 @@ function namedFields(phoneCountry: string | null): Record<Schema<"ContactSearchF
     preferred_channel: textField("preferred_channel"),
     preferred_language: textField("preferred_language"),
     timezone: textField("timezone"),
-    tags: { path: "tags", operators: OPERATORS.choice, read: text, list: true },
-    segments: { path: "segments", operators: OPERATORS.choice, read: text, list: true },
+    tags: listField("tags"),
+    segments: listField("segments"),
     do_not_contact: { path: "do_not_contact", operators: OPERATORS.flag, read: flag },
     marketing_consent: { path: "marketing_consent", operators: OPERATORS.flag, read: flag },
-    created_at: { path: "created_at", operators: OPERATORS.time, read: instant },
-    updated_at: { path: "updated_at", operators: OPERATORS.time, read: instant },
+    created_at: timeField("created_at"),
+    updated_at: timeField("updated_at"),
   };
 }
 

@@ -1,7 +1,7 @@
 import { schemaEnums } from "@deskline/spec/values";
-import { fieldCatalog } from "../records/search/catalog.js";
+import { fieldCatalog, listField, textField, timeField } from "../records/search/catalog.js";
 import { type FieldsOf, OPERATORS, type SearchField } from "../records/search/filter-groups.js";
-import { choice, idOf, instant, text } from "../records/search/values.js";
+import { choice, idOf } from "../records/search/values.js";
 import type { Schema } from "../spec/types.js";
 
 /**
@@ -10,7 +10,6 @@ import type { Schema } from "../spec/types.js";
  * fails to compile.
  */
 
-const textField = (path: string): SearchField => ({ path, operators: OPERATORS.text, read: text });
 const choiceField = (path: string, values: readonly string[]): SearchField => ({
   path,
   operators: OPERATORS.choice,
@@ -21,7 +20,6 @@ const idField = (path: string, prefix: string): SearchField => ({
   operators: OPERATORS.choice,
   read: idOf(prefix),
 });
-const timeField = (path: string): SearchField => ({ path, operators: OPERATORS.time, read: instant });
 
 const FIELDS: Record<Schema<"TicketSearchField">, SearchField> = {
   id: { path: "_id", operators: OPERATORS.id, read: idOf("tkt") },
@@ -35,7 +33,7 @@ const FIELDS: Record<Schema<"TicketSearchField">, SearchField> = {
   conversation_id: idField("conversation_id", "conv"),
   assignee_id: textField("assignee_id"),
   language: textField("language"),
-  tags: { path: "tags", operators: OPERATORS.choice, read: text, list: true },
+  tags: listField("tags"),
   created_at: timeField("created_at"),
   updated_at: timeField("updated_at"),
   due_at: timeField("due_at"),

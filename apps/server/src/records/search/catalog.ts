@@ -1,4 +1,5 @@
-import { type FieldsOf, invalidValue, type SearchField } from "./filter-groups.js";
+import { type FieldsOf, invalidValue, OPERATORS, type SearchField } from "./filter-groups.js";
+import { instant, text } from "./values.js";
 
 /**
  * A resource's searchable fields as one lookup: its named fields, and its maps (a contact's
@@ -28,3 +29,14 @@ export function fieldCatalog(
     );
   };
 }
+
+/** The kinds of field contacts and tickets share, by where each is stored. */
+export const textField = (path: string): SearchField => ({ path, operators: OPERATORS.text, read: text });
+export const timeField = (path: string): SearchField => ({ path, operators: OPERATORS.time, read: instant });
+/** A list of texts (tags): `eq` means "holds". */
+export const listField = (path: string): SearchField => ({
+  path,
+  operators: OPERATORS.choice,
+  read: text,
+  list: true,
+});
