@@ -46,14 +46,15 @@ export const choice =
   };
 
 /** The id of an object of one kind (`con_…`). */
-export const idOf =
-  (prefix: string): ReadValue =>
-  (value, param) => {
-    if (typeof value !== "string" || !new RegExp(`^${prefix}_[0-9A-Za-z]+$`).test(value)) {
+export const idOf = (prefix: string): ReadValue => {
+  const pattern = new RegExp(`^${prefix}_[0-9A-Za-z]+$`);
+  return (value, param) => {
+    if (typeof value !== "string" || !pattern.test(value)) {
       throw invalidValue(param, `This field is an id starting with \`${prefix}_\`.`);
     }
     return value;
   };
+};
 
 /** A value kept as sent, whatever its JSON type (free-form data such as custom fields). */
 export const asSent: ReadValue = (value) => value;
