@@ -28,6 +28,29 @@ const LAYERS: string[][] = [
 /** What a migration may import, beyond its own folder: nothing of the stores that change after it. */
 const MIGRATIONS_IMPORT = new Set(["platform"]);
 
+/**
+ * The rooms of `webhooks/`, lowest first (docs/development.md, "Layout of the server"): the
+ * settings (over what the egress proxy's say) under everything, endpoints under the deliveries
+ * queued to them, recovery over the deliveries it queues again, `stores` gathering the three, the
+ * worker over all it runs, and `routes` mounting every room's routes. A room may import its own
+ * files and those of lower rooms.
+ */
+const WEBHOOKS = `${SERVER}webhooks/`;
+const WEBHOOK_ROOMS: string[][] = [
+  ["egress-proxy.ts"],
+  ["settings.ts"],
+  ["endpoints"],
+  ["deliveries"],
+  ["recovery"],
+  ["stores.ts"],
+  ["delivery"],
+  ["routes.ts"],
+];
+/** A file's room: its folder under webhooks/, or the file itself at the top (an import names `.js`). */
+const roomOf = (path: string) =>
+  (path.slice(WEBHOOKS.length).split("/")[0] as string).replace(/\.js$/, ".ts");
+const roomLayerOf = (room: string) => WEBHOOK_ROOMS.findIndex((layer) => layer.includes(room));
+
 /** The packages: each reaches another by its name, never by a path into its folder. */
 const PACKAGES = ["apps/server", "apps/cli", "packages/sdk", "packages/webhook-verifier", "spec", "test/kit"];
 /** `@deskline/test-kit`: the one way into the shared test harness from outside the server. */
@@ -70,6 +93,21 @@ describe("import order", () => {
       }
     }
     expect(upward).toEqual([]);
+  });
+
+  it("the rooms of webhooks/ import down only", () => {
+    const upward: string[] = [];
+    for (const file of tracked.filter((path) => path.startsWith(WEBHOOKS))) {
+      const from = roomOf(file);
+      for (const target of importsOf(file).filter((path) => path.startsWith(WEBHOOKS))) {
+        const to = roomOf(target);
+        if (to !== from && !(roomLayerOf(to) >= 0 && roomLayerOf(to) < roomLayerOf(from)))
+          upward.push(`${file} → ${target}`);
+      }
+    }
+    expect(upward).toEqual([]);
+    const rooms = new Set(tracked.filter((path) => path.startsWith(WEBHOOKS)).map(roomOf));
+    for (const room of rooms) expect(roomLayerOf(room), room).toBeGreaterThanOrEqual(0);
   });
 
   it("knows every folder of the server's source", () => {

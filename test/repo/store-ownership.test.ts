@@ -20,7 +20,7 @@ const ALLOWED: Record<string, string> = {
     "the relay moves pending events out of whichever collection's documents carry them, named by the capability that registers it",
   "apps/server/src/webhooks/delivery/wake.ts":
     "a change stream on the deliveries' inserts, and the probe that tells whether the deployment has change streams",
-  "apps/server/src/webhooks/endpoints/secrets/reseal.ts":
+  "apps/server/src/webhooks/endpoints/reseal.ts":
     "re-sealing every stored secret under a new key (`reencrypt-secrets`, the start-up check) walks the endpoints and the stored answers as stored, each write fenced by the sealed value it read",
 };
 

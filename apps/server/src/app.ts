@@ -20,7 +20,7 @@ import type { Logger } from "./platform/logger.js";
 import type { Metrics } from "./platform/metrics/metrics.js";
 import type { Store } from "./store.js";
 import { ticketRoutes } from "./tickets/routes.js";
-import { endpointStatsRoutes } from "./webhooks/endpoints/stats.js";
+import { endpointStatsRoutes } from "./webhooks/deliveries/stats.js";
 import { adminWebhookRoutes, webhookRoutes } from "./webhooks/routes.js";
 import { adminRoutes } from "./workspaces/admin-routes.js";
 

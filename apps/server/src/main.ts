@@ -10,7 +10,7 @@ import { SecretKeyError } from "./platform/secret-box.js";
 import { startTelemetry, stopTelemetry } from "./platform/telemetry/index.js";
 import { type RunningServer, ServerStopped, startServer } from "./server.js";
 import { createStore, prepareDatabase } from "./store.js";
-import { sealStoredSecrets } from "./webhooks/endpoints/secrets/reseal.js";
+import { sealStoredSecrets } from "./webhooks/endpoints/reseal.js";
 
 /** How long a shutdown may take beyond SHUTDOWN_TIMEOUT_MS (the running attempts' bound) before it gives up. */
 const SHUTDOWN_MARGIN_MS = 15_000;

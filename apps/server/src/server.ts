@@ -13,7 +13,7 @@ import type { Metrics } from "./platform/metrics/metrics.js";
 import { createStore, prepareDatabase, type Store } from "./store.js";
 import { startSweeps } from "./sweeps.js";
 import { WebhookDelivery } from "./webhooks/delivery/worker.js";
-import { holdSecretWritesUntilChecked } from "./webhooks/endpoints/secrets/reseal.js";
+import { holdSecretWritesUntilChecked } from "./webhooks/endpoints/reseal.js";
 import { createWorkerApp } from "./worker-app.js";
 
 /**
@@ -207,7 +207,7 @@ async function startDelivery(
   const stopSweeps = startSweeps(store, config, logger, steps.startedAt);
   if (config.role !== "api") {
     await delivery.start();
-    // The proxy as its toString shows it: no password (webhooks/delivery/egress-proxy.ts).
+    // The proxy as its toString shows it: no password (webhooks/egress-proxy.ts).
     const egress = config.webhookEgress && {
       egressProxy: String(config.webhookEgress.proxy),
       noProxy: config.webhookEgress.noProxy,

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { countByHour, windowOf } from "../src/webhooks/deliveries/stats.js";
 import {
   type DeliveryStatus,
   pendingKey,
   type WebhookDeliveryDoc,
 } from "../src/webhooks/deliveries/store.js";
-import { countByHour, windowOf } from "../src/webhooks/endpoints/stats.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { runDatabase } from "./helpers/database.js";
 

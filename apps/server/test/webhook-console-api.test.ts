@@ -1,7 +1,7 @@
 import { constructEvent } from "@deskline/webhook-verifier";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { summarise } from "../src/webhooks/deliveries/recent.js";
 import { keptHeaders, utf8Prefix } from "../src/webhooks/delivery/answer.js";
-import { summarise } from "../src/webhooks/endpoints/recent.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import {
   createEndpoint,

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../src/config.js";
-import { bypassesProxy, parseNoProxy, parseProxyUrl } from "../src/webhooks/delivery/egress-proxy.js";
 import { createDeliveryAgent, postWebhook, type Resolver } from "../src/webhooks/delivery/http-client.js";
 import { ADDRESS_REFUSED } from "../src/webhooks/delivery/outcome.js";
+import { bypassesProxy, parseNoProxy, parseProxyUrl } from "../src/webhooks/egress-proxy.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { type ConnectProxy, startConnectProxy, withCredentials } from "./helpers/connect-proxy.js";
 import { createEndpoint, type InProcessServer, startDeployment } from "./helpers/delivery.js";

@@ -8,8 +8,8 @@ import { catalogOf } from "../fields.js";
 import { contactCreateSchema } from "../generated/schemas.js";
 import { INPUT_FORMATS, type InputFormat } from "../import/read-rows.js";
 import { type Column, writeLine } from "../output.js";
-import { searchCommand } from "../search/command.js";
 import * as kit from "./kit.js";
+import { searchCommand } from "./search.js";
 
 const COLUMNS: Column<Contact>[] = [
   { header: "ID", value: (c) => c.id },

@@ -9,9 +9,9 @@ import { ticketColumns } from "../export/columns.js";
 import { catalogOf } from "../fields.js";
 import { listParameters, ticketCreateSchema, ticketStatusSchema } from "../generated/schemas.js";
 import { type Column, formatRecord, formatTable, writeLine } from "../output.js";
-import { searchCommand } from "../search/command.js";
 import type { MoveReport, MoveTarget } from "../tickets/move-status.js";
 import * as kit from "./kit.js";
+import { searchCommand } from "./search.js";
 
 const COLUMNS: Column<Ticket>[] = [
   { header: "ID", value: (t) => t.id },

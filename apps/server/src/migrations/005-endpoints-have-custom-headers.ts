@@ -3,7 +3,7 @@ import { type Migration, rewriteInBatches } from "../platform/database/migration
 /**
  * Endpoints stored before endpoints had custom headers have no `custom_headers` field; every
  * endpoint now has one (empty when it sends none), so the code reads it without a default and the
- * start-up check of the stored secrets needs no "missing" case (webhooks/endpoints/secrets/reseal.ts).
+ * start-up check of the stored secrets needs no "missing" case (webhooks/endpoints/reseal.ts).
  */
 export const endpointsHaveCustomHeaders: Migration = {
   id: 5,

@@ -5,7 +5,7 @@
 
 import parseDuration from "parse-duration";
 import { ConfigError, custom, flag, integer, settingGroup, text } from "../platform/settings.js";
-import { parseNoProxy, parseProxyUrl } from "./delivery/egress-proxy.js";
+import { parseNoProxy, parseProxyUrl } from "./egress-proxy.js";
 
 /** Up to 4 retries after a delivery's first attempt. */
 const MAX_RETRIES = 4;
@@ -132,7 +132,7 @@ export const webhookSettings = settingGroup({
 });
 
 /**
- * The egress proxy deliveries go through (webhooks/delivery/egress-proxy.ts): `webhookEgress` is
+ * The egress proxy deliveries go through (webhooks/egress-proxy.ts, webhooks/delivery/proxy-tunnel.ts): `webhookEgress` is
  * undefined without WEBHOOK_PROXY_URL, and WEBHOOK_NO_PROXY alone is refused (it would exempt
  * hosts from a proxy that is not there: a proxy URL left out by mistake).
  */

@@ -5,6 +5,7 @@ import { insertManyOnce } from "../../platform/database/insert-once.js";
 import { LeaseFields } from "../../platform/database/lease.js";
 import { newestFirst, type Page } from "../../platform/database/lists.js";
 import type { Schema } from "../../spec/types.js";
+import { RECENT, type RecentDeliveries, summarise } from "./recent.js";
 
 /**
  * The `webhook_deliveries` collection: one document per delivery, i.e. one event queued to one
@@ -520,7 +521,7 @@ export class WebhookDeliveries {
   /**
    * The status and last attempt of each endpoint's newest `perEndpoint` deliveries: one read per
    * endpoint, all at once, each a bounded walk of its `endpoint_newest` index (what
-   * listWebhookEndpoints summarises, webhooks/endpoints/recent.ts).
+   * listWebhookEndpoints summarises, `recentOf`).
    */
   async newestOf(
     workspaceId: string,
@@ -536,6 +537,12 @@ export class WebhookDeliveries {
         .toArray();
     const all = await Promise.all(endpointIds.map(read));
     return new Map(endpointIds.map((id, i) => [id, all[i] ?? []]));
+  }
+
+  /** How the newest deliveries of a page of one workspace's endpoints went, by endpoint id (./recent.ts). */
+  async recentOf(workspaceId: string, endpointIds: string[]): Promise<Map<string, RecentDeliveries>> {
+    const newest = await this.newestOf(workspaceId, endpointIds, RECENT);
+    return new Map([...newest].map(([id, docs]) => [id, summarise(docs)]));
   }
 
   /** A page of an event's deliveries, newest first. */

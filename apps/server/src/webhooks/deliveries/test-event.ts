@@ -3,7 +3,7 @@ import type { Events } from "../../events/events.js";
 import { newTestEvent } from "../../events/model.js";
 import type { Handler } from "../../platform/http/operation.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
-import { endpointDisabled } from "../recovery/resend.js";
+import { endpointDisabled } from "../endpoints/store.js";
 import type { DeliveryQueue } from "./queue.js";
 import { toWebhookDelivery } from "./store.js";
 

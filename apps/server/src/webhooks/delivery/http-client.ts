@@ -3,16 +3,11 @@ import { readFileSync } from "node:fs";
 import { isIP, type LookupFunction, type Socket } from "node:net";
 import * as tls from "node:tls";
 import { Agent, buildConnector, type Dispatcher, request } from "undici";
+import { bypassesProxy, type EgressProxy, type NoProxyRule } from "../egress-proxy.js";
 import { refusedRange } from "../endpoints/address-policy.js";
 import { readAnswerStart, receiverAnswer } from "./answer.js";
-import {
-  bypassesProxy,
-  type EgressProxy,
-  type NoProxyRule,
-  openTunnel,
-  ProxyConnectError,
-} from "./egress-proxy.js";
 import type { AttemptResult } from "./outcome.js";
+import { openTunnel, ProxyConnectError } from "./proxy-tunnel.js";
 
 /**
  * The outgoing HTTP of webhook deliveries, on undici: one keep-alive Agent per process whose
@@ -23,7 +18,7 @@ import type { AttemptResult } from "./outcome.js";
  * connector refuses private addresses (the SSRF guard) on the address it actually connects to,
  * after DNS resolution, so neither a DNS name pointing inside nor a rebinding between check and
  * connect gets through. With an egress proxy (WEBHOOK_PROXY_URL) the same check decides the
- * address, and the proxy is asked to tunnel to that address (egress-proxy.ts). Redirects are
+ * address, and the proxy is asked to tunnel to that address (proxy-tunnel.ts). Redirects are
  * never followed (undici's `request` does not follow them).
  * TLS trusts the system store plus NODE_EXTRA_CA_CERTS.
  */
@@ -182,7 +177,7 @@ function directConnector(
 }
 
 /**
- * Through the egress proxy (egress-proxy.ts): the host is resolved here by `lookup` (the guarded
+ * Through the egress proxy (proxy-tunnel.ts): the host is resolved here by `lookup` (the guarded
  * one unless private networks are allowed), and the proxy is asked to CONNECT to that checked
  * address, never to the name, which it would resolve itself. TLS to the receiver then runs
  * inside the tunnel through undici's own connector (its `httpSocket`), so the SNI and the

@@ -4,10 +4,8 @@ import type { Handler } from "../../platform/http/operation.js";
 import { parsePage, toPage } from "../../platform/http/paging.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import type { Schema } from "../../spec/types.js";
-import type { WebhookDeliveries } from "../deliveries/store.js";
 import type { WebhookSettings } from "../settings.js";
 import { refusedUrlHost } from "./address-policy.js";
-import { type RecentDeliveries, recentOf } from "./recent.js";
 import { shownSecret } from "./secrets/signing-keys.js";
 import { toWebhookEndpoint, type WebhookEndpointDoc, type WebhookEndpoints } from "./store.js";
 
@@ -15,8 +13,18 @@ import { toWebhookEndpoint, type WebhookEndpointDoc, type WebhookEndpoints } fro
 // day, the spec's `WebhookEndpointSecretRotation.expires_in` default.
 const DEFAULT_GRACE_SECONDS = schemaDefaults.WebhookEndpointSecretRotation.expires_in;
 
+type RecentDeliveries = Schema<"WebhookEndpointRecentDeliveries">;
+
+/**
+ * What the list reads of the deliveries store (webhooks/deliveries/store.ts `recentOf`), named
+ * here by what it answers so that endpoints, which deliveries build on, import nothing of them.
+ */
+interface RecentDeliveriesReader {
+  recentOf(workspaceId: string, endpointIds: string[]): Promise<Map<string, RecentDeliveries>>;
+}
+
 type Kit = RouteKit<
-  { webhookEndpoints: WebhookEndpoints; webhookDeliveries: Pick<WebhookDeliveries, "newestOf"> },
+  { webhookEndpoints: WebhookEndpoints; webhookDeliveries: RecentDeliveriesReader },
   WebhookSettings
 >;
 
@@ -102,7 +110,7 @@ function listWebhookEndpoints({ store }: Kit): Handler<"listWebhookEndpoints"> {
     const workspaceId = workspaceOf(ctx);
     const docs = await store.webhookEndpoints.list(workspaceId, page);
     const shown = docs.slice(0, page.limit).map((doc) => doc._id);
-    const recent = await recentOf(store.webhookDeliveries, workspaceId, shown);
+    const recent = await store.webhookDeliveries.recentOf(workspaceId, shown);
     return {
       status: 200,
       body: toPage(docs, page.limit, (doc) => ({

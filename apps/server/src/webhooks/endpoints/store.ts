@@ -48,6 +48,19 @@ const ENABLED = {
 } as const;
 
 /** The API shape; the secrets are never part of it. */
+/**
+ * What a resend, a recovery or a test event answers for an endpoint that is not enabled: each sends
+ * only to enabled endpoints, and says how to enable this one.
+ */
+export function endpointDisabled(endpoint: Pick<WebhookEndpointDoc, "_id">, param: string): DomainError {
+  return new DomainError(
+    "conflict",
+    "webhook_endpoint_disabled",
+    `Webhook endpoint ${endpoint._id} is disabled; enable it (updateWebhookEndpoint with status "enabled") first.`,
+    { param },
+  );
+}
+
 export function toWebhookEndpoint(doc: WebhookEndpointDoc): Schema<"WebhookEndpoint"> {
   return {
     id: doc._id,

@@ -5,8 +5,7 @@ import type { Handler } from "../../platform/http/operation.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import type { Schema } from "../../spec/types.js";
 import { toWebhookDelivery, type WebhookDeliveryDoc } from "../deliveries/store.js";
-import type { WebhookEndpointDoc } from "../endpoints/store.js";
-import { endpointDisabled } from "./resend.js";
+import { endpointDisabled, type WebhookEndpointDoc } from "../endpoints/store.js";
 import type { RecoveryStores } from "./store.js";
 
 type Kit = RouteKit<RecoveryStores>;

@@ -1,5 +1,4 @@
 import type { StoredEvent } from "../../events/model.js";
-import { DomainError } from "../../platform/errors.js";
 import type { WebhookEndpointDoc } from "../endpoints/store.js";
 
 import type { RecoveryStores } from "./store.js";
@@ -11,15 +10,6 @@ import type { RecoveryStores } from "./store.js";
  * request and run by a job on the workers (webhooks/recovery/job.ts, docs/decisions.md "Recoveries
  * run as jobs").
  */
-
-export function endpointDisabled(endpoint: Pick<WebhookEndpointDoc, "_id">, param: string): DomainError {
-  return new DomainError(
-    "conflict",
-    "webhook_endpoint_disabled",
-    `Webhook endpoint ${endpoint._id} is disabled; enable it (updateWebhookEndpoint with status "enabled") first.`,
-    { param },
-  );
-}
 
 /** Queues the event again to `endpoints`; those with a pending delivery of it keep that one. */
 export function resend(store: RecoveryStores, event: StoredEvent, endpoints: WebhookEndpointDoc[]) {

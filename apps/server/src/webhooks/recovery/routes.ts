@@ -4,8 +4,9 @@ import type { Handler } from "../../platform/http/operation.js";
 import { mountHandlers, type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import { toWebhookDelivery } from "../deliveries/store.js";
 import { passesFilter } from "../endpoints/filter.js";
+import { endpointDisabled } from "../endpoints/store.js";
 import { previewRecovery } from "./preview.js";
-import { endpointDisabled, resend } from "./resend.js";
+import { resend } from "./resend.js";
 import { type RecoveryStores, toWebhookRecovery, type WebhookRecoveryDoc } from "./store.js";
 import { appliedWindow, askedWindow } from "./window.js";
 

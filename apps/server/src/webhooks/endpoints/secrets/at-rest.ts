@@ -9,7 +9,7 @@ import type { CustomHeader } from "../custom-headers.js";
  * seal and open of a stored secret goes through this object: endpoints' signing secrets and
  * custom header values as the endpoint store writes them and deliveries send them, the keys and
  * secrets of stored answers (idempotency), and the write gate that holds creates and rotations
- * while the start-up check runs (webhooks/endpoints/secrets/reseal.ts walks and reseals what is stored).
+ * while the start-up check runs (webhooks/endpoints/reseal.ts walks and reseals what is stored).
  */
 
 /** A signing secret; `expires_at` null for the current one, set for one being rotated out. */
@@ -125,7 +125,7 @@ export class SecretsAtRest {
   /**
    * Until the returned function is called, creates and rotations wait (then answer 503, retry):
    * a process whose key turns out not to open the stored secrets (it then stops) must not seal
-   * new ones with that key meanwhile. The start-up check (webhooks/endpoints/secrets/reseal.ts) holds them
+   * new ones with that key meanwhile. The start-up check (webhooks/endpoints/reseal.ts) holds them
    * until it has run, which takes moments once the database answers.
    */
   holdWrites(): () => void {

@@ -1,15 +1,15 @@
 import { type RouteKit, workspaceOf } from "../../platform/http/route-kit.js";
 import type { Schema } from "../../spec/types.js";
-import type { DeliveryStatus, WebhookDeliveries } from "../deliveries/store.js";
-import type { FilteredCounts } from "./filtered.js";
-import type { WebhookEndpoints } from "./store.js";
+import type { FilteredCounts } from "../endpoints/filtered.js";
+import type { WebhookEndpoints } from "../endpoints/store.js";
+import type { DeliveryStatus, WebhookDeliveries } from "./store.js";
 
 /**
  * `getWebhookEndpointStats`: an endpoint's deliveries of the last 24 clock hours counted by
  * status, in total and per hour (what the webhook console charts). Whole hours, so the answer
  * changes only with the deliveries and once an hour, not with every call. A read of
  * `webhook_deliveries` by endpoint and time (its `endpoint_status_created` index,
- * webhooks/deliveries/store.ts), two small fields per delivery, counted here: a `$group` by hour would need date operators the embedded fallback lacks, and
+ * store.ts), two small fields per delivery, counted here: a `$group` by hour would need date operators the embedded fallback lacks, and
  * 10,000 deliveries a day read this way take milliseconds.
  */
 

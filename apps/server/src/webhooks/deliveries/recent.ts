@@ -1,5 +1,4 @@
 import type { Schema } from "../../spec/types.js";
-import type { DeliveryStatus, WebhookDeliveries } from "../deliveries/store.js";
 
 /**
  * `recent_deliveries` of each endpoint in `listWebhookEndpoints`: how its newest deliveries went,
@@ -7,7 +6,7 @@ import type { DeliveryStatus, WebhookDeliveries } from "../deliveries/store.js";
  * kept: per page, one indexed read per endpoint (in parallel) of at most RECENT deliveries, two
  * small fields each — at most 100 × 100 documents for the largest page, whatever the traffic.
  * Counters kept on the endpoint would cost a write per settled delivery on the delivery path;
- * this costs only the list.
+ * this costs only the list. The read is the store's (`WebhookDeliveries.recentOf`, store.ts).
  */
 
 export const RECENT = 100;
@@ -15,7 +14,7 @@ export type RecentDeliveries = Schema<"WebhookEndpointRecentDeliveries">;
 
 /** Pure: the summary of an endpoint's newest deliveries. */
 export function summarise(
-  deliveries: Iterable<{ status: DeliveryStatus; last_attempt_at: Date | null }>,
+  deliveries: Iterable<{ status: Schema<"WebhookDeliveryStatus">; last_attempt_at: Date | null }>,
 ): RecentDeliveries {
   let counted = 0;
   let succeeded = 0;
@@ -36,14 +35,4 @@ export function summarise(
     success_rate: settled === 0 ? null : succeeded / settled,
     last_attempt_at: last?.toISOString() ?? null,
   };
-}
-
-/** The summaries of a page of one workspace's endpoints, by endpoint id. */
-export async function recentOf(
-  deliveries: Pick<WebhookDeliveries, "newestOf">,
-  workspaceId: string,
-  endpointIds: string[],
-): Promise<Map<string, RecentDeliveries>> {
-  const newest = await deliveries.newestOf(workspaceId, endpointIds, RECENT);
-  return new Map([...newest].map(([id, docs]) => [id, summarise(docs)]));
 }

@@ -2,11 +2,11 @@
 // like a list (a table, or JSON Lines with --json).
 import type { Deskline, SearchFilter } from "@deskline/sdk";
 import type { Command } from "commander";
-import { examples, listCommand, pageSize, positiveInteger } from "../commands/kit.js";
 import { clientFor } from "../context.js";
 import { UsageError } from "../errors.js";
 import type { Column } from "../output.js";
-import { type Condition, filterGroupsOf, type WhereFields } from "./where.js";
+import { type Condition, filterGroupsOf, type WhereFields } from "../search/where.js";
+import { examples, listCommand, pageSize, positiveInteger } from "./kit.js";
 
 /** What one resource's `search` needs: its columns, its fields' types, and how to call it. */
 export interface SearchCommand<T> {

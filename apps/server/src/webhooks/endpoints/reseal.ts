@@ -1,10 +1,10 @@
-import type { IdempotencyDoc, IdempotencyKeys } from "../../../platform/idempotency/idempotency-keys.js";
-import { replayContext } from "../../../platform/idempotency/idempotency-keys.js";
-import type { Logger } from "../../../platform/logger.js";
-import { type Binding, isCurrent, SecretKeyError, sealedKeyId } from "../../../platform/secret-box.js";
-import type { CustomHeader } from "../custom-headers.js";
-import type { WebhookEndpoints } from "../store.js";
-import { type EndpointSecret, type SecretsAtRest, secretBinding } from "./at-rest.js";
+import type { IdempotencyDoc, IdempotencyKeys } from "../../platform/idempotency/idempotency-keys.js";
+import { replayContext } from "../../platform/idempotency/idempotency-keys.js";
+import type { Logger } from "../../platform/logger.js";
+import { type Binding, isCurrent, SecretKeyError, sealedKeyId } from "../../platform/secret-box.js";
+import type { CustomHeader } from "./custom-headers.js";
+import { type EndpointSecret, type SecretsAtRest, secretBinding } from "./secrets/at-rest.js";
+import type { WebhookEndpoints } from "./store.js";
 
 /**
  * Keeps the stored keys, signing secrets and endpoints' custom header values in step with the configured keys (docs/decisions.md
