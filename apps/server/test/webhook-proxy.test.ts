@@ -119,7 +119,7 @@ describe("deliveries through a CONNECT proxy", () => {
   });
 });
 
-describe("the address policy, with the proxy", () => {
+describe("the address policy, with the proxy: refused before any CONNECT", () => {
   it("an address the policy refuses is refused before the proxy is asked (0 CONNECTs)", async () => {
     const proxy = await startConnectProxy();
     const receiver = await startReceiver();
@@ -178,7 +178,9 @@ describe("the address policy, with the proxy", () => {
       }
     },
   );
+});
 
+describe("the address policy, with the proxy: addresses inside, and a proxy away", () => {
   it("a name resolving inside, and an IP literal inside, never reach the proxy", async () => {
     const proxy = await startConnectProxy({ route: () => undefined });
     const agent = agentThrough(proxy);
