@@ -119,6 +119,27 @@ describe("deliveries through a CONNECT proxy", () => {
   });
 });
 
+/**
+ * The agent alone, the policy on: a resolver this test controls maps names to addresses, and a
+ * proxy that tunnels every CONNECT to the loopback receiver stands in for the internet, so a
+ * public address is "reached" without a packet leaving the machine.
+ */
+// Any globally routable address: the proxy below sends its tunnel to the receiver instead.
+const PUBLIC = "93.184.215.14";
+const resolve: Resolver = (hostname, _options, callback) => {
+  const address = { localhost: PUBLIC, "inside.hooks.test": "10.1.2.3" }[hostname];
+  if (!address) return callback(Object.assign(new Error(hostname), { code: "ENOTFOUND" }), []);
+  callback(null, [{ address, family: 4 }]);
+};
+const agentThrough = (proxy: ConnectProxy, url = proxy.url) =>
+  createDeliveryAgent({
+    allowPrivateNetworks: false,
+    ca: [readFileSync(testCertificate().certFile, "utf8")],
+    connections: null,
+    resolve,
+    egress: { proxy: parseProxyUrl(url), noProxy: [] },
+  });
+
 describe("the address policy, with the proxy: refused before any CONNECT", () => {
   it("an address the policy refuses is refused before the proxy is asked (0 CONNECTs)", async () => {
     const proxy = await startConnectProxy();
@@ -138,27 +159,6 @@ describe("the address policy, with the proxy: refused before any CONNECT", () =>
     expect(receiver.received).toHaveLength(0);
     await (through.server as InProcessServer).logged(/webhook delivery refused/);
   });
-
-  /**
-   * The agent alone, the policy on: a resolver this test controls maps names to addresses, and a
-   * proxy that tunnels every CONNECT to the loopback receiver stands in for the internet, so a
-   * public address is "reached" without a packet leaving the machine.
-   */
-  // Any globally routable address: the proxy below sends its tunnel to the receiver instead.
-  const PUBLIC = "93.184.215.14";
-  const resolve: Resolver = (hostname, _options, callback) => {
-    const address = { localhost: PUBLIC, "inside.hooks.test": "10.1.2.3" }[hostname];
-    if (!address) return callback(Object.assign(new Error(hostname), { code: "ENOTFOUND" }), []);
-    callback(null, [{ address, family: 4 }]);
-  };
-  const agentThrough = (proxy: ConnectProxy, url = proxy.url) =>
-    createDeliveryAgent({
-      allowPrivateNetworks: false,
-      ca: [readFileSync(testCertificate().certFile, "utf8")],
-      connections: null,
-      resolve,
-      egress: { proxy: parseProxyUrl(url), noProxy: [] },
-    });
 
   it.each([false, true])(
     "a public address goes through the proxy (on loopback, itself allowed) as CONNECT <address>:<port>; https proxy: %s",
