@@ -42,110 +42,114 @@ function logLines(log: string): { msg?: string; signal?: string }[] {
     .map((line) => JSON.parse(line));
 }
 
-describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeout: PODMAN_TIMEOUT }, () => {
-  const suffix = `${process.pid}`;
-  const adminToken = `container-${suffix}`;
-  let database: FleetDatabase | undefined;
-  let api: Container;
-  let worker: Container;
-  let apiUrl: string;
-  let world: World;
-  let receiver: VerifiedReceiver;
-  let certs: string | undefined;
+// What the image block's beforeAll starts, for its tests and its afterAll.
+const suffix = `${process.pid}`;
+const adminToken = `container-${suffix}`;
+let database: FleetDatabase | undefined;
+let api: Container;
+let worker: Container;
+let apiUrl: string;
+let world: World;
+let receiver: VerifiedReceiver;
+let certs: string | undefined;
 
-  beforeAll(async () => {
-    // The database on the host (MONGODB_URI where the run has one, else an embedded one) starts
-    // while the image builds: neither needs the other. A database that started is stopped by
-    // afterAll even when the build failed.
-    const [building, starting] = await Promise.allSettled([buildImage(IMAGE), startFleetDatabase()]);
-    if (starting.status === "fulfilled") database = starting.value;
-    if (building.status === "rejected") throw building.reason;
-    if (starting.status === "rejected") throw starting.reason;
-    const built = building.value;
-    const db = starting.value;
-    const size = Number((await podman(["image", "inspect", "--format", "{{.Size}}", IMAGE])).trim());
-    const base = built.standIn
-      ? `a stand-in node:20-bookworm-slim (Node.js ${built.standIn})`
-      : "node:20-bookworm-slim";
-    const how = built.byCi
-      ? "built by .ci/run in the background, waited for"
-      : `built in ${(built.ms / 1000).toFixed(0)} s (layers cached between runs)`;
-    console.log(`container image ${IMAGE}: ${(size / 1e6).toFixed(0)} MB, ${how} on ${base}`);
+/**
+ * The block's setup: the image built and a database on the host, then an api and a worker
+ * container on the host's network, the api ready, and a receiver on the host.
+ */
+async function startContainers(): Promise<void> {
+  // The database on the host (MONGODB_URI where the run has one, else an embedded one) starts
+  // while the image builds: neither needs the other. A database that started is stopped by
+  // afterAll even when the build failed.
+  const [building, starting] = await Promise.allSettled([buildImage(IMAGE), startFleetDatabase()]);
+  if (starting.status === "fulfilled") database = starting.value;
+  if (building.status === "rejected") throw building.reason;
+  if (starting.status === "rejected") throw starting.reason;
+  const built = building.value;
+  const db = starting.value;
+  const size = Number((await podman(["image", "inspect", "--format", "{{.Size}}", IMAGE])).trim());
+  const base = built.standIn
+    ? `a stand-in node:20-bookworm-slim (Node.js ${built.standIn})`
+    : "node:20-bookworm-slim";
+  const how = built.byCi
+    ? "built by .ci/run in the background, waited for"
+    : `built in ${(built.ms / 1000).toFixed(0)} s (layers cached between runs)`;
+  console.log(`container image ${IMAGE}: ${(size / 1e6).toFixed(0)} MB, ${how} on ${base}`);
 
-    // A copy of the receivers' CA that the container's user (10001, not the file's owner) can read.
-    certs = mkdtempSync(join(tmpdir(), "deskline-container-"));
-    const caFile = join(certs, "receiver-ca.pem");
-    copyFileSync(inject("certFile"), caFile);
-    chmodSync(certs, 0o755);
-    chmodSync(caFile, 0o644);
+  // A copy of the receivers' CA that the container's user (10001, not the file's owner) can read.
+  certs = mkdtempSync(join(tmpdir(), "deskline-container-"));
+  const caFile = join(certs, "receiver-ca.pem");
+  copyFileSync(inject("certFile"), caFile);
+  chmodSync(certs, 0o755);
+  chmodSync(caFile, 0o644);
 
-    const apiPort = await freePort();
-    apiUrl = `http://127.0.0.1:${apiPort}`;
-    const common = {
-      MONGODB_URI: db.uri,
-      MONGODB_DATABASE: db.name,
-      // The host's network: loopback only, and a port each (a worker serves its probes too).
-      HOST: "127.0.0.1",
-      EVENT_RELAY_INTERVAL_MS: "100",
-    };
-    const workerPort = await freePort();
-    // Both containers start together (podman starts each in seconds on a loaded machine).
-    [api, worker] = await Promise.all([
-      runContainer(IMAGE, `deskline-api-${suffix}`, {
+  const apiPort = await freePort();
+  apiUrl = `http://127.0.0.1:${apiPort}`;
+  const common = {
+    MONGODB_URI: db.uri,
+    MONGODB_DATABASE: db.name,
+    // The host's network: loopback only, and a port each (a worker serves its probes too).
+    HOST: "127.0.0.1",
+    EVENT_RELAY_INTERVAL_MS: "100",
+  };
+  const workerPort = await freePort();
+  // Both containers start together (podman starts each in seconds on a loaded machine).
+  [api, worker] = await Promise.all([
+    runContainer(IMAGE, `deskline-api-${suffix}`, {
+      ...common,
+      ROLE: "api",
+      PORT: String(apiPort),
+      ADMIN_TOKEN: adminToken,
+      // The receiver's URL is the host's private address: the api refuses it as an endpoint URL
+      // otherwise (docs/decisions.md, "Webhook address policy").
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    }),
+    runContainer(
+      IMAGE,
+      `deskline-worker-${suffix}`,
+      {
         ...common,
-        ROLE: "api",
-        PORT: String(apiPort),
-        ADMIN_TOKEN: adminToken,
-        // The receiver's URL is the host's private address: the api refuses it as an endpoint URL
-        // otherwise (docs/decisions.md, "Webhook address policy").
+        ROLE: "worker",
+        PORT: String(workerPort),
+        NODE_EXTRA_CA_CERTS: "/run/deskline/receiver-ca.pem",
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-      }),
-      runContainer(
-        IMAGE,
-        `deskline-worker-${suffix}`,
-        {
-          ...common,
-          ROLE: "worker",
-          PORT: String(workerPort),
-          NODE_EXTRA_CA_CERTS: "/run/deskline/receiver-ca.pem",
-          WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-          WEBHOOK_RETRY_DELAYS: "50ms,50ms,50ms,50ms",
-          WEBHOOK_POLL_INTERVAL_MS: "50",
-        },
-        { [caFile]: "/run/deskline/receiver-ca.pem" },
+        WEBHOOK_RETRY_DELAYS: "50ms,50ms,50ms,50ms",
+        WEBHOOK_POLL_INTERVAL_MS: "50",
+      },
+      { [caFile]: "/run/deskline/receiver-ca.pem" },
+    ),
+  ]);
+
+  await eventually(
+    () =>
+      fetch(`${apiUrl}/readyz`).then(
+        (r) => r.status,
+        () => 0,
       ),
-    ]);
-
-    await eventually(
-      () =>
-        fetch(`${apiUrl}/readyz`).then(
-          (r) => r.status,
-          () => 0,
-        ),
-      (status) => status === 200,
-      "the api container to be ready",
-      120_000,
-    ).catch(async (error: Error) => {
-      throw new Error(`${error.message}\napi log:\n${await api.logs()}`);
-    });
-    world = await newWorld({ baseUrl: apiUrl, adminToken });
-    receiver = await startVerifiedReceiver({ certFile: inject("certFile"), keyFile: inject("keyFile") });
-  }, 25 * 60_000);
-
-  afterAll(async () => {
-    await receiver?.close();
-    await world?.close();
-    await api?.remove();
-    await worker?.remove();
-    await database?.stop();
-    if (certs) rmSync(certs, { recursive: true, force: true });
-  }, 120_000);
-
-  afterAll(() => {
-    // Whatever the tests did, no answer of the container broke the spec.
-    if (world) expect(world.proxy.problems()).toEqual([]);
+    (status) => status === 200,
+    "the api container to be ready",
+    120_000,
+  ).catch(async (error: Error) => {
+    throw new Error(`${error.message}\napi log:\n${await api.logs()}`);
   });
+  world = await newWorld({ baseUrl: apiUrl, adminToken });
+  receiver = await startVerifiedReceiver({ certFile: inject("certFile"), keyFile: inject("keyFile") });
+}
 
+async function removeContainers(): Promise<void> {
+  await receiver?.close();
+  await world?.close();
+  await api?.remove();
+  await worker?.remove();
+  await database?.stop();
+  if (certs) rmSync(certs, { recursive: true, force: true });
+}
+
+// The image block's tests, each group a function so that the block, which holds the hooks they
+// share, fits a screen.
+
+/** The image's own checks: its HEALTHCHECK, and the user and process it runs as. */
+function imageChecks(): void {
   it("is ready and healthy: the HEALTHCHECK (node's fetch of /readyz) passes in the api and the worker", async () => {
     const ready = await fetch(`${world.baseUrl}/readyz`);
     expect(ready.status).toBe(200);
@@ -176,7 +180,10 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
       expect(cmdline.split("\0").filter(Boolean)).toEqual(["node", "dist/main.js"]);
     }
   });
+}
 
+/** The containers at work: a delivery, a clean stop, and a start without a database. */
+function containersAtWork(): void {
   it("creates a contact through the api container; the worker container delivers contact.created, verified", async () => {
     const endpoint = await world.sdk.webhookEndpoints.create({
       url: receiver.url,
@@ -227,6 +234,19 @@ describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeou
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("configuration error: MONGODB_URI is required");
   });
+}
+
+describe.skipIf(podmanMissing)("the Dockerfile's image, run by podman", { timeout: PODMAN_TIMEOUT }, () => {
+  beforeAll(startContainers, 25 * 60_000);
+  afterAll(removeContainers, 120_000);
+
+  afterAll(() => {
+    // Whatever the tests did, no answer of the container broke the spec.
+    if (world) expect(world.proxy.problems()).toEqual([]);
+  });
+
+  describe("its healthcheck, user and process", imageChecks);
+  describe("its containers at work", containersAtWork);
 });
 
 describe("compose.yaml", () => {

@@ -48,59 +48,74 @@ function crmExport(): { csv: string; badLine: number } {
   return { csv: `${lines.join("\n")}\n`, badLine };
 }
 
+/**
+ * `deskline contacts import` of the CRM's export over a contact that exists already: its summary,
+ * its rejected rows, and what the server holds after it, read through the SDK.
+ */
+async function importCrmExport() {
+  const existing = await world.sdk.contacts.create({
+    name: "Grace Hopper",
+    email: "grace@example.com",
+    lifecycle_stage: "lead",
+  });
+  const { csv, badLine } = crmExport();
+  const file = join(world.scratch, "crm-export.csv");
+  const errorsFile = join(world.scratch, "rejected.csv");
+  writeFileSync(file, csv);
+
+  const run = await world.cli(["contacts", "import", file, "--errors", errorsFile, "--json"]);
+  expect(run.stderr).toBe("");
+  expect(run.code).toBe(1); // a bad row makes it a partial failure
+  expect(JSON.parse(run.stdout)).toMatchObject({
+    rows: NEW_ROWS + 2,
+    created: NEW_ROWS,
+    updated: 1,
+    unchanged: 0,
+    failed: 1,
+  });
+  const rejected = readFileSync(errorsFile, "utf8").trim().split("\n");
+  expect(rejected[0]).toBe("line,reason,name,email,tags,lifecycle_stage,external_ids.crm");
+  expect(rejected).toHaveLength(2);
+  expect(rejected[1]).toMatch(
+    new RegExp(`^${badLine},.*email.*,Broken Row,not-an-email,imported,lead,crm-broken$`),
+  );
+
+  // What the server holds, read through the SDK.
+  const contacts = await world.sdk.contacts.list({ limit: 100 }).toArray();
+  expect(contacts).toHaveLength(NEW_ROWS + 1);
+  expect(contacts.find((c) => c.email === "not-an-email")).toBeUndefined();
+  const grace = await world.sdk.contacts.get(existing.id);
+  expect(grace).toMatchObject({
+    lifecycle_stage: "customer",
+    tags: ["imported"],
+    external_ids: { crm: "crm-grace" },
+  });
+  return { existing, contacts, grace };
+}
+
+/**
+ * Every expected event arrived, verified: one contact.created per contact (the import's and
+ * Grace's own), one contact.updated for Grace's row.
+ */
+async function contactEventsArrived() {
+  const arrived = await eventually(
+    async () => byEventId(receiver.verified),
+    (events) =>
+      [...events.values()].filter((e) => e.event.type.startsWith("contact.")).length >= NEW_ROWS + 2,
+    "the import's webhook deliveries",
+    45_000,
+  );
+  const contactEvents = [...arrived.values()]
+    .map((e) => e.event)
+    .filter((e) => e.type.startsWith("contact."));
+  expect(receiver.refused).toBe(0);
+  return { arrived, contactEvents };
+}
+
 describe("deskline contacts import → server → signed webhooks → verified receiver", () => {
   it("delivers exactly each imported row's event, verified, equal to what the SDK reads back", async () => {
-    const existing = await world.sdk.contacts.create({
-      name: "Grace Hopper",
-      email: "grace@example.com",
-      lifecycle_stage: "lead",
-    });
-    const { csv, badLine } = crmExport();
-    const file = join(world.scratch, "crm-export.csv");
-    const errorsFile = join(world.scratch, "rejected.csv");
-    writeFileSync(file, csv);
-
-    const run = await world.cli(["contacts", "import", file, "--errors", errorsFile, "--json"]);
-    expect(run.stderr).toBe("");
-    expect(run.code).toBe(1); // a bad row makes it a partial failure
-    expect(JSON.parse(run.stdout)).toMatchObject({
-      rows: NEW_ROWS + 2,
-      created: NEW_ROWS,
-      updated: 1,
-      unchanged: 0,
-      failed: 1,
-    });
-    const rejected = readFileSync(errorsFile, "utf8").trim().split("\n");
-    expect(rejected[0]).toBe("line,reason,name,email,tags,lifecycle_stage,external_ids.crm");
-    expect(rejected).toHaveLength(2);
-    expect(rejected[1]).toMatch(
-      new RegExp(`^${badLine},.*email.*,Broken Row,not-an-email,imported,lead,crm-broken$`),
-    );
-
-    // What the server holds, read through the SDK.
-    const contacts = await world.sdk.contacts.list({ limit: 100 }).toArray();
-    expect(contacts).toHaveLength(NEW_ROWS + 1);
-    expect(contacts.find((c) => c.email === "not-an-email")).toBeUndefined();
-    const grace = await world.sdk.contacts.get(existing.id);
-    expect(grace).toMatchObject({
-      lifecycle_stage: "customer",
-      tags: ["imported"],
-      external_ids: { crm: "crm-grace" },
-    });
-
-    // Every expected event arrived, verified: one contact.created per contact (the import's and
-    // Grace's own), one contact.updated for Grace's row.
-    const arrived = await eventually(
-      async () => byEventId(receiver.verified),
-      (events) =>
-        [...events.values()].filter((e) => e.event.type.startsWith("contact.")).length >= NEW_ROWS + 2,
-      "the import's webhook deliveries",
-      45_000,
-    );
-    const contactEvents = [...arrived.values()]
-      .map((e) => e.event)
-      .filter((e) => e.type.startsWith("contact."));
-    expect(receiver.refused).toBe(0);
+    const { existing, contacts, grace } = await importCrmExport();
+    const { arrived, contactEvents } = await contactEventsArrived();
 
     const created = contactEvents.filter((e) => e.type === "contact.created");
     const updated = contactEvents.filter((e) => e.type === "contact.updated");

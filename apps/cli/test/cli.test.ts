@@ -118,7 +118,7 @@ describe("contact commands", () => {
   });
 });
 
-describe("webhook endpoints and events", () => {
+describe("webhook endpoints and events: the commands", () => {
   it("create (secret once), list, get, update, rotate-secret, stats, delete; events list", async () => {
     const { key } = await newWorkspace();
     const url = "https://hooks.deskline-test.invalid/x";
@@ -169,7 +169,9 @@ describe("webhook endpoints and events", () => {
     expect(events.code).toBe(0);
     for (const event of jsonLines(events.stdout)) expect(event.type).toBe("ticket.created");
   });
+});
 
+describe("webhook endpoints: signing schemes", () => {
   it("--signing on create and rotate-secret: an Ed25519 endpoint shows its public key, no secret; a bad scheme exits 2", async () => {
     const { key } = await newWorkspace();
     const url = "https://hooks.deskline-test.invalid/ed";
@@ -200,7 +202,9 @@ describe("webhook endpoints and events", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("hmac_sha256, ed25519");
   });
+});
 
+describe("webhook endpoints' custom headers, and event types", () => {
   it("--header on create and update: custom headers by name (values never shown); 'Name:' removes one", async () => {
     const { key } = await newWorkspace();
     const url = "https://hooks.deskline-test.invalid/h";

@@ -54,7 +54,7 @@ async function importInto(apiKey: string, file: string, rows: number) {
   expect(JSON.parse(result.stdout)).toMatchObject({ rows, created: rows, failed: 0 });
 }
 
-describe("contacts export", () => {
+describe("contacts export: CSV round trips", () => {
   it("round-trips as CSV: export, import into another workspace, export again gives the same rows", async () => {
     await importInto(key, writeScratch(dir, "people.csv", CSV), 3);
     // A number in custom_fields, set through the API, comes back as its text.
@@ -106,7 +106,9 @@ describe("contacts export", () => {
     expect(again.map((row) => row.id).filter((id) => rows.some((r) => r.id === id))).toEqual([]);
     expect(comparable(again)).toEqual(comparable(rows));
   });
+});
 
+describe("contacts export: cells a spreadsheet would run", () => {
   it("escapes cells a spreadsheet would run as formulas, and the import reads them back to the same values", async () => {
     const people = [
       {
@@ -157,7 +159,9 @@ describe("contacts export", () => {
       "custom_fields.balance": "-12.5",
     });
   });
+});
 
+describe("contacts export: JSON Lines, paging and filters", () => {
   it("round-trips as JSON Lines, keeping JSON types", async () => {
     await importInto(key, writeScratch(dir, "people.csv", CSV), 3);
     const first = jsonLines(await exportOf(key, ["--format", "jsonl"]));
@@ -203,7 +207,9 @@ describe("contacts export", () => {
     expect(rowsOf(await exportOf(key, ["--limit", "150", "--fields", "email"]))).toHaveLength(150);
     expect(await exportOf(key, ["--limit", "0", "--fields", "email,name"])).toBe("email,name\n");
   });
+});
 
+describe("contacts export: fields, output files, and refusals", () => {
   it("writes --fields in the order given, and --output complete with a summary", async () => {
     await importInto(key, writeScratch(dir, "people.csv", CSV), 3);
     const output = join(dir, "out.csv");

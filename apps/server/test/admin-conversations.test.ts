@@ -19,7 +19,7 @@ const publicView = async (id: string): Promise<Conversation> =>
   (await api.get(`/open/v1/conversations/${id}`, { key })).body;
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-describe("createConversation", () => {
+describe("createConversation: opening, and contacts or workspaces it may not use", () => {
   it("opens an unread conversation with the first customer message; subject is optional", async () => {
     const contactId = await newContact(key);
     const response = await admin("POST", conversationsPath(workspaceId), {
@@ -72,7 +72,9 @@ describe("createConversation", () => {
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe("resource_missing");
   });
+});
 
+describe("createConversation: refused bodies, and replays", () => {
   it.each<[string, Record<string, unknown>, string, string]>([
     ["no message", { channel: "email" }, "parameter_missing", "message"],
     ["no channel", { message: { body: "x" } }, "parameter_missing", "channel"],

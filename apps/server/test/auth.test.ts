@@ -96,7 +96,7 @@ describe("scopes", () => {
   });
 });
 
-describe("admin API", () => {
+describe("admin API: API keys issued, revoked and introspected", () => {
   it("issues keys once, lists them without the secret, and revocation stops a key at once", async () => {
     const created = await admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, {
       name: "to revoke",
@@ -151,7 +151,9 @@ describe("admin API", () => {
     const withKey = await api.post("/admin/v1/api-keys/introspect", { key, body: { key } });
     expect(withKey.status).toBe(401);
   });
+});
 
+describe("admin API: who may call it", () => {
   it("rejects unknown scopes, unknown workspaces and a wrong admin token", async () => {
     const badScope = await admin("POST", `/admin/v1/workspaces/${workspaceId}/api-keys`, {
       name: "x",

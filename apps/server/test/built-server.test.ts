@@ -21,7 +21,7 @@ function buildIfMissing(): void {
   if (!existsSync(entry)) execFileSync("pnpm", ["run", "build"], { cwd: serverDir, stdio: "ignore" });
 }
 
-describe("the built server", () => {
+describe("the built server, from the workspace", () => {
   it("is the package's deskline-server bin, a node script", () => {
     const pkg = JSON.parse(readFileSync(join(serverDir, "package.json"), "utf8"));
     expect(pkg.bin).toEqual({ "deskline-server": "./dist/main.js" });
@@ -66,7 +66,9 @@ describe("the built server", () => {
     if (code !== 0) console.log(main.output().slice(-4000));
     expect(code).toBe(0);
   }, 120_000);
+});
 
+describe("the built server, deployed alone", () => {
   it("runs from anywhere once deployed with its production dependencies alone (`pnpm deploy --prod`)", async () => {
     buildIfMissing();
     const temp = mkdtempSync(join(tmpdir(), "deskline-deploy-"));

@@ -35,7 +35,7 @@ async function signedIn(): Promise<Browserless> {
   return exchanged.session;
 }
 
-describe("minting a console session (admin API)", () => {
+describe("minting a console session (admin API): the link and its lengths", () => {
   it("answers a one-time link to /console/ on this server, and when it and the session end", async () => {
     const before = Date.now();
     const minted = await admin("POST", `/admin/v1/workspaces/${workspaceId}/console-sessions`, {});
@@ -102,7 +102,9 @@ describe("minting a console session (admin API)", () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error).toMatchObject({ code: "resource_missing", param: "id" });
   });
+});
 
+describe("minting a console session (admin API): no link token kept", () => {
   it("keeps no link token anywhere: a repeat with the same Idempotency-Key is refused, not replayed", async () => {
     // A database of its own, so every collection read below is this test's alone.
     const server = await startTestServer({
@@ -145,7 +147,9 @@ describe("minting a console session (admin API)", () => {
       await server.stop();
     }
   });
+});
 
+describe("minting a console session (admin API): hosts and the admin token", () => {
   it("builds no link from a Host that is not this machine without CONSOLE_PUBLIC_URL", async () => {
     const mintAs = (host: string) =>
       new Promise<{ status: number; body: any }>((resolve, reject) => {
@@ -335,7 +339,7 @@ describe("exchanging the link", () => {
   });
 });
 
-describe("the session as an API key of its workspace", () => {
+describe("the session as an API key of its workspace: its scope", () => {
   it("reads and manages webhook endpoints through /console/api/v1, as the public API answers", async () => {
     const session = await signedIn();
     const created = await viaConsole(session, "POST", "webhook-endpoints", {
@@ -393,7 +397,9 @@ describe("the session as an API key of its workspace", () => {
     expect(replay.body.error.code).toBe("idempotency_key_other_caller");
     expect(JSON.stringify(replay.body)).not.toContain("whsec_");
   });
+});
 
+describe("the session as an API key of its workspace: CSRF, expiry, isolation and sign-out", () => {
   it("refuses a state-changing request without the session's CSRF header", async () => {
     const session = await signedIn();
     const body = { url: "https://csrf.invalid/hooks" };

@@ -1,16 +1,20 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
 import { eventsAbout, theEvent } from "./helpers/events.js";
 import { walkPages } from "./helpers/paging.js";
+import { sharedBeforeAll } from "./helpers/shared-setup.js";
 
 const batch = (key: string, body: unknown, headers?: Record<string, string>) =>
   api.post("/open/v1/contacts/batch", { key, body, headers });
 
-describe("batch upsert of contacts", () => {
-  let key: string;
-  beforeAll(async () => {
-    ({ key } = await newWorkspace());
-  });
+// One workspace for the batch upsert blocks below, in order: later tests meet what earlier wrote.
+let key: string;
+const withWorkspace = sharedBeforeAll(async () => {
+  ({ key } = await newWorkspace());
+});
+
+describe("batch upsert of contacts by email", () => {
+  withWorkspace();
 
   it("creates, updates only what differs, leaves the rest, and fails items one by one, in input order", async () => {
     const existing = await api.post("/open/v1/contacts", {
@@ -82,6 +86,10 @@ describe("batch upsert of contacts", () => {
       expect(found.body.data).toEqual([]);
     }
   });
+});
+
+describe("batch upsert of contacts by external id, and replayed", () => {
+  withWorkspace();
 
   it("matches by an external id, and reports a value another contact holds", async () => {
     const response = await batch(key, {
@@ -123,6 +131,10 @@ describe("batch upsert of contacts", () => {
     const other = await batch(key, { ...body, match: "external_ids.crm" }, headers);
     expect(other.status).toBe(422);
   });
+});
+
+describe("batch upsert of contacts refused", () => {
+  withWorkspace();
 
   it("refuses a malformed batch as a whole", async () => {
     const cases: [unknown, string][] = [

@@ -22,7 +22,7 @@ beforeEach(async () => {
   ({ key, workspaceId } = await newWorkspace());
 });
 
-describe("merging contacts", () => {
+describe("merging contacts: what moves and what the survivor keeps", () => {
   it("moves tickets and conversations, unions and fills the survivor, deletes the others", async () => {
     const survivor = await contact({
       name: "Ada Lovelace",
@@ -99,7 +99,9 @@ describe("merging contacts", () => {
     });
     expect(taken.body.error).toMatchObject({ code: "external_id_taken" });
   });
+});
 
+describe("merging contacts: conflicts, repeats and interrupted merges", () => {
   it("refuses different values of one external-id system with 409 naming them, unless `prefer` decides", async () => {
     const survivor = await contact({ name: "S", external_ids: { crm: "1", erp: "E" } });
     const other = await contact({ name: "O", external_ids: { crm: "2", zendesk: "Z" } });
@@ -146,7 +148,9 @@ describe("merging contacts", () => {
     expect((await api.get(`/open/v1/tickets/${halfTicket}`, { key })).body.contact_id).toBe(survivor.id);
     expect((await api.get(`/open/v1/contacts/${half.id}`, { key })).status).toBe(404);
   });
+});
 
+describe("merging contacts: requests refused", () => {
   it("answers 400 for a survivor among the merged or a foreign `prefer`, 404 for unknown contacts, 403 without contacts:write", async () => {
     const survivor = await contact({ name: "S" });
     const other = await contact({ name: "O" });

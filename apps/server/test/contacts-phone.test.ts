@@ -21,7 +21,7 @@ async function workspaceWith(settings: Record<string, unknown>) {
 const byPhone = (key: string, phone: string, query: Record<string, string> = {}) =>
   api.get("/open/v1/contacts", { key, query: { phone, ...query } });
 
-describe("phones in E.164", () => {
+describe("phones in E.164: matching and storing", () => {
   it("makes the three spellings one contact under batch upsert with match: phone, found by each", async () => {
     const { key } = await workspaceWith({ default_phone_country: "US" });
     const response = await api.post("/open/v1/contacts/batch", {
@@ -74,7 +74,9 @@ describe("phones in E.164", () => {
     const cleared = await api.patch(`/open/v1/contacts/${created.body.id}`, { key, body: { phone: null } });
     expect(cleared.body).toMatchObject({ phone: null, phone_e164: null, phone_country: null });
   });
+});
 
+describe("phones in E.164: numbers that do not read", () => {
   it("refuses a number that does not read, naming `phone`, in a strict workspace", async () => {
     const { key } = await workspaceWith({ default_phone_country: "US" });
     for (const phone of ["not a phone", "12"]) {
@@ -116,7 +118,9 @@ describe("phones in E.164", () => {
     const found = await byPhone(key, "ext. 42");
     expect(found.body.data.map((c: { id: string }) => c.id)).toEqual([response.body.id]);
   });
+});
 
+describe("phones in E.164: merges and workspace settings", () => {
   it("carries a merged contact's phone with its E.164 form to the survivor", async () => {
     const { key, workspaceId } = await workspaceWith({ default_phone_country: "US" });
     const survivor = await api.post("/open/v1/contacts", { key, body: { name: "Survivor" } });

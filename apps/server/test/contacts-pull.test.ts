@@ -10,19 +10,25 @@ const SETTLE_MS = 1_000;
 const byPosition = (a: { updated_at: string; id: string }, b: { updated_at: string; id: string }) =>
   a.updated_at.localeCompare(b.updated_at) || a.id.localeCompare(b.id);
 
+/** A new workspace with 25 contacts, every other one tagged "odd"; `created` gets them in order. */
+async function workspaceOf25Contacts(created: { id: string; updated_at: string }[]): Promise<string> {
+  const { key } = await newWorkspace();
+  for (let n = 0; n < 25; n++) {
+    const { body } = await api.post("/open/v1/contacts", {
+      key,
+      body: { name: `Pull ${n}`, email: `pull-${n}@example.com`, tags: n % 2 ? ["odd"] : [] },
+    });
+    created.push(body);
+  }
+  return key;
+}
+
 describe("incremental pull of contacts", () => {
   let key: string;
   const created: { id: string; updated_at: string }[] = [];
 
   beforeAll(async () => {
-    ({ key } = await newWorkspace());
-    for (let n = 0; n < 25; n++) {
-      const { body } = await api.post("/open/v1/contacts", {
-        key,
-        body: { name: `Pull ${n}`, email: `pull-${n}@example.com`, tags: n % 2 ? ["odd"] : [] },
-      });
-      created.push(body);
-    }
+    key = await workspaceOf25Contacts(created);
   });
 
   it("returns every contact once, oldest change first, page by page", async () => {

@@ -36,7 +36,7 @@ const customerWrites = async (id: string, body = "Any news?") => {
   return response.body;
 };
 
-describe("get and list messages", () => {
+describe("get a conversation", () => {
   it("returns the conversation a channel opened, and its first customer message", async () => {
     const contactId = await newContact(key);
     const opened = await openConversation(workspaceId, key, {
@@ -87,7 +87,9 @@ describe("get and list messages", () => {
       expect(response.body.error).toMatchObject({ code: "resource_missing", param: "id" });
     }
   });
+});
 
+describe("list messages, and the query parameters reads refuse", () => {
   it("lists messages newest first, notes included, and pages through them", async () => {
     const { id } = await openConversation(workspaceId, key, { body: "message 0" });
     const expected = [(await messagesOf(id))[0]?.id as string];
@@ -144,7 +146,7 @@ describe("get and list messages", () => {
   });
 });
 
-describe("send a message", () => {
+describe("send a message: unread and last_message_at", () => {
   it("a reply is an outbound API message; it marks the conversation read and moves last_message_at", async () => {
     const opened = await openConversation(workspaceId, key);
     const response = await send(opened.id, { body: "We are on it.", internal_note: false });
@@ -215,7 +217,9 @@ describe("send a message", () => {
       expect(conversation.updated_at).toBe(messages[0]?.created_at);
     }
   });
+});
 
+describe("send a message: closed conversations and refused bodies", () => {
   it("a closed conversation takes messages and stays closed", async () => {
     const { id } = await openConversation(workspaceId, key);
     const closed = (await admin("POST", `/admin/v1/conversations/${id}/close`)).body;

@@ -116,7 +116,7 @@ describe("definitions", () => {
   });
 });
 
-describe("contact writes are checked against the definitions", () => {
+describe("contact creates are checked against the definitions", () => {
   it("a number field refuses a string on create, naming the field and its type", async () => {
     const response = await createContact({ name: "Ada", custom_fields: { seats: "abc" } });
     expect(errorOf(response)).toEqual({
@@ -152,7 +152,9 @@ describe("contact writes are checked against the definitions", () => {
       param,
     });
   });
+});
 
+describe("contact updates, batches and merges are checked against the definitions", () => {
   it("PATCH refuses a wrong type", async () => {
     const { body } = await createContact({ name: "Patched" });
     const response = await api.patch(`/open/v1/contacts/${body.id}`, {

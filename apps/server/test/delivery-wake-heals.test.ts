@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { MongoClient } from "mongodb";
+import { type Collection, MongoClient } from "mongodb";
 import { pino } from "pino";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createMongoClient } from "../src/platform/database/client.js";
@@ -54,64 +54,81 @@ function countingDispatcher(): Wakeable & { rounds: number } {
   };
 }
 
+interface Watched {
+  deliveries: Collection<{ _id: string }>;
+  dispatcher: ReturnType<typeof countingDispatcher>;
+}
+
+/** A worker's wake on a server of its own with an oplog, reached through a proxy the test cuts. */
+async function startWatchedWake() {
+  server = await startMongoJavaServer({ oplog: true });
+  const cuttable = await createTcpProxy(server.uri);
+  proxy = cuttable;
+  await cuttable.open();
+  const databaseName = `deskline_wake_${newId("req")}`;
+  // The worker's client, with the server's driver settings (its 2 s server selection bounds the
+  // driver's own attempt to resume), through the proxy; the test writes past it. A half-second
+  // heartbeat: how soon the driver sees the database back is its monitor's business (10 s by
+  // default, longer under load), not the wake's, whose reopening this measures.
+  const workerClient = await createMongoClient(`${cuttable.uri}&heartbeatFrequencyMS=500`).connect();
+  const direct = await new MongoClient(server.uri).connect();
+  clients.push(workerClient, direct);
+  const deliveries = direct.db(databaseName).collection<{ _id: string }>("webhook_deliveries");
+  await deliveries.insertOne({ _id: newId("req") });
+  const dispatcher = countingDispatcher();
+  const { logger, lines } = recordingLogger();
+  const wake = await startWake(workerClient.db(databaseName), dispatcher, {
+    wakeIntervalMs: WAKE_INTERVAL_MS,
+    pollIntervalMs: 600_000,
+    logger,
+  });
+  return { proxy: cuttable, deliveries, dispatcher, wake, lines };
+}
+
+/** An insert asks for a round within WOKEN_WITHIN_MS. */
+async function insertWakes({ deliveries, dispatcher }: Watched): Promise<void> {
+  const before = dispatcher.rounds;
+  await deliveries.insertOne({ _id: newId("req") });
+  await eventually(
+    async () => dispatcher.rounds,
+    (n) => n > before,
+    "a round for the insert",
+    WOKEN_WITHIN_MS,
+  );
+}
+
+/** Rounds asked for in `ms` with no insert: the poll's, if one runs. */
+async function roundsWithoutInserts({ dispatcher }: Watched, ms: number): Promise<number> {
+  const before = dispatcher.rounds;
+  await sleep(ms);
+  return dispatcher.rounds - before;
+}
+
+// The stream opens in the background (a worker's first round, at its start, covers that
+// moment): once an insert wakes it, it is open.
+async function streamOpened({ deliveries, dispatcher }: Watched): Promise<void> {
+  await eventually(
+    async () => {
+      await deliveries.insertOne({ _id: newId("req") });
+      await sleep(200);
+      return dispatcher.rounds;
+    },
+    (n) => n > 0,
+    "the stream's first round",
+  );
+}
+
 describe("a worker's change stream that fails", () => {
   it("falls back to the quick poll, is reopened once the database takes it again, and says so once each way", async () => {
-    server = await startMongoJavaServer({ oplog: true });
-    proxy = await createTcpProxy(server.uri);
-    await proxy.open();
-    const databaseName = `deskline_wake_${newId("req")}`;
-    // The worker's client, with the server's driver settings (its 2 s server selection bounds the
-    // driver's own attempt to resume), through the proxy; the test writes past it. A half-second
-    // heartbeat: how soon the driver sees the database back is its monitor's business (10 s by
-    // default, longer under load), not the wake's, whose reopening this measures.
-    const workerClient = await createMongoClient(`${proxy.uri}&heartbeatFrequencyMS=500`).connect();
-    const direct = await new MongoClient(server.uri).connect();
-    clients.push(workerClient, direct);
-    const deliveries = direct.db(databaseName).collection<{ _id: string }>("webhook_deliveries");
-    await deliveries.insertOne({ _id: newId("req") });
-    const dispatcher = countingDispatcher();
-    const { logger, lines } = recordingLogger();
-    const wake = await startWake(workerClient.db(databaseName), dispatcher, {
-      wakeIntervalMs: WAKE_INTERVAL_MS,
-      pollIntervalMs: 600_000,
-      logger,
-    });
+    const { proxy, wake, lines, ...watched } = await startWatchedWake();
     expect(wake.description).toBe("webhook wake: change stream on webhook_deliveries");
     const failed = () => lines.filter((line) => /change stream failed/.test(line.msg));
     const reopened = () => lines.filter((line) => /change stream reopened/.test(line.msg));
 
-    /** An insert asks for a round within WOKEN_WITHIN_MS. */
-    async function insertWakes(): Promise<void> {
-      const before = dispatcher.rounds;
-      await deliveries.insertOne({ _id: newId("req") });
-      await eventually(
-        async () => dispatcher.rounds,
-        (n) => n > before,
-        "a round for the insert",
-        WOKEN_WITHIN_MS,
-      );
-    }
-    /** Rounds asked for in `ms` with no insert: the poll's, if one runs. */
-    async function roundsWithoutInserts(ms: number): Promise<number> {
-      const before = dispatcher.rounds;
-      await sleep(ms);
-      return dispatcher.rounds - before;
-    }
-
-    // The stream opens in the background (a worker's first round, at its start, covers that
-    // moment): once an insert wakes it, it is open.
-    await eventually(
-      async () => {
-        await deliveries.insertOne({ _id: newId("req") });
-        await sleep(200);
-        return dispatcher.rounds;
-      },
-      (n) => n > 0,
-      "the stream's first round",
-    );
+    await streamOpened(watched);
     await sleep(200);
-    expect(await roundsWithoutInserts(800)).toBe(0);
-    await insertWakes();
+    expect(await roundsWithoutInserts(watched, 800)).toBe(0);
+    await insertWakes(watched);
 
     // The connection drops and the database stays away past the driver's own resume.
     await proxy.cut();
@@ -122,7 +139,7 @@ describe("a worker's change stream that fails", () => {
       15_000,
     );
     // The quick poll covers: relaxed, a round every 5 × 50 ms.
-    expect(await roundsWithoutInserts(1_200)).toBeGreaterThanOrEqual(2);
+    expect(await roundsWithoutInserts(watched, 1_200)).toBeGreaterThanOrEqual(2);
     await sleep(2_000); // a few attempts to reopen meet a closed door
 
     await proxy.open();
@@ -134,8 +151,8 @@ describe("a worker's change stream that fails", () => {
     );
     // The poll stopped (the reopening asked for one round at once; let it pass).
     await sleep(100);
-    expect(await roundsWithoutInserts(800)).toBe(0);
-    await insertWakes();
+    expect(await roundsWithoutInserts(watched, 800)).toBe(0);
+    await insertWakes(watched);
 
     // One line each way, whatever the attempts between them.
     expect(failed()).toHaveLength(1);

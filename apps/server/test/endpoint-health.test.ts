@@ -46,7 +46,7 @@ async function pending(id: string): Promise<StoredEvent[]> {
 
 const typesOf = (events: StoredEvent[]) => events.map((e) => e.type).sort();
 
-describe("the failure count of one endpoint, counted by two workers at once", () => {
+describe("the failure streaks of one endpoint, counted by two workers at once", () => {
   it("15 concurrent failures: one failing, one disabled, the endpoint disabled at 15; kept on the endpoint until relayed, stored once", async () => {
     const endpoint = await newEndpoint();
     const disabledBy = await Promise.all(
@@ -103,7 +103,9 @@ describe("the failure count of one endpoint, counted by two workers at once", ()
       "webhook_endpoint.recovered",
     ]);
   });
+});
 
+describe("each delivery counted once, and the owner's disable", () => {
   it("counts each delivery once, however many workers count it and in whatever order", async () => {
     const endpoint = await newEndpoint();
     const failed = Array.from({ length: 5 }, () => newId("dlv"));

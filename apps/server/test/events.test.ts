@@ -123,7 +123,7 @@ describe("ticket events", () => {
   });
 });
 
-describe("the events API", () => {
+describe("the events API: lists, filters and lookups", () => {
   it("lists newest first, filters by repeated type and by created bounds, and pages", async () => {
     const { key: own } = await newWorkspace();
     const contact = (await createContact({ name: "Listed" }, own)).body;
@@ -175,7 +175,9 @@ describe("the events API", () => {
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe("resource_missing");
   });
+});
 
+describe("the events API: retention and workspaces", () => {
   it("an event past retention is missing from every read (get, list, deliveries, resend) before the sweep removes it", async () => {
     const { workspaceId, key: own } = await newWorkspace();
     const db = await database();

@@ -14,7 +14,7 @@ const createWith = (idem: string, body: unknown) =>
 const countByName = async (name: string) =>
   (await api.get("/open/v1/contacts", { key, query: { search: name, limit: 100 } })).body.data.length;
 
-describe("Idempotency-Key", () => {
+describe("Idempotency-Key: the same request replayed", () => {
   it("replays the first response with Idempotent-Replayed and creates once", async () => {
     const idem = unique();
     const name = unique();
@@ -56,7 +56,9 @@ describe("Idempotency-Key", () => {
     expect(reused.status).toBe(422);
     expect(reused.body.error).toMatchObject({ code: "idempotency_key_reused", param: "Idempotency-Key" });
   });
+});
 
+describe("Idempotency-Key: which answers are replayed, and to whom", () => {
   it("answers a replay to its caller only: another key of the workspace gets 422 idempotency_key_other_caller", async () => {
     const idem = unique();
     const name = unique();
@@ -102,7 +104,9 @@ describe("Idempotency-Key", () => {
     expect(valid.status).toBe(201);
     expect(valid.headers.get("idempotent-replayed")).toBeNull();
   });
+});
 
+describe("Idempotency-Key: concurrent requests and the key's own form", () => {
   it("8 concurrent requests with one key create exactly one contact", async () => {
     const idem = unique();
     const name = unique();

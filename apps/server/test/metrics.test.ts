@@ -45,7 +45,7 @@ async function scrape(): Promise<Map<string, number>> {
 
 const value = (samples: Map<string, number>, sample: string) => samples.get(sample) ?? 0;
 
-describe("GET /metrics", () => {
+describe("GET /metrics: who may scrape", () => {
   it("answers 401 without METRICS_TOKEN or with a wrong one", async () => {
     const missing = await request("GET", "/metrics", { baseUrl: server.baseUrl });
     expect(missing.status).toBe(401);
@@ -64,7 +64,9 @@ describe("GET /metrics", () => {
     expect(response.status).toBe(200);
     expect(response.body).toContain("# TYPE deskline_http_requests_total counter");
   });
+});
 
+describe("GET /metrics: counters after traffic", () => {
   it("counts requests, latencies, 429s, replays and events after traffic", async () => {
     const before = await scrape();
     const { key } = await newWorkspace(undefined, server.baseUrl);
@@ -105,7 +107,9 @@ describe("GET /metrics", () => {
     // The scrape before this one is counted too, under its route.
     expect(moved('deskline_http_requests_total{operation="/metrics",status="200"}')).toBe(1);
   });
+});
 
+describe("GET /metrics: gauges read at scrape time", () => {
   it("reads the gauges from the database at scrape time", async () => {
     const { key } = await newWorkspace(undefined, server.baseUrl);
     const base = await scrape();

@@ -56,7 +56,7 @@ function counting(db: Db, count: number, ms = 100): Migration[] {
 const runsOf = async (db: Db) =>
   Object.fromEntries((await db.collection("runs").find().toArray()).map((doc) => [doc._id, doc.n]));
 
-describe("migrations", () => {
+describe("migrations: once each, in order", () => {
   it("run each migration once when several processes start at once, in order, recorded", async () => {
     const db = freshDb();
     const migrations = counting(db, 3);
@@ -80,7 +80,9 @@ describe("migrations", () => {
     });
     expect(await runMigrations(db, migrations, { logger })).toEqual({ applied: [], unknown: [] });
   });
+});
 
+describe("migrations: the lock", () => {
   it("take over the lock of a process that died holding it, once its lease ends", async () => {
     const db = freshDb();
     await db.collection<LockDoc>("migration_lock").insertOne({
@@ -140,7 +142,9 @@ describe("migrations", () => {
       clearInterval(renewing);
     }
   });
+});
 
+describe("migrations: failures, numbering, and where they run", () => {
   it("record nothing for a migration that fails, release the lock, and run it again next time", async () => {
     const db = freshDb();
     let fail = true;

@@ -53,31 +53,33 @@ const emit = async (type: "contact.created" | "ticket.created", count: number) =
   return events;
 };
 
-describe("recoveries send only what was missed", () => {
-  let receiver: Receiver;
-  let endpoint: { id: string; secret: string };
-  let failed: StoredEvent[];
-  let whilePaused: StoredEvent[];
-  let before: StoredEvent[];
-  let hourAgo: number;
+// One endpoint's history, shared by every test below in order: delivered, failed, paused, then
+// subscribed to one more type.
+let receiver: Receiver;
+let endpoint: { id: string; secret: string };
+let failed: StoredEvent[];
+let whilePaused: StoredEvent[];
+let before: StoredEvent[];
+let hourAgo: number;
 
-  beforeAll(async () => {
-    hourAgo = Math.floor(Date.now() / 1000) - 3600;
-    before = await emit("contact.created", 4);
-    receiver = await startReceiver();
-    endpoint = await createEndpoint({ key, baseUrl }, receiver.url, ["contact.created"]);
-    await emit("contact.created", 2);
-    await settled(endpoint.id, "succeeded", 2);
-    receiver.answer = () => ({ status: 503 });
-    failed = await emit("contact.created", 3);
-    await settled(endpoint.id, "failed", 3);
-    await patch(endpoint.id, { status: "disabled" });
-    whilePaused = await emit("contact.created", 2);
-    // A type the endpoint did not receive yet, which it subscribes to later: not missed.
-    await emit("ticket.created", 1);
-    await patch(endpoint.id, { status: "enabled", events: ["contact.created", "ticket.created"] });
-  });
+beforeAll(async () => {
+  hourAgo = Math.floor(Date.now() / 1000) - 3600;
+  before = await emit("contact.created", 4);
+  receiver = await startReceiver();
+  endpoint = await createEndpoint({ key, baseUrl }, receiver.url, ["contact.created"]);
+  await emit("contact.created", 2);
+  await settled(endpoint.id, "succeeded", 2);
+  receiver.answer = () => ({ status: 503 });
+  failed = await emit("contact.created", 3);
+  await settled(endpoint.id, "failed", 3);
+  await patch(endpoint.id, { status: "disabled" });
+  whilePaused = await emit("contact.created", 2);
+  // A type the endpoint did not receive yet, which it subscribes to later: not missed.
+  await emit("ticket.created", 1);
+  await patch(endpoint.id, { status: "enabled", events: ["contact.created", "ticket.created"] });
+});
 
+describe("recovery previews count only what was missed", () => {
   it("a preview from before the endpoint's creation counts by reason, starts at the creation and queues nothing", async () => {
     const { created_at } = await patch(endpoint.id, {});
     const made = (await deliveries(endpoint.id)).length;
@@ -106,7 +108,9 @@ describe("recoveries send only what was missed", () => {
     // any, are in it, and left alone.
     expect(preview.body.skipped.succeeded).toBeLessThanOrEqual(2);
   });
+});
 
+describe("recoveries send only what was missed", () => {
   it("the recovery queues what the preview counted, and only those events reach the receiver", async () => {
     receiver.answer = () => ({ status: 200 });
     const from = receiver.received.length;

@@ -152,7 +152,7 @@ const capturing = (lines: string[]) =>
 
 const ago = (ms: number) => new Date(clock.now() - ms);
 
-describe("retention sweeps", () => {
+describe("retention sweeps: what each removes and keeps", () => {
   it("has one for each collection that grows with traffic", () => {
     expect(retentionSweeps(store, config).map((entry) => entry.collection)).toEqual(
       COLLECTIONS.map((entry) => entry.collection),
@@ -207,7 +207,9 @@ describe("retention sweeps", () => {
       .updateOne({ _id: uncounted._id }, { $unset: { health_pending: "" } });
     expect(await sweep("webhook_deliveries")).toBe(1);
   });
+});
 
+describe("retention sweeps: batches, failures and stopping", () => {
   it("removes more than a batch's worth in one sweep", async () => {
     const attempt = COLLECTIONS.find((entry) => entry.collection === "delivery_attempts")?.made;
     if (!attempt) throw new Error("unreachable");

@@ -8,7 +8,7 @@ import { RunningLanes } from "../src/webhooks/delivery/running-lanes.js";
 const never = async () => false;
 const linger = { maxMs: 200, checkEveryMs: 20, due: never };
 
-describe("running lanes", () => {
+describe("running lanes: news of queued deliveries", () => {
   it("hands a running lane the news of its deliveries and the others back for Agenda", async () => {
     const lanes = new RunningLanes();
     let heard: boolean | undefined;
@@ -41,7 +41,9 @@ describe("running lanes", () => {
     });
     expect(results).toEqual([true, false]);
   });
+});
 
+describe("running lanes: how long a wait lasts", () => {
   it("gives up after maxMs, and never waits past the lane's yield time", async () => {
     const lanes = new RunningLanes();
     const waited = await lanes.run("ep_a", async (lane) => {

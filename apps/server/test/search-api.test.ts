@@ -89,7 +89,7 @@ const model = (keep: (contact: Contact) => boolean): string[] =>
 
 const seats = (contact: Contact) => contact.custom_fields.seats as number | undefined;
 
-describe("searchContacts: filters", () => {
+describe("searchContacts: filter groups and numbers", () => {
   it("reads filter_groups as an OR of AND groups", async () => {
     const names = await found([
       {
@@ -133,7 +133,9 @@ describe("searchContacts: filters", () => {
     const neq = await found([{ filters: [{ field: "custom_fields.seats", operator: "neq", value: 12 }] }]);
     expect(neq).toEqual(model((c) => seats(c) !== 12));
   });
+});
 
+describe("searchContacts: filters by each kind of value, and with query", () => {
   it("matches text, lists, flags and phones by their own rules", async () => {
     // prefix ignores case; email is compared lower-cased.
     expect(await found([{ filters: [{ field: "name", operator: "prefix", value: "AD" }] }])).toEqual([

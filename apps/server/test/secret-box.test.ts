@@ -47,7 +47,7 @@ describe("an endpoint's sealed secrets, as deliveries open them (signingSecrets)
   });
 });
 
-describe("SecretBox", () => {
+describe("SecretBox: sealing and opening", () => {
   it("seals to enc2:<key id>:…, never showing the secret, and opens in the same context", () => {
     const k = key();
     const box = new SecretBox(k);
@@ -74,7 +74,9 @@ describe("SecretBox", () => {
     const sealed = box.seal(SECRET, "c");
     expect(() => box.open(alter(sealed), context)).toThrow(SecretKeyError);
   });
+});
 
+describe("SecretBox: old keys and the workspace binding", () => {
   it("opens with an old key, names a missing key, and reseals under the current one", () => {
     const old = key();
     const current = key();
@@ -121,7 +123,9 @@ describe("SecretBox", () => {
       box.open(moved, { context: "webhook_endpoint:we_1", legacy: "webhook_endpoint:we_1" }),
     ).toThrow(SecretKeyError);
   });
+});
 
+describe("SecretBox: values it refuses, and no key at all", () => {
   it("refuses a value too short to carry an IV and a full 16-byte tag (the tag length is pinned)", () => {
     const k = key();
     const box = new SecretBox(k);

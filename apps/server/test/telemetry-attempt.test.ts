@@ -24,7 +24,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-describe("withDeliveryAttemptSpan and currentTraceparent", () => {
+describe("withDeliveryAttemptSpan and currentTraceparent, while tracing is off", () => {
   it("do nothing and load nothing while tracing is off", async () => {
     expect(telemetryActive()).toBe(false);
     expect(currentTraceparent()).toBeUndefined();
@@ -35,7 +35,9 @@ describe("withDeliveryAttemptSpan and currentTraceparent", () => {
       ),
     ).toBe(7);
   });
+});
 
+describe("withDeliveryAttemptSpan and currentTraceparent, once tracing is on", () => {
   it("record each attempt in the write's trace, with its outcome, and return what the attempt returned", async () => {
     const config = loadConfig({
       OTEL_EXPORTER_OTLP_ENDPOINT: `${receiver.url}/`,

@@ -5,6 +5,7 @@ import { api, newKey, newWorkspace } from "./helpers/api.js";
 import { newContact, openConversation } from "./helpers/conversations.js";
 import { expectInsufficientScope, expectSameAsMissing } from "./helpers/expect.js";
 import { walkPages } from "./helpers/paging.js";
+import { sharedBeforeAll } from "./helpers/shared-setup.js";
 
 type Query = Record<string, string | number | boolean | string[]>;
 type Ticket = Record<string, any> & { id: string; subject: string; status: TicketStatus };
@@ -36,7 +37,7 @@ const patchTicket = (id: string, body: unknown, withKey = key) =>
 
 const pause = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-describe("create, get, update, delete", () => {
+describe("create and get", () => {
   it("creates a ticket with every field and reads it back", async () => {
     const contactId = await newContact(key);
     const conversationId = await openConversationIn(workspaceId);
@@ -105,7 +106,9 @@ describe("create, get, update, delete", () => {
     const ticket = await createTicket({ subject: "Tags", tags: ["b", "a", "b"] });
     expect(ticket.tags).toEqual(["b", "a"]);
   });
+});
 
+describe("update", () => {
   it("PATCH changes only the fields sent; null clears; tags are replaced whole", async () => {
     const ticket = await createTicket({
       subject: "Printer on fire",
@@ -160,7 +163,9 @@ describe("create, get, update, delete", () => {
       expect(patched.body).toEqual(ticket);
     }
   });
+});
 
+describe("delete, and ids that name no ticket", () => {
   it("deletes a ticket; it is gone afterwards and deleting again is 404", async () => {
     const ticket = await createTicket({ subject: "Delete me", status: "Closed" });
     const deleted = await api.delete(`/open/v1/tickets/${ticket.id}`, { key });
@@ -185,23 +190,21 @@ describe("create, get, update, delete", () => {
   });
 });
 
-describe("the status machine over HTTP", () => {
-  let machineKey: string;
-  beforeAll(async () => {
-    ({ key: machineKey } = await newWorkspace());
-  });
+// One workspace for the status machine's blocks.
+let machineKey: string;
+const withMachineWorkspace = sharedBeforeAll(async () => {
+  ({ key: machineKey } = await newWorkspace());
+});
 
-  // Written out by hand from docs/design.md, Ticket status, rather than imported from the module under test.
-  const OPEN = ["New", "On you", "On customer", "On hold"];
-  const allowed = (from: TicketStatus, to: TicketStatus) =>
-    from === to || OPEN.includes(from) || (from === "Solved" && to === "Closed");
-  const stampedBy = (status: TicketStatus) =>
-    status === "Solved"
-      ? "solved_at"
-      : status === "Closed" || status === "Cancelled"
-        ? "closed_at"
-        : undefined;
+// Written out by hand from docs/design.md, Ticket status, rather than imported from the module under test.
+const OPEN = ["New", "On you", "On customer", "On hold"];
+const allowed = (from: TicketStatus, to: TicketStatus) =>
+  from === to || OPEN.includes(from) || (from === "Solved" && to === "Closed");
+const stampedBy = (status: TicketStatus) =>
+  status === "Solved" ? "solved_at" : status === "Closed" || status === "Cancelled" ? "closed_at" : undefined;
 
+describe("the status machine over HTTP: every move, and creating in a final status", () => {
+  withMachineWorkspace();
   const cases = TICKET_STATUSES.flatMap((from) => TICKET_STATUSES.map((to) => [from, to] as const));
 
   it.each(cases)("%s → %s", async (from, to) => {
@@ -245,6 +248,10 @@ describe("the status machine over HTTP", () => {
     expect(ticket[stamp]).toBe(ticket.created_at);
     expect(ticket[other]).toBeNull();
   });
+});
+
+describe("the status machine over HTTP: stamps, refusals and races", () => {
+  withMachineWorkspace();
 
   it("Solved → Closed keeps solved_at where it was and stamps closed_at", async () => {
     const ticket = await createTicket({ subject: "Two stamps" }, machineKey);
@@ -359,40 +366,43 @@ describe("contact_id and conversation_id", () => {
   });
 });
 
-describe("list filters", () => {
-  let listKey: string;
-  const t: Record<string, Ticket> = {};
-  let conA: string;
-  let conB: string;
+// Five tickets, four of them on two contacts, in a workspace of their own for the list filters' blocks.
+let listKey: string;
+const t: Record<string, Ticket> = {};
+let conA: string;
+let conB: string;
 
-  beforeAll(async () => {
-    ({ key: listKey } = await newWorkspace());
-    conA = await newContact(listKey, "A");
-    conB = await newContact(listKey, "B");
-    const fixtures: Record<string, Record<string, unknown>> = {
-      T1: { status: "New", priority: "high", category: "auth", contact_id: conA, tags: ["vip", "login"] },
-      T2: { status: "On you", priority: "urgent", category: "billing", contact_id: conA, tags: ["vip"] },
-      T3: {
-        status: "New",
-        priority: "low",
-        category: "billing",
-        contact_id: conB,
-        tags: ["login", "refund"],
-      },
-      T4: { status: "Solved", priority: "high", category: "auth", tags: ["vip", "login"] },
-      T5: { status: "Cancelled", contact_id: conB },
-    };
-    for (const [subject, fields] of Object.entries(fixtures)) {
-      t[subject] = await createTicket({ subject, ...fields }, listKey);
-      await pause(3); // distinct created_at instants for the exclusive time bounds
-    }
-  });
-
-  async function subjects(query: Query): Promise<string[]> {
-    const response = await api.get("/open/v1/tickets", { key: listKey, query: { limit: 100, ...query } });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
-    return response.body.data.map((ticket: Ticket) => ticket.subject);
+const withListFixtures = sharedBeforeAll(async () => {
+  ({ key: listKey } = await newWorkspace());
+  conA = await newContact(listKey, "A");
+  conB = await newContact(listKey, "B");
+  const fixtures: Record<string, Record<string, unknown>> = {
+    T1: { status: "New", priority: "high", category: "auth", contact_id: conA, tags: ["vip", "login"] },
+    T2: { status: "On you", priority: "urgent", category: "billing", contact_id: conA, tags: ["vip"] },
+    T3: {
+      status: "New",
+      priority: "low",
+      category: "billing",
+      contact_id: conB,
+      tags: ["login", "refund"],
+    },
+    T4: { status: "Solved", priority: "high", category: "auth", tags: ["vip", "login"] },
+    T5: { status: "Cancelled", contact_id: conB },
+  };
+  for (const [subject, fields] of Object.entries(fixtures)) {
+    t[subject] = await createTicket({ subject, ...fields }, listKey);
+    await pause(3); // distinct created_at instants for the exclusive time bounds
   }
+});
+
+async function subjects(query: Query): Promise<string[]> {
+  const response = await api.get("/open/v1/tickets", { key: listKey, query: { limit: 100, ...query } });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body.data.map((ticket: Ticket) => ticket.subject);
+}
+
+describe("list filters: each alone", () => {
+  withListFixtures();
 
   it("lists newest first with the list envelope", async () => {
     const response = await api.get("/open/v1/tickets", { key: listKey });
@@ -436,6 +446,10 @@ describe("list filters", () => {
   ])("filters by %s", async (_name, query, expected) => {
     expect(await subjects(query())).toEqual(expected);
   });
+});
+
+describe("list filters: combined, and refused", () => {
+  withListFixtures();
 
   it.each<[string, () => Query, string[]]>([
     ["status + priority", () => ({ status: "New", priority: "high" }), ["T1"]],
@@ -680,11 +694,14 @@ describe("workspace isolation", () => {
   });
 });
 
-describe("request validation", () => {
-  let ticket: Ticket;
-  beforeAll(async () => {
-    ticket = await createTicket({ subject: "Validation target" });
-  });
+// One ticket for the request validation blocks, checked unchanged at their end.
+let validationTarget: Ticket;
+const withValidationTarget = sharedBeforeAll(async () => {
+  validationTarget = await createTicket({ subject: "Validation target" });
+});
+
+describe("request validation: enums, times and the subject", () => {
+  withValidationTarget();
 
   const ENUMS = {
     status: ["Open", "new", "SOLVED", "closed"],
@@ -698,7 +715,7 @@ describe("request validation", () => {
       for (const value of bad) {
         for (const response of [
           await api.post("/open/v1/tickets", { key, body: { subject: "Enum", [field]: value } }),
-          await patchTicket(ticket.id, { [field]: value }),
+          await patchTicket(validationTarget.id, { [field]: value }),
         ]) {
           expect(response.status, `${field}=${value}`).toBe(400);
           expect(response.body.error).toMatchObject({ code: "parameter_invalid", param: field });
@@ -717,7 +734,7 @@ describe("request validation", () => {
   ])("due_at rejects %s", async (_name, value) => {
     for (const response of [
       await api.post("/open/v1/tickets", { key, body: { subject: "Due", due_at: value } }),
-      await patchTicket(ticket.id, { due_at: value }),
+      await patchTicket(validationTarget.id, { due_at: value }),
     ]) {
       expect(response.status).toBe(400);
       expect(response.body.error).toMatchObject({ code: "parameter_invalid", param: "due_at" });
@@ -730,14 +747,18 @@ describe("request validation", () => {
     expect(missing.body.error).toMatchObject({ code: "parameter_missing", param: "subject" });
     for (const response of [
       await api.post("/open/v1/tickets", { key, body: { subject: "" } }),
-      await patchTicket(ticket.id, { subject: "" }),
-      await patchTicket(ticket.id, { subject: null }),
-      await patchTicket(ticket.id, { status: null }),
+      await patchTicket(validationTarget.id, { subject: "" }),
+      await patchTicket(validationTarget.id, { subject: null }),
+      await patchTicket(validationTarget.id, { status: null }),
     ]) {
       expect(response.status).toBe(400);
       expect(response.body.error.code).toBe("parameter_invalid");
     }
   });
+});
+
+describe("request validation: fields set by the server, and refused bodies", () => {
+  withValidationTarget();
 
   it.each(["solved_at", "closed_at", "id", "object", "created_at", "foo"])(
     "%s is not a field a client sets: 400 parameter_unknown",
@@ -745,7 +766,7 @@ describe("request validation", () => {
       const value = field.endsWith("_at") ? "2026-01-01T00:00:00Z" : "x";
       for (const response of [
         await api.post("/open/v1/tickets", { key, body: { subject: "Unknown", [field]: value } }),
-        await patchTicket(ticket.id, { [field]: value }),
+        await patchTicket(validationTarget.id, { [field]: value }),
       ]) {
         expect(response.status).toBe(400);
         expect(response.body.error).toMatchObject({ code: "parameter_unknown", param: field });
@@ -766,7 +787,7 @@ describe("request validation", () => {
   ])("rejects %s", async (_name, fields, param) => {
     for (const response of [
       await api.post("/open/v1/tickets", { key, body: { subject: "Types", ...fields } }),
-      await patchTicket(ticket.id, fields),
+      await patchTicket(validationTarget.id, fields),
     ]) {
       expect(response.status).toBe(400);
       expect(response.body.error).toMatchObject({ code: "parameter_invalid", param });
@@ -774,7 +795,9 @@ describe("request validation", () => {
   });
 
   it("nothing invalid was stored along the way", async () => {
-    expect((await api.get(`/open/v1/tickets/${ticket.id}`, { key })).body).toEqual(ticket);
+    expect((await api.get(`/open/v1/tickets/${validationTarget.id}`, { key })).body).toEqual(
+      validationTarget,
+    );
   });
 });
 

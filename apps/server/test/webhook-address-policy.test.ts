@@ -57,7 +57,9 @@ describe("an IP-literal endpoint URL in a refused range", () => {
       expect((await api.get(path, { baseUrl: strict.baseUrl, key })).body.url).toBe(url);
     },
   );
+});
 
+describe("an endpoint URL outside the refused ranges, or not a URL at all", () => {
   it("a host name, and a public IP literal, are accepted (host names are checked at connect)", async () => {
     for (const url of [
       "https://hooks.example.invalid/x",

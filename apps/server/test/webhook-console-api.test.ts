@@ -239,7 +239,7 @@ describe("the endpoint list's recent deliveries", () => {
   });
 });
 
-describe("the receiver's answer on each attempt", () => {
+describe("the receiver's answer, cut to size", () => {
   it("cuts a body to 1 KiB on a character's boundary, and keeps a few headers only", () => {
     const twoByte = Buffer.from(`a${"é".repeat(600)}`); // 1201 bytes: byte 1024 is inside an é
     expect(utf8Prefix(twoByte)).toBe(`a${"é".repeat(511)}`);
@@ -255,7 +255,9 @@ describe("the receiver's answer on each attempt", () => {
       }),
     ).toEqual({ "content-type": "text/html", "retry-after": "x".repeat(256) });
   });
+});
 
+describe("the receiver's answer stored on each attempt", () => {
   const attemptsOf = async (endpointId: string, count: number) =>
     eventually(
       async () => (await get(`/open/v1/webhook-endpoints/${endpointId}/attempts`)).body.data as Json[],
@@ -323,10 +325,10 @@ describe("the receiver's answer on each attempt", () => {
   });
 });
 
-describe("a test event", () => {
-  const sendTest = (endpointId: string, body: unknown) =>
-    api.post(`/open/v1/webhook-endpoints/${endpointId}/test`, { ...at(), body });
+const sendTest = (endpointId: string, body: unknown) =>
+  api.post(`/open/v1/webhook-endpoints/${endpointId}/test`, { ...at(), body });
 
+describe("a test event, sent", () => {
   it("sends the catalog's example of the type to that endpoint only, signed, marked as a test", async () => {
     const target = await createEndpoint(at(), receiver.url, ["contact.created"]);
     const bystander = await startReceiver();
@@ -367,7 +369,9 @@ describe("a test event", () => {
     // Listed as an event, marked.
     expect((await get(`/open/v1/events/${sent.body.event_id}`)).body).toMatchObject({ test: true });
   });
+});
 
+describe("a test event: recoveries pass it over, and refusals", () => {
   it("no recovery of another endpoint queues it", async () => {
     const target = await createEndpoint(at(), receiver.url);
     const other = await createEndpoint(at(), "https://other-recovered.invalid/h");

@@ -111,7 +111,7 @@ async function expectFiveFailedAttempts(
   expect(receiver.received).toHaveLength(5);
 }
 
-describe("webhook delivery", () => {
+describe("webhook delivery: every event type, once", () => {
   it("delivers every event type, the stored bytes, signed for the verifier and for standard-webhooks", async () => {
     const receiver = await startReceiver();
     const endpoint = await endpointFor(receiver.url);
@@ -168,7 +168,9 @@ describe("webhook delivery", () => {
     const attempts = (await attemptsOf(endpoint.id)).filter((a) => a.event_id === event._id);
     expect(attempts.map((a) => [a.attempt, a.succeeded])).toEqual([[1, true]]);
   });
+});
 
+describe("webhook delivery: the API's writes, and subscriptions", () => {
   it("delivers what the API's writes record: a contact created and updated, a ticket created", async () => {
     const receiver = await startReceiver();
     const endpoint = await endpointFor(receiver.url);
@@ -232,7 +234,9 @@ describe("webhook delivery", () => {
       "ticket.updated",
     ]);
   });
+});
 
+describe("webhook delivery: retries, failed attempts and timeouts", () => {
   it("retries a failing endpoint with the same event id, signed anew, until it succeeds", async () => {
     const receiver = await startReceiver();
     receiver.answer = (_delivery, index) => (index < 2 ? { status: 503 } : { status: 204 });
@@ -297,7 +301,9 @@ describe("webhook delivery", () => {
       );
     });
   });
+});
 
+describe("webhook delivery: refused connections, and the metrics", () => {
   it("counts a refused connection as a failed attempt", async () => {
     const receiver = await startReceiver();
     await receiver.close(); // nothing listens on its port any more
@@ -336,7 +342,9 @@ describe("webhook delivery", () => {
     // The failed delivery made five attempts, each observed in the latency histogram.
     expect(after.failedAttempts - before.failedAttempts).toBeGreaterThanOrEqual(5);
   });
+});
 
+describe("webhook delivery: endpoints disabled, by failures or their owner", () => {
   it("disables an endpoint at exactly 15 failed deliveries, delivers nothing after, and resumes once enabled", async () => {
     const receiver = await startReceiver();
     receiver.answer = () => ({ status: 500 });
@@ -403,7 +411,9 @@ describe("webhook delivery", () => {
     await delivered(receiver, after._id);
     expect(receiver.deliveriesOf(skipped._id)).toHaveLength(0);
   });
+});
 
+describe("webhook delivery: secret rotation, and slow endpoints", () => {
   it("signs with the old and the new secret during a rotation's grace period, then with the new one", async () => {
     const receiver = await startReceiver();
     const endpoint = await endpointFor(receiver.url);

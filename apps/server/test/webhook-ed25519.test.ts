@@ -113,7 +113,7 @@ function verificationCode(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-describe("an endpoint signing with Ed25519", () => {
+describe("an endpoint signing with Ed25519: its key and signatures", () => {
   it("shows its public key, never a secret; its delivery verifies with node:crypto and the package, a tampered one with neither", async () => {
     const receiver = await startReceiver();
     const endpoint = await create(receiver, { signing: "ed25519" });
@@ -155,7 +155,9 @@ describe("an endpoint signing with Ed25519", () => {
       verificationCode(() => verifySignature(tampered, headerOf(delivery, "service-signature"), publicKey)),
     ).toBe("signature_mismatch");
   });
+});
 
+describe("an endpoint signing with Ed25519, rotated", () => {
   it("rotates to a new key pair: during the grace each key's v1a is sent, and each verifies", async () => {
     const receiver = await startReceiver();
     const endpoint = await create(receiver, { signing: "ed25519" });
@@ -207,7 +209,9 @@ describe("an endpoint signing with Ed25519", () => {
     const after = await deliveryOf(receiver);
     expect(after.headers["service-signature"]).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
   });
+});
 
+describe("an endpoint signing with Ed25519: refusals, and the private key kept out", () => {
   it("refuses an unknown scheme, on create and on rotate", async () => {
     const receiver = await startReceiver();
     const refused = await api.post("/open/v1/webhook-endpoints", {

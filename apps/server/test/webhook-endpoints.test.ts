@@ -158,7 +158,7 @@ describe("reading, listing and deleting", () => {
   });
 });
 
-describe("updating an endpoint", () => {
+describe("updating an endpoint: its fields", () => {
   it("changes only the fields sent; null clears the description; events are replaced whole", async () => {
     const created = (await create({ url: URL_, description: "before", events: ["contact.created"] })).body;
     const path = `/open/v1/webhook-endpoints/${created.id}`;
@@ -188,7 +188,9 @@ describe("updating an endpoint", () => {
       expect(response.body).toEqual(toPublic(created));
     }
   });
+});
 
+describe("updating an endpoint: its status, its version, refused changes", () => {
   it("the owner disables and enables it: stamps and reason are set, then cleared with the failure count", async () => {
     const { id } = (await create({ url: URL_ })).body;
     const path = `/open/v1/webhook-endpoints/${id}`;

@@ -43,22 +43,30 @@ describe("the filter language", () => {
   });
 });
 
-describe("webhook endpoints with a content filter", () => {
-  let deployment: Deployment;
-  let baseUrl: string;
-  let key: string;
-  let receiver: Receiver;
+// One deployment and receiver for the tests of the content-filter block, in order: the first
+// checks that no endpoint exists yet.
+let deployment: Deployment;
+let baseUrl: string;
+let key: string;
+let receiver: Receiver;
 
-  beforeAll(async () => {
-    deployment = await startDeployment({ WEBHOOK_TIMEOUT_MS: "3000" });
-    baseUrl = (await deployment.start("all")).baseUrl;
-    ({ key } = await newWorkspace(undefined, baseUrl));
-    receiver = await startReceiver();
+const create = (body: Json) => api.post("/open/v1/webhook-endpoints", { key, baseUrl, body });
+
+/** The `ticket.created` event of a ticket. */
+async function eventOf(ticketId: string): Promise<string> {
+  const page = await api.get("/open/v1/events", {
+    key,
+    baseUrl,
+    query: { type: "ticket.created", limit: 100 },
   });
-  afterAll(() => receiver?.close());
+  const event = (page.body.data as Json[]).find((e) => e.data.id === ticketId);
+  if (!event) throw new Error(`no ticket.created event for ${ticketId}`);
+  return event.id as string;
+}
 
-  const create = (body: Json) => api.post("/open/v1/webhook-endpoints", { key, baseUrl, body });
-
+// The blocks of the content-filter describe, each a function so that the describe, which holds
+// the hooks they share, fits a screen.
+function filtersRefused() {
   it("refuses a filter that breaks a rule, with `param` pointing into it", async () => {
     const url = "https://hooks.invalid/in";
     const refusals: [unknown, string][] = [
@@ -87,7 +95,9 @@ describe("webhook endpoints with a content filter", () => {
       body: { data: [] },
     });
   });
+}
 
+function filteredDeliveries() {
   it("delivers only the events that pass, counts the rest, and takes a new filter or none on update", async () => {
     const filter = { data: { priority: { $in: ["urgent"] } } };
     const created = await create({ url: receiver.url, events: ["ticket.created"], filter });
@@ -143,19 +153,9 @@ describe("webhook endpoints with a content filter", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.param).toBe("filter.data.priority.$between");
   });
+}
 
-  /** The `ticket.created` event of a ticket. */
-  const eventOf = async (ticketId: string): Promise<string> => {
-    const page = await api.get("/open/v1/events", {
-      key,
-      baseUrl,
-      query: { type: "ticket.created", limit: 100 },
-    });
-    const event = (page.body.data as Json[]).find((e) => e.data.id === ticketId);
-    if (!event) throw new Error(`no ticket.created event for ${ticketId}`);
-    return event.id as string;
-  };
-
+function filteredRedeliveries() {
   it("passes over what the filter keeps out in a resend and a recovery", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const created = await create({
@@ -187,4 +187,18 @@ describe("webhook endpoints with a content filter", () => {
     expect(preview.body.skipped.filtered).toBeGreaterThanOrEqual(1);
     expect(preview.body.would_queue.total).toBe(0);
   });
+}
+
+describe("webhook endpoints with a content filter", () => {
+  beforeAll(async () => {
+    deployment = await startDeployment({ WEBHOOK_TIMEOUT_MS: "3000" });
+    baseUrl = (await deployment.start("all")).baseUrl;
+    ({ key } = await newWorkspace(undefined, baseUrl));
+    receiver = await startReceiver();
+  });
+  afterAll(() => receiver?.close());
+
+  describe("refused at create", filtersRefused);
+  describe("deliveries, counts and updates", filteredDeliveries);
+  describe("resends and recoveries", filteredRedeliveries);
 });

@@ -119,7 +119,28 @@ describe("deliveries through a CONNECT proxy", () => {
   });
 });
 
-describe("the address policy, with the proxy", () => {
+/**
+ * The agent alone, the policy on: a resolver this test controls maps names to addresses, and a
+ * proxy that tunnels every CONNECT to the loopback receiver stands in for the internet, so a
+ * public address is "reached" without a packet leaving the machine.
+ */
+// Any globally routable address: the proxy below sends its tunnel to the receiver instead.
+const PUBLIC = "93.184.215.14";
+const resolve: Resolver = (hostname, _options, callback) => {
+  const address = { localhost: PUBLIC, "inside.hooks.test": "10.1.2.3" }[hostname];
+  if (!address) return callback(Object.assign(new Error(hostname), { code: "ENOTFOUND" }), []);
+  callback(null, [{ address, family: 4 }]);
+};
+const agentThrough = (proxy: ConnectProxy, url = proxy.url) =>
+  createDeliveryAgent({
+    allowPrivateNetworks: false,
+    ca: [readFileSync(testCertificate().certFile, "utf8")],
+    connections: null,
+    resolve,
+    egress: { proxy: parseProxyUrl(url), noProxy: [] },
+  });
+
+describe("the address policy, with the proxy: refused before any CONNECT", () => {
   it("an address the policy refuses is refused before the proxy is asked (0 CONNECTs)", async () => {
     const proxy = await startConnectProxy();
     const receiver = await startReceiver();
@@ -139,27 +160,6 @@ describe("the address policy, with the proxy", () => {
     await (through.server as InProcessServer).logged(/webhook delivery refused/);
   });
 
-  /**
-   * The agent alone, the policy on: a resolver this test controls maps names to addresses, and a
-   * proxy that tunnels every CONNECT to the loopback receiver stands in for the internet, so a
-   * public address is "reached" without a packet leaving the machine.
-   */
-  // Any globally routable address: the proxy below sends its tunnel to the receiver instead.
-  const PUBLIC = "93.184.215.14";
-  const resolve: Resolver = (hostname, _options, callback) => {
-    const address = { localhost: PUBLIC, "inside.hooks.test": "10.1.2.3" }[hostname];
-    if (!address) return callback(Object.assign(new Error(hostname), { code: "ENOTFOUND" }), []);
-    callback(null, [{ address, family: 4 }]);
-  };
-  const agentThrough = (proxy: ConnectProxy, url = proxy.url) =>
-    createDeliveryAgent({
-      allowPrivateNetworks: false,
-      ca: [readFileSync(testCertificate().certFile, "utf8")],
-      connections: null,
-      resolve,
-      egress: { proxy: parseProxyUrl(url), noProxy: [] },
-    });
-
   it.each([false, true])(
     "a public address goes through the proxy (on loopback, itself allowed) as CONNECT <address>:<port>; https proxy: %s",
     async (tls) => {
@@ -178,7 +178,9 @@ describe("the address policy, with the proxy", () => {
       }
     },
   );
+});
 
+describe("the address policy, with the proxy: addresses inside, and a proxy away", () => {
   it("a name resolving inside, and an IP literal inside, never reach the proxy", async () => {
     const proxy = await startConnectProxy({ route: () => undefined });
     const agent = agentThrough(proxy);

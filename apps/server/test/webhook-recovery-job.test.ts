@@ -84,7 +84,9 @@ describe("recoveries run as jobs", () => {
     });
     expect(again.status).toBe(202);
   });
+});
 
+describe("recoveries looked up by id", () => {
   it("a recovery of another workspace, or none, is 404", async () => {
     const deployment = await startDeployment();
     const baseUrl = await (await deployment.start("all")).baseUrl;

@@ -30,46 +30,147 @@ beforeAll(async () => {
 const deliveredIds = (from: number) =>
   receiver.received.slice(from).map((delivery) => delivery.headers["service-delivery"]);
 
-describe("webhook deliveries", () => {
-  it("lists failed deliveries page by page, refuses to recover a disabled endpoint, then recovers every missed event once, queued oldest first", async () => {
-    receiver.answer = () => ({ status: 503 });
-    const endpoint = await deskline.webhookEndpoints.create({
-      url: receiver.url,
-      events: ["contact.created"],
-    });
-    for (const name of ["Missed 1", "Missed 2", "Missed 3"]) await deskline.contacts.create({ name });
+type Endpoint = Awaited<ReturnType<Deskline["webhookEndpoints"]["create"]>>;
 
-    // Each delivery fails once its retries are spent; `limit: 1` makes the walk page three times.
-    const failed: WebhookDelivery[] = await eventually(
-      () => deskline.webhookEndpoints.deliveries(endpoint.id, { status: "failed", limit: 1 }).toArray(),
-      (deliveries) => deliveries.length === 3,
-      "three failed deliveries",
-      SLOW,
-    );
-    for (const delivery of failed) {
-      expect(delivery).toMatchObject({
-        object: "webhook_delivery",
-        endpoint_id: endpoint.id,
-        event_type: "contact.created",
-        status: "failed",
-        last_status_code: 503,
-        next_attempt_at: null,
-      });
-      expect(delivery.attempts).toBeGreaterThan(1);
-    }
-    // Ids sort by creation time: the events oldest first. (The deliveries run newest first by their
-    // own ids, which the relay may mint in another order for events made a moment apart.)
-    const missed = failed.map((delivery) => delivery.event_id).sort();
-    expect(await deskline.events.deliveries(missed[0] as string).toArray()).toEqual(
-      failed.filter((delivery) => delivery.event_id === missed[0]),
-    );
+/** An endpoint whose receiver answers 503 to three contact.created events, until each delivery fails. */
+async function threeFailedDeliveries() {
+  receiver.answer = () => ({ status: 503 });
+  const endpoint = await deskline.webhookEndpoints.create({
+    url: receiver.url,
+    events: ["contact.created"],
+  });
+  for (const name of ["Missed 1", "Missed 2", "Missed 3"]) await deskline.contacts.create({ name });
+
+  // Each delivery fails once its retries are spent; `limit: 1` makes the walk page three times.
+  const failed: WebhookDelivery[] = await eventually(
+    () => deskline.webhookEndpoints.deliveries(endpoint.id, { status: "failed", limit: 1 }).toArray(),
+    (deliveries) => deliveries.length === 3,
+    "three failed deliveries",
+    SLOW,
+  );
+  for (const delivery of failed) {
+    expect(delivery).toMatchObject({
+      object: "webhook_delivery",
+      endpoint_id: endpoint.id,
+      event_type: "contact.created",
+      status: "failed",
+      last_status_code: 503,
+      next_attempt_at: null,
+    });
+    expect(delivery.attempts).toBeGreaterThan(1);
+  }
+  // Ids sort by creation time: the events oldest first. (The deliveries run newest first by their
+  // own ids, which the relay may mint in another order for events made a moment apart.)
+  const missed = failed.map((delivery) => delivery.event_id).sort();
+  expect(await deskline.events.deliveries(missed[0] as string).toArray()).toEqual(
+    failed.filter((delivery) => delivery.event_id === missed[0]),
+  );
+  return { endpoint, failed, missed };
+}
+
+/** An event made while the endpoint is paused by its owner, which makes no delivery at all. */
+async function eventWhilePaused(endpoint: Endpoint) {
+  await deskline.webhookEndpoints.update(endpoint.id, { status: "disabled" });
+  await deskline.contacts.create({ name: "While paused" });
+  const [paused] = (await deskline.events.list({ type: ["contact.created"], limit: 1 })).data;
+  if (!paused) throw new Error("the paused event was not recorded");
+  expect(await deskline.events.deliveries(paused.id).toArray()).toEqual([]);
+  return paused;
+}
+
+/** The receiver answers again; the preview counts, the recovery runs, and its readings end in success. */
+async function recoverWithPreview(endpoint: Endpoint, since: number, pausedId: string) {
+  receiver.answer = () => ({ status: 200 });
+  const from = receiver.received.length;
+  await deskline.webhookEndpoints.update(endpoint.id, { status: "enabled" });
+  // The dry run first: what the recovery will queue, by reason, and nothing queued.
+  const preview = await deskline.webhookEndpoints.previewRecovery(endpoint.id, { since });
+  expect(preview).toMatchObject({
+    object: "webhook_recovery_preview",
+    endpoint_id: endpoint.id,
+    would_queue: { total: 4, failed: 3, dropped: 0, never_sent: 1 },
+  });
+  expect(await deskline.events.deliveries(pausedId).toArray()).toEqual([]);
+  // Answered at once; the server's workers go through the window, and waitForRecovery follows.
+  const started = await deskline.webhookEndpoints.recover(endpoint.id, { since });
+  expect(started).toMatchObject({ object: "webhook_recovery", endpoint_id: endpoint.id, status: "queued" });
+  expect(started.id).toMatch(/^rcv_/);
+  const readings: string[] = [];
+  const recovery = await deskline.webhookEndpoints.waitForRecovery(started.id, {
+    intervalMs: 50,
+    onProgress: (r) => readings.push(r.status),
+  });
+  expect(recovery).toMatchObject({ id: started.id, status: "succeeded", queued: 4 });
+  expect(readings.at(-1)).toBe("succeeded");
+  // The same recovery; its `deliveries` are counted when asked, so they may have moved on.
+  const { deliveries: _, ...read } = await deskline.webhookEndpoints.getRecovery(started.id);
+  expect(recovery).toMatchObject(read);
+  return { started, from };
+}
+
+/** Each missed event delivered once, newest first, each delivery counted on the recovery. */
+async function expectRecovered(endpoint: Endpoint, recoveryId: string, from: number, events: string[]) {
+  await eventually(
+    async () => deliveredIds(from),
+    (ids) => ids.length >= 4,
+    "the four missed events",
+    SLOW,
+  );
+  // Each missed event once. The recovery queued them oldest first: its deliveries, listed newest
+  // first, run newest event first. (The order they reach the receiver is the worker's; the
+  // server's own recovery test holds that.)
+  expect([...deliveredIds(from)].sort()).toEqual(events);
+  const succeeded = await eventually(
+    () => deskline.webhookEndpoints.deliveries(endpoint.id, { status: "succeeded" }).toArray(),
+    (deliveries) => deliveries.length === 4,
+    "four succeeded deliveries",
+    SLOW,
+  );
+  expect(succeeded.map((delivery) => delivery.event_id)).toEqual([...events].reverse());
+  expect(succeeded.map((delivery) => delivery.last_status_code)).toEqual([200, 200, 200, 200]);
+  // The recovery's own deliveries, by its id, and their counts on the recovery.
+  const ofRecovery = await deskline.webhookEndpoints
+    .deliveries(endpoint.id, { recovery_id: recoveryId })
+    .toArray();
+  expect(ofRecovery.map((delivery) => [delivery.recovery_id, delivery.status])).toEqual(
+    succeeded.map(() => [recoveryId, "succeeded"]),
+  );
+  expect((await deskline.webhookEndpoints.getRecovery(recoveryId)).deliveries).toEqual({
+    succeeded: 4,
+    failed: 0,
+    pending: 0,
+    dropped: 0,
+  });
+}
+
+/** The endpoint's rating counts the failures and the successes; a delivery lists its attempts. */
+async function expectRatedWithAttempts(endpoint: Endpoint, failed: WebhookDelivery[], firstMissed: string) {
+  // The endpoint list rates each endpoint's newest deliveries: three failed, four succeeded.
+  const [listed] = (await deskline.webhookEndpoints.list()).data.filter((e) => e.id === endpoint.id);
+  expect(listed?.recent_deliveries).toMatchObject({
+    counted: 7,
+    succeeded: 4,
+    failed: 3,
+    success_rate: 4 / 7,
+  });
+  // One delivery's attempts: the failed first delivery of the first missed event made several.
+  const firstFailed = failed.find((delivery) => delivery.event_id === firstMissed) as WebhookDelivery;
+  const attempts = await deskline.webhookEndpoints
+    .listAttempts(endpoint.id, { delivery_id: firstFailed.id })
+    .toArray();
+  expect(attempts.map((attempt) => [attempt.delivery_id, attempt.status_code])).toEqual(
+    Array.from({ length: firstFailed.attempts }, () => [firstFailed.id, 503]),
+  );
+  // Each with the receiver's answer: its body as text.
+  expect(attempts[0]?.response).toMatchObject({ body: "received", body_truncated: false });
+}
+
+describe("webhook deliveries: failed, then recovered", () => {
+  it("lists failed deliveries page by page, refuses to recover a disabled endpoint, then recovers every missed event once, queued oldest first", async () => {
+    const { endpoint, failed, missed } = await threeFailedDeliveries();
 
     // Paused by its owner: an event of that time makes no delivery at all.
-    await deskline.webhookEndpoints.update(endpoint.id, { status: "disabled" });
-    await deskline.contacts.create({ name: "While paused" });
-    const [paused] = (await deskline.events.list({ type: ["contact.created"], limit: 1 })).data;
-    if (!paused) throw new Error("the paused event was not recorded");
-    expect(await deskline.events.deliveries(paused.id).toArray()).toEqual([]);
+    const paused = await eventWhilePaused(endpoint);
 
     // Since the first failure (the event's `created`, Unix seconds; the window is inclusive).
     const since = (await deskline.events.get(missed[0] as string)).created;
@@ -77,81 +178,9 @@ describe("webhook deliveries", () => {
     expect(refused).toBeInstanceOf(ConflictError);
     expect(refused).toMatchObject({ status: 409, code: "webhook_endpoint_disabled" });
 
-    receiver.answer = () => ({ status: 200 });
-    const from = receiver.received.length;
-    await deskline.webhookEndpoints.update(endpoint.id, { status: "enabled" });
-    // The dry run first: what the recovery will queue, by reason, and nothing queued.
-    const preview = await deskline.webhookEndpoints.previewRecovery(endpoint.id, { since });
-    expect(preview).toMatchObject({
-      object: "webhook_recovery_preview",
-      endpoint_id: endpoint.id,
-      would_queue: { total: 4, failed: 3, dropped: 0, never_sent: 1 },
-    });
-    expect(await deskline.events.deliveries(paused.id).toArray()).toEqual([]);
-    // Answered at once; the server's workers go through the window, and waitForRecovery follows.
-    const started = await deskline.webhookEndpoints.recover(endpoint.id, { since });
-    expect(started).toMatchObject({ object: "webhook_recovery", endpoint_id: endpoint.id, status: "queued" });
-    expect(started.id).toMatch(/^rcv_/);
-    const readings: string[] = [];
-    const recovery = await deskline.webhookEndpoints.waitForRecovery(started.id, {
-      intervalMs: 50,
-      onProgress: (r) => readings.push(r.status),
-    });
-    expect(recovery).toMatchObject({ id: started.id, status: "succeeded", queued: 4 });
-    expect(readings.at(-1)).toBe("succeeded");
-    // The same recovery; its `deliveries` are counted when asked, so they may have moved on.
-    const { deliveries: _, ...read } = await deskline.webhookEndpoints.getRecovery(started.id);
-    expect(recovery).toMatchObject(read);
-
-    await eventually(
-      async () => deliveredIds(from),
-      (ids) => ids.length >= 4,
-      "the four missed events",
-      SLOW,
-    );
-    // Each missed event once. The recovery queued them oldest first: its deliveries, listed newest
-    // first, run newest event first. (The order they reach the receiver is the worker's; the
-    // server's own recovery test holds that.)
-    expect([...deliveredIds(from)].sort()).toEqual([...missed, paused.id]);
-    const succeeded = await eventually(
-      () => deskline.webhookEndpoints.deliveries(endpoint.id, { status: "succeeded" }).toArray(),
-      (deliveries) => deliveries.length === 4,
-      "four succeeded deliveries",
-      SLOW,
-    );
-    expect(succeeded.map((delivery) => delivery.event_id)).toEqual([...missed, paused.id].reverse());
-    expect(succeeded.map((delivery) => delivery.last_status_code)).toEqual([200, 200, 200, 200]);
-    // The recovery's own deliveries, by its id, and their counts on the recovery.
-    const ofRecovery = await deskline.webhookEndpoints
-      .deliveries(endpoint.id, { recovery_id: started.id })
-      .toArray();
-    expect(ofRecovery.map((delivery) => [delivery.recovery_id, delivery.status])).toEqual(
-      succeeded.map(() => [started.id, "succeeded"]),
-    );
-    expect((await deskline.webhookEndpoints.getRecovery(started.id)).deliveries).toEqual({
-      succeeded: 4,
-      failed: 0,
-      pending: 0,
-      dropped: 0,
-    });
-    // The endpoint list rates each endpoint's newest deliveries: three failed, four succeeded.
-    const [listed] = (await deskline.webhookEndpoints.list()).data.filter((e) => e.id === endpoint.id);
-    expect(listed?.recent_deliveries).toMatchObject({
-      counted: 7,
-      succeeded: 4,
-      failed: 3,
-      success_rate: 4 / 7,
-    });
-    // One delivery's attempts: the failed first delivery of the first missed event made several.
-    const firstFailed = failed.find((delivery) => delivery.event_id === missed[0]) as WebhookDelivery;
-    const attempts = await deskline.webhookEndpoints
-      .listAttempts(endpoint.id, { delivery_id: firstFailed.id })
-      .toArray();
-    expect(attempts.map((attempt) => [attempt.delivery_id, attempt.status_code])).toEqual(
-      Array.from({ length: firstFailed.attempts }, () => [firstFailed.id, 503]),
-    );
-    // Each with the receiver's answer: its body as text.
-    expect(attempts[0]?.response).toMatchObject({ body: "received", body_truncated: false });
+    const { started, from } = await recoverWithPreview(endpoint, since, paused.id);
+    await expectRecovered(endpoint, started.id, from, [...missed, paused.id]);
+    await expectRatedWithAttempts(endpoint, failed, missed[0] as string);
 
     // Safe to repeat: every event of the window has a succeeded delivery now. An RFC 3339 `since`
     // and an `until` say the same window.
@@ -162,7 +191,9 @@ describe("webhook deliveries", () => {
     expect((await deskline.webhookEndpoints.waitForRecovery(again.id, { intervalMs: 50 })).queued).toBe(0);
     expect(deliveredIds(from)).toHaveLength(4);
   });
+});
 
+describe("webhook deliveries: test events", () => {
   it("sends a test event: the catalog's example, signed, marked as a test, to one endpoint", async () => {
     receiver.answer = () => ({ status: 200 });
     const endpoint = await deskline.webhookEndpoints.create({
@@ -219,7 +250,9 @@ describe("webhook deliveries", () => {
     expect(refused).toBeInstanceOf(InvalidRequestError);
     expect(refused).toMatchObject({ status: 400, code: "parameter_invalid", param: "event_type" });
   });
+});
 
+describe("webhook deliveries: resends, and typed errors", () => {
   it("resends an event with the same id and bytes, to its subscribed endpoints or to one", async () => {
     receiver.answer = () => ({ status: 200 });
     const endpoint = await deskline.webhookEndpoints.create({

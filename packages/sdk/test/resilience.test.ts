@@ -40,7 +40,7 @@ function abortOnceReceived(server: MisbehavingServer, controller: AbortControlle
 // Retry-After: 0 keeps these tests fast; the backoff itself is table-tested in retry.test.ts.
 const now = { "Retry-After": "0" };
 
-describe("retries", () => {
+describe("retries: when and how often", () => {
   it.each([
     ["500", { ...apiError(500, "internal_error"), headers: now }],
     ["503", { ...apiError(503, "database_unavailable"), headers: now }],
@@ -88,7 +88,9 @@ describe("retries", () => {
     });
     expect(server.received).toHaveLength(2);
   });
+});
 
+describe("retries: the raw client, Retry-After, and what each attempt sends", () => {
   it("the raw client retries too: the retries are a middleware on it, not its fetch", async () => {
     const unavailable: Step = { ...apiError(503, "database_unavailable"), headers: now };
     const { server } = await scripted([unavailable, OK, unavailable, OK, unavailable]);

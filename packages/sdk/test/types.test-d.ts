@@ -25,7 +25,7 @@ type ContactFilter = SearchFilter<ContactSearchField>;
 type TicketFilter = SearchFilter<TicketSearchField>;
 declare const raw: DesklineClient;
 
-describe("Deskline types", () => {
+describe("Deskline types: results, search, lists and deliveries", () => {
   it("types results from the spec", () => {
     expectTypeOf(deskline.contacts.get("con_1")).resolves.toEqualTypeOf<Contact>();
     expectTypeOf(deskline.tickets.update("tkt_1", { status: "Solved" })).resolves.toEqualTypeOf<Ticket>();
@@ -92,7 +92,9 @@ describe("Deskline types", () => {
     expectTypeOf(deskline.events.deliveries("evt_1")).toMatchTypeOf<AsyncIterable<WebhookDelivery>>();
     expectTypeOf<WebhookDelivery["status"]>().toEqualTypeOf<"pending" | "succeeded" | "failed" | "dropped">();
   });
+});
 
+describe("Deskline types: wrong bodies and params, and the raw client", () => {
   it("refuses wrong bodies and params", () => {
     // @ts-expect-error `name` is required
     deskline.contacts.create({ email: "ada@example.com" });

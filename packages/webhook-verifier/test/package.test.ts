@@ -14,8 +14,9 @@ const subpaths = ["", "/web", "/koa", "/node", "/express", "/fetch", "/fastify"]
 beforeAll(() => pkg.ensureBuilt("index.js"), 120_000);
 afterAll(() => pkg.dispose());
 
-// The checks read the built files and one packed tarball, and change nothing: side by side.
-describe.concurrent("package", () => {
+// The checks read the built files and one packed tarball, and change nothing: side by side,
+// within each block and across the two.
+describe.concurrent("package manifest and exports", () => {
   it("has zero runtime dependencies; fastify is only an optional peer, for /fastify's types", () => {
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.optionalDependencies ?? {}).toEqual({});
@@ -33,7 +34,9 @@ describe.concurrent("package", () => {
       [".", "./package.json", ...subpaths.slice(1).map((s) => `.${s}`)].sort(),
     );
   });
+});
 
+describe.concurrent("package, as installed", () => {
   // One project, one tsc (each costs some 10 s of CPU): the package's own uses, and the Express
   // example of docs/webhooks.md under strict.
   it("its packed tarball typechecks alone (the spec's types are inlined in its declarations), with docs/webhooks.md's Express example", async () => {
