@@ -1,5 +1,5 @@
-// `deskline events resend|deliveries` and `deskline webhooks endpoints recover|deliveries` (issue
-// 22): the built binary against a real server process that delivers (ROLE=all, retries 50 ms
+// `deskline events resend|deliveries` and `deskline webhooks endpoints recover|deliveries`: the
+// built binary against a real server process that delivers (ROLE=all, retries 50 ms
 // apart) to an HTTPS receiver this file starts, through a proxy that checks every answer against
 // the spec. Each delivery that arrives is verified with the endpoint's secret.
 import {
