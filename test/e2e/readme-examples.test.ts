@@ -113,6 +113,43 @@ async function runSession(script: string, w: World): Promise<Session> {
   return { code, stdout, stderr };
 }
 
+/** The session's script exited 0; if not, the message says after which example it stopped. */
+function expectRanToTheEnd(session: Session, page: string): void {
+  const where = session.stderr
+    .split("\n")
+    .filter((l) => l.startsWith(`== ${page}:`))
+    .pop();
+  expect(
+    session.code,
+    `failed after ${where}\n${session.stderr.slice(-3000)}\n${session.stdout.slice(-2000)}`,
+  ).toBe(0);
+}
+
+/**
+ * Runs a page's `js` block as a module of its own. Written under the repository's .tmp/ so that
+ * bare imports resolve from its node_modules, as in a reader's project.
+ */
+async function runModule(name: string, code: string, env: NodeJS.ProcessEnv) {
+  const dir = join(ROOT, ".tmp", "readme-modules");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, name);
+  writeFileSync(file, `${code}\n`);
+  return new Promise<{ error: Error | null; code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(process.execPath, [file], { env, timeout: 20_000 }, (error, stdout, stderr) =>
+      resolve({ error, code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
+    ),
+  );
+}
+
+/** Every API answer the proxy saw is as the spec says, and none failed but the `expected` ones. */
+function expectDocumentedSuccesses(w: World, expected: unknown[]): void {
+  expect(w.proxy.problems()).toEqual([]);
+  const failures = w.proxy.exchanges.filter((e) => e.status >= 400);
+  expect(failures.map((e) => `${e.method} ${e.path} ${e.status} ${JSON.stringify(e.body)}`)).toEqual(
+    expected,
+  );
+}
+
 describe("README and docs examples", () => {
   it("the sections a reader follows are run, not skipped", () => {
     expect(runnable.map(({ page, section }) => `${page}: ${section.title}`)).toEqual(
@@ -139,17 +176,8 @@ describe("README and docs examples", () => {
     async (_title, page, section) => {
       world = await newWorld();
       const session = await runSession(sectionScript(section, page), world);
-      const where = session.stderr
-        .split("\n")
-        .filter((l) => l.startsWith(`== ${page}:`))
-        .pop();
-      expect(
-        session.code,
-        `failed after ${where}\n${session.stderr.slice(-3000)}\n${session.stdout.slice(-2000)}`,
-      ).toBe(0);
-      expect(world.proxy.problems()).toEqual([]);
-      const failures = world.proxy.exchanges.filter((e) => e.status >= 400);
-      expect(failures.map((e) => `${e.method} ${e.path} ${e.status} ${JSON.stringify(e.body)}`)).toEqual([]);
+      expectRanToTheEnd(session, page);
+      expectDocumentedSuccesses(world, []);
       expect(session.stdout).not.toMatch(/"error"\s*:\s*\{/);
       expect(world.proxy.exchanges.length).toBeGreaterThan(0);
       // Endpoints the examples register point at example hosts: nothing may have been sent there.
@@ -162,41 +190,25 @@ describe("README and docs examples", () => {
   // The receivers' code (Express and Koa) cannot listen on a reader's port here, but it must at
   // least load and build its app against the installed packages: a renamed export, a wrong
   // subpath or a changed signature fails. The SDK's examples call a workspace of their own,
-  // through the spec-checking proxy. Written under the repository's .tmp/ so that bare imports
-  // resolve from its node_modules, as in a reader's project.
+  // through the spec-checking proxy.
   it.each(
     modules.map(({ page, section, block }) => [`${section}, ${page}:${block.line}`, page, block] as const),
   )("the JavaScript example at %s loads and runs", async (_where, page, block) => {
     world = await newWorld();
-    const dir = join(ROOT, ".tmp", "readme-modules");
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, `${page.replace(/[/.]/g, "-")}-${block.line}.mjs`);
-    writeFileSync(file, `${block.code}\n`);
     const w = world;
-    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(
-        process.execPath,
-        [file],
-        {
-          env: {
-            ...process.env,
-            DESKLINE_WEBHOOK_SECRET: "whsec_dGVzdCBzZWNyZXQgb2YgdGhlIFJFQURNRSBleGFtcGxl",
-            DESKLINE_API_KEY: w.key,
-            DESKLINE_BASE_URL: w.baseUrl,
-          },
-          timeout: 20_000,
-        },
-        (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? -1) : 0, stdout, stderr }),
-      ),
-    );
+    const result = await runModule(`${page.replace(/[/.]/g, "-")}-${block.line}.mjs`, block.code, {
+      ...process.env,
+      DESKLINE_WEBHOOK_SECRET: "whsec_dGVzdCBzZWNyZXQgb2YgdGhlIFJFQURNRSBleGFtcGxl",
+      DESKLINE_API_KEY: w.key,
+      DESKLINE_BASE_URL: w.baseUrl,
+    });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     // `console.log(…); // 200 400`: what the page says it prints, it prints.
     for (const [, printed] of block.code.matchAll(/console\.log\(.*\);\s*\/\/\s*(.+)$/gm))
       expect(result.stdout.split("\n")).toContain(printed?.trim());
-    expect(w.proxy.problems()).toEqual([]);
-    const failures = w.proxy.exchanges.filter((e) => e.status >= 400);
-    expect(failures.map((e) => `${e.method} ${e.path} ${e.status} ${JSON.stringify(e.body)}`)).toEqual(
+    expectDocumentedSuccesses(
+      w,
       // The SDK page's conflict example is refused on purpose, once.
       page === "docs/sdk.md" && block.code.includes("ConflictError")
         ? [expect.stringMatching(/^POST \/open\/v1\/contacts 409 .*email_taken/)]
@@ -209,16 +221,8 @@ describe("README and docs examples", () => {
   it("the README's verifier example runs without DESKLINE_WEBHOOK_SECRET and says what to set", async () => {
     const verifier = modules.find((m) => m.page === "README.md" && m.block.code.includes("signPayload"));
     if (!verifier) throw new Error("README.md: no verifier example");
-    const dir = join(ROOT, ".tmp", "readme-modules");
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, "README-verifier-without-secret.mjs");
-    writeFileSync(file, `${verifier.block.code}\n`);
     const { DESKLINE_WEBHOOK_SECRET: _unset, ...env } = process.env;
-    const result = await new Promise<{ error: Error | null; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [file], { env, timeout: 20_000 }, (error, stdout, stderr) =>
-        resolve({ error, stdout, stderr }),
-      ),
-    );
+    const result = await runModule("README-verifier-without-secret.mjs", verifier.block.code, env);
     expect(result.error, result.stderr).toBeNull();
     expect(result.stdout).toContain("DESKLINE_WEBHOOK_SECRET is not set");
     expect(result.stdout.split("\n")).toContain("200 400");

@@ -96,11 +96,12 @@ async function refreshUntil(page: Page, status: string) {
   return row.first();
 }
 
-describe("the webhook console in Chromium", () => {
-  let endpointPage: Page;
-  /** The signing secret the console showed once when it added the receiver's endpoint. */
-  let secret: string;
+// The first tests drive one page on, each from where the one before left it.
+let endpointPage: Page;
+/** The signing secret the console showed once when it added the receiver's endpoint. */
+let secret: string;
 
+describe("the webhook console in Chromium: a failing endpoint", () => {
   it("adds a failing endpoint, shows the failed delivery and its attempts, and resends it once fixed", async () => {
     // Markup in the answer, to see it shown as the text it is.
     const down = "<b>down for maintenance</b>";
@@ -161,7 +162,9 @@ describe("the webhook console in Chromium", () => {
       .toBe("0");
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
   });
+});
 
+describe("the webhook console in Chromium: recovery, and finding events", () => {
   it("recovers what the endpoint missed while paused", async () => {
     const page = endpointPage;
     await page.getByRole("button", { name: "Pause" }).click();
@@ -224,7 +227,9 @@ describe("the webhook console in Chromium", () => {
     await textOf(page.locator("pre.payload")).toContain(eventId);
     await countOf(page.getByRole("button", { name: "Resend" })).toBe(1);
   });
+});
 
+describe("the webhook console in Chromium: the event log by time", () => {
   it("filters the event log by time, reading where a page of events went in one request", async () => {
     const page = endpointPage; // on an event's page
     const listed = await api.get("/open/v1/events", { key, baseUrl, query: { limit: 100 } });
@@ -277,7 +282,9 @@ describe("the webhook console in Chromium", () => {
     await eventLink(oldest.id).click();
     await textOf(page.getByRole("heading", { level: 1 })).toContain(oldest.id);
   });
+});
 
+describe("the webhook console in Chromium: test events, and resending several", () => {
   it("sends a test event, signed and marked as a test; resends two failed deliveries picked at once", async () => {
     const page = endpointPage; // on an event's page: back to the receiver's endpoint
     await page.getByRole("link", { name: receiver.url }).first().click();
@@ -319,7 +326,9 @@ describe("the webhook console in Chromium", () => {
     );
     await expect.poll(() => receiver.received.length - before, { timeout: 30_000 }).toBe(2);
   });
+});
 
+describe("the webhook console in Chromium: editing an endpoint", () => {
   it("edits an endpoint, rotates its secret, enables one that failures disabled, and deletes it", async () => {
     const { page } = await openConsole();
     page.on("dialog", (dialog) => void dialog.accept()); // "Rotate the signing secret?", "Delete …?"
@@ -381,7 +390,9 @@ describe("the webhook console in Chromium", () => {
       404,
     );
   });
+});
 
+describe("the webhook console in Chromium: refused sessions", () => {
   it("refuses a link used twice, an expired session and another workspace's ids", async () => {
     const { page, url } = await openConsole();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
@@ -409,7 +420,9 @@ describe("the webhook console in Chromium", () => {
     await page.reload();
     await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
   });
+});
 
+describe("the webhook console in Chromium: adding endpoints by keyboard and with Ed25519", () => {
   it("adds an endpoint with the keyboard alone", async () => {
     const { page } = await openConsole();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
@@ -464,7 +477,9 @@ describe("the webhook console in Chromium", () => {
       200,
     );
   });
+});
 
+describe("the webhook console in Chromium: signing out, a phone's width and accessibility", () => {
   it("signs out", async () => {
     const { page } = await openConsole();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
@@ -524,7 +539,9 @@ describe("the webhook console in Chromium", () => {
 
     expect(scans).toEqual({ endpoints: [], endpoint: [], events: [], event: [], signedOut: [] });
   });
+});
 
+describe("the webhook console in Chromium: what the browser logged", () => {
   it("logged no error and fetched nothing from elsewhere", () => {
     // The refusals above answer 401 and 404 on purpose; the browser logs those responses.
     expect(problems.filter((problem) => !/status of (401|404)/.test(problem))).toEqual([]);

@@ -210,10 +210,6 @@ async function delivered(receiver: Receiver, order: string[], timeoutMs = SLOW):
   ).catch(() => undefined);
 }
 
-/**
- * How long nobody sent after `at` (a fault striking A): while A held the lane, the other worker
- * waits for its lease, so a short silence means the fault struck a worker that held nothing.
- */
 /** When the endpoint's lane lease runs out, as the database holds it now (0: no lease). */
 function laneUntil(fleet: Fleet, endpointId: string): Promise<number> {
   return fleet.deployment.db
@@ -222,6 +218,10 @@ function laneUntil(fleet: Fleet, endpointId: string): Promise<number> {
     .then((endpoint) => endpoint?.lane_until?.getTime() ?? 0);
 }
 
+/**
+ * How long nobody sent after `at` (a fault striking A): while A held the lane, the other worker
+ * waits for its lease, so a short silence means the fault struck a worker that held nothing.
+ */
 function silenceAfter(receiver: Receiver, at: number): number {
   const next = receiver.received.find((r) => r.startedAt > at);
   return next ? next.startedAt - at : Number.POSITIVE_INFINITY;
@@ -247,7 +247,7 @@ function report(fault: string, figures: Record<string, number | string | undefin
   console.log(line);
 }
 
-describe("webhook delivery under faults", () => {
+describe("webhook delivery under faults: a worker killed", () => {
   it("a worker killed with requests in flight (SIGKILL): what it left goes first, once", async (context) => {
     const env = FIVE;
     const fleet = await fleets.kill;
@@ -291,7 +291,9 @@ describe("webhook delivery under faults", () => {
     expect(silence, "A held the lane: nothing sent until its lease ran out").toBeGreaterThan(leaseLeft - 250);
     expectGuarantees(expect, figures, 5);
   });
+});
 
+describe("webhook delivery under faults: clocks that run ahead", () => {
   it("a worker whose clock runs 60 s ahead takes no lane another worker holds", async (context) => {
     const env = FIVE;
     const deployment = await startDeployment();
@@ -339,7 +341,9 @@ describe("webhook delivery under faults", () => {
     report("api clock +60 s", { cap: 5, ...figures, mostLagMs: lags.length ? Math.max(...lags) : "none" });
     expectGuarantees(context.expect, figures, 5);
   });
+});
 
+describe("webhook delivery under faults: failures while a worker is paused", () => {
   it("deliveries that fail for good while their worker is paused count once each", async (context) => {
     const env = FIVE;
     const fleet = await fleets.failures;
@@ -398,7 +402,9 @@ describe("webhook delivery under faults", () => {
     expect.soft(events.body.data.length, "webhook_delivery.failed events").toBe(order.length);
     expect.soft(figures.mostInFlight, "most requests in flight at once").toBeLessThanOrEqual(5);
   });
+});
 
+describe("webhook delivery under faults: a worker paused past its lease", () => {
   it("a worker paused past its lease (SIGSTOP, SIGCONT) sends nothing more once another took its lane", async (context) => {
     const env = TWO;
     const fleet = await fleets.pause;
@@ -463,7 +469,9 @@ describe("webhook delivery under faults", () => {
     expect(silence, "A held the lane: nothing sent until its lease ran out").toBeGreaterThan(leaseLeft - 250);
     expectGuarantees(expect, figures, 2);
   });
+});
 
+describe("webhook delivery under faults: a rolling restart", () => {
   it("a worker stopped with SIGTERM hands its lane to a waiting worker within 3 s", async (context) => {
     const env = TWO;
     const fleet = await fleets.sigterm;
@@ -500,7 +508,9 @@ describe("webhook delivery under faults", () => {
     expect.soft(figures.longestIdleMs, "hand-off gap (ms)").toBeLessThan(HAND_OFF_MS);
     expectGuarantees(expect, figures, 2);
   });
+});
 
+describe("webhook delivery under faults: a broken change stream", () => {
   it("a change stream broken by a database outage is opened again: deliveries go out at once after it", async ({
     expect,
     onTestFinished,

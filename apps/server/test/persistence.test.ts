@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_DATA_DIR, loadConfig } from "../src/config.js";
 import { DEMO_FILE } from "../src/demo.js";
 import { DataDirInUse, lockDataDir } from "../src/platform/database/data-dir.js";
-import { request } from "./helpers/api.js";
+import { type ApiResponse, request } from "./helpers/api.js";
 import { MAIN_ENTRY, type MainProcess, startMain } from "./helpers/main-process.js";
 
 /**
@@ -65,100 +65,122 @@ function databaseLine(main: MainProcess): string {
   ).msg;
 }
 
+/** The first start on an empty data directory: a persistent database and a demo key kept in a 0600 file. */
+async function firstStart(dataDir: string): Promise<Started> {
+  const first = await start(PERSISTENT, dataDir);
+  expect(databaseLine(first.main)).toMatch(
+    new RegExp(
+      `^embedded database: .* \\(persistent in ${dataDir}/(mongod|mongo-java-server/data\\.mv\\.db)\\), because `,
+    ),
+  );
+  expect(first.banner).toContain(`Data:       ${dataDir} (kept across restarts`);
+  expect(first.banner).toMatch(/Workspace: +ws_\S+ \(demo\)\n/);
+  const keyFile = join(dataDir, DEMO_FILE);
+  expect(first.banner).toContain(`kept in ${keyFile}, 0600`);
+  // The console link lasts 10 minutes; the banner says how to get another, with no admin token.
+  expect(first.banner).toContain(
+    `another: pnpm -s deskline --base-url ${first.baseUrl} --api-key ${first.key} console`,
+  );
+  expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+  expect(JSON.parse(await readFile(keyFile, "utf8"))).toEqual({
+    workspace_id: first.workspaceId,
+    key: first.key,
+  });
+  return first;
+}
+
+/** A contact with a value of every kind the database must give back as it was written. */
+async function createKeptContact({ baseUrl, key }: Started) {
+  const created = await request("POST", "/open/v1/contacts", {
+    baseUrl,
+    key,
+    // Strings, numbers, booleans, null, an array, a nested object, dates: all must come back.
+    body: {
+      name: "Ada Lovelace",
+      email: "ada@example.com",
+      tags: ["kept", "pioneer"],
+      custom_fields: { plan: "pro", seats: 5, ratio: 0.25, vip: true, note: null },
+      address: { city: "London", country: "GB" },
+      birthday: "1815-12-10",
+    },
+  });
+  expect(created.status).toBe(201);
+  return created;
+}
+
+/** A second server on the same data directory stops at once, saying why; the first serves on. */
+async function expectSecondServerRefused(dataDir: string, first: Started, contactId: string): Promise<void> {
+  const second = startMain({ MONGODB_URI: "", DESKLINE_DATA_DIR: dataDir }, PERSISTENT);
+  expect(await second.exited).toBe(1);
+  expect(second.output()).toContain(`the data directory ${dataDir} is in use by another Deskline server`);
+  const stillThere = await request("GET", `/open/v1/contacts/${contactId}`, {
+    baseUrl: first.baseUrl,
+    key: first.key,
+  });
+  expect(stillThere.status).toBe(200);
+}
+
+/** The start after a clean stop: the same workspace and key, the contact as written, its indexes. */
+async function expectRestartFinds(dataDir: string, first: Started, created: ApiResponse): Promise<Started> {
+  const again = await start(PERSISTENT, dataDir);
+  expect(again.workspaceId).toBe(first.workspaceId);
+  expect(again.key).toBe(first.key);
+  expect(again.banner).toMatch(/Workspace: +ws_\S+ \(demo, from the last start\)\n/);
+  const found = await request("GET", `/open/v1/contacts/${created.body.id}`, {
+    baseUrl: again.baseUrl,
+    key: again.key,
+  });
+  expect(found.status).toBe(200);
+  expect(found.body).toEqual(created.body);
+  const list = await request("GET", "/open/v1/contacts", { baseUrl: again.baseUrl, key: again.key });
+  expect(list.body.data.map((contact: { id: string }) => contact.id)).toEqual([created.body.id]);
+  // Unique indexes came back too: the same email is still taken.
+  const duplicate = await request("POST", "/open/v1/contacts", {
+    baseUrl: again.baseUrl,
+    key: again.key,
+    body: { name: "Ada again", email: "ADA@example.com" },
+  });
+  expect(duplicate.status).toBe(409);
+  return again;
+}
+
+/**
+ * Killed outright: its lock stays behind, and the next start takes it over; the write made
+ * just before the kill is kept (mongod journals; the fallback's launcher closes its file when
+ * the killed server's pipe closes).
+ */
+async function expectKillKeepsLastWrite(dataDir: string, first: Started, again: Started, createdId: string) {
+  const late = await request("POST", "/open/v1/contacts", {
+    baseUrl: again.baseUrl,
+    key: again.key,
+    body: { name: "Written just before the kill" },
+  });
+  expect(late.status).toBe(201);
+  again.main.child.kill("SIGKILL");
+  await again.main.exited;
+  expect(existsSync(join(dataDir, "deskline.lock"))).toBe(true);
+  const revived = await start(PERSISTENT, dataDir);
+  expect(revived.workspaceId).toBe(first.workspaceId);
+  const afterKill = await request("GET", "/open/v1/contacts", {
+    baseUrl: revived.baseUrl,
+    key: revived.key,
+  });
+  expect(afterKill.body.data.map((contact: { id: string }) => contact.id)).toEqual([late.body.id, createdId]);
+  await stop(revived);
+}
+
 describe("pnpm start's data", () => {
   it("a restart finds the contacts of the first start, in the same demo workspace with the same key", async () => {
     const dataDir = await tempDir();
-    const first = await start(PERSISTENT, dataDir);
-    expect(databaseLine(first.main)).toMatch(
-      new RegExp(
-        `^embedded database: .* \\(persistent in ${dataDir}/(mongod|mongo-java-server/data\\.mv\\.db)\\), because `,
-      ),
-    );
-    expect(first.banner).toContain(`Data:       ${dataDir} (kept across restarts`);
-    expect(first.banner).toMatch(/Workspace: +ws_\S+ \(demo\)\n/);
-    const keyFile = join(dataDir, DEMO_FILE);
-    expect(first.banner).toContain(`kept in ${keyFile}, 0600`);
-    // The console link lasts 10 minutes; the banner says how to get another, with no admin token.
-    expect(first.banner).toContain(
-      `another: pnpm -s deskline --base-url ${first.baseUrl} --api-key ${first.key} console`,
-    );
-    expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(keyFile, "utf8"))).toEqual({
-      workspace_id: first.workspaceId,
-      key: first.key,
-    });
-
-    const created = await request("POST", "/open/v1/contacts", {
-      baseUrl: first.baseUrl,
-      key: first.key,
-      // Strings, numbers, booleans, null, an array, a nested object, dates: all must come back.
-      body: {
-        name: "Ada Lovelace",
-        email: "ada@example.com",
-        tags: ["kept", "pioneer"],
-        custom_fields: { plan: "pro", seats: 5, ratio: 0.25, vip: true, note: null },
-        address: { city: "London", country: "GB" },
-        birthday: "1815-12-10",
-      },
-    });
-    expect(created.status).toBe(201);
-
-    // A second server on the same data directory stops at once, saying why; the first serves on.
-    const second = startMain({ MONGODB_URI: "", DESKLINE_DATA_DIR: dataDir }, PERSISTENT);
-    expect(await second.exited).toBe(1);
-    expect(second.output()).toContain(`the data directory ${dataDir} is in use by another Deskline server`);
-    const stillThere = await request("GET", `/open/v1/contacts/${created.body.id}`, {
-      baseUrl: first.baseUrl,
-      key: first.key,
-    });
-    expect(stillThere.status).toBe(200);
+    const first = await firstStart(dataDir);
+    const created = await createKeptContact(first);
+    await expectSecondServerRefused(dataDir, first, created.body.id);
 
     await stop(first);
     expect(existsSync(join(dataDir, "deskline.lock")), "the lock goes with the server").toBe(false);
 
-    const again = await start(PERSISTENT, dataDir);
-    expect(again.workspaceId).toBe(first.workspaceId);
-    expect(again.key).toBe(first.key);
-    expect(again.banner).toMatch(/Workspace: +ws_\S+ \(demo, from the last start\)\n/);
-    const found = await request("GET", `/open/v1/contacts/${created.body.id}`, {
-      baseUrl: again.baseUrl,
-      key: again.key,
-    });
-    expect(found.status).toBe(200);
-    expect(found.body).toEqual(created.body);
-    const list = await request("GET", "/open/v1/contacts", { baseUrl: again.baseUrl, key: again.key });
-    expect(list.body.data.map((contact: { id: string }) => contact.id)).toEqual([created.body.id]);
-    // Unique indexes came back too: the same email is still taken.
-    const duplicate = await request("POST", "/open/v1/contacts", {
-      baseUrl: again.baseUrl,
-      key: again.key,
-      body: { name: "Ada again", email: "ADA@example.com" },
-    });
-    expect(duplicate.status).toBe(409);
-
-    // Killed outright: its lock stays behind, and the next start takes it over; the write made
-    // just before the kill is kept (mongod journals; the fallback's launcher closes its file when
-    // the killed server's pipe closes).
-    const late = await request("POST", "/open/v1/contacts", {
-      baseUrl: again.baseUrl,
-      key: again.key,
-      body: { name: "Written just before the kill" },
-    });
-    expect(late.status).toBe(201);
-    again.main.child.kill("SIGKILL");
-    await again.main.exited;
-    expect(existsSync(join(dataDir, "deskline.lock"))).toBe(true);
-    const revived = await start(PERSISTENT, dataDir);
-    expect(revived.workspaceId).toBe(first.workspaceId);
-    const afterKill = await request("GET", "/open/v1/contacts", {
-      baseUrl: revived.baseUrl,
-      key: revived.key,
-    });
-    expect(afterKill.body.data.map((contact: { id: string }) => contact.id)).toEqual([
-      late.body.id,
-      created.body.id,
-    ]);
-    await stop(revived);
+    const again = await expectRestartFinds(dataDir, first, created);
+    await expectKillKeepsLastWrite(dataDir, first, again, created.body.id);
   }, 240_000);
 
   it("a revoked demo key is replaced at the next start, in the same workspace", async () => {
@@ -211,7 +233,9 @@ describe("pnpm start's data", () => {
     await stop(again);
     expect(existsSync(dataDir)).toBe(false);
   }, 180_000);
+});
 
+describe("pnpm start's data directory", () => {
   it("DESKLINE_DATA_DIR: the checkout's .deskline/data by default; relative to where the command was typed", () => {
     const root = resolve(import.meta.dirname, "../../..");
     expect(DEFAULT_DATA_DIR).toBe(join(root, ".deskline/data"));

@@ -76,6 +76,79 @@ describe("schemathesis.toml", () => {
   });
 });
 
+/**
+ * A server of its own (in this process) on its own database, with a workspace, a key of every
+ * scope, and something for the links from lists to follow.
+ */
+async function startFuzzServer() {
+  const adminToken = "fuzz-admin-token";
+  // `ROLE=api` delivers no webhooks, so the endpoints the fuzzer registers (any https URL) are
+  // never contacted.
+  const server = await startInProcess(
+    loadConfig({
+      MONGODB_URI: inject("mongodbUri"),
+      MONGODB_DATABASE: `deskline_fuzz_${process.pid}`,
+      ADMIN_TOKEN: adminToken,
+      ROLE: "api",
+      RATE_LIMIT_PER_SECOND: "0",
+    }),
+  );
+  const baseUrl = await server.baseUrl;
+  // Listening comes before the database is reached; until then every operation is a 503.
+  await eventually(
+    () => request("GET", "/readyz", { baseUrl }),
+    (response) => response.status === 200,
+    "the fuzz server's readiness",
+  );
+  const admin = (path: string, body: unknown) =>
+    request("POST", path, { baseUrl, body, headers: { Authorization: `Bearer ${adminToken}` } });
+  const workspace = await admin("/admin/v1/workspaces", { name: "fuzz" });
+  const key = (
+    await admin(`/admin/v1/workspaces/${workspace.body.id}/api-keys`, { name: "fuzz", scopes: ALL_SCOPES })
+  ).body.key as string;
+  // Something for the links from lists to follow: a conversation (no public operation makes
+  // one) with its contact, and the events their creation records.
+  const contact = await request("POST", "/open/v1/contacts", { baseUrl, key, body: { name: "Fuzz seed" } });
+  expect(contact.status, JSON.stringify(contact.body)).toBe(201);
+  const conversation = await admin(`/admin/v1/workspaces/${workspace.body.id}/conversations`, {
+    contact_id: contact.body.id,
+    channel: "email",
+    message: { body: "Seeded for the fuzzer." },
+  });
+  expect(conversation.status, JSON.stringify(conversation.body)).toBe(201);
+  return { server, baseUrl, key };
+}
+
+/** Runs Schemathesis against `baseUrl` and logs how long it took, phase by phase. */
+async function runSchemathesis(executable: string, baseUrl: string, key: string) {
+  // From the repository root, as a developer runs it: schemathesis.toml is read from there
+  // (its `hooks` path too), the key comes from DESKLINE_API_KEY as the file says.
+  const overrides = [
+    ...(process.env.SCHEMATHESIS_MAX_EXAMPLES
+      ? ["--max-examples", process.env.SCHEMATHESIS_MAX_EXAMPLES]
+      : []),
+    ...(process.env.SCHEMATHESIS_SEED ? ["--seed", process.env.SCHEMATHESIS_SEED] : []),
+  ];
+  const started = performance.now();
+  const result = await runToEnd(
+    executable,
+    ["run", `${baseUrl}/open/v1/openapi.json`, "--no-color", ...overrides],
+    {
+      cwd: root,
+      env: { ...process.env, DESKLINE_API_KEY: key, NO_COLOR: "1", COLUMNS: "200" },
+      timeoutMs: 900_000,
+    },
+  );
+  // The phases' own times (`✅  Coverage (in 41.2s)`), to see which one a slower run grew in.
+  const phases = [...result.output.matchAll(/✅ {2}(\w+) \(in ([\d.]+s)\)/g)].map(
+    ([, phase, time]) => `${phase} ${time}`,
+  );
+  console.info(
+    `schemathesis: ${Math.round((performance.now() - started) / 1000)} s, ${/(\d+) generated/.exec(result.output)?.[0] ?? "?"} (${phases.join(", ")})`,
+  );
+  return result;
+}
+
 describe("Schemathesis against the served spec", () => {
   it("passes every check in every phase, as schemathesis.toml sets them", async (ctx) => {
     const executable = schemathesis();
@@ -85,67 +158,8 @@ describe("Schemathesis against the served spec", () => {
       ctx.skip(`Schemathesis is not installed: ${INSTALL}`);
       return;
     }
-    const adminToken = "fuzz-admin-token";
-    // A server of its own (in this process) on its own database: `ROLE=api` delivers no
-    // webhooks, so the endpoints the fuzzer registers (any https URL) are never contacted.
-    const server = await startInProcess(
-      loadConfig({
-        MONGODB_URI: inject("mongodbUri"),
-        MONGODB_DATABASE: `deskline_fuzz_${process.pid}`,
-        ADMIN_TOKEN: adminToken,
-        ROLE: "api",
-        RATE_LIMIT_PER_SECOND: "0",
-      }),
-    );
-    const baseUrl = await server.baseUrl;
-    // Listening comes before the database is reached; until then every operation is a 503.
-    await eventually(
-      () => request("GET", "/readyz", { baseUrl }),
-      (response) => response.status === 200,
-      "the fuzz server's readiness",
-    );
-    const admin = (path: string, body: unknown) =>
-      request("POST", path, { baseUrl, body, headers: { Authorization: `Bearer ${adminToken}` } });
-    const workspace = await admin("/admin/v1/workspaces", { name: "fuzz" });
-    const key = (
-      await admin(`/admin/v1/workspaces/${workspace.body.id}/api-keys`, { name: "fuzz", scopes: ALL_SCOPES })
-    ).body.key as string;
-    // Something for the links from lists to follow: a conversation (no public operation makes
-    // one) with its contact, and the events their creation records.
-    const contact = await request("POST", "/open/v1/contacts", { baseUrl, key, body: { name: "Fuzz seed" } });
-    expect(contact.status, JSON.stringify(contact.body)).toBe(201);
-    const conversation = await admin(`/admin/v1/workspaces/${workspace.body.id}/conversations`, {
-      contact_id: contact.body.id,
-      channel: "email",
-      message: { body: "Seeded for the fuzzer." },
-    });
-    expect(conversation.status, JSON.stringify(conversation.body)).toBe(201);
-
-    // From the repository root, as a developer runs it: schemathesis.toml is read from there
-    // (its `hooks` path too), the key comes from DESKLINE_API_KEY as the file says.
-    const overrides = [
-      ...(process.env.SCHEMATHESIS_MAX_EXAMPLES
-        ? ["--max-examples", process.env.SCHEMATHESIS_MAX_EXAMPLES]
-        : []),
-      ...(process.env.SCHEMATHESIS_SEED ? ["--seed", process.env.SCHEMATHESIS_SEED] : []),
-    ];
-    const started = performance.now();
-    const result = await runToEnd(
-      executable,
-      ["run", `${baseUrl}/open/v1/openapi.json`, "--no-color", ...overrides],
-      {
-        cwd: root,
-        env: { ...process.env, DESKLINE_API_KEY: key, NO_COLOR: "1", COLUMNS: "200" },
-        timeoutMs: 900_000,
-      },
-    );
-    // The phases' own times (`✅  Coverage (in 41.2s)`), to see which one a slower run grew in.
-    const phases = [...result.output.matchAll(/✅ {2}(\w+) \(in ([\d.]+s)\)/g)].map(
-      ([, phase, time]) => `${phase} ${time}`,
-    );
-    console.info(
-      `schemathesis: ${Math.round((performance.now() - started) / 1000)} s, ${/(\d+) generated/.exec(result.output)?.[0] ?? "?"} (${phases.join(", ")})`,
-    );
+    const { server, baseUrl, key } = await startFuzzServer();
+    const result = await runSchemathesis(executable, baseUrl, key);
     await server.stop();
     expect(result.code, result.output.slice(-20_000)).toBe(0);
     expect(/Configuration:\s+(\S+)/.exec(result.output)?.[1]).toBe(join(root, "schemathesis.toml"));

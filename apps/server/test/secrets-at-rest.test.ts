@@ -139,34 +139,36 @@ async function createKeyTwice(baseUrl: string, workspaceId: string) {
   return { first, replay: await once() };
 }
 
-describe("signing secrets at rest", () => {
-  let key: string;
-  let workspaceId: string;
-  const made: Array<{ id: string; secret: string; idempotencyKey: string; body: unknown }> = [];
+// The tests below run in order on one database and share its workspace and the endpoints they
+// made: each later one replays what the earlier ones created.
+let key: string;
+let workspaceId: string;
+const made: Array<{ id: string; secret: string; idempotencyKey: string; body: unknown }> = [];
 
-  const createEndpoint = async (baseUrl: string, url: string) => {
-    const idempotencyKey = `create-${made.length}-${randomBytes(4).toString("hex")}`;
-    // A custom header whose value is as secret as the signing secret (hdrval_…, found nowhere).
-    const body = { url, events: ["contact.created"], headers: { "X-Api-Key": `hdrval_${made.length}` } };
-    const created = await api.post("/open/v1/webhook-endpoints", {
-      baseUrl,
-      key,
-      body,
-      headers: { "Idempotency-Key": idempotencyKey },
-    });
-    expect(created.status).toBe(201);
-    made.push({ id: created.body.id, secret: created.body.secret, idempotencyKey, body });
-    return created.body as { id: string; secret: string };
-  };
+const createEndpoint = async (baseUrl: string, url: string) => {
+  const idempotencyKey = `create-${made.length}-${randomBytes(4).toString("hex")}`;
+  // A custom header whose value is as secret as the signing secret (hdrval_…, found nowhere).
+  const body = { url, events: ["contact.created"], headers: { "X-Api-Key": `hdrval_${made.length}` } };
+  const created = await api.post("/open/v1/webhook-endpoints", {
+    baseUrl,
+    key,
+    body,
+    headers: { "Idempotency-Key": idempotencyKey },
+  });
+  expect(created.status).toBe(201);
+  made.push({ id: created.body.id, secret: created.body.secret, idempotencyKey, body });
+  return created.body as { id: string; secret: string };
+};
 
-  const replay = (baseUrl: string, m: (typeof made)[number]) =>
-    api.post("/open/v1/webhook-endpoints", {
-      baseUrl,
-      key,
-      body: m.body,
-      headers: { "Idempotency-Key": m.idempotencyKey },
-    });
+const replay = (baseUrl: string, m: (typeof made)[number]) =>
+  api.post("/open/v1/webhook-endpoints", {
+    baseUrl,
+    key,
+    body: m.body,
+    headers: { "Idempotency-Key": m.idempotencyKey },
+  });
 
+describe("signing secrets at rest: stored in the clear, then sealed", () => {
   it("without a key: runs as before, and says once that secrets are stored in the clear", async () => {
     const main = await server({});
     ({ key, workspaceId } = await newWorkspace(undefined, main.url));
@@ -198,7 +200,9 @@ describe("signing secrets at rest", () => {
     expect(await findEverywhere("whsec_")).toEqual([]);
     expect(await findEverywhere("hdrval_")).toEqual([]);
   });
+});
 
+describe("signing secrets at rest: sealed under a key", () => {
   it("with a key: creates, rotations, key issues, replays and deliveries leave no key or secret anywhere", async () => {
     const main = await server({ SECRETS_ENCRYPTION_KEY: KEY_1 });
     const receiver = await startReceiver();
@@ -247,7 +251,9 @@ describe("signing secrets at rest", () => {
     for (const value of values) expect(value).toMatch(sealedUnder(KEY_1));
     expect(workspaceId).toBeTruthy();
   });
+});
 
+describe("signing secrets at rest: a key that cannot open them, and a new key", () => {
   it("a key that cannot decrypt what is stored, or no key at all, stops the server at start", async () => {
     const wrong = await refusedStart({ SECRETS_ENCRYPTION_KEY: newKey() });
     expect(wrong.code).toBe(1);

@@ -17,61 +17,64 @@ const created = (kind: "contact" | "ticket", id: string): AcceptedWrite => ({ op
 const patched = (id: string, value: string): AcceptedWrite => ({ op: "patch", kind: "contact", id, value });
 const event = (id: string, type: string, data: ListedEvent["data"]): ListedEvent => ({ id, type, data });
 
-describe("the crash trials' audit", () => {
-  const writes = [created("contact", "con_1"), patched("con_1", "v1"), created("ticket", "tkt_1")];
-  const events = [
-    event("evt_1", "contact.created", { id: "con_1" }),
-    event("evt_2", "contact.updated", { id: "con_1", name: "v1" }),
-    event("evt_3", "ticket.created", { id: "tkt_1" }),
-  ];
+const writes = [created("contact", "con_1"), patched("con_1", "v1"), created("ticket", "tkt_1")];
+const events = [
+  event("evt_1", "contact.created", { id: "con_1" }),
+  event("evt_2", "contact.updated", { id: "con_1", name: "v1" }),
+  event("evt_3", "ticket.created", { id: "tkt_1" }),
+];
 
-  it.each([
-    {
-      case: "every write has its event, each delivered; a second delivery is a duplicate, not a loss",
-      events,
-      deliveries: { evt_1: 1, evt_2: 2, evt_3: 1 },
-      expected: {
-        missingEvents: [],
-        extraEvents: [],
-        createsAppliedTwice: 0,
-        undelivered: [],
-        duplicateDeliveries: 1,
-        delivered: 3,
-      },
+// The audit's verdict on the writes above against events and deliveries that go wrong one way each.
+const auditCases = [
+  {
+    case: "every write has its event, each delivered; a second delivery is a duplicate, not a loss",
+    events,
+    deliveries: { evt_1: 1, evt_2: 2, evt_3: 1 },
+    expected: {
+      missingEvents: [],
+      extraEvents: [],
+      createsAppliedTwice: 0,
+      undelivered: [],
+      duplicateDeliveries: 1,
+      delivered: 3,
     },
-    {
-      case: "a patch whose event carries another value is missing, and that event is extra",
-      events: [events[0], event("evt_2", "contact.updated", { id: "con_1", name: "v0" }), events[2]],
-      deliveries: { evt_1: 1, evt_2: 1, evt_3: 1 },
-      expected: {
-        missingEvents: ["contact.updated con_1 v1"],
-        extraEvents: ["evt_2 contact.updated con_1 v0"],
-        undelivered: [],
-      },
+  },
+  {
+    case: "a patch whose event carries another value is missing, and that event is extra",
+    events: [events[0], event("evt_2", "contact.updated", { id: "con_1", name: "v0" }), events[2]],
+    deliveries: { evt_1: 1, evt_2: 1, evt_3: 1 },
+    expected: {
+      missingEvents: ["contact.updated con_1 v1"],
+      extraEvents: ["evt_2 contact.updated con_1 v0"],
+      undelivered: [],
     },
-    {
-      case: "a create applied twice shows as an extra event; an event never received is undelivered",
-      events: [
-        event("evt_1", "contact.created", { id: "con_1", name: "Ada" }),
-        events[1],
-        events[2],
-        event("evt_4", "contact.created", { id: "con_2", name: "Ada" }),
-      ],
-      deliveries: { evt_1: 1, evt_2: 1, evt_3: 1, evt_9: 1 },
-      expected: {
-        extraEvents: ["evt_4 contact.created con_2"],
-        createsAppliedTwice: 1,
-        undelivered: ["evt_4"],
-        strayDeliveries: 1,
-      },
+  },
+  {
+    case: "a create applied twice shows as an extra event; an event never received is undelivered",
+    events: [
+      event("evt_1", "contact.created", { id: "con_1", name: "Ada" }),
+      events[1],
+      events[2],
+      event("evt_4", "contact.created", { id: "con_2", name: "Ada" }),
+    ],
+    deliveries: { evt_1: 1, evt_2: 1, evt_3: 1, evt_9: 1 },
+    expected: {
+      extraEvents: ["evt_4 contact.created con_2"],
+      createsAppliedTwice: 1,
+      undelivered: ["evt_4"],
+      strayDeliveries: 1,
     },
-    {
-      case: "a write without its event is missing",
-      events: events.slice(0, 2),
-      deliveries: { evt_1: 1, evt_2: 1 },
-      expected: { missingEvents: ["ticket.created tkt_1"], extraEvents: [], undelivered: [] },
-    },
-  ])("$case", ({ events, deliveries, expected }) => {
+  },
+  {
+    case: "a write without its event is missing",
+    events: events.slice(0, 2),
+    deliveries: { evt_1: 1, evt_2: 1 },
+    expected: { missingEvents: ["ticket.created tkt_1"], extraEvents: [], undelivered: [] },
+  },
+];
+
+describe("the crash trials' audit", () => {
+  it.each(auditCases)("$case", ({ events, deliveries, expected }) => {
     const result = audit({
       accepted: writes,
       events: events as ListedEvent[],

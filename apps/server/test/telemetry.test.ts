@@ -50,6 +50,60 @@ const logLines = (main: MainProcess) =>
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
+/**
+ * The POST of a contact's spans, once exported: its server span continues the caller's trace and
+ * carries route, status and workspace; its MongoDB commands sit under it. Returns the server span.
+ */
+async function expectPostSpans(
+  service: string,
+  callerTrace: string,
+  expected: { workspaceId: string; requestId: string | null; databaseName: string },
+): Promise<ReceivedSpan> {
+  const server = await eventually(
+    async () => spansOf(service, callerTrace),
+    (spans) => spans.some((s) => s.kind === SERVER) && spans.some((s) => s.kind === CLIENT),
+    "the POST's spans",
+  );
+  const post = server.find((s) => s.kind === SERVER) as ReceivedSpan;
+  expect(post).toMatchObject({
+    name: "POST /open/v1/contacts",
+    parentSpanId: "00f067aa0ba902b7",
+    attributes: {
+      "http.request.method": "POST",
+      "http.route": "/open/v1/contacts",
+      "http.response.status_code": 201,
+      "deskline.workspace.id": expected.workspaceId,
+      "deskline.request.id": expected.requestId,
+    },
+    resource: { "service.name": service },
+  });
+  // The insert of the contact (and its event) is a MongoDB command of this request.
+  const commands = server.filter((s) => s.kind === CLIENT);
+  expect(commands.every((s) => s.parentSpanId === post.spanId)).toBe(true);
+  expect(commands.map((s) => s.attributes["db.operation.name"])).toContain("insert");
+  expect(commands.find((s) => s.attributes["db.operation.name"] === "insert")?.attributes).toMatchObject({
+    "db.system.name": "mongodb",
+    "db.namespace": expected.databaseName,
+    "db.collection.name": "contacts",
+  });
+  return post;
+}
+
+/** The GET of a contact's span: it has a route template, never the raw path with the id. */
+async function expectGetSpan(service: string, callerTrace: string): Promise<void> {
+  const get = await eventually(
+    async () =>
+      spansOf(service).find(
+        (s) => s.kind === SERVER && s.attributes["http.route"] === "/open/v1/contacts/{id}",
+      ),
+    (span) => span !== undefined,
+    "the GET's span",
+  );
+  expect(get?.name).toBe("GET /open/v1/contacts/{id}");
+  expect(get?.attributes["http.response.status_code"]).toBe(200);
+  expect(get?.traceId).not.toBe(callerTrace);
+}
+
 describe.each([
   { protocol: "http/json", contentType: "application/json" },
   { protocol: "http/protobuf", contentType: "application/x-protobuf" },
@@ -82,46 +136,12 @@ describe.each([
     const fetched = await api.get(`/open/v1/contacts/${created.body.id}`, { baseUrl, key });
     expect(fetched.status).toBe(200);
 
-    const server = await eventually(
-      async () => spansOf(service, callerTrace),
-      (spans) => spans.some((s) => s.kind === SERVER) && spans.some((s) => s.kind === CLIENT),
-      "the POST's spans",
-    );
-    const post = server.find((s) => s.kind === SERVER) as ReceivedSpan;
-    expect(post).toMatchObject({
-      name: "POST /open/v1/contacts",
-      parentSpanId: "00f067aa0ba902b7",
-      attributes: {
-        "http.request.method": "POST",
-        "http.route": "/open/v1/contacts",
-        "http.response.status_code": 201,
-        "deskline.workspace.id": workspaceId,
-        "deskline.request.id": requestId,
-      },
-      resource: { "service.name": service },
+    const post = await expectPostSpans(service, callerTrace, {
+      workspaceId,
+      requestId,
+      databaseName: deployment.databaseName,
     });
-    // The insert of the contact (and its event) is a MongoDB command of this request.
-    const commands = server.filter((s) => s.kind === CLIENT);
-    expect(commands.every((s) => s.parentSpanId === post.spanId)).toBe(true);
-    expect(commands.map((s) => s.attributes["db.operation.name"])).toContain("insert");
-    expect(commands.find((s) => s.attributes["db.operation.name"] === "insert")?.attributes).toMatchObject({
-      "db.system.name": "mongodb",
-      "db.namespace": deployment.databaseName,
-      "db.collection.name": "contacts",
-    });
-
-    // The GET has a route template, never the raw path with the id.
-    const get = await eventually(
-      async () =>
-        spansOf(service).find(
-          (s) => s.kind === SERVER && s.attributes["http.route"] === "/open/v1/contacts/{id}",
-        ),
-      (span) => span !== undefined,
-      "the GET's span",
-    );
-    expect(get?.name).toBe("GET /open/v1/contacts/{id}");
-    expect(get?.attributes["http.response.status_code"]).toBe(200);
-    expect(get?.traceId).not.toBe(callerTrace);
+    await expectGetSpan(service, callerTrace);
 
     // The access log line of the POST carries its trace and span ids.
     const accessLine = logLines(main).find((line) => line.msg === "request" && line.requestId === requestId);

@@ -122,87 +122,159 @@ function verifiedIds(receiver: Receiver, secret: string, from = 0): string[] {
 
 const secondsAgo = (seconds: number) => Math.floor(Date.now() / 1000) - seconds;
 
-describe("recovery after an outage", () => {
+/** Waits until `receiver` has got the event `times` times. */
+const receivedTimes = (receiver: Receiver, eventId: string, times: number, what: string) =>
+  eventually(
+    async () => receiver.deliveriesOf(eventId).length,
+    (n) => n === times,
+    what,
+    SLOW,
+  );
+
+/** Emits 15 events to an endpoint that fails every delivery: the failures disable it. */
+async function disableByFailures(endpointId: string): Promise<StoredEvent[]> {
+  const failed: StoredEvent[] = [];
+  for (let i = 0; i < 15; i++) failed.push(await deployment.emit(workspaceId, "contact.created"));
+  await eventually(
+    async () => (await api.get(`/open/v1/webhook-endpoints/${endpointId}`, { key, baseUrl })).body.status,
+    (status) => status === "disabled",
+    "the endpoint disabled by 15 failed deliveries",
+    SLOW,
+  );
+  return failed;
+}
+
+/**
+ * The endpoint disabled: its failed deliveries are recorded, new events make none, and it cannot
+ * be recovered. Returns the events emitted while it was down.
+ */
+async function expectDisabled(
+  endpointId: string,
+  failed: StoredEvent[],
+  since: number,
+): Promise<StoredEvent[]> {
+  // Events while it is disabled make no delivery at all.
+  const whileDown: StoredEvent[] = [];
+  for (let i = 0; i < 3; i++) whileDown.push(await deployment.emit(workspaceId, "ticket.created"));
+  for (const event of whileDown) expect(await eventDeliveries(event._id)).toEqual([]);
+  const failedDeliveries = await deliveriesOf(endpointId, { status: "failed" });
+  expect(failedDeliveries.map((d) => d.event_id).sort()).toEqual(failed.map((e) => e._id).sort());
+  for (const delivery of failedDeliveries) {
+    expect(delivery).toMatchObject({ attempts: 5, last_status_code: 503, next_attempt_at: null });
+  }
+  // A disabled endpoint cannot be recovered: enable it first.
+  const refused = await recover(endpointId, { since });
+  expect(refused.status).toBe(409);
+  expect(refused.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "id" });
+  return whileDown;
+}
+
+/** Starts a recovery from `since` and waits for its job, which queues `queued` deliveries. */
+async function expectRecoveryQueues(endpointId: string, since: number, queued: number): Promise<void> {
+  const recovery = await recover(endpointId, { since });
+  expect(recovery.status).toBe(202);
+  const { created_at } = (await api.get(`/open/v1/webhook-endpoints/${endpointId}`, { key, baseUrl })).body;
+  // Answered at once; the job pages through the window on the worker. A `since` before the
+  // endpoint was created starts the window at its creation.
+  expect(recovery.body).toMatchObject({
+    object: "webhook_recovery",
+    endpoint_id: endpointId,
+    since: created_at,
+    status: "queued",
+    scanned: 0,
+    queued: 0,
+    completed_at: null,
+  });
+  expect(recovery.body.id).toMatch(/^rcv_/);
+  const done = await finished(recovery.body.id);
+  expect(done).toMatchObject({ status: "succeeded", queued });
+  expect(done.scanned).toBeGreaterThanOrEqual(queued);
+  expect(Date.parse(done.completed_at)).toBeGreaterThanOrEqual(Date.parse(done.created_at));
+}
+
+/** The `missed` events reach `receiver` (from index `fixedAt` on) each once, oldest first. */
+async function expectRecoveredOldestFirst(
+  receiver: Receiver,
+  endpoint: { id: string; secret: string },
+  missed: string[],
+  fixedAt: number,
+): Promise<void> {
+  const succeeded = await eventually(
+    () => deliveriesOf(endpoint.id, { status: "succeeded" }),
+    (list) => list.length === missed.length,
+    "the recovered deliveries recorded as succeeded",
+    SLOW,
+  );
+  await new Promise((done) => setTimeout(done, 500)); // a duplicate would arrive by now
+  for (const delivery of succeeded) expect(delivery).toMatchObject({ last_status_code: 200 });
+  // Oldest first (ids sort by creation time), each once. A loaded machine may fail an attempt
+  // (a timeout, a connection cut) and its retry comes later: those are left out of the order.
+  const retried = new Set(succeeded.filter((d) => d.attempts > 1).map((d) => d.event_id));
+  const got = verifiedIds(receiver, endpoint.secret, fixedAt);
+  expect(new Set(got)).toEqual(new Set(missed));
+  expect(got.filter((id) => !retried.has(id))).toEqual([...missed].sort().filter((id) => !retried.has(id)));
+}
+
+/** A failed event, once recovered, has both deliveries; the attempts name theirs. */
+async function expectBothDeliveries(endpointId: string, eventId: string): Promise<void> {
+  const first = await eventDeliveries(eventId);
+  expect(first.map((d) => d.status)).toEqual(["succeeded", "failed"]);
+  const attempts = (
+    await api.get(`/open/v1/webhook-endpoints/${endpointId}/attempts`, {
+      key,
+      baseUrl,
+      query: { limit: 100 },
+    })
+  ).body.data as Json[];
+  const ids = new Set(first.map((d) => d.id));
+  expect(attempts.filter((a) => a.event_id === eventId).every((a) => ids.has(a.delivery_id))).toBe(true);
+}
+
+/**
+ * What a recovery leaves when its process dies between recording a batch of deliveries and
+ * scheduling their endpoint's lane: the deliveries, due, and no lane. Returns the delivery's id.
+ */
+async function insertUnscheduledDelivery(endpointId: string, event: StoredEvent): Promise<string> {
+  const past = new Date(Date.now() - 60_000);
+  const id = newId("dlv", past.getTime());
+  await deployment.db.collection<WebhookDeliveryDoc>("webhook_deliveries").insertOne({
+    _id: id,
+    workspace_id: workspaceId,
+    event_id: event._id,
+    event_type: event.type,
+    endpoint_id: endpointId,
+    status: "pending",
+    attempts: 0,
+    last_attempt_at: null,
+    last_status_code: null,
+    next_attempt_at: past,
+    created_at: past,
+    updated_at: past,
+    origin: "recover",
+    pending_key: `${endpointId} ${event._id}`,
+    due_at: past,
+    lease_holder: null,
+  });
+  return id;
+}
+
+describe("recovery after an outage: disabled and paused endpoints", () => {
   it("an endpoint failing until disabled, fixed, enabled and recovered gets every missed event once, oldest first", async () => {
     const receiver = await startReceiver();
     receiver.answer = () => ({ status: 503 });
     const endpoint = await endpointFor(receiver.url);
     const since = secondsAgo(1);
-    const failed: StoredEvent[] = [];
-    for (let i = 0; i < 15; i++) failed.push(await deployment.emit(workspaceId, "contact.created"));
-    await eventually(
-      async () => (await api.get(`/open/v1/webhook-endpoints/${endpoint.id}`, { key, baseUrl })).body.status,
-      (status) => status === "disabled",
-      "the endpoint disabled by 15 failed deliveries",
-      SLOW,
-    );
-    // Events while it is disabled make no delivery at all.
-    const whileDown: StoredEvent[] = [];
-    for (let i = 0; i < 3; i++) whileDown.push(await deployment.emit(workspaceId, "ticket.created"));
-    for (const event of whileDown) expect(await eventDeliveries(event._id)).toEqual([]);
-    const failedDeliveries = await deliveriesOf(endpoint.id, { status: "failed" });
-    expect(failedDeliveries.map((d) => d.event_id).sort()).toEqual(failed.map((e) => e._id).sort());
-    for (const delivery of failedDeliveries) {
-      expect(delivery).toMatchObject({ attempts: 5, last_status_code: 503, next_attempt_at: null });
-    }
-    // A disabled endpoint cannot be recovered: enable it first.
-    const refused = await recover(endpoint.id, { since });
-    expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "id" });
+    const failed = await disableByFailures(endpoint.id);
+    const whileDown = await expectDisabled(endpoint.id, failed, since);
 
     receiver.answer = () => ({ status: 200 });
     const enabled = await adminAt("POST", `/admin/v1/webhook-endpoints/${endpoint.id}/enable`);
     expect(enabled.status).toBe(200);
     const fixedAt = receiver.received.length;
-    const recovery = await recover(endpoint.id, { since });
-    expect(recovery.status).toBe(202);
-    const { created_at } = (await api.get(`/open/v1/webhook-endpoints/${endpoint.id}`, { key, baseUrl }))
-      .body;
-    // Answered at once; the job pages through the window on the worker. A `since` before the
-    // endpoint was created starts the window at its creation.
-    expect(recovery.body).toMatchObject({
-      object: "webhook_recovery",
-      endpoint_id: endpoint.id,
-      since: created_at,
-      status: "queued",
-      scanned: 0,
-      queued: 0,
-      completed_at: null,
-    });
-    expect(recovery.body.id).toMatch(/^rcv_/);
-    const done = await finished(recovery.body.id);
-    expect(done).toMatchObject({ status: "succeeded", queued: 18 });
-    expect(done.scanned).toBeGreaterThanOrEqual(18);
-    expect(Date.parse(done.completed_at)).toBeGreaterThanOrEqual(Date.parse(done.created_at));
+    await expectRecoveryQueues(endpoint.id, since, 18);
     const missed = [...failed, ...whileDown].map((e) => e._id);
-    const succeeded = await eventually(
-      () => deliveriesOf(endpoint.id, { status: "succeeded" }),
-      (list) => list.length === missed.length,
-      "the recovered deliveries recorded as succeeded",
-      SLOW,
-    );
-    await new Promise((done) => setTimeout(done, 500)); // a duplicate would arrive by now
-    for (const delivery of succeeded) expect(delivery).toMatchObject({ last_status_code: 200 });
-    // Oldest first (ids sort by creation time), each once. A loaded machine may fail an attempt
-    // (a timeout, a connection cut) and its retry comes later: those are left out of the order.
-    const retried = new Set(succeeded.filter((d) => d.attempts > 1).map((d) => d.event_id));
-    const got = verifiedIds(receiver, endpoint.secret, fixedAt);
-    expect(new Set(got)).toEqual(new Set(missed));
-    expect(got.filter((id) => !retried.has(id))).toEqual([...missed].sort().filter((id) => !retried.has(id)));
-    // The first failed event now has both deliveries; the attempts name theirs.
-    const first = await eventDeliveries(failed[0]?._id as string);
-    expect(first.map((d) => d.status)).toEqual(["succeeded", "failed"]);
-    const attempts = (
-      await api.get(`/open/v1/webhook-endpoints/${endpoint.id}/attempts`, {
-        key,
-        baseUrl,
-        query: { limit: 100 },
-      })
-    ).body.data as Json[];
-    const ids = new Set(first.map((d) => d.id));
-    expect(attempts.filter((a) => a.event_id === failed[0]?._id).every((a) => ids.has(a.delivery_id))).toBe(
-      true,
-    );
+    await expectRecoveredOldestFirst(receiver, endpoint, missed, fixedAt);
+    await expectBothDeliveries(endpoint.id, failed[0]?._id as string);
     // Nothing is missing any more: recovering again queues nothing.
     const again = await recoverAll(endpoint.id, { since, until: new Date().toISOString() });
     expect(again.queued).toBe(0);
@@ -254,7 +326,9 @@ describe("recovery after an outage", () => {
     );
     expect(statuses.map((d) => d.status)).toEqual(["succeeded", "dropped"]);
   });
+});
 
+describe("recovery after an outage: one at a time, and deliveries a dead process left", () => {
   it("one recovery of an endpoint at a time: a second while the first runs is 409, and each missed event is queued once", async () => {
     const receiver = await startReceiver();
     // Held until both answered, so every queued delivery is still pending while they run.
@@ -296,34 +370,8 @@ describe("recovery after an outage", () => {
     await setStatus(endpoint.id, "disabled");
     const event = await deployment.emit(workspaceId, "contact.created");
     await setStatus(endpoint.id, "enabled");
-    // What a recovery leaves when its process dies between recording a batch of deliveries and
-    // scheduling their endpoint's lane: the deliveries, due, and no lane.
-    const past = new Date(Date.now() - 60_000);
-    const id = newId("dlv", past.getTime());
-    await deployment.db.collection<WebhookDeliveryDoc>("webhook_deliveries").insertOne({
-      _id: id,
-      workspace_id: workspaceId,
-      event_id: event._id,
-      event_type: event.type,
-      endpoint_id: endpoint.id,
-      status: "pending",
-      attempts: 0,
-      last_attempt_at: null,
-      last_status_code: null,
-      next_attempt_at: past,
-      created_at: past,
-      updated_at: past,
-      origin: "recover",
-      pending_key: `${endpoint.id} ${event._id}`,
-      due_at: past,
-      lease_holder: null,
-    });
-    await eventually(
-      async () => receiver.deliveriesOf(event._id).length,
-      (n) => n === 1,
-      "the delivery",
-      SLOW,
-    );
+    const id = await insertUnscheduledDelivery(endpoint.id, event);
+    await receivedTimes(receiver, event._id, 1, "the delivery");
     const [delivery] = await eventually(
       () => eventDeliveries(event._id),
       (list) => list[0]?.status === "succeeded",
@@ -335,6 +383,42 @@ describe("recovery after an outage", () => {
   });
 });
 
+/** A resend to an endpoint not subscribed to the event's type, or disabled, is refused. */
+async function expectResendRefused(
+  eventId: string,
+  unsubscribedId: string,
+  endpointId: string,
+): Promise<void> {
+  // Not subscribed to the type, disabled, or not in this workspace.
+  const unsubscribed = await api.post(`/open/v1/events/${eventId}/resend`, {
+    key,
+    baseUrl,
+    body: { endpoint_id: unsubscribedId },
+  });
+  expect(unsubscribed.status).toBe(400);
+  expect(unsubscribed.body.error).toMatchObject({ code: "parameter_invalid", param: "endpoint_id" });
+  await setStatus(endpointId, "disabled");
+  const disabled = await api.post(`/open/v1/events/${eventId}/resend`, {
+    key,
+    baseUrl,
+    body: { endpoint_id: endpointId },
+  });
+  expect(disabled.status).toBe(409);
+  expect(disabled.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "endpoint_id" });
+}
+
+/** The counters of resends, recoveries and dropped and recovered deliveries on /metrics. */
+async function scrape() {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const value = (pattern: string) => Number(new RegExp(`^${pattern} (\\d+)`, "m").exec(text)?.[1] ?? 0);
+  return {
+    resends: value("deskline_webhook_resends_total"),
+    recoveries: value("deskline_webhook_recoveries_total"),
+    dropped: value('deskline_webhook_deliveries_total\\{outcome="dropped"\\}'),
+    recovered: value('deskline_webhook_deliveries_queued_total\\{origin="recover"\\}'),
+  };
+}
+
 describe("resend", () => {
   it("sends a delivered event again with the same bytes and event id, to one endpoint or to all subscribed", async () => {
     const receiver = await startReceiver();
@@ -343,18 +427,8 @@ describe("resend", () => {
     const second = await endpointFor(other.url);
     const elsewhere = await endpointFor("https://never-contacted.invalid/hooks", ["contact.created"]);
     const event = await deployment.emit(workspaceId, "ticket.updated");
-    await eventually(
-      async () => receiver.deliveriesOf(event._id).length,
-      (n) => n === 1,
-      "the delivery",
-      SLOW,
-    );
-    await eventually(
-      async () => other.deliveriesOf(event._id).length,
-      (n) => n === 1,
-      "the other one",
-      SLOW,
-    );
+    await receivedTimes(receiver, event._id, 1, "the delivery");
+    await receivedTimes(other, event._id, 1, "the other one");
 
     const resent = await api.post(`/open/v1/events/${event._id}/resend`, {
       key,
@@ -370,12 +444,7 @@ describe("resend", () => {
       status: "pending",
       attempts: 0,
     });
-    await eventually(
-      async () => receiver.deliveriesOf(event._id).length,
-      (n) => n === 2,
-      "the resend",
-      SLOW,
-    );
+    await receivedTimes(receiver, event._id, 2, "the resend");
     const [first, again] = receiver.deliveriesOf(event._id);
     expect(again?.body.equals(first?.body as Buffer)).toBe(true);
     expect(verifiedIds(receiver, endpoint.secret)).toEqual([event._id, event._id]);
@@ -384,12 +453,7 @@ describe("resend", () => {
     const toAll = await api.post(`/open/v1/events/${event._id}/resend`, { key, baseUrl, body: {} });
     expect(toAll.status).toBe(202);
     expect(toAll.body.data.map((d: Json) => d.endpoint_id).sort()).toEqual([endpoint.id, second.id].sort());
-    await eventually(
-      async () => other.deliveriesOf(event._id).length,
-      (n) => n === 2,
-      "the resend to all",
-      SLOW,
-    );
+    await receivedTimes(other, event._id, 2, "the resend to all");
     const list = await eventually(
       () => eventDeliveries(event._id),
       // `endpoint`: the first, the resend to it, the resend to all; `second`: the first and the last.
@@ -399,45 +463,15 @@ describe("resend", () => {
     );
     expect(list.some((d) => d.endpoint_id === elsewhere.id)).toBe(false);
 
-    // Not subscribed to the type, disabled, or not in this workspace.
-    const unsubscribed = await api.post(`/open/v1/events/${event._id}/resend`, {
-      key,
-      baseUrl,
-      body: { endpoint_id: elsewhere.id },
-    });
-    expect(unsubscribed.status).toBe(400);
-    expect(unsubscribed.body.error).toMatchObject({ code: "parameter_invalid", param: "endpoint_id" });
-    await setStatus(endpoint.id, "disabled");
-    const disabled = await api.post(`/open/v1/events/${event._id}/resend`, {
-      key,
-      baseUrl,
-      body: { endpoint_id: endpoint.id },
-    });
-    expect(disabled.status).toBe(409);
-    expect(disabled.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "endpoint_id" });
+    await expectResendRefused(event._id, elsewhere.id, endpoint.id);
   });
 
   it("counts resends, recoveries and dropped deliveries on /metrics", async () => {
-    const scrape = async () => {
-      const text = await (await fetch(`${baseUrl}/metrics`)).text();
-      const value = (pattern: string) => Number(new RegExp(`^${pattern} (\\d+)`, "m").exec(text)?.[1] ?? 0);
-      return {
-        resends: value("deskline_webhook_resends_total"),
-        recoveries: value("deskline_webhook_recoveries_total"),
-        dropped: value('deskline_webhook_deliveries_total\\{outcome="dropped"\\}'),
-        recovered: value('deskline_webhook_deliveries_queued_total\\{origin="recover"\\}'),
-      };
-    };
     const before = await scrape();
     const receiver = await startReceiver();
     const endpoint = await endpointFor(receiver.url);
     const event = await deployment.emit(workspaceId, "contact.created");
-    await eventually(
-      async () => receiver.deliveriesOf(event._id).length,
-      (n) => n === 1,
-      "the delivery",
-      SLOW,
-    );
+    await receivedTimes(receiver, event._id, 1, "the delivery");
     expect((await api.post(`/open/v1/events/${event._id}/resend`, { key, baseUrl })).status).toBe(202);
     await setStatus(endpoint.id, "disabled");
     await deployment.emit(workspaceId, "contact.created");
@@ -453,29 +487,71 @@ describe("resend", () => {
   });
 });
 
-describe("a worker SIGKILLed during a recovery", () => {
-  it("loses nothing: after a restart every missed event is delivered and every delivery succeeds", async () => {
-    // A 4 s lease (WEBHOOK_LEASE_MS; past the 1 s timeout plus the 2 s margin) instead of 1 s + 30 s:
-    // one worker runs at a time here, so the killed one's leases are all there is to wait out.
-    const w = await startDeployment({ WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_LEASE_MS: "4000" });
-    const apiProcess = await w.start("api");
-    const url = await apiProcess.baseUrl;
-    const world = await newWorkspace(undefined, url);
-    const receiver = await startReceiver();
-    receiver.answer = () => ({ status: 200, delayMs: 20 });
-    const created = await api.post("/open/v1/webhook-endpoints", {
+/**
+ * A deployment of its own with an API process, and a workspace whose one endpoint, on a receiver
+ * that answers 200, is disabled.
+ */
+async function disabledEndpointDeployment() {
+  // A 4 s lease (WEBHOOK_LEASE_MS; past the 1 s timeout plus the 2 s margin) instead of 1 s + 30 s:
+  // one worker runs at a time here, so the killed one's leases are all there is to wait out.
+  const w = await startDeployment({ WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_LEASE_MS: "4000" });
+  const apiProcess = await w.start("api");
+  const url = await apiProcess.baseUrl;
+  const world = await newWorkspace(undefined, url);
+  const receiver = await startReceiver();
+  receiver.answer = () => ({ status: 200, delayMs: 20 });
+  const created = await api.post("/open/v1/webhook-endpoints", {
+    key: world.key,
+    baseUrl: url,
+    body: { url: receiver.url },
+  });
+  const endpointId = created.body.id as string;
+  const patch = (status: string) =>
+    api.patch(`/open/v1/webhook-endpoints/${endpointId}`, {
       key: world.key,
       baseUrl: url,
-      body: { url: receiver.url },
+      body: { status },
     });
-    const endpointId = created.body.id as string;
-    const patch = (status: string) =>
-      api.patch(`/open/v1/webhook-endpoints/${endpointId}`, {
-        key: world.key,
-        baseUrl: url,
-        body: { status },
+  expect((await patch("disabled")).status).toBe(200);
+  return { w, url, world, receiver, endpointId, patch };
+}
+
+/** Waits until `receiver` has got every one of `missed` and the endpoint has no delivery pending. */
+async function expectAllDelivered(
+  receiver: Receiver,
+  missed: StoredEvent[],
+  at: { key: string; baseUrl: string; endpointId: string },
+): Promise<void> {
+  const got = new Set<string>();
+  await eventually(
+    async () => {
+      for (const r of receiver.received) got.add(r.headers["service-delivery"] as string);
+      return got.size;
+    },
+    (n) => n === missed.length,
+    "every missed event",
+    SLOW,
+  );
+  expect([...got].sort()).toEqual(missed.map((e) => e._id).sort());
+  const settled = await eventually(
+    async () => {
+      const page = await api.get(`/open/v1/webhook-endpoints/${at.endpointId}/deliveries`, {
+        key: at.key,
+        baseUrl: at.baseUrl,
+        query: { status: "pending", limit: 100 },
       });
-    expect((await patch("disabled")).status).toBe(200);
+      return page.body.data as Json[];
+    },
+    (pending) => pending.length === 0,
+    "no delivery left pending",
+    SLOW,
+  );
+  expect(settled).toEqual([]);
+}
+
+describe("a worker SIGKILLed during a recovery", () => {
+  it("loses nothing: after a restart every missed event is delivered and every delivery succeeds", async () => {
+    const { w, url, world, receiver, endpointId, patch } = await disabledEndpointDeployment();
     const since = secondsAgo(1);
     // The process starts (seconds) while the events are recorded: a disabled endpoint gets no
     // deliveries, so it has nothing to send before the recovery.
@@ -505,31 +581,7 @@ describe("a worker SIGKILLed during a recovery", () => {
     expect(receiver.received.length).toBeLessThan(missed.length);
     // A new worker takes over the killed one's lane and leased deliveries once they expire (4 s).
     await w.start("worker", { WEBHOOK_CONCURRENCY: "4", WEBHOOK_ENDPOINT_CONCURRENCY: "4" });
-    const got = new Set<string>();
-    await eventually(
-      async () => {
-        for (const r of receiver.received) got.add(r.headers["service-delivery"] as string);
-        return got.size;
-      },
-      (n) => n === missed.length,
-      "every missed event",
-      SLOW,
-    );
-    expect([...got].sort()).toEqual(missed.map((e) => e._id).sort());
-    const settled = await eventually(
-      async () => {
-        const page = await api.get(`/open/v1/webhook-endpoints/${endpointId}/deliveries`, {
-          key: world.key,
-          baseUrl: url,
-          query: { status: "pending", limit: 100 },
-        });
-        return page.body.data as Json[];
-      },
-      (pending) => pending.length === 0,
-      "no delivery left pending",
-      SLOW,
-    );
-    expect(settled).toEqual([]);
+    await expectAllDelivered(receiver, missed, { key: world.key, baseUrl: url, endpointId });
     const deliveries = w.db.collection("webhook_deliveries");
     expect(await deliveries.countDocuments({ endpoint_id: endpointId, status: "succeeded" })).toBe(
       missed.length,
