@@ -220,25 +220,12 @@ async function expectWhereEventsWent({ endpoint, first, second, recovery }: Outa
 /** One delivery's attempts: the first failed delivery's, every one answered 503. */
 async function expectAttemptsOfFirstFailure({ endpoint, failed }: Outage) {
   const [firstFailed] = failed;
-  const attempts = await json([
-    "webhooks",
-    "endpoints",
-    "attempts",
-    endpoint.id,
-    "--delivery-id",
-    firstFailed.id,
-  ]);
+  const listAttempts = ["webhooks", "endpoints", "attempts", endpoint.id, "--delivery-id", firstFailed.id];
+  const attempts = await json(listAttempts);
   expect(attempts.map((a) => [a.delivery_id, a.status_code])).toEqual(
     Array.from({ length: firstFailed.attempts }, () => [firstFailed.id, 503]),
   );
-  const attemptsTable = await run([
-    "webhooks",
-    "endpoints",
-    "attempts",
-    endpoint.id,
-    "--delivery-id",
-    firstFailed.id,
-  ]);
+  const attemptsTable = await run(listAttempts);
   expect(attemptsTable.stdout).toMatch(/^ID\s+DELIVERY\s+EVENT\s+ATTEMPT\s+CODE\s+MS\s+ERROR\s+STARTED$/m);
   expect(attemptsTable.stdout).toMatch(
     new RegExp(
