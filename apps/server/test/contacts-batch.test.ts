@@ -1,3 +1,6 @@
+// `POST /open/v1/contacts/batch` over HTTP: upserts matched by email or external id, each item's
+// own result, a replay by Idempotency-Key, what is refused whole, and concurrent batches on the
+// same contacts; each created or changed contact emits its event, as a single write does.
 import { describe, expect, it } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
 import { eventsAbout, theEvent } from "./helpers/events.js";

@@ -120,7 +120,7 @@ async function streamOpened({ deliveries, dispatcher }: Watched): Promise<void> 
 
 describe("a worker's change stream that fails", () => {
   it("falls back to the quick poll, is reopened once the database takes it again, and says so once each way", async () => {
-    const { proxy, wake, lines, ...watched } = await startWatchedWake();
+    const { proxy: cuttable, wake, lines, ...watched } = await startWatchedWake();
     expect(wake.description).toBe("webhook wake: change stream on webhook_deliveries");
     const failed = () => lines.filter((line) => /change stream failed/.test(line.msg));
     const reopened = () => lines.filter((line) => /change stream reopened/.test(line.msg));
@@ -131,7 +131,7 @@ describe("a worker's change stream that fails", () => {
     await insertWakes(watched);
 
     // The connection drops and the database stays away past the driver's own resume.
-    await proxy.cut();
+    await cuttable.cut();
     await eventually(
       async () => failed().length,
       (n) => n === 1,
@@ -142,7 +142,7 @@ describe("a worker's change stream that fails", () => {
     expect(await roundsWithoutInserts(watched, 1_200)).toBeGreaterThanOrEqual(2);
     await sleep(2_000); // a few attempts to reopen meet a closed door
 
-    await proxy.open();
+    await cuttable.open();
     await eventually(
       async () => reopened().length,
       (n) => n === 1,

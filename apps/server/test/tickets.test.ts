@@ -1,3 +1,7 @@
+// The ticket operations over HTTP: create, get, update and delete, the status machine (every move,
+// its stamps and refusals), links to contacts and conversations, list filters and cursor paging,
+// scopes, workspace isolation, request validation and idempotent creates, each answer checked
+// against the spec.
 import { beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../src/platform/ids.js";
 import { TICKET_STATUSES, type TicketStatus } from "../src/tickets/status-transitions.js";
