@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { afterAll, beforeAll, describe, type ExpectStatic, expect, it, type TestContext, vi } from "vitest";
 import { type JavaMongoServer, startMongoJavaServer } from "../src/platform/database/mongo-java-server.js";
 import { api, newWorkspace } from "./helpers/api.js";
@@ -219,15 +220,41 @@ function laneUntil(fleet: Fleet, endpointId: string): Promise<number> {
 }
 
 /**
+ * The local ports of a process's TCP connections, read from Linux's /proc: the socket inodes of
+ * its descriptors, looked up in the connection tables. Read at a fault, they tell A's requests
+ * from the other worker's by the receiver's `remotePort`.
+ */
+function tcpPortsOf(pid: number | undefined): Set<number> {
+  const inodes = new Set<string>();
+  if (pid === undefined) return new Set();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode) inodes.add(inode);
+    } catch {
+      // closed while listed
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ["tcp", "tcp6"])
+    for (const row of readFileSync(`/proc/${pid}/net/${table}`, "utf8").split("\n").slice(1)) {
+      const [, local, , , , , , , , inode] = row.trim().split(/\s+/);
+      if (local && inode && inodes.has(inode)) ports.add(Number.parseInt(local.split(":")[1] as string, 16));
+    }
+  return ports;
+}
+
+/**
  * How long no worker but A sent after `at` (a fault striking A): while A held the lane, the other
  * worker waits for its lease, so a short silence means the fault struck a worker that held
- * nothing. A's own connections (each one a request came on before `at`, when only A sent) are
- * left out: a request A wrote just before the fault reaches the receiver after it, on a loaded
- * machine more than a second after (seen: 1.5 s, against 4.4 s of A's lease left).
+ * nothing. A's own connections (`portsOfA`, read at the fault) are left out: a request A wrote
+ * just before the fault reaches the receiver after it, on a loaded machine more than a second
+ * after (seen: 1.5 s, against 4.4 s of A's lease left).
  */
-function silenceAfter(receiver: Receiver, at: number): number {
-  const ofA = new Set(receiver.received.filter((r) => r.startedAt <= at).map((r) => r.remotePort));
-  const next = receiver.received.find((r) => r.startedAt > at && !ofA.has(r.remotePort));
+function silenceAfter(receiver: Receiver, at: number, portsOfA: Set<number>): number {
+  const next = receiver.received.find(
+    (r) => r.startedAt > at && !(r.remotePort !== undefined && portsOfA.has(r.remotePort)),
+  );
   return next ? next.startedAt - at : Number.POSITIVE_INFINITY;
 }
 
@@ -284,6 +311,7 @@ describe("webhook delivery under faults: a worker killed", () => {
     const fed = createContacts(fleet, w.key, 10, { until: full });
     await full;
     const interrupted = new Set(w.receiver.inFlight().map((r) => r.eventId));
+    const portsOfA = tcpPortsOf(a.child.pid);
     a.child.kill("SIGKILL");
     const killedAt = Date.now();
     // A dead A renews nothing: the lease it last wrote is when its lane frees.
@@ -294,7 +322,7 @@ describe("webhook delivery under faults: a worker killed", () => {
     await delivered(w.receiver, order);
     await settle();
     const figures = readHistory(w.receiver.received, order, { interrupted });
-    const silence = silenceAfter(w.receiver, killedAt);
+    const silence = silenceAfter(w.receiver, killedAt, portsOfA);
     report("kill", { cap: 5, ...figures, interrupted: interrupted.size, silenceAfterKillMs: silence });
     // A's lease had anywhere from a whole lease down to little left when it died (its last
     // renewal decides; a loaded machine renews late): nothing may start before that remainder
@@ -426,6 +454,7 @@ describe("webhook delivery under faults: a worker paused past its lease", () => 
     let a: MainProcess | undefined;
     let armed = false;
     let pausedAt: number | undefined;
+    let portsOfA = new Set<number>();
     let interrupted = new Set<string>();
     let resumed = false;
     /** When A's lane lease runs out, read as A stops (a stopped A renews nothing). */
@@ -436,6 +465,7 @@ describe("webhook delivery under faults: a worker paused past its lease", () => 
       if (armed && a && pausedAt === undefined && request.inFlightAtStart === 1) {
         a.child.kill("SIGSTOP");
         pausedAt = Date.now();
+        portsOfA = tcpPortsOf(a.child.pid);
         leaseEnd = laneUntil(fleet, w.endpointId);
         interrupted = new Set(w.receiver.inFlight().map((r) => r.eventId));
       }
@@ -466,7 +496,7 @@ describe("webhook delivery under faults: a worker paused past its lease", () => 
     await settle();
     const figures = readHistory(w.receiver.received, order, { interrupted });
     const timeouts = await timeoutsLogged(fleet, w);
-    const silence = silenceAfter(w.receiver, since as number);
+    const silence = silenceAfter(w.receiver, since as number, portsOfA);
     report("pause", {
       cap: 2,
       ...figures,
