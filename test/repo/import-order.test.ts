@@ -79,33 +79,36 @@ const folderOf = (path: string) => {
 const layerOf = (folder: string) => LAYERS.findIndex((layer) => layer.includes(folder));
 const packageOf = (path: string) => PACKAGES.find((pkg) => path.startsWith(`${pkg}/`));
 
+/**
+ * Each import between two units under `prefix` (a folder, a room: what `unitOf` names a path by)
+ * that `allowed` refuses, as `file → target`.
+ */
+function refusedImports(
+  prefix: string,
+  unitOf: (path: string) => string,
+  allowed: (from: string, to: string) => boolean,
+): string[] {
+  const refused: string[] = [];
+  for (const file of tracked.filter((path) => path.startsWith(prefix))) {
+    const from = unitOf(file);
+    for (const target of importsOf(file).filter((path) => path.startsWith(prefix))) {
+      const to = unitOf(target);
+      if (to !== from && !allowed(from, to)) refused.push(`${file} → ${target}`);
+    }
+  }
+  return refused;
+}
+
 describe("import order", () => {
   it("the server's folders import down only", () => {
-    const upward: string[] = [];
-    for (const file of tracked.filter((path) => path.startsWith(SERVER))) {
-      const from = folderOf(file);
-      for (const target of importsOf(file).filter((path) => path.startsWith(SERVER))) {
-        const to = folderOf(target);
-        if (to === from) continue;
-        const allowed =
-          from === "migrations" ? MIGRATIONS_IMPORT.has(to) : layerOf(to) >= 0 && layerOf(to) < layerOf(from);
-        if (!allowed) upward.push(`${file} → ${target}`);
-      }
-    }
-    expect(upward).toEqual([]);
+    const below = (from: string, to: string) =>
+      from === "migrations" ? MIGRATIONS_IMPORT.has(to) : layerOf(to) >= 0 && layerOf(to) < layerOf(from);
+    expect(refusedImports(SERVER, folderOf, below)).toEqual([]);
   });
 
   it("the rooms of webhooks/ import down only", () => {
-    const upward: string[] = [];
-    for (const file of tracked.filter((path) => path.startsWith(WEBHOOKS))) {
-      const from = roomOf(file);
-      for (const target of importsOf(file).filter((path) => path.startsWith(WEBHOOKS))) {
-        const to = roomOf(target);
-        if (to !== from && !(roomLayerOf(to) >= 0 && roomLayerOf(to) < roomLayerOf(from)))
-          upward.push(`${file} → ${target}`);
-      }
-    }
-    expect(upward).toEqual([]);
+    const below = (from: string, to: string) => roomLayerOf(to) >= 0 && roomLayerOf(to) < roomLayerOf(from);
+    expect(refusedImports(WEBHOOKS, roomOf, below)).toEqual([]);
     const rooms = new Set(tracked.filter((path) => path.startsWith(WEBHOOKS)).map(roomOf));
     for (const room of rooms) expect(roomLayerOf(room), room).toBeGreaterThanOrEqual(0);
   });
