@@ -180,7 +180,7 @@ function expectRateLimitHeld({ written, statuses, sent, started, lastAnswer }: L
   for (const api of apis)
     expect(written.filter((w) => w.via === api.name).length, summary).toBeGreaterThan(0);
   // Nothing but 201 and 429 was answered, except that the stopped API's proxy may have met its
-  // closed port (502, no answer from the server: such a write was never acknowledged).
+  // closed port (502, no answer from the server: no write cut off that way had been acknowledged).
   for (const label of statuses.keys()) expect(label, summary).toMatch(/ (201|429)$|^api-2 502$/);
 }
 
