@@ -4,7 +4,7 @@ import { type JavaMongoServer, startMongoJavaServer } from "../src/platform/data
 import { api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type HistoryFigures, readHistory, summaryLine } from "./helpers/delivery-history.js";
-import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
+import { type ReceivedDelivery, type Receiver, startReceiver } from "./helpers/https-receiver.js";
 import { clockMovedBy, eventually, type MainProcess, SHIFTED } from "./helpers/main-process.js";
 import { createTcpProxy } from "./helpers/tcp-proxy.js";
 
@@ -258,6 +258,17 @@ function silenceAfter(receiver: Receiver, at: number, portsOfA: Set<number>): nu
   return next ? next.startedAt - at : Number.POSITIVE_INFINITY;
 }
 
+/** Whether `request` came on one of `main`'s connections (its sockets as they are now). */
+function isFrom(main: MainProcess, request: ReceivedDelivery): boolean {
+  return request.remotePort !== undefined && tcpPortsOf(main.child.pid).has(request.remotePort);
+}
+
+/** The requests in flight now that came on the connections of process `pid`. */
+function inFlightOf(receiver: Receiver, pid: number | undefined): ReceivedDelivery[] {
+  const ports = tcpPortsOf(pid);
+  return receiver.inFlight().filter((r) => r.remotePort !== undefined && ports.has(r.remotePort));
+}
+
 /**
  * The requests in flight at some moment of the `ms` before `at`: a lane's batch goes out together
  * and is answered together, so one instant can fall in the gap before the next batch is sent
@@ -300,12 +311,15 @@ describe("webhook delivery under faults: a worker killed", () => {
     // A backlog first: A's lane stays busy while B starts, so the batch in flight is A's.
     const backlog = await createContacts(fleet, w.key, 10);
     const b = afterFirstRequest(w.receiver, () => startB(fleet, context, env));
-    // Events keep coming until A has a full batch in flight, and after the kill.
+    // Events keep coming until A has a full batch in flight, and after the kill. A's, told by its
+    // connections: the lane may change hands before (a lane whose queue ran dry ends), and a
+    // batch of B's in flight would make the kill strike a worker that held nothing.
     const full = b.then(() =>
       eventually(
-        async () => w.receiver.inFlight().length,
+        async () => inFlightOf(w.receiver, a.child.pid).length,
         (n) => n === 5,
         "5 requests of A in flight",
+        SLOW,
       ),
     );
     const fed = createContacts(fleet, w.key, 10, { until: full });
@@ -457,14 +471,21 @@ describe("webhook delivery under faults: a worker paused past its lease", () => 
     let portsOfA = new Set<number>();
     let interrupted = new Set<string>();
     let resumed = false;
+    let onPaused = () => {};
+    const paused = new Promise<void>((done) => {
+      onPaused = done;
+    });
     /** When A's lane lease runs out, read as A stops (a stopped A renews nothing). */
     let leaseEnd: Promise<number> | undefined;
     w.receiver.answer = (request) => {
       // Once B runs, the first request of one of A's batches (nothing else in flight) stops A: the
-      // rest of its batch, paced 500 ms apart by the rate limit, is claimed and not yet sent.
-      if (armed && a && pausedAt === undefined && request.inFlightAtStart === 1) {
+      // rest of its batch, paced 500 ms apart by the rate limit, is claimed and not yet sent. A's,
+      // told by its connections: the lane may have changed hands before, and stopping A while B
+      // holds the lane would strike a worker that held nothing.
+      if (armed && a && pausedAt === undefined && request.inFlightAtStart === 1 && isFrom(a, request)) {
         a.child.kill("SIGSTOP");
         pausedAt = Date.now();
+        onPaused();
         portsOfA = tcpPortsOf(a.child.pid);
         leaseEnd = laneUntil(fleet, w.endpointId);
         interrupted = new Set(w.receiver.inFlight().map((r) => r.eventId));
@@ -473,7 +494,8 @@ describe("webhook delivery under faults: a worker paused past its lease", () => 
     };
     a = fleet.main;
     const b = afterFirstRequest(w.receiver, () => startB(fleet, context, env));
-    const fed = createContacts(fleet, w.key, 8, { until: b });
+    // Events keep coming until A is stopped, so that A's lane never runs dry and ends before.
+    const fed = createContacts(fleet, w.key, 8, { until: paused });
     await b;
     armed = true;
     const since = await eventually(
