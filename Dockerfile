@@ -27,16 +27,20 @@ RUN pnpm fetch --frozen-lockfile
 COPY .npmrc tsconfig.json ./
 COPY spec spec
 COPY packages/tsup.base.ts packages/tsup.base.ts
-# The verifier's build runs through it (docs/development.md; without git here, it always builds).
-COPY scripts/build-once.mjs scripts/build-once.mjs
 COPY packages/webhook-verifier packages/webhook-verifier
 COPY apps/server apps/server
 # Installed and built without lifecycle scripts (the root postinstall builds the SDK and CLI, which
 # the image does not hold), then deployed from pnpm's store alone (`pnpm deploy:server`: the
-# server's `files` and its production dependencies, the workspace's packages copied in).
+# server's `files` and its production dependencies, the workspace's packages copied in). The
+# verifier is built without its type declarations, which only its users' compilers read. The
+# sources and their node_modules go in the same step, so the layer holds only /deploy: a
+# rebuild after a change of code then writes and hashes that, not the build's whole tree
+# (docs/development.md, "How it is built": the container image).
 RUN pnpm install --frozen-lockfile --offline --ignore-scripts --filter "@deskline/server..." \
- && pnpm --filter "@deskline/server..." run build \
- && pnpm run deploy:server /deploy/server
+ && pnpm --filter @deskline/webhook-verifier exec tsup --no-dts \
+ && pnpm --filter @deskline/server run build \
+ && pnpm run deploy:server /deploy/server \
+ && cd / && rm -rf /src
 
 FROM node:20-bookworm-slim
 # HOST: listen on every interface of the container. DESKLINE_EMBEDDED_DB=off: MONGODB_URI is
@@ -52,12 +56,13 @@ RUN groupadd --system --gid 10001 deskline \
  && useradd --system --uid 10001 --gid deskline --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin deskline
 # The deployed server package and nothing else (the server finds the spec through @deskline/spec
-# in node_modules, not by a path into a checkout).
+# in node_modules, not by a path into a checkout). Its dependencies first: they change least, so a
+# change of code reuses their layer and writes only the layers after it.
+COPY --from=build /deploy/server/node_modules node_modules
 COPY --from=build /deploy/server/package.json ./
-COPY --from=build /deploy/server/dist dist
 # The webhook console's browser files, served as they are (apps/server/console).
 COPY --from=build /deploy/server/console console
-COPY --from=build /deploy/server/node_modules node_modules
+COPY --from=build /deploy/server/dist dist
 USER 10001:10001
 EXPOSE 3000
 # /readyz: the process answers and its database does. No curl in the image: Node's own fetch.
