@@ -151,7 +151,7 @@ describe("merging contacts: conflicts, repeats and interrupted merges", () => {
 });
 
 describe("merging contacts: requests refused", () => {
-  it("answers 400 for a survivor among the merged or a foreign `prefer`, 404 for unknown contacts, 403 without contacts:write", async () => {
+  it("answers 400 for a survivor among the merged, a foreign `prefer` or unknown `contact_ids`, 404 for an unknown survivor, 403 without contacts:write", async () => {
     const survivor = await contact({ name: "S" });
     const other = await contact({ name: "O" });
     const itself = await merge(survivor.id, { contact_ids: [survivor.id] });
@@ -162,13 +162,16 @@ describe("merging contacts: requests refused", () => {
     });
     expect(stranger.body.error).toMatchObject({ code: "parameter_invalid", param: "prefer" });
     const unknown = await merge(survivor.id, { contact_ids: ["con_0000000000000000000000"] });
-    expect(unknown.status).toBe(404);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ code: "parameter_invalid", param: "contact_ids" });
+    expect(unknown.body.error.message).toContain("con_0000000000000000000000");
     expect((await merge("con_0000000000000000000000", { contact_ids: [other.id] })).status).toBe(404);
     expect((await merge(survivor.id, { contact_ids: [] })).status).toBe(400);
 
     const { key: foreignKey } = await newWorkspace();
     const foreign = await api.post("/open/v1/contacts", { key: foreignKey, body: { name: "F" } });
-    expect((await merge(survivor.id, { contact_ids: [foreign.body.id] })).status).toBe(404);
+    const elsewhere = await merge(survivor.id, { contact_ids: [foreign.body.id] });
+    expect(elsewhere.body.error).toMatchObject({ code: "parameter_invalid", param: "contact_ids" });
 
     const { key: readOnly } = await newWorkspace(["contacts:read"]);
     const forbidden = await api.post(`/open/v1/contacts/${survivor.id}/merge`, {

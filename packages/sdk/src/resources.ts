@@ -413,7 +413,10 @@ export class Contacts extends Resource {
    * the survivor unchanged.
    *
    * **Checked beyond the schema:** `prefer` must be the survivor or one of `contact_ids`,
-   * otherwise `400 parameter_invalid` (`param` is `prefer`).
+   * otherwise `400 parameter_invalid` (`param` is `prefer`); every id of `contact_ids` must be
+   * a contact of the workspace (or one merged into this survivor already), otherwise
+   * `400 parameter_invalid` (`param` is `contact_ids`). Only an unknown survivor (the path's
+   * id) is `404 resource_missing`.
    *
    * `POST /open/v1/contacts/{id}/merge` (`mergeContacts`).
    */

@@ -194,7 +194,12 @@ export async function mergeContacts(
   return doc;
 }
 
-/** The contacts still to merge: each exists, or was merged into this survivor already (skipped). */
+/**
+ * The contacts still to merge: each exists, or was merged into this survivor already (skipped).
+ * Any other id is a bad value of the body, as a reference to a missing contact is elsewhere
+ * (`contact_id` of a ticket or a conversation): `400 parameter_invalid`; only the path's own
+ * contact answers 404.
+ */
 async function pending(
   { contacts, tombstones }: MergeDeps,
   workspaceId: string,
@@ -217,7 +222,14 @@ async function pending(
     } catch (error) {
       if (!(error instanceof DomainError && error.code === "resource_missing")) throw error;
       const tombstone = await tombstones.find(workspaceId, id);
-      if (tombstone?.merged_into !== survivorId) throw error;
+      if (tombstone?.merged_into !== survivorId) {
+        throw new DomainError(
+          "invalid",
+          "parameter_invalid",
+          `\`contact_ids\` must name contacts of this workspace; '${id}' is not one.`,
+          { param: "contact_ids" },
+        );
+      }
     }
   }
   return out;
