@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import { SlowestFirst } from "./test/sequencer.js";
 
 // One vitest run covers every package; each project keeps its own config
 // (the server's starts the embedded database once for all its files).
@@ -16,8 +15,6 @@ export default defineConfig({
     // which ran the whole suite file after file, though most of a file's time is spent waiting
     // on servers, receivers and timers rather than computing (docs/development.md, "How it is built": two files at a time).
     maxWorkers: 2,
-    // The slowest files first, whatever their project (test/sequencer.ts).
-    sequence: { sequencer: SlowestFirst },
     // The JSON report lets .ci/run print one plain "N passed, N failed" line.
     reporters: ["default", "json"],
     outputFile: { json: ".tmp/vitest-report.json" },
