@@ -6,7 +6,8 @@
 // ten times slower with ten times the data. With this index a list walks the workspace's documents
 // in the order asked, from the page's `_id` bound, and stops after `limit` matches: what the
 // compound `{workspace_id, ..., _id}` indexes do on MongoDB. A contact search walks only the
-// documents holding its key instead (SearchKeyIndex.java). Every other query is left to the library.
+// documents holding its key instead, and an endpoint's deliveries only that endpoint's
+// (FieldValueIndex.java). Every other query is left to the library.
 //
 // The matcher still checks every walked document against the whole query, so the index only
 // decides the order and where to start; a query it cannot serve exactly falls back. It lives in
@@ -20,6 +21,7 @@ import de.bwaldvogel.mongo.backend.ValueComparator;
 import de.bwaldvogel.mongo.bson.Document;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -32,8 +34,12 @@ final class WorkspaceIndex<P> {
 
   /** Workspace id → that workspace's documents' positions by `_id` (MongoDB's value order). */
   private final Map<String, NavigableMap<Object, P>> byWorkspace = new HashMap<>();
-  /** Per workspace and search key, the documents holding it: a search's narrower walk. */
-  private final SearchKeyIndex<P> searchKeys = new SearchKeyIndex<>();
+  /**
+   * Per workspace and value of a field a list asks for by equality, the documents holding it: a
+   * narrower walk (a contact search's keys, an endpoint's deliveries).
+   */
+  private final List<FieldValueIndex<P>> narrower =
+      List.of(new FieldValueIndex<>("search_keys"), new FieldValueIndex<>("endpoint_id"));
   /**
    * Documents with a `workspace_id` that is not a string (Deskline writes none). An equality
    * query can match those too (an array holding the value, say), so while there are any, every
@@ -47,7 +53,7 @@ final class WorkspaceIndex<P> {
       byWorkspace
           .computeIfAbsent(key, k -> new TreeMap<>(ValueComparator.asc()))
           .put(document.get(ID_FIELD), position);
-      searchKeys.add(key, document, position);
+      for (FieldValueIndex<P> index : narrower) index.add(key, document, position);
     } else if (workspace != null) {
       irregular++;
     }
@@ -57,7 +63,7 @@ final class WorkspaceIndex<P> {
     if (document == null) return;
     Object workspace = document.get(WORKSPACE_FIELD);
     if (workspace instanceof String key) {
-      searchKeys.remove(key, document);
+      for (FieldValueIndex<P> index : narrower) index.remove(key, document);
       NavigableMap<Object, P> ids = byWorkspace.get(key);
       if (ids == null) return;
       ids.remove(document.get(ID_FIELD));
@@ -77,7 +83,12 @@ final class WorkspaceIndex<P> {
     if (direction == null || irregular > 0 || !(query.get(WORKSPACE_FIELD) instanceof String workspace)) {
       return null;
     }
-    NavigableMap<Object, P> ids = searchKeys.candidates(workspace, query.get(SearchKeyIndex.FIELD));
+    // The fewest candidates: each set holds every match, and the matcher checks the whole query.
+    NavigableMap<Object, P> ids = null;
+    for (FieldValueIndex<P> index : narrower) {
+      NavigableMap<Object, P> candidates = index.candidates(workspace, query.get(index.field));
+      if (candidates != null && (ids == null || candidates.size() < ids.size())) ids = candidates;
+    }
     if (ids == null) ids = byWorkspace.getOrDefault(workspace, new TreeMap<>());
     NavigableMap<Object, P> range = idRange(ids, query.get(ID_FIELD));
     if (direction < 0) range = range.descendingMap();

@@ -5,22 +5,25 @@ import { itAnswersAsTheModel } from "./helpers/database.js";
 
 /**
  * A contact search's query shape (workspace equality, `search_keys` equal to a key or `$all` of
- * several, maybe another filter, `_id` bounds, sort on `_id`, limit) answered exactly as MongoDB
- * answers it, through writes that add, change and drop keys. On mongo-java-server those queries
- * walk the per-workspace, per-key index of scripts/mongo-java-server/SearchKeyIndex.java, so this
- * checks it against a model kept here; on MongoDB it checks MongoDB. The H2 file backend is checked
- * here whatever the run's database.
+ * several, maybe another filter, `_id` bounds, sort on `_id`, limit), and an endpoint's newest
+ * deliveries' (`endpoint_id` equal to one endpoint instead of keys), answered exactly as MongoDB
+ * answers them, through writes that add, change and drop keys and endpoints. On mongo-java-server
+ * those queries walk the per-workspace, per-value indexes of
+ * scripts/mongo-java-server/FieldValueIndex.java, so this checks them against a model kept here;
+ * on MongoDB it checks MongoDB. The H2 file backend is checked here whatever the run's database.
  */
 interface Doc {
   _id: string;
   workspace_id: string;
   status: string;
   search_keys?: unknown[];
+  endpoint_id?: string;
 }
 
 const WORKSPACES = ["ws_a", "ws_b"];
 const KEYS = ["a", "ab", "abc", "b", "bo", "c", "rare"];
 const STATUSES = ["lead", "customer"];
+const ENDPOINTS = ["we_busy", "we_some", "we_rare"];
 const pick = <T>(values: T[]): T => values[Math.floor(Math.random() * values.length)] as T;
 const someKeys = () => KEYS.filter((key) => key !== "rare" && Math.random() < 0.4);
 // Random, so the order of ids is not the order of inserts.
@@ -28,7 +31,9 @@ const newDocId = () => `con_${randomBytes(6).toString("hex")}`;
 
 interface SearchQuery {
   workspace: string;
+  /** Keys to search for, or none: then `endpoint` alone narrows. */
   keys: string[];
+  endpoint?: string;
   status?: string;
   below?: string;
   above?: string;
@@ -42,6 +47,7 @@ const holds = (doc: Doc, key: string) => Array.isArray(doc.search_keys) && doc.s
 function expected(model: Map<string, Doc>, q: SearchQuery): string[] {
   const ids = [...model.values()]
     .filter((doc) => doc.workspace_id === q.workspace && q.keys.every((key) => holds(doc, key)))
+    .filter((doc) => q.endpoint === undefined || doc.endpoint_id === q.endpoint)
     .filter((doc) => q.status === undefined || doc.status === q.status)
     .map((doc) => doc._id)
     .filter((id) => (q.below === undefined || id < q.below) && (q.above === undefined || id > q.above))
@@ -51,10 +57,9 @@ function expected(model: Map<string, Doc>, q: SearchQuery): string[] {
 }
 
 async function actual(collection: Collection<Doc>, q: SearchQuery): Promise<string[]> {
-  const filter: Record<string, unknown> = {
-    workspace_id: q.workspace,
-    search_keys: q.keys.length === 1 ? q.keys[0] : { $all: q.keys },
-  };
+  const filter: Record<string, unknown> = { workspace_id: q.workspace };
+  if (q.keys.length > 0) filter.search_keys = q.keys.length === 1 ? q.keys[0] : { $all: q.keys };
+  if (q.endpoint) filter.endpoint_id = q.endpoint;
   if (q.status) filter.status = q.status;
   const bounds = { ...(q.below ? { $lt: q.below } : {}), ...(q.above ? { $gt: q.above } : {}) };
   if (Object.keys(bounds).length) filter._id = bounds;
@@ -66,9 +71,11 @@ async function actual(collection: Collection<Doc>, q: SearchQuery): Promise<stri
 async function checkSearches(collection: Collection<Doc>, model: Map<string, Doc>): Promise<void> {
   const ids = [...model.keys()];
   for (let i = 0; i < 60; i++) {
+    const byEndpoint = Math.random() < 0.4;
     const q: SearchQuery = {
       workspace: pick(WORKSPACES),
-      keys: Math.random() < 0.6 ? [pick(KEYS)] : [pick(KEYS), pick(KEYS)],
+      keys: byEndpoint ? [] : Math.random() < 0.6 ? [pick(KEYS)] : [pick(KEYS), pick(KEYS)],
+      ...(byEndpoint || Math.random() < 0.2 ? { endpoint: pick(ENDPOINTS) } : {}),
       ...(Math.random() < 0.3 ? { status: pick(STATUSES) } : {}),
       ...(Math.random() < 0.3 ? { below: Math.random() < 0.6 ? pick(ids) : newDocId() } : {}),
       ...(Math.random() < 0.3 ? { above: pick(ids) } : {}),
@@ -86,6 +93,8 @@ async function checkSearches(collection: Collection<Doc>, model: Map<string, Doc
     if (page.length < 5) break;
   }
   expect(paged).toEqual(expected(model, whole));
+  const newest = { workspace: "ws_a", keys: [], endpoint: "we_some", order: -1 as const, limit: 5 };
+  expect(await actual(collection, newest)).toEqual(expected(model, newest));
 }
 
 async function write(collection: Collection<Doc>, model: Map<string, Doc>, id: string, set: Partial<Doc>) {
@@ -100,7 +109,11 @@ async function exercise(collection: Collection<Doc>, model: Map<string, Doc>): P
     workspace_id: pick(WORKSPACES),
     status: pick(STATUSES),
     search_keys: someKeys(),
+    // Most on one endpoint, a few on another, two on a third: an endpoint's newest deliveries
+    // read its own on the fallback, however many the others have.
+    endpoint_id: Math.random() < 0.8 ? "we_busy" : "we_some",
   }));
+  for (const doc of docs.slice(2, 4)) doc.endpoint_id = "we_rare";
   // A rare key on two documents: its search reads those two alone on the fallback.
   for (const doc of docs.slice(0, 2)) doc.search_keys.push("rare");
   await collection.insertMany(docs.slice(0, 200));
@@ -113,9 +126,12 @@ async function exercise(collection: Collection<Doc>, model: Map<string, Doc>): P
   for (const id of ids.slice(0, 40)) await write(collection, model, id, { search_keys: someKeys() });
   for (const id of ids.slice(40, 50)) await write(collection, model, id, { workspace_id: pick(WORKSPACES) });
   for (const id of ids.slice(50, 55)) {
-    await collection.updateOne({ _id: id }, { $unset: { search_keys: "" } });
+    await collection.updateOne({ _id: id }, { $unset: { search_keys: "", endpoint_id: "" } });
     delete (model.get(id) as Doc).search_keys;
+    delete (model.get(id) as Doc).endpoint_id;
   }
+  // Endpoints changed: a document no longer found under its old one.
+  for (const id of ids.slice(100, 130)) await write(collection, model, id, { endpoint_id: pick(ENDPOINTS) });
   await collection.updateMany({ search_keys: "bo" }, { $pull: { search_keys: "bo" } });
   for (const doc of model.values())
     if (Array.isArray(doc.search_keys)) doc.search_keys = doc.search_keys.filter((key) => key !== "bo");
@@ -144,9 +160,9 @@ async function exercise(collection: Collection<Doc>, model: Map<string, Doc>): P
   await checkSearches(collection, model);
 }
 
-describe("search queries on the embedded database's search key index", () => {
+describe("search and endpoint queries on the embedded database's value indexes", () => {
   itAnswersAsTheModel<Doc>(
-    "answer as MongoDB does through inserts, key changes, deletes and mixed-type keys",
+    "answer as MongoDB does through inserts, key and endpoint changes, deletes and mixed-type keys",
     exercise,
     async (collection, model) => {
       expect(await collection.countDocuments()).toBe(model.size);

@@ -1,15 +1,22 @@
-// The index behind a contact `search` on mongo-java-server, kept by WorkspaceIndex.java beside its
-// per-workspace `_id` order: per workspace and search key, the documents holding that key in
-// `search_keys`, in `_id` order. A search is `{workspace_id, search_keys: <key>}` (or `$all` of
-// several keys) sorted by `_id`; the library ignores the `{workspace_id, search_keys, _id}` index
-// MongoDB serves it with (non-unique), and the workspace walk alone reads every contact of the
-// workspace to find a rare key. With this, the walk reads only the documents holding the query's
-// rarest key, from the page's `_id` bound, and stops at the limit; the library's matcher still
-// checks each against the whole query (docs/decisions.md, "Search by word prefix").
+// A narrower walk than the workspace's for a list on mongo-java-server, kept by WorkspaceIndex.java
+// beside its per-workspace `_id` order: per workspace and value of one field, the documents
+// holding that value, in `_id` order. The library ignores the non-unique compound indexes MongoDB
+// serves such lists with, and the workspace walk alone reads every document of the workspace to
+// find the few a rare value holds. Two are kept:
+//   - `search_keys`: a contact search is `{workspace_id, search_keys: <key>}` (or `$all` of
+//     several keys) sorted by `_id` (docs/decisions.md, "Search by word prefix");
+//   - `endpoint_id`: an endpoint's newest deliveries, `{workspace_id, endpoint_id}` sorted by
+//     `_id` descending, read for every endpoint of a page of the endpoint list (their
+//     `recent_deliveries`): the workspace walk read every delivery of the workspace for each
+//     endpoint with fewer than a page of its own (docs/decisions.md, "The console's reads:
+//     counted when asked, bounded").
+// With this, the walk reads only the documents holding the query's rarest value, from the page's
+// `_id` bound, and stops at the limit; the library's matcher still checks each against the whole
+// query.
 //
 // Only documents with a string `workspace_id` are kept (WorkspaceIndex.java sends no others), and
-// only string keys: a query's key is a string, and MongoDB compares an array's elements one level
-// down, so no other element can equal it.
+// only string values: a query's value is a string, and MongoDB compares an array's elements one
+// level down, so no other element can equal it.
 
 import de.bwaldvogel.mongo.backend.ValueComparator;
 import de.bwaldvogel.mongo.bson.Document;
@@ -24,11 +31,16 @@ import java.util.NavigableMap;
 import java.util.Set;
 import java.util.TreeMap;
 
-final class SearchKeyIndex<P> {
-  static final String FIELD = "search_keys";
+final class FieldValueIndex<P> {
+  /** The field whose values this keeps. */
+  final String field;
 
-  /** Workspace and key (`postingKey`) → the ids of the documents holding that key, with their positions. */
+  /** Workspace and value (`postingKey`) → the ids of the documents holding that value, with their positions. */
   private final Map<String, NavigableMap<Object, P>> postings = new HashMap<>();
+
+  FieldValueIndex(String field) {
+    this.field = field;
+  }
 
   // A character no workspace id holds, so two pairs never make one string.
   private static String postingKey(String workspace, String key) {
@@ -54,9 +66,9 @@ final class SearchKeyIndex<P> {
   }
 
   /**
-   * The documents of `workspace` a query's `search_keys` condition can match, by `_id`: for one
-   * key its posting list, for `{$all: [keys]}` the shortest of theirs (a match holds every key);
-   * null when the condition is absent or of another form, so the caller walks the workspace.
+   * The documents of `workspace` a query's condition on the field can match, by `_id`: for one
+   * value its posting list, for `{$all: [values]}` the shortest of theirs (a match holds every
+   * value); null when the condition is absent or of another form, so the caller walks the workspace.
    */
   NavigableMap<Object, P> candidates(String workspace, Object condition) {
     List<String> keys = wanted(condition);
@@ -83,9 +95,9 @@ final class SearchKeyIndex<P> {
     return keys;
   }
 
-  /** The string keys a document holds (a lone string too: MongoDB's equality matches it). */
-  private static Set<String> keysOf(Document document) {
-    Object value = document.get(FIELD);
+  /** The string values a document holds in the field (a lone string, or an array's strings). */
+  private Set<String> keysOf(Document document) {
+    Object value = document.get(field);
     Set<String> keys = new LinkedHashSet<>();
     if (value instanceof String key) keys.add(key);
     if (value instanceof Collection<?> values) {
