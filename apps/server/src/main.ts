@@ -32,14 +32,21 @@ async function main(): Promise<void> {
   const ephemeral = process.argv.includes("--ephemeral");
   const { database, embedded } = await openDatabase(config, logger, ephemeral ? undefined : config.dataDir);
   const server = await startServer(config, { database, logger });
+  // From here on, before the demo's banner too: a Ctrl-C in the first seconds of `pnpm start`
+  // stops as gracefully as a later one (status 0, the database closed), not by the signal.
+  const stopping = stopOnSignals({ config, logger }, { server, embedded });
   server.deliveryReady.catch((err: unknown) => {
     if (!(err instanceof ServerStopped)) exitOnStartFailure(logger, err);
   });
   if (config.role !== "worker" && process.argv.includes("--demo")) {
-    await server.databaseReady;
-    await showDemo(config, server, embedded?.dataDir);
+    try {
+      await server.databaseReady;
+      await showDemo(config, server, embedded?.dataDir);
+    } catch (err) {
+      // Stopped while the banner was being made: the shutdown under way ends the process.
+      if (!stopping()) throw err;
+    }
   }
-  stopOnSignals({ config, logger }, { server, embedded });
 }
 
 /** Tracing first: the logger, the database client and the app instrument themselves only when it is on. */
@@ -95,8 +102,8 @@ interface Running {
   embedded: EmbeddedDatabase | undefined;
 }
 
-/** SIGTERM and SIGINT stop the process gracefully, once. */
-function stopOnSignals(core: { config: Config; logger: Logger }, running: Running): void {
+/** SIGTERM and SIGINT stop the process gracefully, once; the answer tells whether one has. */
+function stopOnSignals(core: { config: Config; logger: Logger }, running: Running): () => boolean {
   let shuttingDown = false;
   const onSignal = (signal: string) => {
     if (shuttingDown) return;
@@ -105,6 +112,7 @@ function stopOnSignals(core: { config: Config; logger: Logger }, running: Runnin
   };
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   process.on("SIGINT", () => onSignal("SIGINT"));
+  return () => shuttingDown;
 }
 
 /** In-flight requests and running attempts finish, then the database closes and the process exits 0. */

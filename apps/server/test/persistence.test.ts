@@ -210,6 +210,15 @@ describe("pnpm start's data", () => {
     await stop(again);
   }, 180_000);
 
+  it("Ctrl-C while the banner is still being made stops gracefully: status 0, the server stopped", async () => {
+    // As soon as it listens: its migrations and the demo workspace are still to come.
+    const main = startMain({ MONGODB_URI: "", DESKLINE_DATA_DIR: join(await tempDir(), "unused") }, EPHEMERAL);
+    await main.logged(/"msg":"listening"/);
+    main.child.kill("SIGINT");
+    expect(await main.exited, main.output()).toBe(0);
+    expect(main.output()).toContain('"msg":"stopped"');
+  }, 120_000);
+
   it("--ephemeral keeps nothing and writes nothing into the data directory", async () => {
     const dataDir = join(await tempDir(), "unused");
     const first = await start(EPHEMERAL, dataDir);
