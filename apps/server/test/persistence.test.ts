@@ -212,7 +212,10 @@ describe("pnpm start's data", () => {
 
   it("Ctrl-C while the banner is still being made stops gracefully: status 0, the server stopped", async () => {
     // As soon as it listens: its migrations and the demo workspace are still to come.
-    const main = startMain({ MONGODB_URI: "", DESKLINE_DATA_DIR: join(await tempDir(), "unused") }, EPHEMERAL);
+    const main = startMain(
+      { MONGODB_URI: "", DESKLINE_DATA_DIR: join(await tempDir(), "unused") },
+      EPHEMERAL,
+    );
     await main.logged(/"msg":"listening"/);
     main.child.kill("SIGINT");
     expect(await main.exited, main.output()).toBe(0);
