@@ -1,5 +1,5 @@
 import type { Conversations } from "../conversations/conversations.js";
-import { DomainError } from "../platform/errors.js";
+import { DomainError, unknownReference } from "../platform/errors.js";
 import type { Tombstones } from "../records/tombstones.js";
 import type { Tickets } from "../tickets/tickets.js";
 import { CONTACT_FIELDS, type ContactDoc, type ContactInput, type Contacts } from "./contacts.js";
@@ -222,14 +222,7 @@ async function pending(
     } catch (error) {
       if (!(error instanceof DomainError && error.code === "resource_missing")) throw error;
       const tombstone = await tombstones.find(workspaceId, id);
-      if (tombstone?.merged_into !== survivorId) {
-        throw new DomainError(
-          "invalid",
-          "parameter_invalid",
-          `\`contact_ids\` must name contacts of this workspace; '${id}' is not one.`,
-          { param: "contact_ids" },
-        );
-      }
+      if (tombstone?.merged_into !== survivorId) throw unknownReference("contact_ids", "contact", id);
     }
   }
   return out;

@@ -2,7 +2,7 @@ import type { Db } from "mongodb";
 import { newEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
 import { newestFirst, type Page } from "../platform/database/lists.js";
-import { DomainError, notFound } from "../platform/errors.js";
+import { notFound, unknownReference } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
 import { MutableRecords, type RecordDoc } from "../records/record.js";
 import type { QueryOf, Schema } from "../spec/types.js";
@@ -102,12 +102,7 @@ export class Conversations extends MutableRecords<ConversationDoc> {
    */
   async start(workspaceId: string, input: ConversationStart): Promise<Posted> {
     if (!(await this.refs.contacts.exists(workspaceId, input.contact_id))) {
-      throw new DomainError(
-        "invalid",
-        "parameter_invalid",
-        `\`contact_id\` must be the id of a contact in this workspace; '${input.contact_id}' is not one.`,
-        { param: "contact_id" },
-      );
+      throw unknownReference("contact_id", "contact", input.contact_id);
     }
     const now = new Date();
     const id = newId("conv", now.getTime());

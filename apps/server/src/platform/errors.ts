@@ -88,6 +88,20 @@ export function notFound(noun: string, id: string | undefined, param = "id"): Do
   return new DomainError("not_found", "resource_missing", `No such ${what}.`, { param });
 }
 
+/**
+ * A body's reference to a record the workspace does not have: `400 parameter_invalid` naming the
+ * field, the same answer for another workspace's id, so ids cannot be probed. Only the path's
+ * own record is a 404 (`notFound`).
+ */
+export function unknownReference(param: string, noun: string, id: string): DomainError {
+  return new DomainError(
+    "invalid",
+    "parameter_invalid",
+    `\`${param}\` must be the id of a ${noun} in this workspace; '${id}' is not one.`,
+    { param },
+  );
+}
+
 /** No route has this path (or the path has no route for this method and no other either). */
 export function routeNotFound(method: string, path: string): AppError {
   return new AppError(404, "route_not_found", `No route for ${method} ${path}.`);

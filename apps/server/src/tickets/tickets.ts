@@ -2,7 +2,7 @@ import { schemaDefaults, schemaProperties } from "@deskline/spec/values";
 import type { Db } from "mongodb";
 import { newEvent, type StoredEvent } from "../events/model.js";
 import type { EventRelay } from "../events/outbox-relay.js";
-import { DomainError } from "../platform/errors.js";
+import { DomainError, unknownReference } from "../platform/errors.js";
 import { newId } from "../platform/ids.js";
 import {
   diffPatch,
@@ -158,12 +158,7 @@ export class Tickets extends PulledRecords<TicketDoc, TicketFilters> {
     for (const [param, noun, target] of this.references) {
       const id = values[param];
       if (typeof id !== "string" || (await target.exists(workspaceId, id))) continue;
-      throw new DomainError(
-        "invalid",
-        "parameter_invalid",
-        `\`${param}\` must be the id of a ${noun} in this workspace; '${id}' is not one.`,
-        { param },
-      );
+      throw unknownReference(param, noun, id);
     }
   }
 }
