@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, it } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
 import { walkPages } from "./helpers/paging.js";
 import { newCopy, pullInto } from "./helpers/pull.js";
@@ -23,7 +23,8 @@ async function workspaceOf25Contacts(created: { id: string; updated_at: string }
   return key;
 }
 
-describe("incremental pull of contacts", () => {
+// The tests only read the shared 25 contacts: they run at once.
+describe.concurrent("incremental pull of contacts", () => {
   let key: string;
   const created: { id: string; updated_at: string }[] = [];
 
@@ -31,7 +32,7 @@ describe("incremental pull of contacts", () => {
     key = await workspaceOf25Contacts(created);
   });
 
-  it("returns every contact once, oldest change first, page by page", async () => {
+  it("returns every contact once, oldest change first, page by page", async ({ expect }) => {
     const copy = newCopy();
     const cursor = await pullInto("/open/v1/contacts", key, copy, { updated_after: "0" }, 10);
     expect(copy.pages).toBe(3);
@@ -43,29 +44,7 @@ describe("incremental pull of contacts", () => {
     expect(again.body).toMatchObject({ data: [], deleted: [], has_more: false, next_cursor: cursor });
   });
 
-  it("a later run gets only what changed since, updates and deletions in one order", async () => {
-    const copy = newCopy();
-    const cursor = await pullInto("/open/v1/contacts", key, copy, { updated_after: "0" }, 100);
-    const [first, second] = created;
-    const patched = await api.patch(`/open/v1/contacts/${first?.id}`, {
-      key,
-      body: { lifecycle_stage: "customer" },
-    });
-    expect((await api.delete(`/open/v1/contacts/${second?.id}`, { key })).status).toBe(200);
-
-    const next = newCopy();
-    await pullInto("/open/v1/contacts", key, next, { cursor }, 10);
-    expect(next.seen).toEqual([`${first?.id}@${patched.body.updated_at}`]);
-    expect(next.deleted).toEqual([second?.id]);
-    const page = await api.get("/open/v1/contacts", { key, query: { cursor } });
-    expect(page.body.deleted).toEqual([
-      { id: second?.id, object: "contact", deleted: true, deleted_at: expect.any(String), merged_into: null },
-    ]);
-    // The deletion comes after the update it followed.
-    expect(page.body.deleted[0].deleted_at >= patched.body.updated_at).toBe(true);
-  });
-
-  it("combines with the list filters, and `updated_after` is exclusive", async () => {
+  it("combines with the list filters, and `updated_after` is exclusive", async ({ expect }) => {
     const odd = await api.get("/open/v1/contacts", {
       key,
       query: { updated_after: "0", tag: "odd", limit: 100 },
@@ -83,7 +62,9 @@ describe("incremental pull of contacts", () => {
     );
   });
 
-  it("refuses a pull mixed with newest-first paging, both starts, or a cursor not its own", async () => {
+  it("refuses a pull mixed with newest-first paging, both starts, or a cursor not its own", async ({
+    expect,
+  }) => {
     const cases: [Record<string, string>, string][] = [
       [{ updated_after: "0", cursor: "MS4wLg" }, "cursor"],
       [{ updated_after: "0", starting_after: created[0]?.id as string }, "starting_after"],
@@ -98,14 +79,44 @@ describe("incremental pull of contacts", () => {
     }
   });
 
-  it("keeps the newest-first list as it was, without pull fields", async () => {
+  it("keeps the newest-first list as it was, without pull fields", async ({ expect }) => {
     const page = await api.get("/open/v1/contacts", { key, query: { limit: 3 } });
     expect(Object.keys(page.body).sort()).toEqual(["data", "has_more", "object"]);
   });
 });
 
-describe("a pull while contacts change", () => {
-  it("misses nothing and repeats nothing unchanged: the copy ends equal to the workspace", async () => {
+// It updates and deletes contacts: in a workspace of its own, so the shared one above stays as made.
+describe.concurrent("incremental pull of contacts, in a workspace that changes", () => {
+  it("a later run gets only what changed since, updates and deletions in one order", async ({ expect }) => {
+    const own: { id: string; updated_at: string }[] = [];
+    const key = await workspaceOf25Contacts(own);
+    const copy = newCopy();
+    const cursor = await pullInto("/open/v1/contacts", key, copy, { updated_after: "0" }, 100);
+    const [first, second] = own;
+    const patched = await api.patch(`/open/v1/contacts/${first?.id}`, {
+      key,
+      body: { lifecycle_stage: "customer" },
+    });
+    expect((await api.delete(`/open/v1/contacts/${second?.id}`, { key })).status).toBe(200);
+
+    const next = newCopy();
+    await pullInto("/open/v1/contacts", key, next, { cursor }, 10);
+    expect(next.seen).toEqual([`${first?.id}@${patched.body.updated_at}`]);
+    expect(next.deleted).toEqual([second?.id]);
+    const page = await api.get("/open/v1/contacts", { key, query: { cursor } });
+    expect(page.body.deleted).toEqual([
+      { id: second?.id, object: "contact", deleted: true, deleted_at: expect.any(String), merged_into: null },
+    ]);
+    // The deletion comes after the update it followed.
+    expect(page.body.deleted[0].deleted_at >= patched.body.updated_at).toBe(true);
+  });
+});
+
+// This block and the next have a workspace each and mostly wait on pulls: they run at once, with the first.
+describe.concurrent("a pull while contacts change", () => {
+  it("misses nothing and repeats nothing unchanged: the copy ends equal to the workspace", async ({
+    expect,
+  }) => {
     const { key } = await newWorkspace();
     const ids: string[] = [];
     for (let n = 0; n < 40; n++) {
@@ -160,8 +171,8 @@ describe("a pull while contacts change", () => {
   });
 });
 
-describe("incremental pull of tickets", () => {
-  it("pulls changed tickets and deleted ones", async () => {
+describe.concurrent("incremental pull of tickets", () => {
+  it("pulls changed tickets and deleted ones", async ({ expect }) => {
     const { key } = await newWorkspace();
     const tickets: string[] = [];
     for (let n = 0; n < 4; n++) {

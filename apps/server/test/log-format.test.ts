@@ -3,7 +3,7 @@
 // runs the server inside one and copies what it shows to us.
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, type ExpectStatic, inject, it } from "vitest";
 import { MAIN } from "./helpers/main-process.js";
 
 const SERVER_DIR = join(import.meta.dirname, "..");
@@ -61,7 +61,7 @@ const lines = (text: string) =>
     .split("\n")
     .filter((line) => line.trim() !== "");
 
-function expectJson(out: string) {
+function expectJson(expect: ExpectStatic, out: string) {
   expect(lines(out).some((line) => / INFO: /.test(line))).toBe(false);
   const listening = lines(out)
     .filter((line) => line.startsWith("{"))
@@ -73,36 +73,37 @@ function expectJson(out: string) {
   });
 }
 
-function expectPretty(out: string) {
+function expectPretty(expect: ExpectStatic, out: string) {
   const listening = lines(out).find((line) => line.includes("listening"));
   // e.g. `[12:00:01.123] INFO: listening {"baseUrl":"http://127.0.0.1:40123","role":"all"}`
   expect(listening).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: listening .*127\.0\.0\.1:\d+/);
   expect(lines(out).some((line) => line.startsWith('{"level"'))).toBe(false);
 }
 
-describe("log format (LOG_FORMAT)", () => {
-  it("is readable on a terminal by default", async () => {
+// Each test waits on a server process of its own (its env passed to it, not set here): they run at once.
+describe.concurrent("log format (LOG_FORMAT)", () => {
+  it("is readable on a terminal by default", async ({ expect }) => {
     const { out } = await runServer(env(), true);
-    expectPretty(out);
+    expectPretty(expect, out);
     // Colours only on a terminal: a person's eye, not a file's.
     expect(out).toMatch(COLOUR);
   }, 60_000);
 
-  it("is JSON lines when stdout is not a terminal", async () => {
-    expectJson((await runServer(env(), false)).out);
+  it("is JSON lines when stdout is not a terminal", async ({ expect }) => {
+    expectJson(expect, (await runServer(env(), false)).out);
   }, 60_000);
 
-  it("LOG_FORMAT=json gives JSON on a terminal too", async () => {
-    expectJson((await runServer(env({ LOG_FORMAT: "json" }), true)).out);
+  it("LOG_FORMAT=json gives JSON on a terminal too", async ({ expect }) => {
+    expectJson(expect, (await runServer(env({ LOG_FORMAT: "json" }), true)).out);
   }, 60_000);
 
-  it("LOG_FORMAT=pretty gives readable lines in a pipe, without colours", async () => {
+  it("LOG_FORMAT=pretty gives readable lines in a pipe, without colours", async ({ expect }) => {
     const { out } = await runServer(env({ LOG_FORMAT: "pretty" }), false);
-    expectPretty(out);
+    expectPretty(expect, out);
     expect(out).not.toMatch(COLOUR);
   }, 60_000);
 
-  it("refuses another LOG_FORMAT with a configuration error", async () => {
+  it("refuses another LOG_FORMAT with a configuration error", async ({ expect }) => {
     const { err, code } = await runServer(env({ LOG_FORMAT: "xml" }), false);
     expect(code).toBe(1);
     expect(err).toContain("LOG_FORMAT must be one of auto, json, pretty");

@@ -169,8 +169,12 @@ async function expectKillKeepsLastWrite(dataDir: string, first: Started, again: 
   await stop(revived);
 }
 
-describe("pnpm start's data", () => {
-  it("a restart finds the contacts of the first start, in the same demo workspace with the same key", async () => {
+// The tests share nothing (a data directory, processes and databases each) and mostly wait on
+// processes: they run at once.
+describe.concurrent("pnpm start's data", () => {
+  it("a restart finds the contacts of the first start, in the same demo workspace with the same key", async ({
+    expect,
+  }) => {
     const dataDir = await tempDir();
     const first = await firstStart(dataDir);
     const created = await createKeptContact(first);
@@ -183,7 +187,7 @@ describe("pnpm start's data", () => {
     await expectKillKeepsLastWrite(dataDir, first, again, created.body.id);
   }, 240_000);
 
-  it("a revoked demo key is replaced at the next start, in the same workspace", async () => {
+  it("a revoked demo key is replaced at the next start, in the same workspace", async ({ expect }) => {
     const dataDir = await tempDir();
     const admin = { Authorization: "Bearer persistence-admin" };
     const startWithAdmin = () => start(PERSISTENT, dataDir, { ADMIN_TOKEN: "persistence-admin" });
@@ -210,7 +214,9 @@ describe("pnpm start's data", () => {
     await stop(again);
   }, 180_000);
 
-  it("Ctrl-C while the banner is still being made stops gracefully: status 0, the server stopped", async () => {
+  it("Ctrl-C while the banner is still being made stops gracefully: status 0, the server stopped", async ({
+    expect,
+  }) => {
     // As soon as it listens: its migrations and the demo workspace are still to come.
     const main = startMain(
       { MONGODB_URI: "", DESKLINE_DATA_DIR: join(await tempDir(), "unused") },
@@ -221,8 +227,11 @@ describe("pnpm start's data", () => {
     expect(await main.exited, main.output()).toBe(0);
     expect(main.output()).toContain('"msg":"stopped"');
   }, 120_000);
+});
 
-  it("--ephemeral keeps nothing and writes nothing into the data directory", async () => {
+// A sibling of the block above, run at once with it.
+describe.concurrent("pnpm start --ephemeral", () => {
+  it("--ephemeral keeps nothing and writes nothing into the data directory", async ({ expect }) => {
     const dataDir = join(await tempDir(), "unused");
     const first = await start(EPHEMERAL, dataDir);
     expect(databaseLine(first.main)).toMatch(/^embedded database: .* \(in memory\), because /);

@@ -34,12 +34,16 @@ const certificate = testCertificate();
 
 let client: MongoClient;
 let db: Db;
+// The start-up check's test's own: the tests beside it find every secret stored in `db`.
+let heldDb: Db;
 beforeAll(async () => {
   client = await new MongoClient(inject("mongodbUri")).connect();
   db = client.db(databaseName);
+  heldDb = client.db(`${databaseName}_held`);
 });
 afterAll(async () => {
   await db.dropDatabase().catch(() => {});
+  await heldDb.dropDatabase().catch(() => {});
   await client.close();
 });
 
@@ -168,8 +172,21 @@ const replay = (baseUrl: string, m: (typeof made)[number]) =>
     headers: { "Idempotency-Key": m.idempotencyKey },
   });
 
-describe("signing secrets at rest: stored in the clear, then sealed", () => {
-  it("without a key: runs as before, and says once that secrets are stored in the clear", async () => {
+// The chain's blocks run in order, each reading what the one before stored in `db`; the chain and
+// the start-up check's test (on `heldDb`, mostly waiting out its 5 s) share nothing, and run at once.
+describe.concurrent("signing secrets at rest, from the clear to a new key", () => {
+  describe.sequential("signing secrets at rest: stored in the clear, then sealed", storedInTheClear);
+  describe.sequential("signing secrets at rest: sealed under a key", sealedUnderAKey);
+  describe.sequential(
+    "signing secrets at rest: a key that cannot open them, and a new key",
+    openedWithANewKey,
+  );
+});
+
+function storedInTheClear() {
+  it("without a key: runs as before, and says once that secrets are stored in the clear", async ({
+    expect,
+  }) => {
     const main = await server({});
     ({ key, workspaceId } = await newWorkspace(undefined, main.url));
     await createEndpoint(main.url, "https://plain.example.invalid/hooks");
@@ -188,7 +205,9 @@ describe("signing secrets at rest: stored in the clear, then sealed", () => {
     expect((await findEverywhere("hdrval_")).length).toBeGreaterThan(0);
   });
 
-  it("with a key: a secret stored in the clear stops the start, until reencrypt-secrets seals it", async () => {
+  it("with a key: a secret stored in the clear stops the start, until reencrypt-secrets seals it", async ({
+    expect,
+  }) => {
     const refused = await refusedStart({ SECRETS_ENCRYPTION_KEY: KEY_1 });
     expect(refused.code).toBe(1);
     expect(refused.output).toContain("stored unsealed");
@@ -200,10 +219,12 @@ describe("signing secrets at rest: stored in the clear, then sealed", () => {
     expect(await findEverywhere("whsec_")).toEqual([]);
     expect(await findEverywhere("hdrval_")).toEqual([]);
   });
-});
+}
 
-describe("signing secrets at rest: sealed under a key", () => {
-  it("with a key: creates, rotations, key issues, replays and deliveries leave no key or secret anywhere", async () => {
+function sealedUnderAKey() {
+  it("with a key: creates, rotations, key issues, replays and deliveries leave no key or secret anywhere", async ({
+    expect,
+  }) => {
     const main = await server({ SECRETS_ENCRYPTION_KEY: KEY_1 });
     const receiver = await startReceiver();
     const endpoint = await createEndpoint(main.url, receiver.url);
@@ -228,7 +249,11 @@ describe("signing secrets at rest: sealed under a key", () => {
     }
 
     // A delivery is signed with both secrets in their plaintext: the seal opens to the real one.
-    const contact = await api.post("/open/v1/contacts", { baseUrl: main.url, key, body: { name: "Sealed" } });
+    const contact = await api.post("/open/v1/contacts", {
+      baseUrl: main.url,
+      key,
+      body: { name: "Sealed" },
+    });
     expect(contact.status).toBe(201);
     const [delivery] = await eventually(
       async () => receiver.received,
@@ -251,10 +276,12 @@ describe("signing secrets at rest: sealed under a key", () => {
     for (const value of values) expect(value).toMatch(sealedUnder(KEY_1));
     expect(workspaceId).toBeTruthy();
   });
-});
+}
 
-describe("signing secrets at rest: a key that cannot open them, and a new key", () => {
-  it("a key that cannot decrypt what is stored, or no key at all, stops the server at start", async () => {
+function openedWithANewKey() {
+  it("a key that cannot decrypt what is stored, or no key at all, stops the server at start", async ({
+    expect,
+  }) => {
     const wrong = await refusedStart({ SECRETS_ENCRYPTION_KEY: newKey() });
     expect(wrong.code).toBe(1);
     expect(wrong.output).toContain(
@@ -274,7 +301,9 @@ describe("signing secrets at rest: a key that cannot open them, and a new key", 
     for (const value of await storedSecretValues()) expect(value).toMatch(sealedUnder(KEY_1));
   });
 
-  it("rotates to a new key: the old one in SECRETS_ENCRYPTION_OLD_KEYS, then reencrypt-secrets moves every secret", async () => {
+  it("rotates to a new key: the old one in SECRETS_ENCRYPTION_OLD_KEYS, then reencrypt-secrets moves every secret", async ({
+    expect,
+  }) => {
     const during = await server({ SECRETS_ENCRYPTION_KEY: KEY_2, SECRETS_ENCRYPTION_OLD_KEYS: KEY_1 });
     expect(during.output()).toMatch(/some are under an older key/);
     const added = await createEndpoint(during.url, "https://rotated.example.invalid/hooks");
@@ -304,12 +333,14 @@ describe("signing secrets at rest: a key that cannot open them, and a new key", 
     expect(oldOnly.code).toBe(1);
     expect(oldOnly.output).toContain("SECRETS_ENCRYPTION_KEY cannot decrypt");
   });
-});
+}
 
-describe("while the start-up check of the stored secrets runs", () => {
-  it("creates wait for it, and answer 503 (DatabaseUnavailableError) if it takes over 5 s", async () => {
+describe.concurrent("while the start-up check of the stored secrets runs", () => {
+  it("creates wait for it, and answer 503 (DatabaseUnavailableError) if it takes over 5 s", async ({
+    expect,
+  }) => {
     const secrets = new SecretsAtRest(new SecretBox(Buffer.from(KEY_1, "base64")));
-    const endpoints = new WebhookEndpoints(db, secrets);
+    const endpoints = new WebhookEndpoints(heldDb, secrets);
     const release = secrets.holdWrites();
     let done = false;
     const creating = endpoints.create("ws_held", { url: "https://held.example.invalid/x" }).finally(() => {
@@ -328,7 +359,6 @@ describe("while the start-up check of the stored secrets runs", () => {
       DatabaseUnavailableError,
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
-    await db.collection("webhook_endpoints").deleteMany({ workspace_id: "ws_held" });
   });
 });
 

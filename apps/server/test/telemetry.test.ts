@@ -17,6 +17,7 @@ vi.setConfig({ testTimeout: 90_000 });
 const SERVER = 2; // SpanKind.SERVER
 const CLIENT = 3; // SpanKind.CLIENT
 
+// The servers of the tests outside the OTLP blocks export here; each names a service of its own.
 let receiver: OtlpReceiver;
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
@@ -25,9 +26,9 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-function otelEnv(protocol: string, serviceName: string): Record<string, string> {
+function otelEnv(to: OtlpReceiver, protocol: string, serviceName: string): Record<string, string> {
   return {
-    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_ENDPOINT: to.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
     OTEL_SERVICE_NAME: serviceName,
     OTEL_TRACES_SAMPLER: "parentbased_always_on",
@@ -37,8 +38,8 @@ function otelEnv(protocol: string, serviceName: string): Record<string, string> 
   };
 }
 
-const spansOf = (service: string, traceId?: string) =>
-  receiver.spans.filter(
+const spansOf = (from: OtlpReceiver, service: string, traceId?: string) =>
+  from.spans.filter(
     (s) => s.resource["service.name"] === service && (traceId === undefined || s.traceId === traceId),
   );
 
@@ -55,12 +56,13 @@ const logLines = (main: MainProcess) =>
  * carries route, status and workspace; its MongoDB commands sit under it. Returns the server span.
  */
 async function expectPostSpans(
+  from: OtlpReceiver,
   service: string,
   callerTrace: string,
   expected: { workspaceId: string; requestId: string | null; databaseName: string },
 ): Promise<ReceivedSpan> {
   const server = await eventually(
-    async () => spansOf(service, callerTrace),
+    async () => spansOf(from, service, callerTrace),
     (spans) => spans.some((s) => s.kind === SERVER) && spans.some((s) => s.kind === CLIENT),
     "the POST's spans",
   );
@@ -90,10 +92,10 @@ async function expectPostSpans(
 }
 
 /** The GET of a contact's span: it has a route template, never the raw path with the id. */
-async function expectGetSpan(service: string, callerTrace: string): Promise<void> {
+async function expectGetSpan(from: OtlpReceiver, service: string, callerTrace: string): Promise<void> {
   const get = await eventually(
     async () =>
-      spansOf(service).find(
+      spansOf(from, service).find(
         (s) => s.kind === SERVER && s.attributes["http.route"] === "/open/v1/contacts/{id}",
       ),
     (span) => span !== undefined,
@@ -104,24 +106,32 @@ async function expectGetSpan(service: string, callerTrace: string): Promise<void
   expect(get?.traceId).not.toBe(callerTrace);
 }
 
-describe.each([
+// The tests share nothing but receivers, whose spans they tell apart by service, route and trace,
+// and mostly wait on server processes: they run at once, within each block and across the blocks.
+describe.concurrent.each([
   { protocol: "http/json", contentType: "application/json" },
   { protocol: "http/protobuf", contentType: "application/x-protobuf" },
 ])("OTLP over $protocol", ({ protocol, contentType }) => {
   const service = `deskline-test-${protocol.replace("/", "-")}`;
+  // A receiver of the block's own: the content types it got are its server's alone.
+  let otlp: OtlpReceiver;
   let deployment: Deployment;
   let main: MainProcess;
   let baseUrl: string;
   beforeAll(async () => {
+    otlp = await startOtlpReceiver();
     deployment = await startDeployment();
-    main = await deployment.startProcess("api", otelEnv(protocol, service));
+    main = await deployment.startProcess("api", otelEnv(otlp, protocol, service));
     baseUrl = await main.baseUrl;
   }, 120_000);
-  afterAll(() => {
+  afterAll(async () => {
     main?.child.kill("SIGTERM");
+    await otlp?.close();
   });
 
-  it("a span per request with route, status and workspace; its MongoDB commands under it; its trace id on the log lines; the write's trace stored with the event", async () => {
+  it("a span per request with route, status and workspace; its MongoDB commands under it; its trace id on the log lines; the write's trace stored with the event", async ({
+    expect,
+  }) => {
     const { workspaceId, key } = await newWorkspace(undefined, baseUrl);
     // The caller's own trace: the request span must continue it.
     const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -136,12 +146,12 @@ describe.each([
     const fetched = await api.get(`/open/v1/contacts/${created.body.id}`, { baseUrl, key });
     expect(fetched.status).toBe(200);
 
-    const post = await expectPostSpans(service, callerTrace, {
+    const post = await expectPostSpans(otlp, service, callerTrace, {
       workspaceId,
       requestId,
       databaseName: deployment.databaseName,
     });
-    await expectGetSpan(service, callerTrace);
+    await expectGetSpan(otlp, service, callerTrace);
 
     // The access log line of the POST carries its trace and span ids.
     const accessLine = logLines(main).find((line) => line.msg === "request" && line.requestId === requestId);
@@ -153,15 +163,17 @@ describe.each([
     const listed = await api.get("/open/v1/events", { baseUrl, key });
     expect(JSON.stringify(listed.body)).not.toContain("traceparent");
 
-    expect(receiver.contentTypes).toContain(contentType);
+    expect(otlp.contentTypes).toContain(contentType);
   });
 
-  it("a request with no route and an error status is still a span", async () => {
+  it("a request with no route and an error status is still a span", async ({ expect }) => {
     const missing = await api.get("/open/v1/nowhere", { baseUrl });
     expect(missing.status).toBe(404);
     const span = await eventually(
       async () =>
-        spansOf(service).find((s) => s.kind === SERVER && s.attributes["url.path"] === "/open/v1/nowhere"),
+        spansOf(otlp, service).find(
+          (s) => s.kind === SERVER && s.attributes["url.path"] === "/open/v1/nowhere",
+        ),
       (found) => found !== undefined,
       "the 404's span",
     );
@@ -170,12 +182,12 @@ describe.each([
   });
 });
 
-describe("OTEL_TRACES_SAMPLER", () => {
-  it("always_off exports nothing, and the log lines carry no trace ids", async () => {
+describe.concurrent("OTEL_TRACES_SAMPLER", () => {
+  it("always_off exports nothing, and the log lines carry no trace ids", async ({ expect }) => {
     const deployment = await startDeployment();
     const service = "deskline-test-sampled-off";
     const main = await deployment.startProcess("api", {
-      ...otelEnv("http/json", service),
+      ...otelEnv(receiver, "http/json", service),
       OTEL_TRACES_SAMPLER: "always_off",
     });
     try {
@@ -183,7 +195,7 @@ describe("OTEL_TRACES_SAMPLER", () => {
       const { key } = await newWorkspace(undefined, baseUrl);
       expect((await api.get("/open/v1/contacts", { baseUrl, key })).status).toBe(200);
       await new Promise((done) => setTimeout(done, 600));
-      expect(spansOf(service)).toEqual([]);
+      expect(spansOf(receiver, service)).toEqual([]);
       // Unsampled spans still carry a context; the log lines say so with trace_flags 00.
       const line = logLines(main).find((l) => l.msg === "request" && l.path === "/open/v1/contacts");
       expect(line?.trace_flags).toBe("00");
@@ -193,8 +205,10 @@ describe("OTEL_TRACES_SAMPLER", () => {
   });
 });
 
-describe("when not configured", () => {
-  it("nothing outside platform/telemetry/sdk.ts imports OpenTelemetry, and platform/telemetry/index.ts loads it only on demand", () => {
+describe.concurrent("when not configured", () => {
+  it("nothing outside platform/telemetry/sdk.ts imports OpenTelemetry, and platform/telemetry/index.ts loads it only on demand", ({
+    expect,
+  }) => {
     // Off must cost nothing: no OpenTelemetry module is even loaded unless OTEL_* turn it on.
     const src = join(import.meta.dirname, "../src");
     const files = (readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith(".ts"));
@@ -207,7 +221,7 @@ describe("when not configured", () => {
     expect(index).not.toMatch(/^import [^t].*sdk/m);
   });
 
-  it("a server without OTEL_* exports nothing and logs no trace ids", async () => {
+  it("a server without OTEL_* exports nothing and logs no trace ids", async ({ expect }) => {
     const deployment = await startDeployment();
     const main = await deployment.startProcess("api", { LOG_FORMAT: "json" });
     try {
@@ -226,19 +240,21 @@ describe("when not configured", () => {
     }
     // Once it stopped (a tracing server exports what it buffered then): nothing under the default
     // service name, the one it would have used. Counting all spans would also count the final
-    // exports of the servers of the tests before, which name services of their own.
+    // exports of the other tests' servers, which name services of their own.
     expect(await main.exited).toBe(0);
-    expect(spansOf("deskline-server")).toEqual([]);
+    expect(spansOf(receiver, "deskline-server")).toEqual([]);
   });
 });
 
 // The delivery worker calls withDeliveryAttemptSpan (platform/telemetry/index.ts) around each attempt
 // (webhooks/delivery/lane.ts), with the stored event's `traceparent`.
-describe("delivery attempts", () => {
-  it("each attempt is a span in the write's trace, with endpoint, event type, attempt number and outcome", async () => {
+describe.concurrent("delivery attempts", () => {
+  it("each attempt is a span in the write's trace, with endpoint, event type, attempt number and outcome", async ({
+    expect,
+  }) => {
     const deployment = await startDeployment();
     const service = "deskline-test-delivery";
-    const main = await deployment.startProcess("all", otelEnv("http/json", service));
+    const main = await deployment.startProcess("all", otelEnv(receiver, "http/json", service));
     try {
       const baseUrl = await main.baseUrl;
       const { key } = await newWorkspace(undefined, baseUrl);
@@ -250,7 +266,7 @@ describe("delivery attempts", () => {
       expect(created.status).toBe(201);
       const write = await eventually(
         async () =>
-          spansOf(service).find(
+          spansOf(receiver, service).find(
             (s) => s.kind === SERVER && s.attributes["http.route"] === "/open/v1/contacts",
           ),
         (span) => span !== undefined,
@@ -258,7 +274,7 @@ describe("delivery attempts", () => {
       );
       const attempts = await eventually(
         async () =>
-          spansOf(service, write?.traceId)
+          spansOf(receiver, service, write?.traceId)
             .filter((s) => s.attributes["deskline.delivery.attempt"] !== undefined)
             .sort(
               (a, b) =>

@@ -1,5 +1,5 @@
 import { constructEvent } from "@deskline/webhook-verifier";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import type { StoredEvent } from "../src/events/model.js";
 import { newId } from "../src/platform/ids.js";
 import type { WebhookDeliveryDoc } from "../src/webhooks/deliveries/store.js";
@@ -15,55 +15,53 @@ import { eventually } from "./helpers/main-process.js";
 
 // Webhook recovery: deliveries as records, resend, and recover, end to end: a real
 // server (in this process; the SIGKILLed worker is a process) delivering over real HTTPS to receivers this file starts, with 50 ms retries.
-// One attempt at a time (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1) makes "oldest event
-// first" observable at the receiver.
+// Each test has a deployment of its own (its database and server). One attempt at a time
+// (WEBHOOK_CONCURRENCY and WEBHOOK_ENDPOINT_CONCURRENCY 1) makes "oldest event first" observable
+// at the receiver.
 
 const SLOW = 120_000;
 vi.setConfig({ testTimeout: 240_000 });
 
 type Json = Record<string, any>;
 
-let deployment: Deployment;
-let main: InProcessServer;
-let baseUrl: string;
-let key: string;
-let workspaceId: string;
+const servers: InProcessServer[] = [];
+afterAll(() => {
+  if (process.env.DEBUG_DELIVERY) for (const main of servers) console.log(main.output().slice(-5000));
+});
 
-beforeAll(async () => {
-  deployment = await startDeployment({
+/** A test's own deployment with one server (ROLE=all), and a workspace on it. */
+async function startWorld() {
+  const deployment: Deployment = await startDeployment({
     WEBHOOK_CONCURRENCY: "1",
     WEBHOOK_ENDPOINT_CONCURRENCY: "1",
     WEBHOOK_TIMEOUT_MS: "3000",
   });
-  main = await deployment.start("all");
-  baseUrl = main.baseUrl;
-});
-afterAll(() => {
-  if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-5000));
-});
+  const main = await deployment.start("all");
+  servers.push(main);
+  const { baseUrl } = main;
+  const { key, workspaceId } = await newWorkspace(undefined, baseUrl);
+  return { deployment, baseUrl, key, workspaceId };
+}
+type World = Awaited<ReturnType<typeof startWorld>>;
 
-beforeEach(async () => {
-  ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
-});
+/** The admin API of the test's server. */
+const adminAt = (w: World, method: string, path: string) => admin(method, path, undefined, w.baseUrl);
+const endpointFor = (w: World, url: string, events?: string[]) => createEndpoint(w, url, events);
 
-/** The admin API of this file's server. */
-const adminAt = (method: string, path: string) => admin(method, path, undefined, baseUrl);
-const endpointFor = (url: string, events?: string[]) => createEndpoint({ key, baseUrl }, url, events);
-
-const setStatus = async (endpointId: string, status: "enabled" | "disabled") => {
+const setStatus = async (w: World, endpointId: string, status: "enabled" | "disabled") => {
   const patched = await api.patch(`/open/v1/webhook-endpoints/${endpointId}`, {
-    key,
-    baseUrl,
+    key: w.key,
+    baseUrl: w.baseUrl,
     body: { status },
   });
   expect(patched.status).toBe(200);
 };
 
-const recover = (endpointId: string, body: Json) =>
-  api.post(`/open/v1/webhook-endpoints/${endpointId}/recover`, { key, baseUrl, body });
+const recover = (w: World, endpointId: string, body: Json) =>
+  api.post(`/open/v1/webhook-endpoints/${endpointId}/recover`, { key: w.key, baseUrl: w.baseUrl, body });
 
 /** The recovery once its job has gone through the whole window (`getWebhookRecovery`). */
-async function finished(recoveryId: string, at = { key, baseUrl }): Promise<Json> {
+async function finished(recoveryId: string, at: { key: string; baseUrl: string }): Promise<Json> {
   return eventually(
     async () => {
       const got = await api.get(`/open/v1/webhook-recoveries/${recoveryId}`, at);
@@ -77,20 +75,20 @@ async function finished(recoveryId: string, at = { key, baseUrl }): Promise<Json
 }
 
 /** Recovers and waits for the job: what it queued. */
-const recoverAll = async (endpointId: string, body: Json) => {
-  const started = await recover(endpointId, body);
-  expect(started.status).toBe(202);
-  return finished(started.body.id);
+const recoverAll = async (w: World, endpointId: string, body: Json) => {
+  const recovery = await recover(w, endpointId, body);
+  expect(recovery.status).toBe(202);
+  return finished(recovery.body.id, w);
 };
 
 /** Every delivery of the endpoint (all pages), newest first. */
-async function deliveriesOf(endpointId: string, query: Json = {}): Promise<Json[]> {
+async function deliveriesOf(w: World, endpointId: string, query: Json = {}): Promise<Json[]> {
   const all: Json[] = [];
   let after: string | undefined;
   for (;;) {
     const page = await api.get(`/open/v1/webhook-endpoints/${endpointId}/deliveries`, {
-      key,
-      baseUrl,
+      key: w.key,
+      baseUrl: w.baseUrl,
       query: { limit: 100, ...query, ...(after ? { starting_after: after } : {}) },
     });
     expect(page.status).toBe(200);
@@ -100,10 +98,10 @@ async function deliveriesOf(endpointId: string, query: Json = {}): Promise<Json[
   }
 }
 
-const eventDeliveries = async (eventId: string) => {
+const eventDeliveries = async (w: World, eventId: string) => {
   const page = await api.get(`/open/v1/events/${eventId}/deliveries`, {
-    key,
-    baseUrl,
+    key: w.key,
+    baseUrl: w.baseUrl,
     query: { limit: 100 },
   });
   expect(page.status).toBe(200);
@@ -132,7 +130,8 @@ const receivedTimes = (receiver: Receiver, eventId: string, times: number, what:
   );
 
 /** Emits 15 events to an endpoint that fails every delivery: the failures disable it. */
-async function disableByFailures(endpointId: string): Promise<StoredEvent[]> {
+async function disableByFailures(w: World, endpointId: string): Promise<StoredEvent[]> {
+  const { deployment, workspaceId, key, baseUrl } = w;
   const failed: StoredEvent[] = [];
   for (let i = 0; i < 15; i++) failed.push(await deployment.emit(workspaceId, "contact.created"));
   await eventually(
@@ -149,29 +148,36 @@ async function disableByFailures(endpointId: string): Promise<StoredEvent[]> {
  * be recovered. Returns the events emitted while it was down.
  */
 async function expectDisabled(
+  w: World,
   endpointId: string,
   failed: StoredEvent[],
   since: number,
 ): Promise<StoredEvent[]> {
   // Events while it is disabled make no delivery at all.
   const whileDown: StoredEvent[] = [];
-  for (let i = 0; i < 3; i++) whileDown.push(await deployment.emit(workspaceId, "ticket.created"));
-  for (const event of whileDown) expect(await eventDeliveries(event._id)).toEqual([]);
-  const failedDeliveries = await deliveriesOf(endpointId, { status: "failed" });
+  for (let i = 0; i < 3; i++) whileDown.push(await w.deployment.emit(w.workspaceId, "ticket.created"));
+  for (const event of whileDown) expect(await eventDeliveries(w, event._id)).toEqual([]);
+  const failedDeliveries = await deliveriesOf(w, endpointId, { status: "failed" });
   expect(failedDeliveries.map((d) => d.event_id).sort()).toEqual(failed.map((e) => e._id).sort());
   for (const delivery of failedDeliveries) {
     expect(delivery).toMatchObject({ attempts: 5, last_status_code: 503, next_attempt_at: null });
   }
   // A disabled endpoint cannot be recovered: enable it first.
-  const refused = await recover(endpointId, { since });
+  const refused = await recover(w, endpointId, { since });
   expect(refused.status).toBe(409);
   expect(refused.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "id" });
   return whileDown;
 }
 
 /** Starts a recovery from `since` and waits for its job, which queues `queued` deliveries. */
-async function expectRecoveryQueues(endpointId: string, since: number, queued: number): Promise<void> {
-  const recovery = await recover(endpointId, { since });
+async function expectRecoveryQueues(
+  w: World,
+  endpointId: string,
+  since: number,
+  queued: number,
+): Promise<void> {
+  const { key, baseUrl } = w;
+  const recovery = await recover(w, endpointId, { since });
   expect(recovery.status).toBe(202);
   const { created_at } = (await api.get(`/open/v1/webhook-endpoints/${endpointId}`, { key, baseUrl })).body;
   // Answered at once; the job pages through the window on the worker. A `since` before the
@@ -186,7 +192,7 @@ async function expectRecoveryQueues(endpointId: string, since: number, queued: n
     completed_at: null,
   });
   expect(recovery.body.id).toMatch(/^rcv_/);
-  const done = await finished(recovery.body.id);
+  const done = await finished(recovery.body.id, w);
   expect(done).toMatchObject({ status: "succeeded", queued });
   expect(done.scanned).toBeGreaterThanOrEqual(queued);
   expect(Date.parse(done.completed_at)).toBeGreaterThanOrEqual(Date.parse(done.created_at));
@@ -194,13 +200,14 @@ async function expectRecoveryQueues(endpointId: string, since: number, queued: n
 
 /** The `missed` events reach `receiver` (from index `fixedAt` on) each once, oldest first. */
 async function expectRecoveredOldestFirst(
+  w: World,
   receiver: Receiver,
   endpoint: { id: string; secret: string },
   missed: string[],
   fixedAt: number,
 ): Promise<void> {
   const succeeded = await eventually(
-    () => deliveriesOf(endpoint.id, { status: "succeeded" }),
+    () => deliveriesOf(w, endpoint.id, { status: "succeeded" }),
     (list) => list.length === missed.length,
     "the recovered deliveries recorded as succeeded",
     SLOW,
@@ -216,13 +223,13 @@ async function expectRecoveredOldestFirst(
 }
 
 /** A failed event, once recovered, has both deliveries; the attempts name theirs. */
-async function expectBothDeliveries(endpointId: string, eventId: string): Promise<void> {
-  const first = await eventDeliveries(eventId);
+async function expectBothDeliveries(w: World, endpointId: string, eventId: string): Promise<void> {
+  const first = await eventDeliveries(w, eventId);
   expect(first.map((d) => d.status)).toEqual(["succeeded", "failed"]);
   const attempts = (
     await api.get(`/open/v1/webhook-endpoints/${endpointId}/attempts`, {
-      key,
-      baseUrl,
+      key: w.key,
+      baseUrl: w.baseUrl,
       query: { limit: 100 },
     })
   ).body.data as Json[];
@@ -234,12 +241,12 @@ async function expectBothDeliveries(endpointId: string, eventId: string): Promis
  * What a recovery leaves when its process dies between recording a batch of deliveries and
  * scheduling their endpoint's lane: the deliveries, due, and no lane. Returns the delivery's id.
  */
-async function insertUnscheduledDelivery(endpointId: string, event: StoredEvent): Promise<string> {
+async function insertUnscheduledDelivery(w: World, endpointId: string, event: StoredEvent): Promise<string> {
   const past = new Date(Date.now() - 60_000);
   const id = newId("dlv", past.getTime());
-  await deployment.db.collection<WebhookDeliveryDoc>("webhook_deliveries").insertOne({
+  await w.deployment.db.collection<WebhookDeliveryDoc>("webhook_deliveries").insertOne({
     _id: id,
-    workspace_id: workspaceId,
+    workspace_id: w.workspaceId,
     event_id: event._id,
     event_type: event.type,
     endpoint_id: endpointId,
@@ -258,32 +265,41 @@ async function insertUnscheduledDelivery(endpointId: string, event: StoredEvent)
   return id;
 }
 
-describe("recovery after an outage: disabled and paused endpoints", () => {
-  it("an endpoint failing until disabled, fixed, enabled and recovered gets every missed event once, oldest first", async () => {
+// The tests share nothing (a deployment each) and mostly wait on deliveries: they run at once,
+// within each block and across these sibling concurrent blocks.
+describe.concurrent("recovery after an outage: disabled and paused endpoints", () => {
+  it("an endpoint failing until disabled, fixed, enabled and recovered gets every missed event once, oldest first", async ({
+    expect,
+  }) => {
+    const w = await startWorld();
     const receiver = await startReceiver();
     receiver.answer = () => ({ status: 503 });
-    const endpoint = await endpointFor(receiver.url);
+    const endpoint = await endpointFor(w, receiver.url);
     const since = secondsAgo(1);
-    const failed = await disableByFailures(endpoint.id);
-    const whileDown = await expectDisabled(endpoint.id, failed, since);
+    const failed = await disableByFailures(w, endpoint.id);
+    const whileDown = await expectDisabled(w, endpoint.id, failed, since);
 
     receiver.answer = () => ({ status: 200 });
-    const enabled = await adminAt("POST", `/admin/v1/webhook-endpoints/${endpoint.id}/enable`);
+    const enabled = await adminAt(w, "POST", `/admin/v1/webhook-endpoints/${endpoint.id}/enable`);
     expect(enabled.status).toBe(200);
     const fixedAt = receiver.received.length;
-    await expectRecoveryQueues(endpoint.id, since, 18);
+    await expectRecoveryQueues(w, endpoint.id, since, 18);
     const missed = [...failed, ...whileDown].map((e) => e._id);
-    await expectRecoveredOldestFirst(receiver, endpoint, missed, fixedAt);
-    await expectBothDeliveries(endpoint.id, failed[0]?._id as string);
+    await expectRecoveredOldestFirst(w, receiver, endpoint, missed, fixedAt);
+    await expectBothDeliveries(w, endpoint.id, failed[0]?._id as string);
     // Nothing is missing any more: recovering again queues nothing.
-    const again = await recoverAll(endpoint.id, { since, until: new Date().toISOString() });
+    const again = await recoverAll(w, endpoint.id, { since, until: new Date().toISOString() });
     expect(again.queued).toBe(0);
   });
 
-  it("a paused endpoint's due delivery is dropped, later events make none, and recover brings both back", async () => {
+  it("a paused endpoint's due delivery is dropped, later events make none, and recover brings both back", async ({
+    expect,
+  }) => {
+    const w = await startWorld();
+    const { deployment, workspaceId } = w;
     const receiver = await startReceiver();
     receiver.answer = () => "hang"; // the first attempt times out (3 s); its retry is due while paused
-    const endpoint = await endpointFor(receiver.url, ["contact.updated"]);
+    const endpoint = await endpointFor(w, receiver.url, ["contact.updated"]);
     const since = new Date(Date.now() - 1000).toISOString();
     const due = await deployment.emit(workspaceId, "contact.updated");
     await eventually(
@@ -292,9 +308,9 @@ describe("recovery after an outage: disabled and paused endpoints", () => {
       "the first attempt",
       SLOW,
     );
-    await setStatus(endpoint.id, "disabled");
+    await setStatus(w, endpoint.id, "disabled");
     const [dropped] = await eventually(
-      () => eventDeliveries(due._id),
+      () => eventDeliveries(w, due._id),
       (list) => list[0]?.status === "dropped",
       "the delivery dropped",
       SLOW,
@@ -302,13 +318,13 @@ describe("recovery after an outage: disabled and paused endpoints", () => {
     expect(dropped).toMatchObject({ endpoint_id: endpoint.id, attempts: 1, last_status_code: null });
     const later = await deployment.emit(workspaceId, "contact.updated");
     const ignored = await deployment.emit(workspaceId, "ticket.created"); // not subscribed
-    expect(await eventDeliveries(later._id)).toEqual([]);
+    expect(await eventDeliveries(w, later._id)).toEqual([]);
 
     receiver.answer = () => ({ status: 200 });
     receiver.release();
-    await setStatus(endpoint.id, "enabled");
+    await setStatus(w, endpoint.id, "enabled");
     const from = receiver.received.length;
-    expect((await recoverAll(endpoint.id, { since })).queued).toBe(2);
+    expect((await recoverAll(w, endpoint.id, { since })).queued).toBe(2);
     await eventually(
       async () => receiver.received.length - from,
       (n) => n >= 2,
@@ -319,7 +335,7 @@ describe("recovery after an outage: disabled and paused endpoints", () => {
     expect(verifiedIds(receiver, endpoint.secret, from)).toEqual([due._id, later._id]);
     expect(receiver.deliveriesOf(ignored._id)).toHaveLength(0);
     const statuses = await eventually(
-      () => eventDeliveries(due._id),
+      () => eventDeliveries(w, due._id),
       (list) => list[0]?.status === "succeeded",
       "the recovered delivery",
       SLOW,
@@ -328,25 +344,28 @@ describe("recovery after an outage: disabled and paused endpoints", () => {
   });
 });
 
-describe("recovery after an outage: one at a time, and deliveries a dead process left", () => {
-  it("one recovery of an endpoint at a time: a second while the first runs is 409, and each missed event is queued once", async () => {
+describe.concurrent("recovery after an outage: one at a time, and deliveries a dead process left", () => {
+  it("one recovery of an endpoint at a time: a second while the first runs is 409, and each missed event is queued once", async ({
+    expect,
+  }) => {
+    const w = await startWorld();
     const receiver = await startReceiver();
     // Held until both answered, so every queued delivery is still pending while they run.
     receiver.answer = () => "hang";
-    const endpoint = await endpointFor(receiver.url);
+    const endpoint = await endpointFor(w, receiver.url);
     const since = secondsAgo(1);
-    await setStatus(endpoint.id, "disabled");
+    await setStatus(w, endpoint.id, "disabled");
     const missed: StoredEvent[] = [];
-    for (let i = 0; i < 40; i++) missed.push(await deployment.emit(workspaceId, "message.received"));
-    await setStatus(endpoint.id, "enabled");
-    const both = await Promise.all([recover(endpoint.id, { since }), recover(endpoint.id, { since })]);
+    for (let i = 0; i < 40; i++) missed.push(await w.deployment.emit(w.workspaceId, "message.received"));
+    await setStatus(w, endpoint.id, "enabled");
+    const both = await Promise.all([recover(w, endpoint.id, { since }), recover(w, endpoint.id, { since })]);
     const started = both.find((r) => r.status === 202);
     const refused = both.find((r) => r.status === 409);
     expect(started && refused, JSON.stringify(both.map((r) => r.body))).toBeTruthy();
     expect(refused?.body.error).toMatchObject({ code: "webhook_recovery_in_progress", param: "id" });
     expect(refused?.body.error.message).toContain(started?.body.id);
     expect(refused?.body.error.message).toContain("WEBHOOK_RECOVERIES_PER_ENDPOINT");
-    expect((await finished(started?.body.id)).queued).toBe(missed.length);
+    expect((await finished(started?.body.id, w)).queued).toBe(missed.length);
     receiver.answer = () => ({ status: 200 });
     receiver.release();
     await eventually(
@@ -361,19 +380,22 @@ describe("recovery after an outage: one at a time, and deliveries a dead process
     expect([...new Set(got)].sort()).toEqual(missed.map((e) => e._id).sort());
     expect(got.length).toBeLessThanOrEqual(missed.length + 1);
     // While deliveries are pending a third recovery queues nothing either; after, nothing is missing.
-    expect((await recoverAll(endpoint.id, { since })).queued).toBe(0);
+    expect((await recoverAll(w, endpoint.id, { since })).queued).toBe(0);
   });
 
-  it("sends deliveries whose worker was never told of them (the process died first): the next round finds them", async () => {
+  it("sends deliveries whose worker was never told of them (the process died first): the next round finds them", async ({
+    expect,
+  }) => {
+    const w = await startWorld();
     const receiver = await startReceiver();
-    const endpoint = await endpointFor(receiver.url);
-    await setStatus(endpoint.id, "disabled");
-    const event = await deployment.emit(workspaceId, "contact.created");
-    await setStatus(endpoint.id, "enabled");
-    const id = await insertUnscheduledDelivery(endpoint.id, event);
+    const endpoint = await endpointFor(w, receiver.url);
+    await setStatus(w, endpoint.id, "disabled");
+    const event = await w.deployment.emit(w.workspaceId, "contact.created");
+    await setStatus(w, endpoint.id, "enabled");
+    const id = await insertUnscheduledDelivery(w, endpoint.id, event);
     await receivedTimes(receiver, event._id, 1, "the delivery");
     const [delivery] = await eventually(
-      () => eventDeliveries(event._id),
+      () => eventDeliveries(w, event._id),
       (list) => list[0]?.status === "succeeded",
       "its delivery settled",
       SLOW,
@@ -385,22 +407,23 @@ describe("recovery after an outage: one at a time, and deliveries a dead process
 
 /** A resend to an endpoint not subscribed to the event's type, or disabled, is refused. */
 async function expectResendRefused(
+  w: World,
   eventId: string,
   unsubscribedId: string,
   endpointId: string,
 ): Promise<void> {
   // Not subscribed to the type, disabled, or not in this workspace.
   const unsubscribed = await api.post(`/open/v1/events/${eventId}/resend`, {
-    key,
-    baseUrl,
+    key: w.key,
+    baseUrl: w.baseUrl,
     body: { endpoint_id: unsubscribedId },
   });
   expect(unsubscribed.status).toBe(400);
   expect(unsubscribed.body.error).toMatchObject({ code: "parameter_invalid", param: "endpoint_id" });
-  await setStatus(endpointId, "disabled");
+  await setStatus(w, endpointId, "disabled");
   const disabled = await api.post(`/open/v1/events/${eventId}/resend`, {
-    key,
-    baseUrl,
+    key: w.key,
+    baseUrl: w.baseUrl,
     body: { endpoint_id: endpointId },
   });
   expect(disabled.status).toBe(409);
@@ -408,7 +431,7 @@ async function expectResendRefused(
 }
 
 /** The counters of resends, recoveries and dropped and recovered deliveries on /metrics. */
-async function scrape() {
+async function scrape(baseUrl: string) {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
   const value = (pattern: string) => Number(new RegExp(`^${pattern} (\\d+)`, "m").exec(text)?.[1] ?? 0);
   return {
@@ -419,13 +442,17 @@ async function scrape() {
   };
 }
 
-describe("resend", () => {
-  it("sends a delivered event again with the same bytes and event id, to one endpoint or to all subscribed", async () => {
+describe.concurrent("resend", () => {
+  it("sends a delivered event again with the same bytes and event id, to one endpoint or to all subscribed", async ({
+    expect,
+  }) => {
+    const w = await startWorld();
+    const { deployment, workspaceId, key, baseUrl } = w;
     const receiver = await startReceiver();
     const other = await startReceiver();
-    const endpoint = await endpointFor(receiver.url, ["ticket.updated"]);
-    const second = await endpointFor(other.url);
-    const elsewhere = await endpointFor("https://never-contacted.invalid/hooks", ["contact.created"]);
+    const endpoint = await endpointFor(w, receiver.url, ["ticket.updated"]);
+    const second = await endpointFor(w, other.url);
+    const elsewhere = await endpointFor(w, "https://never-contacted.invalid/hooks", ["contact.created"]);
     const event = await deployment.emit(workspaceId, "ticket.updated");
     await receivedTimes(receiver, event._id, 1, "the delivery");
     await receivedTimes(other, event._id, 1, "the other one");
@@ -455,7 +482,7 @@ describe("resend", () => {
     expect(toAll.body.data.map((d: Json) => d.endpoint_id).sort()).toEqual([endpoint.id, second.id].sort());
     await receivedTimes(other, event._id, 2, "the resend to all");
     const list = await eventually(
-      () => eventDeliveries(event._id),
+      () => eventDeliveries(w, event._id),
       // `endpoint`: the first, the resend to it, the resend to all; `second`: the first and the last.
       (l) => l.length === 5 && l.every((d) => d.status === "succeeded"),
       "five succeeded deliveries",
@@ -463,21 +490,23 @@ describe("resend", () => {
     );
     expect(list.some((d) => d.endpoint_id === elsewhere.id)).toBe(false);
 
-    await expectResendRefused(event._id, elsewhere.id, endpoint.id);
+    await expectResendRefused(w, event._id, elsewhere.id, endpoint.id);
   });
 
-  it("counts resends, recoveries and dropped deliveries on /metrics", async () => {
-    const before = await scrape();
+  it("counts resends, recoveries and dropped deliveries on /metrics", async ({ expect }) => {
+    const w = await startWorld();
+    const { deployment, workspaceId, key, baseUrl } = w;
+    const before = await scrape(baseUrl);
     const receiver = await startReceiver();
-    const endpoint = await endpointFor(receiver.url);
+    const endpoint = await endpointFor(w, receiver.url);
     const event = await deployment.emit(workspaceId, "contact.created");
     await receivedTimes(receiver, event._id, 1, "the delivery");
     expect((await api.post(`/open/v1/events/${event._id}/resend`, { key, baseUrl })).status).toBe(202);
-    await setStatus(endpoint.id, "disabled");
+    await setStatus(w, endpoint.id, "disabled");
     await deployment.emit(workspaceId, "contact.created");
-    await setStatus(endpoint.id, "enabled");
-    expect((await recoverAll(endpoint.id, { since: secondsAgo(30) })).queued).toBe(1);
-    const after = await scrape();
+    await setStatus(w, endpoint.id, "enabled");
+    expect((await recoverAll(w, endpoint.id, { since: secondsAgo(30) })).queued).toBe(1);
+    const after = await scrape(baseUrl);
     expect(after.resends - before.resends).toBeGreaterThanOrEqual(1);
     expect(after.recoveries - before.recoveries).toBeGreaterThanOrEqual(1);
     expect(after.recovered - before.recovered).toBeGreaterThanOrEqual(1);
@@ -549,8 +578,10 @@ async function expectAllDelivered(
   expect(settled).toEqual([]);
 }
 
-describe("a worker SIGKILLed during a recovery", () => {
-  it("loses nothing: after a restart every missed event is delivered and every delivery succeeds", async () => {
+describe.concurrent("a worker SIGKILLed during a recovery", () => {
+  it("loses nothing: after a restart every missed event is delivered and every delivery succeeds", async ({
+    expect,
+  }) => {
     const { w, url, world, receiver, endpointId, patch } = await disabledEndpointDeployment();
     const since = secondsAgo(1);
     // The process starts (seconds) while the events are recorded: a disabled endpoint gets no
