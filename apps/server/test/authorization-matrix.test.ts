@@ -5,7 +5,8 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import { type ApiResponse, admin, api, newKey, newWorkspace, request } from "./helpers/api.js";
 import { type SpecOperation, specOperations, specScopes } from "./helpers/contract.js";
 import { openConversation } from "./helpers/conversations.js";
-import { eventsAbout } from "./helpers/events.js";
+import { runDatabase } from "./helpers/database.js";
+import { eventsAbout, relayed } from "./helpers/events.js";
 import { expectInsufficientScope, expectSameAsMissing } from "./helpers/expect.js";
 
 type Json = Record<string, any>;
@@ -129,6 +130,15 @@ const send = (
   options: { key?: string; headers?: Json; body?: Json },
 ) => request(operation.method, path, { ...options, body: options.body ?? exampleBody(operation) });
 
+/**
+ * `readBack` once the deliveries of what the fixtures and the cases before wrote are queued: a
+ * write answers before its events' fan-out, which runs in the background and adds deliveries.
+ */
+async function readBefore(world: World, operation: SpecOperation, id?: string): Promise<Json[]> {
+  await relayed(await database(), world.workspaceId);
+  return readBack(world, operation, id);
+}
+
 /** Bodies that name other records: the spec example's ids do not exist, so these make real ones. */
 const LIVE_BODIES: Record<string, (world: World) => Promise<Json>> = {
   mergeContacts: async (world) => ({ contact_ids: [await fixtureId(world, "/open/v1/contacts")] }),
@@ -137,6 +147,7 @@ const LIVE_BODIES: Record<string, (world: World) => Promise<Json>> = {
 };
 const bodyFor = (operation: SpecOperation, world: World) => LIVE_BODIES[operation.operationId]?.(world);
 
+const database = runDatabase();
 let mine: World;
 let theirs: World;
 /** A key with exactly one scope, and one with every scope but that one. */
@@ -182,7 +193,7 @@ describe("scopes: every scope but an operation's own is 403 insufficient_scope, 
     const id = namesOne(operation) ? await fixtureId(mine, collectionOf(operation)) : undefined;
     const path = concretePath(operation, id);
     const body = await bodyFor(operation, mine);
-    const before = await readBack(mine, operation, id);
+    const before = await readBefore(mine, operation, id);
     for (const other of specScopes.filter((s) => s !== scope)) {
       expectInsufficientScope(await send(operation, path, { key: only.get(other), body }), scope);
     }
@@ -205,7 +216,7 @@ describe("authentication: no key, a malformed one, an unknown one, a revoked one
   it.each(cases(scoped))("%s", async (_id, operation) => {
     const id = namesOne(operation) ? await fixtureId(mine, collectionOf(operation)) : undefined;
     const path = concretePath(operation, id);
-    const before = await readBack(mine, operation, id);
+    const before = await readBefore(mine, operation, id);
     expect401(await send(operation, path, {}), "missing_api_key", "no key");
     for (const header of ["Basic dXNlcjpwYXNz", "Bearer", `Bearer ${mine.key} ${mine.key}`, mine.key]) {
       expect401(
@@ -231,7 +242,7 @@ describe("workspaces: an id of another workspace is 404 exactly like an unknown 
     const theirId = await fixtureId(theirs, collectionOf(operation));
     const unknownId = theirId.replace(/_(.*)$/, (_m, rest: string) => `_${"0".repeat(rest.length)}`);
     const body = await bodyFor(operation, mine);
-    const before = await readBack(theirs, operation, theirId);
+    const before = await readBefore(theirs, operation, theirId);
     const foreign = await send(operation, concretePath(operation, theirId), { key: mine.key, body });
     const missing = await send(operation, concretePath(operation, unknownId), { key: mine.key, body });
     expect(missing.body.error?.code, JSON.stringify(missing.body)).toBe("resource_missing");

@@ -1,5 +1,7 @@
+import type { Db } from "mongodb";
 import { expect } from "vitest";
 import { api } from "./api.js";
+import { eventually } from "./server-process.js";
 
 /** An event as the events API answers it. */
 export interface EventBody {
@@ -52,4 +54,21 @@ export async function theEvent(key: string, type: string, resourceId: string): P
   expect(fetched.status).toBe(200);
   expect(fetched.body).toEqual(event);
   return event;
+}
+
+/**
+ * Waits until no record of the workspace carries an event still to relay. A write answers once its
+ * events are recorded; their hooks (the webhook fan-out, which adds deliveries) run after it, in
+ * the background, and the relay removes an event's pending copy only once they ran. For a test
+ * that compares what the API reads before and after requests that must change nothing.
+ */
+export async function relayed(db: Db, workspaceId: string): Promise<void> {
+  const collections = await db.listCollections({}, { nameOnly: true }).toArray();
+  const carrying = { workspace_id: workspaceId, "pending_events.0": { $exists: true } };
+  await eventually(
+    () =>
+      Promise.all(collections.map(({ name }) => db.collection(name).countDocuments(carrying, { limit: 1 }))),
+    (counts) => counts.every((count) => count === 0),
+    `the relay of workspace ${workspaceId}'s events`,
+  );
 }
