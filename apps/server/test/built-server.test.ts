@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, inject, it } from "vitest";
+import { promisify } from "node:util";
+import { describe, inject, it } from "vitest";
 import { parse } from "yaml";
 import { request } from "./helpers/api.js";
 import { BUILT, eventually, startMain } from "./helpers/main-process.js";
@@ -17,18 +18,21 @@ import { BUILT, eventually, startMain } from "./helpers/main-process.js";
 const serverDir = join(import.meta.dirname, "..");
 const entry = join(serverDir, "dist/main.js");
 
+/** Synchronous, so a test runs it whole before the other can start, and the build is made once. */
 function buildIfMissing(): void {
   if (!existsSync(entry)) execFileSync("pnpm", ["run", "build"], { cwd: serverDir, stdio: "ignore" });
 }
 
-describe("the built server, from the workspace", () => {
-  it("is the package's deskline-server bin, a node script", () => {
+// The two blocks share nothing (a server process each, on different databases; their own metrics)
+// and mostly wait on the processes, and the deploy: they run at once.
+describe.concurrent("the built server, from the workspace", () => {
+  it("is the package's deskline-server bin, a node script", ({ expect }) => {
     const pkg = JSON.parse(readFileSync(join(serverDir, "package.json"), "utf8"));
     expect(pkg.bin).toEqual({ "deskline-server": "./dist/main.js" });
     expect(pkg.dependencies.tsx, "tsx is for development only").toBeUndefined();
   });
 
-  it("starts with plain node, on the embedded database, and answers", async () => {
+  it("starts with plain node, on the embedded database, and answers", async ({ expect }) => {
     buildIfMissing();
     expect(readFileSync(entry, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
 
@@ -68,8 +72,10 @@ describe("the built server, from the workspace", () => {
   }, 120_000);
 });
 
-describe("the built server, deployed alone", () => {
-  it("runs from anywhere once deployed with its production dependencies alone (`pnpm deploy --prod`)", async () => {
+describe.concurrent("the built server, deployed alone", () => {
+  it("runs from anywhere once deployed with its production dependencies alone (`pnpm deploy --prod`)", async ({
+    expect,
+  }) => {
     buildIfMissing();
     const temp = mkdtempSync(join(tmpdir(), "deskline-deploy-"));
     try {
@@ -77,9 +83,9 @@ describe("the built server, deployed alone", () => {
       // dependencies, the workspace's packages among them copied in (the spec's YAML comes with
       // @deskline/spec). From the lockfile and pnpm's store (`--offline`): no registry is asked.
       const deployed = join(temp, "server");
-      execFileSync("pnpm", ["-w", "run", "deploy:server", deployed], {
+      // Not execFileSync: the test beside it waits on its server meanwhile.
+      await promisify(execFile)("pnpm", ["-w", "run", "deploy:server", deployed], {
         cwd: serverDir,
-        stdio: "pipe",
         timeout: 180_000,
       });
       // The deploy's own lockfile (what was installed) beside the package.

@@ -1,4 +1,4 @@
-import { beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, it, vi } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
 import { type Receiver, startReceiver } from "./helpers/https-receiver.js";
@@ -14,8 +14,6 @@ vi.setConfig({ testTimeout: 180_000 });
 
 let deployment: Deployment;
 let baseUrl: string;
-let key: string;
-let workspaceId: string;
 
 beforeAll(async () => {
   deployment = await startDeployment({
@@ -27,9 +25,9 @@ beforeAll(async () => {
   await Promise.all([deployment.start("worker"), deployment.start("worker")]);
   baseUrl = await apiProcess.baseUrl;
 });
-beforeEach(async () => {
-  ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
-});
+
+/** A workspace of its own, so no endpoint of another test receives its events. */
+const workspace = () => newWorkspace(undefined, baseUrl);
 
 const arrivals = (receiver: Receiver, count: number) =>
   eventually(
@@ -39,8 +37,13 @@ const arrivals = (receiver: Receiver, count: number) =>
     SLOW,
   );
 
-describe("endpoints on one host", () => {
-  it("keep sockets of their own: one stuck on a hanging path does not hold up the other", async () => {
+// Each test has a workspace, endpoints and a receiver of its own; the timing checks are per endpoint
+// and lower bounds, which a busy machine only lengthens: they run at once, across these blocks.
+describe.concurrent("endpoints on one host", () => {
+  it("keep sockets of their own: one stuck on a hanging path does not hold up the other", async ({
+    expect,
+  }) => {
+    const { key, workspaceId } = await workspace();
     const host = await startReceiver();
     host.answer = (delivery) => (delivery.path.endsWith("/stuck") ? "hang" : { status: 200 });
     await createEndpoint({ key, baseUrl }, `${host.url}/stuck`, ["contact.updated"]);
@@ -61,8 +64,11 @@ describe("endpoints on one host", () => {
   });
 });
 
-describe("rate_limit", () => {
-  it("is part of the endpoint: set on create, changed and cleared by PATCH, 400 out of range", async () => {
+describe.concurrent("rate_limit", () => {
+  it("is part of the endpoint: set on create, changed and cleared by PATCH, 400 out of range", async ({
+    expect,
+  }) => {
+    const { key } = await workspace();
     const receiver = await startReceiver();
     const created = await api.post("/open/v1/webhook-endpoints", {
       key,
@@ -95,7 +101,8 @@ describe("rate_limit", () => {
     }
   });
 
-  it("holds across two workers: no faster than the limit", async () => {
+  it("holds across two workers: no faster than the limit", async ({ expect }) => {
+    const { key, workspaceId } = await workspace();
     const receiver = await startReceiver();
     const created = await api.post("/open/v1/webhook-endpoints", {
       key,
@@ -124,8 +131,9 @@ describe("rate_limit", () => {
   });
 });
 
-describe("Retry-After", () => {
-  it("holds the next attempt back as long as a 429 asked, within the retry schedule", async () => {
+describe.concurrent("Retry-After", () => {
+  it("holds the next attempt back as long as a 429 asked, within the retry schedule", async ({ expect }) => {
+    const { key, workspaceId } = await workspace();
     const receiver = await startReceiver();
     receiver.answer = (_delivery, index) =>
       index === 0 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 };
@@ -139,8 +147,9 @@ describe("Retry-After", () => {
   });
 });
 
-describe("the attempts log", () => {
-  it("has every attempt, those of a resend too, each beside its delivery", async () => {
+describe.concurrent("the attempts log", () => {
+  it("has every attempt, those of a resend too, each beside its delivery", async ({ expect }) => {
+    const { key, workspaceId } = await workspace();
     const receiver = await startReceiver();
     const endpoint = await createEndpoint({ key, baseUrl }, receiver.url, ["contact.created"]);
     const event = await deployment.emit(workspaceId, "contact.created");

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, inject, it } from "vitest";
 import { parse } from "yaml";
 import { request } from "./helpers/api.js";
 import { startTestServer, type TestServer } from "./helpers/server.js";
@@ -28,8 +28,9 @@ async function summariesOf(file: string): Promise<string[]> {
   );
 }
 
-describe("the reference pages over HTTP", () => {
-  it("GET /open/v1/docs is an HTML page that loads the renderer from this server", async () => {
+// Every test here only reads: the run's server's pages and specs, or a server of its own.
+describe.concurrent("the reference pages over HTTP", () => {
+  it("GET /open/v1/docs is an HTML page that loads the renderer from this server", async ({ expect }) => {
     const page = await request("GET", "/open/v1/docs");
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -58,7 +59,7 @@ describe("the reference pages over HTTP", () => {
     expect(plain.headers.get("content-encoding")).toBeNull();
   });
 
-  it("GET /admin/v1/docs needs no token, and serves the admin spec as one document", async () => {
+  it("GET /admin/v1/docs needs no token, and serves the admin spec as one document", async ({ expect }) => {
     const page = await request("GET", "/admin/v1/docs");
     expect(page.status).toBe(200);
     const specUrl = /spec-url="([^"]+)"/.exec(page.body as string)?.[1] as string;
@@ -77,7 +78,7 @@ describe("the reference pages over HTTP", () => {
     });
     afterAll(() => server.stop());
 
-    it("GET /admin/v1/docs is 404 route_not_found, the public page still 200", async () => {
+    it("GET /admin/v1/docs is 404 route_not_found, the public page still 200", async ({ expect }) => {
       const admin = await request("GET", "/admin/v1/docs", { baseUrl: server.baseUrl });
       expect(admin.status).toBe(404);
       expect(admin.body.error.code).toBe("route_not_found");
@@ -86,7 +87,8 @@ describe("the reference pages over HTTP", () => {
   });
 });
 
-describe("the reference pages in Chromium", () => {
+// Each test loads its page in a page (and a context) of its own, and only reads.
+describe.concurrent("the reference pages in Chromium", () => {
   let browser: Browser;
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
@@ -128,7 +130,7 @@ describe("the reference pages in Chromium", () => {
     }
   }
 
-  it("renders every operation of the public spec, offline, without a console error", async () => {
+  it("renders every operation of the public spec, offline, without a console error", async ({ expect }) => {
     const { headings, problems } = await load("/open/v1/docs", SCREENSHOT);
     const summaries = await summariesOf("openapi.yaml");
     expect(summaries.length).toBeGreaterThan(20);
@@ -136,7 +138,7 @@ describe("the reference pages in Chromium", () => {
     expect(problems).toEqual([]);
   }, 120_000);
 
-  it("renders every operation of the admin spec", async () => {
+  it("renders every operation of the admin spec", async ({ expect }) => {
     const { headings, problems } = await load("/admin/v1/docs");
     const summaries = await summariesOf("admin.yaml");
     expect(summaries.filter((summary) => !headings.includes(summary))).toEqual([]);

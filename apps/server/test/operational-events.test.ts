@@ -68,8 +68,12 @@ beforeAll(async () => {
   ({ secret: watcherSecret } = await endpoint(watcher.url, ["*"]));
 });
 
-describe("an endpoint failing 15 deliveries in a row, two workers delivering", () => {
-  it("sends one webhook_endpoint.failing (at 5), one webhook_endpoint.disabled, and 15 webhook_delivery.failed, to the other endpoint only", async () => {
+// These two tests share the workspace and its watcher, but each reads only what is about its own
+// endpoint, and they write different types (contacts, tickets): sibling concurrent blocks, at once.
+describe.concurrent("an endpoint failing 15 deliveries in a row, two workers delivering", () => {
+  it("sends one webhook_endpoint.failing (at 5), one webhook_endpoint.disabled, and 15 webhook_delivery.failed, to the other endpoint only", async ({
+    expect,
+  }) => {
     const failing = await startReceiver("/down");
     failing.answer = () => ({ status: 503 });
     const { id } = await endpoint(failing.url, ["contact.created"]);
@@ -133,8 +137,10 @@ describe("an endpoint failing 15 deliveries in a row, two workers delivering", (
   });
 });
 
-describe("an endpoint that fails 5 deliveries, then succeeds", () => {
-  it("sends webhook_endpoint.recovered after webhook_endpoint.failing; a disable by its owner says so too", async () => {
+describe.concurrent("an endpoint that fails 5 deliveries, then succeeds", () => {
+  it("sends webhook_endpoint.recovered after webhook_endpoint.failing; a disable by its owner says so too", async ({
+    expect,
+  }) => {
     const flaky = await startReceiver("/flaky");
     let up = false;
     flaky.answer = () => ({ status: up ? 200 : 500 });
@@ -210,6 +216,8 @@ describe("an endpoint that fails 5 deliveries, then succeeds", () => {
   });
 });
 
+// After the two above, alone: it needs the events they cause, and its contact and ticket would
+// reach their endpoints.
 describe("the catalog", () => {
   it("has schemas that accept every body delivered, of every type", async () => {
     const contact = await created("/open/v1/contacts", { name: "Catalog" });

@@ -1,8 +1,8 @@
 import { constructEvent } from "@deskline/webhook-verifier";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { summarise } from "../src/webhooks/deliveries/recent.js";
 import { keptHeaders, utf8Prefix } from "../src/webhooks/delivery/answer.js";
-import { api, newWorkspace } from "./helpers/api.js";
+import { type ApiResponse, api, newWorkspace } from "./helpers/api.js";
 import {
   createEndpoint,
   type Deployment,
@@ -23,9 +23,6 @@ type Json = Record<string, any>;
 let deployment: Deployment;
 let main: InProcessServer;
 let baseUrl: string;
-let key: string;
-let workspaceId: string;
-let receiver: Receiver;
 
 beforeAll(async () => {
   deployment = await startDeployment({ WEBHOOK_TIMEOUT_MS: "3000" });
@@ -36,29 +33,49 @@ afterAll(() => {
   if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-5000));
 });
 
-beforeEach(async () => {
-  ({ key, workspaceId } = await newWorkspace(undefined, baseUrl));
-  receiver = await startReceiver();
-});
+/** One test's own workspace and receiver on the shared server, and the calls made with its key. */
+interface World {
+  key: string;
+  workspaceId: string;
+  receiver: Receiver;
+  at: () => { key: string; baseUrl: string };
+  get: (path: string, query?: Record<string, string>) => Promise<ApiResponse>;
+  /** The endpoint's deliveries (first page), once `done` holds for them. */
+  deliveriesWhen: (
+    endpointId: string,
+    query: Record<string, string>,
+    done: (list: Json[]) => boolean,
+  ) => Promise<Json[]>;
+}
 
-const at = () => ({ key, baseUrl });
-const get = (path: string, query?: Record<string, string>) =>
-  api.get(path, { ...at(), ...(query && { query }) });
+async function newWorld(): Promise<World> {
+  const { key, workspaceId } = await newWorkspace(undefined, baseUrl);
+  const receiver = await startReceiver();
+  const at = () => ({ key, baseUrl });
+  const get = (path: string, query?: Record<string, string>) =>
+    api.get(path, { ...at(), ...(query && { query }) });
+  const deliveriesWhen = (
+    endpointId: string,
+    query: Record<string, string>,
+    done: (list: Json[]) => boolean,
+  ) =>
+    eventually(
+      async () => {
+        const page = await get(`/open/v1/webhook-endpoints/${endpointId}/deliveries`, query);
+        expect(page.status).toBe(200);
+        return page.body.data as Json[];
+      },
+      done,
+      `deliveries of ${endpointId} ${JSON.stringify(query)}`,
+    );
+  return { key, workspaceId, receiver, at, get, deliveriesWhen };
+}
 
-/** The endpoint's deliveries (first page), once `done` holds for them. */
-const deliveriesWhen = (endpointId: string, query: Record<string, string>, done: (list: Json[]) => boolean) =>
-  eventually(
-    async () => {
-      const page = await get(`/open/v1/webhook-endpoints/${endpointId}/deliveries`, query);
-      expect(page.status).toBe(200);
-      return page.body.data as Json[];
-    },
-    done,
-    `deliveries of ${endpointId} ${JSON.stringify(query)}`,
-  );
-
-describe("the attempts of one delivery", () => {
-  it("`delivery_id` lists that delivery's attempts only, newest first", async () => {
+// The tests share the server only (a workspace, a key and a receiver each, from `newWorld`) and
+// mostly wait on deliveries: they run at once, within each block and across these sibling blocks.
+describe.concurrent("the attempts of one delivery", () => {
+  it("`delivery_id` lists that delivery's attempts only, newest first", async ({ expect }) => {
+    const { receiver, at, workspaceId, get, deliveriesWhen } = await newWorld();
     // The first event's delivery fails once, then succeeds; the second succeeds at once.
     receiver.answer = (_, index) => ({ status: index === 0 ? 503 : 200 });
     const endpoint = await createEndpoint(at(), receiver.url);
@@ -89,7 +106,10 @@ describe("the attempts of one delivery", () => {
     expect(next.body).toMatchObject({ has_more: false, data: [{ attempt: 1 }] });
   });
 
-  it("a delivery of another endpoint, or none, lists nothing; a malformed id is refused naming it", async () => {
+  it("a delivery of another endpoint, or none, lists nothing; a malformed id is refused naming it", async ({
+    expect,
+  }) => {
+    const { receiver, at, workspaceId, get, deliveriesWhen } = await newWorld();
     const endpoint = await createEndpoint(at(), receiver.url);
     const other = await createEndpoint(at(), "https://other.invalid/h", ["ticket.created"]);
     await deployment.emit(workspaceId, "contact.created");
@@ -114,8 +134,11 @@ describe("the attempts of one delivery", () => {
   });
 });
 
-describe("a recovery's deliveries", () => {
-  it("each delivery names its recovery; the list filters by it; the recovery counts them by status now", async () => {
+describe.concurrent("a recovery's deliveries", () => {
+  it("each delivery names its recovery; the list filters by it; the recovery counts them by status now", async ({
+    expect,
+  }) => {
+    const { receiver, at, workspaceId, get, deliveriesWhen } = await newWorld();
     const endpoint = await createEndpoint(at(), receiver.url);
     const before = await deployment.emit(workspaceId, "contact.created");
     await deliveriesWhen(endpoint.id, { status: "succeeded" }, (list) => list.length === 1);
@@ -169,7 +192,10 @@ describe("a recovery's deliveries", () => {
     expect(done.deliveries).toEqual({ succeeded: 2, failed: 0, pending: 0, dropped: 0 });
   });
 
-  it("a recovery of another workspace filters to nothing; a malformed id is refused naming it", async () => {
+  it("a recovery of another workspace filters to nothing; a malformed id is refused naming it", async ({
+    expect,
+  }) => {
+    const { receiver, at, get } = await newWorld();
     const endpoint = await createEndpoint(at(), receiver.url);
     const path = `/open/v1/webhook-endpoints/${endpoint.id}/deliveries`;
     expect((await get(path, { recovery_id: "rcv_nothere" })).body.data).toEqual([]);
@@ -179,8 +205,10 @@ describe("a recovery's deliveries", () => {
   });
 });
 
-describe("the endpoint list's recent deliveries", () => {
-  it("summarises the newest deliveries: pending and dropped counted but not rated, the latest attempt of any", () => {
+describe.concurrent("the endpoint list's recent deliveries", () => {
+  it("summarises the newest deliveries: pending and dropped counted but not rated, the latest attempt of any", ({
+    expect,
+  }) => {
     const t = (minute: number) => new Date(Date.UTC(2026, 2, 9, 8, minute));
     expect(summarise([])).toEqual({
       counted: 0,
@@ -207,7 +235,10 @@ describe("the endpoint list's recent deliveries", () => {
     });
   });
 
-  it("lists each endpoint with its success rate and last attempt, from the one list request", async () => {
+  it("lists each endpoint with its success rate and last attempt, from the one list request", async ({
+    expect,
+  }) => {
+    const { receiver, at, workspaceId, get, deliveriesWhen } = await newWorld();
     const failing = await startReceiver();
     failing.answer = () => ({ status: 500 });
     const good = await createEndpoint(at(), receiver.url, ["contact.created"]);
@@ -239,8 +270,8 @@ describe("the endpoint list's recent deliveries", () => {
   });
 });
 
-describe("the receiver's answer, cut to size", () => {
-  it("cuts a body to 1 KiB on a character's boundary, and keeps a few headers only", () => {
+describe.concurrent("the receiver's answer, cut to size", () => {
+  it("cuts a body to 1 KiB on a character's boundary, and keeps a few headers only", ({ expect }) => {
     const twoByte = Buffer.from(`a${"é".repeat(600)}`); // 1201 bytes: byte 1024 is inside an é
     expect(utf8Prefix(twoByte)).toBe(`a${"é".repeat(511)}`);
     const fourByte = Buffer.from(`ab${"😀".repeat(300)}`); // byte 1024 is the 3rd of a 4-byte emoji
@@ -257,15 +288,18 @@ describe("the receiver's answer, cut to size", () => {
   });
 });
 
-describe("the receiver's answer stored on each attempt", () => {
-  const attemptsOf = async (endpointId: string, count: number) =>
+describe.concurrent("the receiver's answer stored on each attempt", () => {
+  const attemptsOf = async (get: World["get"], endpointId: string, count: number) =>
     eventually(
       async () => (await get(`/open/v1/webhook-endpoints/${endpointId}/attempts`)).body.data as Json[],
       (list) => list.length >= count && list.every((a) => a.status_code !== null || a.error),
       `${count} attempts of ${endpointId}`,
     );
 
-  it("stores the status, content-type and body start with the attempt, returned as a JSON string", async () => {
+  it("stores the status, content-type and body start with the attempt, returned as a JSON string", async ({
+    expect,
+  }) => {
+    const { key, receiver, at, workspaceId, get } = await newWorld();
     const markup = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
     receiver.answer = (_, index): Answer =>
       index === 0
@@ -277,7 +311,7 @@ describe("the receiver's answer stored on each attempt", () => {
         : { status: 200, headers: { "content-type": "text/plain" }, body: `a${"é".repeat(3000)}` };
     const endpoint = await createEndpoint(at(), receiver.url);
     await deployment.emit(workspaceId, "contact.created");
-    const [ok, failed] = await attemptsOf(endpoint.id, 2);
+    const [ok, failed] = await attemptsOf(get, endpoint.id, 2);
     expect(failed).toMatchObject({
       status_code: 503,
       response: {
@@ -303,12 +337,13 @@ describe("the receiver's answer stored on each attempt", () => {
     expect(await raw.text()).toContain(JSON.stringify(markup));
   });
 
-  it("keeps the first KiB of a 16 MiB body, flagged as cut", async () => {
+  it("keeps the first KiB of a 16 MiB body, flagged as cut", async ({ expect }) => {
+    const { receiver, at, workspaceId, get } = await newWorld();
     const huge = Buffer.alloc(16 * 1024 * 1024, "z");
     receiver.answer = () => ({ status: 200, headers: { "content-type": "text/plain" }, body: huge });
     const endpoint = await createEndpoint(at(), receiver.url);
     await deployment.emit(workspaceId, "contact.created");
-    const [attempt] = await attemptsOf(endpoint.id, 1);
+    const [attempt] = await attemptsOf(get, endpoint.id, 1);
     expect(attempt?.response).toEqual({
       headers: { "content-type": "text/plain" },
       body: "z".repeat(1024),
@@ -316,24 +351,28 @@ describe("the receiver's answer stored on each attempt", () => {
     });
   });
 
-  it("a receiver that never answers leaves no response on the attempt", async () => {
+  it("a receiver that never answers leaves no response on the attempt", async ({ expect }) => {
+    const { receiver, at, workspaceId, get } = await newWorld();
     receiver.answer = () => "hang";
     const endpoint = await createEndpoint(at(), "https://no-such-host.invalid/h");
     await deployment.emit(workspaceId, "contact.created");
-    const [attempt] = await attemptsOf(endpoint.id, 1);
+    const [attempt] = await attemptsOf(get, endpoint.id, 1);
     expect(attempt).toMatchObject({ status_code: null, response: null });
   });
 });
 
-const sendTest = (endpointId: string, body: unknown) =>
+const sendTest = (at: World["at"], endpointId: string, body: unknown) =>
   api.post(`/open/v1/webhook-endpoints/${endpointId}/test`, { ...at(), body });
 
-describe("a test event, sent", () => {
-  it("sends the catalog's example of the type to that endpoint only, signed, marked as a test", async () => {
+describe.concurrent("a test event, sent", () => {
+  it("sends the catalog's example of the type to that endpoint only, signed, marked as a test", async ({
+    expect,
+  }) => {
+    const { receiver, at, get, deliveriesWhen } = await newWorld();
     const target = await createEndpoint(at(), receiver.url, ["contact.created"]);
     const bystander = await startReceiver();
     const other = await createEndpoint(at(), bystander.url, ["*"]);
-    const sent = await sendTest(target.id, { event_type: "ticket.updated" });
+    const sent = await sendTest(at, target.id, { event_type: "ticket.updated" });
     expect(sent.status).toBe(202);
     expect(sent.body).toMatchObject({
       object: "webhook_delivery",
@@ -371,11 +410,12 @@ describe("a test event, sent", () => {
   });
 });
 
-describe("a test event: recoveries pass it over, and refusals", () => {
-  it("no recovery of another endpoint queues it", async () => {
+describe.concurrent("a test event: recoveries pass it over, and refusals", () => {
+  it("no recovery of another endpoint queues it", async ({ expect }) => {
+    const { receiver, at, get } = await newWorld();
     const target = await createEndpoint(at(), receiver.url);
     const other = await createEndpoint(at(), "https://other-recovered.invalid/h");
-    const sent = await sendTest(target.id, { event_type: "contact.created" });
+    const sent = await sendTest(at, target.id, { event_type: "contact.created" });
     expect(sent.status).toBe(202);
     const since = Math.floor(Date.now() / 1000) - 60;
     const started = await api.post(`/open/v1/webhook-endpoints/${other.id}/recover`, {
@@ -391,16 +431,19 @@ describe("a test event: recoveries pass it over, and refusals", () => {
     expect(done.queued).toBe(0);
   });
 
-  it("refuses an unknown type, a missing one, a disabled endpoint and another workspace's, queueing nothing", async () => {
+  it("refuses an unknown type, a missing one, a disabled endpoint and another workspace's, queueing nothing", async ({
+    expect,
+  }) => {
+    const { receiver, at, get } = await newWorld();
     const endpoint = await createEndpoint(at(), receiver.url);
     for (const body of [{ event_type: "contact.exploded" }, { event_type: 7 }]) {
-      const refused = await sendTest(endpoint.id, body);
+      const refused = await sendTest(at, endpoint.id, body);
       expect(refused.status).toBe(400);
       expect(refused.body.error).toMatchObject({ code: "parameter_invalid", param: "event_type" });
     }
-    const missing = await sendTest(endpoint.id, {});
+    const missing = await sendTest(at, endpoint.id, {});
     expect(missing.body.error).toMatchObject({ code: "parameter_missing", param: "event_type" });
-    const extra = await sendTest(endpoint.id, { event_type: "contact.created", endpoint_id: "we_x" });
+    const extra = await sendTest(at, endpoint.id, { event_type: "contact.created", endpoint_id: "we_x" });
     expect(extra.body.error).toMatchObject({ code: "parameter_unknown" });
     expect(
       (
@@ -410,7 +453,7 @@ describe("a test event: recoveries pass it over, and refusals", () => {
         })
       ).status,
     ).toBe(200);
-    const disabled = await sendTest(endpoint.id, { event_type: "contact.created" });
+    const disabled = await sendTest(at, endpoint.id, { event_type: "contact.created" });
     expect(disabled.status).toBe(409);
     expect(disabled.body.error).toMatchObject({ code: "webhook_endpoint_disabled", param: "id" });
     const theirs = await newWorkspace(undefined, baseUrl);
@@ -426,10 +469,14 @@ describe("a test event: recoveries pass it over, and refusals", () => {
   });
 });
 
-describe("a bulk resend", () => {
-  const resend = (ids: unknown) => api.post("/open/v1/webhook-deliveries/resend", { ...at(), body: { ids } });
+const resend = (at: World["at"], ids: unknown) =>
+  api.post("/open/v1/webhook-deliveries/resend", { ...at(), body: { ids } });
 
-  it("queues each chosen delivery again to its endpoint, one result per id in input order", async () => {
+describe.concurrent("a bulk resend", () => {
+  it("queues each chosen delivery again to its endpoint, one result per id in input order", async ({
+    expect,
+  }) => {
+    const { receiver, at, workspaceId, deliveriesWhen } = await newWorld();
     const one = await createEndpoint(at(), receiver.url, ["contact.created"]);
     const second = await startReceiver();
     const two = await createEndpoint(at(), second.url, ["contact.created"]);
@@ -457,7 +504,7 @@ describe("a bulk resend", () => {
     );
 
     const ids = [ofOne?.id, "dlv_missing", ofTwo?.id, ofOff?.id, foreign?.id];
-    const answer = await resend(ids);
+    const answer = await resend(at, ids);
     expect(answer.status).toBe(200);
     expect(answer.body.object).toBe("webhook_delivery_resend");
     expect(answer.body.data.map((r: Json) => [r.index, r.id, r.status, r.error?.code ?? null])).toEqual([
@@ -480,12 +527,17 @@ describe("a bulk resend", () => {
     );
     // Two ids of one event and endpoint, once the first resend settled: queued once, not twice.
     await deliveriesWhen(one.id, { status: "succeeded" }, (list) => list.length === 2);
-    const twice = await resend([ofOne?.id, answer.body.data[0].delivery.id]);
+    const twice = await resend(at, [ofOne?.id, answer.body.data[0].delivery.id]);
     expect(twice.body.data.map((r: Json) => r.status)).toEqual(["queued", "already_pending"]);
     expect(twice.body.data[1].delivery).toBeNull();
   });
+});
 
-  it("refuses more than 100 ids naming `ids`, a repeated or malformed id, and an empty list; queueing nothing", async () => {
+describe.concurrent("a bulk resend, refused", () => {
+  it("refuses more than 100 ids naming `ids`, a repeated or malformed id, and an empty list; queueing nothing", async ({
+    expect,
+  }) => {
+    const { receiver, at, workspaceId, get, deliveriesWhen } = await newWorld();
     const endpoint = await createEndpoint(at(), receiver.url, ["contact.created"]);
     await deployment.emit(workspaceId, "contact.created");
     const [delivery] = await deliveriesWhen(
@@ -495,21 +547,24 @@ describe("a bulk resend", () => {
     );
     const tooMany = Array.from({ length: 101 }, (_, i) => (i === 0 ? delivery?.id : `dlv_x${i}`));
     for (const ids of [tooMany, [delivery?.id, delivery?.id], ["evt_abc"], [], "dlv_x"]) {
-      const refused = await resend(ids);
+      const refused = await resend(at, ids);
       expect(refused.status).toBe(400);
       expect(refused.body.error).toMatchObject({ code: "parameter_invalid" });
       expect(refused.body.error.param).toMatch(/^ids/);
     }
-    expect((await resend(tooMany)).body.error.message).toMatch(/100/);
+    expect((await resend(at, tooMany)).body.error.message).toMatch(/100/);
     expect((await get(`/open/v1/webhook-endpoints/${endpoint.id}/deliveries`)).body.data).toHaveLength(1);
   });
 });
 
-describe("the deliveries of several events", () => {
-  const ofEvents = (eventIds: string[], query: Record<string, string> = {}, as = at()) =>
+describe.concurrent("the deliveries of several events", () => {
+  const ofEvents = (at: World["at"], eventIds: string[], query: Record<string, string> = {}, as = at()) =>
     api.get("/open/v1/webhook-deliveries", { ...as, query: { ...query, event_id: eventIds } });
 
-  it("lists the deliveries of every event named, newest first, page by page, none of another workspace", async () => {
+  it("lists the deliveries of every event named, newest first, page by page, none of another workspace", async ({
+    expect,
+  }) => {
+    const { receiver, at, workspaceId, deliveriesWhen } = await newWorld();
     const one = await createEndpoint(at(), receiver.url, ["contact.created"]);
     const second = await startReceiver();
     const two = await createEndpoint(at(), second.url, ["contact.created", "ticket.created"]);
@@ -521,7 +576,7 @@ describe("the deliveries of several events", () => {
     const theirs = await newWorkspace(undefined, baseUrl);
     const theirEvent = await deployment.emit(theirs.workspaceId, "contact.created");
 
-    const page = await ofEvents([first._id, ticket._id, theirEvent._id]);
+    const page = await ofEvents(at, [first._id, ticket._id, theirEvent._id]);
     expect(page.status).toBe(200);
     const listed = page.body.data as Json[];
     // Three deliveries: the contact's to both endpoints, the ticket's to the second; none of the
@@ -537,11 +592,11 @@ describe("the deliveries of several events", () => {
     );
     expect(listed.some((d) => d.event_id === unasked._id)).toBe(false);
     // One id alone (the query's `event_id=…` once) and pages of one go on as any list's do.
-    expect((await ofEvents([ticket._id])).body.data.map((d: Json) => d.endpoint_id)).toEqual([two.id]);
+    expect((await ofEvents(at, [ticket._id])).body.data.map((d: Json) => d.endpoint_id)).toEqual([two.id]);
     const walked: string[] = [];
     let after: string | undefined;
     do {
-      const next = await ofEvents([first._id, ticket._id], {
+      const next = await ofEvents(at, [first._id, ticket._id], {
         limit: "1",
         ...(after && { starting_after: after }),
       });
@@ -550,23 +605,24 @@ describe("the deliveries of several events", () => {
     } while (after);
     expect(walked).toEqual(listed.map((d) => d.id));
     // Another workspace naming our event gets none of its deliveries.
-    const foreign = await ofEvents([first._id], {}, { key: theirs.key, baseUrl });
+    const foreign = await ofEvents(at, [first._id], {}, { key: theirs.key, baseUrl });
     expect(foreign.status).toBe(200);
     expect(foreign.body.data).toEqual([]);
   });
 
-  it("refuses no `event_id`, more than 100 and a malformed one, naming `event_id`", async () => {
+  it("refuses no `event_id`, more than 100 and a malformed one, naming `event_id`", async ({ expect }) => {
+    const { at } = await newWorld();
     const missing = await api.get("/open/v1/webhook-deliveries", at());
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: "parameter_missing", param: "event_id" });
     const hundred = Array.from({ length: 100 }, (_, i) => `evt_x${i}`);
-    expect((await ofEvents(hundred)).status).toBe(200);
+    expect((await ofEvents(at, hundred)).status).toBe(200);
     for (const ids of [[...hundred, "evt_x100"], ["dlv_abc"]]) {
-      const refused = await ofEvents(ids);
+      const refused = await ofEvents(at, ids);
       expect(refused.status).toBe(400);
       expect(refused.body.error).toMatchObject({ code: "parameter_invalid" });
       expect(refused.body.error.param).toMatch(/^event_id/);
     }
-    expect((await ofEvents([...hundred, "evt_x100"])).body.error.message).toMatch(/100/);
+    expect((await ofEvents(at, [...hundred, "evt_x100"])).body.error.message).toMatch(/100/);
   });
 });
