@@ -90,22 +90,23 @@ function helpersOn(expect: ExpectStatic) {
     });
   const countOf = (locator: Locator) => expect.poll(() => locator.count(), { timeout: 30_000 });
 
-  /** Clicks "Refresh" until a delivery row shows `status` (deliveries settle in the background). */
+  /** Polls how many `rows` the page shows, clicking "Refresh" each time (deliveries settle in the background). */
+  const refreshedCount = (page: Page, rows: Locator) =>
+    expect.poll(
+      async () => {
+        await page.getByRole("button", { name: "Refresh" }).click();
+        await page.waitForLoadState("networkidle");
+        return rows.count();
+      },
+      { timeout: 30_000, interval: 300 },
+    );
+  /** Refreshes until a delivery row shows `status`; that row. */
   async function refreshUntil(page: Page, status: string) {
     const row = page.locator("tr[data-delivery]").filter({ hasText: status });
-    await expect
-      .poll(
-        async () => {
-          await page.getByRole("button", { name: "Refresh" }).click();
-          await page.waitForLoadState("networkidle");
-          return row.count();
-        },
-        { timeout: 30_000, interval: 300 },
-      )
-      .toBeGreaterThan(0);
+    await refreshedCount(page, row).toBeGreaterThan(0);
     return row.first();
   }
-  return { newContact, textOf, countOf, refreshUntil };
+  return { newContact, textOf, countOf, refreshedCount, refreshUntil };
 }
 
 // The first tests drive one page on, each from where the one before left it.
@@ -328,7 +329,7 @@ function testEventsAndResendingSeveral() {
   it("sends a test event, signed and marked as a test; resends two failed deliveries picked at once", async ({
     expect,
   }) => {
-    const { newContact, textOf } = helpersOn(expect);
+    const { newContact, textOf, refreshedCount } = helpersOn(expect);
     const page = endpointPage; // on an event's page: back to the receiver's endpoint
     await page.getByRole("link", { name: receiver.url }).first().click();
     await shown(page.getByRole("heading", { level: 1, name: receiver.url }));
@@ -350,16 +351,7 @@ function testEventsAndResendingSeveral() {
       .locator("tr[data-delivery]")
       .filter({ hasText: "failed" })
       .filter({ hasNotText: "sent later" });
-    await expect
-      .poll(
-        async () => {
-          await page.getByRole("button", { name: "Refresh" }).click();
-          await page.waitForLoadState("networkidle");
-          return failed.count();
-        },
-        { timeout: 30_000, interval: 300 },
-      )
-      .toBe(2);
+    await refreshedCount(page, failed).toBe(2);
     receiver.answer = () => ({ status: 200 });
     const before = receiver.received.length;
     for (const row of await failed.all()) await row.getByRole("checkbox").check();
