@@ -1,12 +1,12 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { describe, inject, it } from "vitest";
 import { parse } from "yaml";
 import { request } from "./helpers/api.js";
 import { BUILT, eventually, startMain } from "./helpers/main-process.js";
+import { runToEnd } from "./helpers/server-process.js";
 
 /**
  * The production build: `node dist/main.js`, no tsx, finds what it reads outside
@@ -84,10 +84,12 @@ describe.concurrent("the built server, deployed alone", () => {
       // @deskline/spec). From the lockfile and pnpm's store (`--offline`): no registry is asked.
       const deployed = join(temp, "server");
       // Not execFileSync: the test beside it waits on its server meanwhile.
-      await promisify(execFile)("pnpm", ["-w", "run", "deploy:server", deployed], {
+      const deploy = await runToEnd("pnpm", ["-w", "run", "deploy:server", deployed], {
         cwd: serverDir,
-        timeout: 180_000,
+        env: process.env,
+        timeoutMs: 180_000,
       });
+      expect(deploy.code, deploy.output).toBe(0);
       // The deploy's own lockfile (what was installed) beside the package.
       expect(readdirSync(deployed).sort()).toEqual([
         "console",
