@@ -2,7 +2,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { constructEvent } from "@deskline/webhook-verifier";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, type ExpectStatic, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { api, newWorkspace } from "./helpers/api.js";
 import { launchChromium, newContext, seriousViolations, watchProblems } from "./helpers/browser.js";
 import { mintSession } from "./helpers/console.js";
@@ -44,9 +44,6 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A workspace of a test's own: no other test lists, counts or changes what is in it. */
-const ownWorkspace = () => newWorkspace(undefined, baseUrl);
-
 /** A fresh browser (its own cookies) that opened a new console link of `workspace`. */
 async function openConsole(
   workspace = workspaceId,
@@ -66,47 +63,37 @@ async function openLink(url: string, viewport = { width: 1280, height: 900 }) {
   return { page, url };
 }
 
+const newContact = async (name: string) => {
+  const created = await api.post("/open/v1/contacts", { key, baseUrl, body: { name } });
+  expect(created.status).toBe(201);
+  return created.body.id as string;
+};
+
 /** How wide the page lays out, in CSS pixels: wider than the viewport scrolls sideways. */
 const pageWidth = async (page: Page) =>
   (await page.evaluate("document.documentElement.scrollWidth")) as number;
 
 /** Waits for a control or text to be on screen. */
 const shown = (locator: Locator) => locator.first().waitFor({ state: "visible", timeout: 30_000 });
+/** Polls a locator's text (`textContent`, of the first match) until the assertion holds. */
+const textOf = (locator: Locator, timeout = 30_000) =>
+  expect.poll(async () => ((await locator.count()) ? await locator.first().textContent() : ""), { timeout });
+const countOf = (locator: Locator) => expect.poll(() => locator.count(), { timeout: 30_000 });
 
-/**
- * The page helpers, asserting with a test's own `expect`: the tests run at once, and the global
- * `expect`'s `poll` belongs to whichever test vitest last started or finished.
- */
-function helpersOn(expect: ExpectStatic) {
-  const newContact = async (name: string) => {
-    const created = await api.post("/open/v1/contacts", { key, baseUrl, body: { name } });
-    expect(created.status).toBe(201);
-    return created.body.id as string;
-  };
-  /** Polls a locator's text (`textContent`, of the first match) until the assertion holds. */
-  const textOf = (locator: Locator, timeout = 30_000) =>
-    expect.poll(async () => ((await locator.count()) ? await locator.first().textContent() : ""), {
-      timeout,
-    });
-  const countOf = (locator: Locator) => expect.poll(() => locator.count(), { timeout: 30_000 });
-
-  /** Polls how many `rows` the page shows, clicking "Refresh" each time (deliveries settle in the background). */
-  const refreshedCount = (page: Page, rows: Locator) =>
-    expect.poll(
+/** Clicks "Refresh" until a delivery row shows `status` (deliveries settle in the background). */
+async function refreshUntil(page: Page, status: string) {
+  const row = page.locator("tr[data-delivery]").filter({ hasText: status });
+  await expect
+    .poll(
       async () => {
         await page.getByRole("button", { name: "Refresh" }).click();
         await page.waitForLoadState("networkidle");
-        return rows.count();
+        return row.count();
       },
       { timeout: 30_000, interval: 300 },
-    );
-  /** Refreshes until a delivery row shows `status`; that row. */
-  async function refreshUntil(page: Page, status: string) {
-    const row = page.locator("tr[data-delivery]").filter({ hasText: status });
-    await refreshedCount(page, row).toBeGreaterThan(0);
-    return row.first();
-  }
-  return { newContact, textOf, countOf, refreshedCount, refreshUntil };
+    )
+    .toBeGreaterThan(0);
+  return row.first();
 }
 
 // The first tests drive one page on, each from where the one before left it.
@@ -114,31 +101,8 @@ let endpointPage: Page;
 /** The signing secret the console showed once when it added the receiver's endpoint. */
 let secret: string;
 
-// The chain: its blocks run in order, each driving on the page, the workspace and the receiver
-// the one before left. It runs at once with the lane of the other tests below, which share none of
-// these.
-describe.concurrent("the webhook console in Chromium: one person's session, in order", () => {
-  describe.sequential("the webhook console in Chromium: a failing endpoint", failingEndpoint);
-  describe.sequential(
-    "the webhook console in Chromium: recovery, and finding events",
-    recoveryAndFindingEvents,
-  );
-  describe.sequential("the webhook console in Chromium: the event log by time", eventLogByTime);
-  describe.sequential(
-    "the webhook console in Chromium: test events, and resending several",
-    testEventsAndResendingSeveral,
-  );
-  describe.sequential(
-    "the webhook console in Chromium: a phone's width and accessibility",
-    phoneWidthAndAccessibility,
-  );
-});
-
-function failingEndpoint() {
-  it("adds a failing endpoint, shows the failed delivery and its attempts, and resends it once fixed", async ({
-    expect,
-  }) => {
-    const { newContact, textOf, countOf, refreshUntil } = helpersOn(expect);
+describe("the webhook console in Chromium: a failing endpoint", () => {
+  it("adds a failing endpoint, shows the failed delivery and its attempts, and resends it once fixed", async () => {
     // Markup in the answer, to see it shown as the text it is.
     const down = "<b>down for maintenance</b>";
     receiver.answer = () => ({ status: 503, headers: { "content-type": "text/html" }, body: down });
@@ -198,11 +162,10 @@ function failingEndpoint() {
       .toBe("0");
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
   });
-}
+});
 
-function recoveryAndFindingEvents() {
-  it("recovers what the endpoint missed while paused", async ({ expect }) => {
-    const { newContact, textOf } = helpersOn(expect);
+describe("the webhook console in Chromium: recovery, and finding events", () => {
+  it("recovers what the endpoint missed while paused", async () => {
     const page = endpointPage;
     await page.getByRole("button", { name: "Pause" }).click();
     await shown(page.getByRole("button", { name: "Resume" }));
@@ -236,8 +199,7 @@ function recoveryAndFindingEvents() {
     expect(receiver.deliveriesOf(event.body.data[0].id)).toHaveLength(1);
   });
 
-  it("finds events by type and id, each with where it went, and opens one", async ({ expect }) => {
-    const { textOf, countOf } = helpersOn(expect);
+  it("finds events by type and id, each with where it went, and opens one", async () => {
     const page = endpointPage;
     await page.getByRole("link", { name: "Events", exact: true }).click();
     await shown(page.getByRole("heading", { level: 1, name: "Events" }));
@@ -265,13 +227,10 @@ function recoveryAndFindingEvents() {
     await textOf(page.locator("pre.payload")).toContain(eventId);
     await countOf(page.getByRole("button", { name: "Resend" })).toBe(1);
   });
-}
+});
 
-function eventLogByTime() {
-  it("filters the event log by time, reading where a page of events went in one request", async ({
-    expect,
-  }) => {
-    const { textOf, countOf } = helpersOn(expect);
+describe("the webhook console in Chromium: the event log by time", () => {
+  it("filters the event log by time, reading where a page of events went in one request", async () => {
     const page = endpointPage; // on an event's page
     const listed = await api.get("/open/v1/events", { key, baseUrl, query: { limit: 100 } });
     type Listed = { id: string; created: number };
@@ -323,13 +282,10 @@ function eventLogByTime() {
     await eventLink(oldest.id).click();
     await textOf(page.getByRole("heading", { level: 1 })).toContain(oldest.id);
   });
-}
+});
 
-function testEventsAndResendingSeveral() {
-  it("sends a test event, signed and marked as a test; resends two failed deliveries picked at once", async ({
-    expect,
-  }) => {
-    const { newContact, textOf, refreshedCount } = helpersOn(expect);
+describe("the webhook console in Chromium: test events, and resending several", () => {
+  it("sends a test event, signed and marked as a test; resends two failed deliveries picked at once", async () => {
     const page = endpointPage; // on an event's page: back to the receiver's endpoint
     await page.getByRole("link", { name: receiver.url }).first().click();
     await shown(page.getByRole("heading", { level: 1, name: receiver.url }));
@@ -351,7 +307,16 @@ function testEventsAndResendingSeveral() {
       .locator("tr[data-delivery]")
       .filter({ hasText: "failed" })
       .filter({ hasNotText: "sent later" });
-    await refreshedCount(page, failed).toBe(2);
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole("button", { name: "Refresh" }).click();
+          await page.waitForLoadState("networkidle");
+          return failed.count();
+        },
+        { timeout: 30_000, interval: 300 },
+      )
+      .toBe(2);
     receiver.answer = () => ({ status: 200 });
     const before = receiver.received.length;
     for (const row of await failed.all()) await row.getByRole("checkbox").check();
@@ -361,85 +326,11 @@ function testEventsAndResendingSeveral() {
     );
     await expect.poll(() => receiver.received.length - before, { timeout: 30_000 }).toBe(2);
   });
-}
-
-/** The chain's end: both open the receiver's endpoint, with the deliveries the chain left on it. */
-function phoneWidthAndAccessibility() {
-  it("opens the link `deskline console --json` prints, and fits a phone's width (390 px)", async ({
-    expect,
-  }) => {
-    const { key: manager } = await newWorkspace(["webhooks:manage"], baseUrl);
-    const printed = await runToEnd(process.execPath, [CLI, "console", "--json"], {
-      cwd: tmpdir(),
-      env: { ...process.env, DESKLINE_API_KEY: manager, DESKLINE_BASE_URL: baseUrl },
-    });
-    expect(printed.code, printed.output).toBe(0);
-    const { url } = JSON.parse(printed.output) as { url: string };
-    const { page } = await openLink(url, { width: 390, height: 844 });
-    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
-    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
-
-    // The page with the most in it: the receiver's endpoint, its chart, deliveries and filters.
-    const { page: full } = await openConsole(workspaceId, { width: 390, height: 844 });
-    await shown(full.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
-    await full.getByRole("link", { name: receiver.url, exact: true }).click();
-    await shown(full.getByRole("heading", { name: "Deliveries", exact: true }));
-    await full.locator("tr[data-delivery]").first().waitFor();
-    expect(await pageWidth(full)).toBeLessThanOrEqual(390);
-  });
-
-  it("has no serious or critical axe-core violation on any page", async ({ expect }) => {
-    const { page } = await openConsole();
-    const scans: Record<string, unknown> = {};
-    await shown(page.getByRole("link", { name: receiver.url, exact: true }));
-    await page.getByRole("button", { name: "Add endpoint" }).click();
-    scans.endpoints = await seriousViolations(page);
-
-    await page.getByRole("link", { name: receiver.url, exact: true }).click();
-    await page.locator("tr[data-delivery]").first().getByRole("button", { name: "Details" }).click();
-    await shown(page.locator("table.attempts"));
-    await page.getByRole("button", { name: "Edit" }).click();
-    scans.endpoint = await seriousViolations(page);
-
-    await page.getByRole("link", { name: "Events", exact: true }).click();
-    await shown(page.locator("ul.went").first());
-    scans.events = await seriousViolations(page);
-
-    await page.locator("tbody tr").first().getByRole("link").first().click();
-    await shown(page.locator("pre.payload"));
-    scans.event = await seriousViolations(page);
-
-    const signedOut = await (await newContext(browser)).newPage();
-    contexts.push(signedOut.context());
-    await signedOut.goto(`${baseUrl}/console/`);
-    await shown(signedOut.getByRole("heading", { name: "No console session" }));
-    scans.signedOut = await seriousViolations(signedOut);
-
-    expect(scans).toEqual({ endpoints: [], endpoint: [], events: [], event: [], signedOut: [] });
-  });
-}
-
-// Beside the chain: each test here has a workspace of its own (its `key` and `workspaceId` shadow
-// the chain's) and reads nothing the chain or another test changes; the Ed25519 endpoint's
-// workspace has no events to send to the chain's receiver. They could all run at once, but Chromium
-// is CPU-heavy on two cores: one lane of them beside the chain finished sooner than all at once.
-describe.concurrent("the webhook console in Chromium: beside the session, one at a time", () => {
-  describe.sequential("the webhook console in Chromium: editing an endpoint", editingAnEndpoint);
-  describe.sequential("the webhook console in Chromium: refused sessions", refusedSessions);
-  describe.sequential(
-    "the webhook console in Chromium: adding endpoints by keyboard and with Ed25519",
-    addingEndpointsByKeyboardAndWithEd25519,
-  );
-  describe.sequential("the webhook console in Chromium: signing out", signingOut);
 });
 
-function editingAnEndpoint() {
-  it("edits an endpoint, rotates its secret, enables one that failures disabled, and deletes it", async ({
-    expect,
-  }) => {
-    const { textOf, countOf } = helpersOn(expect);
-    const { key, workspaceId } = await ownWorkspace();
-    const { page } = await openConsole(workspaceId);
+describe("the webhook console in Chromium: editing an endpoint", () => {
+  it("edits an endpoint, rotates its secret, enables one that failures disabled, and deletes it", async () => {
+    const { page } = await openConsole();
     page.on("dialog", (dialog) => void dialog.accept()); // "Rotate the signing secret?", "Delete …?"
     const created = await api.post("/open/v1/webhook-endpoints", {
       key,
@@ -499,13 +390,11 @@ function editingAnEndpoint() {
       404,
     );
   });
-}
+});
 
-function refusedSessions() {
-  it("refuses a link used twice, an expired session and another workspace's ids", async ({ expect }) => {
-    const { textOf, countOf } = helpersOn(expect);
-    const { workspaceId } = await ownWorkspace();
-    const { page, url } = await openConsole(workspaceId);
+describe("the webhook console in Chromium: refused sessions", () => {
+  it("refuses a link used twice, an expired session and another workspace's ids", async () => {
+    const { page, url } = await openConsole();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
 
     const again = await (await newContext(browser)).newPage();
@@ -531,13 +420,11 @@ function refusedSessions() {
     await page.reload();
     await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
   });
-}
+});
 
-function addingEndpointsByKeyboardAndWithEd25519() {
-  it("adds an endpoint with the keyboard alone", async ({ expect }) => {
-    const { textOf } = helpersOn(expect);
-    const { key, workspaceId } = await ownWorkspace();
-    const { page } = await openConsole(workspaceId);
+describe("the webhook console in Chromium: adding endpoints by keyboard and with Ed25519", () => {
+  it("adds an endpoint with the keyboard alone", async () => {
+    const { page } = await openConsole();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
     // What has the keyboard's focus: its text, or a field's name.
     type Focusable = { textContent?: string; name?: string };
@@ -566,12 +453,8 @@ function addingEndpointsByKeyboardAndWithEd25519() {
     expect(added).toMatchObject({ events: ["*"], description: "added without a mouse" });
   });
 
-  it("adds an endpoint that signs with Ed25519: its public key is shown, with Copy, on adding and on its page", async ({
-    expect,
-  }) => {
-    const { textOf } = helpersOn(expect);
-    const { key, workspaceId } = await ownWorkspace();
-    const { page } = await openConsole(workspaceId);
+  it("adds an endpoint that signs with Ed25519: its public key is shown, with Copy, on adding and on its page", async () => {
+    const { page } = await openConsole();
     const url = `${receiver.url}/ed25519`;
     await page.getByRole("button", { name: "Add endpoint" }).click();
     await page.getByLabel("URL").fill(url);
@@ -594,21 +477,70 @@ function addingEndpointsByKeyboardAndWithEd25519() {
       200,
     );
   });
-}
+});
 
-function signingOut() {
+describe("the webhook console in Chromium: signing out, a phone's width and accessibility", () => {
   it("signs out", async () => {
-    const { workspaceId } = await ownWorkspace();
-    const { page } = await openConsole(workspaceId);
+    const { page } = await openConsole();
     await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
     await page.getByRole("button", { name: "Sign out" }).click();
     await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
     await page.reload();
     await shown(page.getByRole("heading", { level: 1, name: "No console session" }));
   });
-}
 
-// A plain block: it runs once every concurrent one above has finished.
+  it("opens the link `deskline console --json` prints, and fits a phone's width (390 px)", async () => {
+    const { key: manager } = await newWorkspace(["webhooks:manage"], baseUrl);
+    const printed = await runToEnd(process.execPath, [CLI, "console", "--json"], {
+      cwd: tmpdir(),
+      env: { ...process.env, DESKLINE_API_KEY: manager, DESKLINE_BASE_URL: baseUrl },
+    });
+    expect(printed.code, printed.output).toBe(0);
+    const { url } = JSON.parse(printed.output) as { url: string };
+    const { page } = await openLink(url, { width: 390, height: 844 });
+    await shown(page.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    expect(await pageWidth(page)).toBeLessThanOrEqual(390);
+
+    // The page with the most in it: the receiver's endpoint, its chart, deliveries and filters.
+    const { page: full } = await openConsole(workspaceId, { width: 390, height: 844 });
+    await shown(full.getByRole("heading", { level: 1, name: "Webhook endpoints" }));
+    await full.getByRole("link", { name: receiver.url, exact: true }).click();
+    await shown(full.getByRole("heading", { name: "Deliveries", exact: true }));
+    await full.locator("tr[data-delivery]").first().waitFor();
+    expect(await pageWidth(full)).toBeLessThanOrEqual(390);
+  });
+
+  it("has no serious or critical axe-core violation on any page", async () => {
+    const { page } = await openConsole();
+    const scans: Record<string, unknown> = {};
+    await shown(page.getByRole("link", { name: receiver.url, exact: true }));
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    scans.endpoints = await seriousViolations(page);
+
+    await page.getByRole("link", { name: receiver.url, exact: true }).click();
+    await page.locator("tr[data-delivery]").first().getByRole("button", { name: "Details" }).click();
+    await shown(page.locator("table.attempts"));
+    await page.getByRole("button", { name: "Edit" }).click();
+    scans.endpoint = await seriousViolations(page);
+
+    await page.getByRole("link", { name: "Events", exact: true }).click();
+    await shown(page.locator("ul.went").first());
+    scans.events = await seriousViolations(page);
+
+    await page.locator("tbody tr").first().getByRole("link").first().click();
+    await shown(page.locator("pre.payload"));
+    scans.event = await seriousViolations(page);
+
+    const signedOut = await (await newContext(browser)).newPage();
+    contexts.push(signedOut.context());
+    await signedOut.goto(`${baseUrl}/console/`);
+    await shown(signedOut.getByRole("heading", { name: "No console session" }));
+    scans.signedOut = await seriousViolations(signedOut);
+
+    expect(scans).toEqual({ endpoints: [], endpoint: [], events: [], event: [], signedOut: [] });
+  });
+});
+
 describe("the webhook console in Chromium: what the browser logged", () => {
   it("logged no error and fetched nothing from elsewhere", () => {
     // The refusals above answer 401 and 404 on purpose; the browser logs those responses.
