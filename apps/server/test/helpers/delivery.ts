@@ -5,7 +5,7 @@ import { type EventType, newEvent, type StoredEvent } from "../../src/events/mod
 import { pushEvent } from "../../src/events/outbox-relay.js";
 import { newId } from "../../src/platform/ids.js";
 import { api } from "./api.js";
-import { atFileEnd } from "./file-end.js";
+import { atEndOfCurrent } from "./file-end.js";
 import { testCertificate } from "./https-receiver.js";
 import { type InProcessServer, startInProcess } from "./in-process.js";
 import { type MainProcess, startMain } from "./main-process.js";
@@ -76,8 +76,11 @@ export async function startDeployment(
 ): Promise<Deployment> {
   const databaseName = `deskline_delivery_${newId("req")}`;
   const mongodbUri = options.mongodbUri ?? inject("mongodbUri");
+  // What the deployment itself holds ends with the test (or file) that made it; its servers end
+  // with the test that starts each.
+  const atEnd = atEndOfCurrent();
   const client = await new MongoClient(mongodbUri).connect();
-  atFileEnd(() => client.close());
+  atEnd(() => client.close());
   const db = client.db(databaseName);
   const envOf = (role: Role, extra: Record<string, string>) => ({
     MONGODB_URI: mongodbUri,
@@ -91,7 +94,7 @@ export async function startDeployment(
   // The relay of `emit`: an API server's, whose hook queues deliveries exactly as the API's writes do.
   let emitter: Promise<InProcessServer> | undefined;
   const relay = async () => {
-    emitter ??= startInProcess(loadConfig(envOf("api", {})));
+    emitter ??= startInProcess(loadConfig(envOf("api", {})), atEnd);
     return (await emitter).server.store.relay;
   };
   const outbox = db.collection<{ _id: string; pending_events?: StoredEvent[] }>("test_outbox");

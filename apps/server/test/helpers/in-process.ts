@@ -6,7 +6,7 @@ import { DatabaseConnection } from "../../src/platform/database/client.js";
 import { type RunningServer, startServer } from "../../src/server.js";
 import { trustedCertificates } from "../../src/webhooks/delivery/http-client.js";
 import type { WebhookDelivery } from "../../src/webhooks/delivery/worker.js";
-import { atFileEnd } from "./file-end.js";
+import { atScopeEnd } from "./file-end.js";
 import { testCertificate } from "./test-certificate.js";
 
 /**
@@ -31,9 +31,13 @@ export interface InProcessServer {
 /**
  * Starts `startServer` on loopback with `config` (e.g. `loadConfig(env)`), logging at `info`
  * into memory, trusting the receivers' certificate as a process does through
- * NODE_EXTRA_CA_CERTS; resolves once it delivers (workers) or queues (api).
+ * NODE_EXTRA_CA_CERTS; resolves once it delivers (workers) or queues (api). It stops at the end
+ * of the test that starts it (of the file, started outside a test), or where `atEnd` says.
  */
-export async function startInProcess(config: Config): Promise<InProcessServer> {
+export async function startInProcess(
+  config: Config,
+  atEnd: (stop: () => Promise<void>) => void = atScopeEnd,
+): Promise<InProcessServer> {
   const log = capturedLog();
   const server = await startServer(config, {
     database: new DatabaseConnection(config.mongodbUri as string, config.databaseName),
@@ -57,7 +61,7 @@ export async function startInProcess(config: Config): Promise<InProcessServer> {
     },
   };
   // A server left with a hanging attempt must not hold the file's end: its stop is bounded.
-  atFileEnd(() => running.stop(1_000));
+  atEnd(() => running.stop(1_000));
   return running;
 }
 

@@ -1,9 +1,10 @@
-import { atFileEnd } from "./file-end.js";
+import { atScopeEnd } from "./file-end.js";
 import { type MainProcess, spawnMain } from "./server-process.js";
 
 /**
  * The real server process (`src/main.ts`, or its build) as a child, for tests of what only a process shows:
- * start-up, signals, a SIGKILL. Whatever a test file starts is killed after its tests.
+ * start-up, signals, a SIGKILL. Whatever a test starts is killed after it (after the file, for
+ * what its hooks start).
  */
 
 export {
@@ -18,7 +19,7 @@ export {
 
 export function startMain(env: Record<string, string>, args?: string[], cwd?: string): MainProcess {
   const main = spawnMain(env, args, cwd);
-  atFileEnd(() => {
+  atScopeEnd(() => {
     const { child } = main;
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   });
