@@ -5,7 +5,7 @@ import { type EventType, newEvent, type StoredEvent } from "../../src/events/mod
 import { pushEvent } from "../../src/events/outbox-relay.js";
 import { newId } from "../../src/platform/ids.js";
 import { api } from "./api.js";
-import { atEndOfCurrent } from "./file-end.js";
+import { scopeEnd } from "./file-end.js";
 import { testCertificate } from "./https-receiver.js";
 import { type InProcessServer, startInProcess } from "./in-process.js";
 import { type MainProcess, startMain } from "./main-process.js";
@@ -84,7 +84,7 @@ export async function startDeployment(
   const mongodbUri = options.mongodbUri ?? inject("mongodbUri");
   // What the deployment itself holds ends with the test (or file) that made it; its servers end
   // with the test that starts each.
-  const atEnd = atEndOfCurrent();
+  const atEnd = scopeEnd();
   const client = await new MongoClient(mongodbUri).connect();
   atEnd(() => client.close());
   const db = client.db(databaseName);

@@ -1,6 +1,7 @@
 /**
  * What a test file started (servers, receivers, processes, database clients), stopped once its
- * tests are done; and what one test started (a server it runs), stopped once that test is done. Not a module-level `afterAll` in each helper, for two reasons: test files share
+ * tests are done, and what one test started (a server it runs), once that test is done. Not a
+ * module-level `afterAll` in each helper, for two reasons: test files share
  * each worker's modules (`isolate: false`, docs/development.md, "How it is built"), so such a hook
  * would run for the first file that imported the helper only; and the test kit loads some helpers
  * on first call, from inside a hook, where vitest silently never runs an `afterAll` registered.
@@ -42,14 +43,14 @@ export function atFileEnd(stop: Stop): void {
  * idles, so one that a test started and left running until the file ends costs every later test
  * of the file (docs/development.md, "How it is built").
  */
-export function atEndOfCurrent(): (stop: Stop) => void {
+export function scopeEnd(): (stop: Stop) => void {
   const test = testStops.getStore();
   return test ? (stop) => test.push(stop) : atFileEnd;
 }
 
 /** Stops `stop`'s resource at the end of the test that starts it, or of the file outside a test. */
 export function atScopeEnd(stop: Stop): void {
-  atEndOfCurrent()(stop);
+  scopeEnd()(stop);
 }
 
 /** Runs `test` (the setup file's `aroundEach`), then stops what it started. */

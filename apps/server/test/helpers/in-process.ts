@@ -60,7 +60,7 @@ export async function startInProcess(
       return stopped;
     },
   };
-  // A server left with a hanging attempt must not hold the file's end: its stop is bounded.
+  // A server left with a hanging attempt must not hold its test's or file's end: its stop is bounded.
   atEnd(() => running.stop(1_000));
   return running;
 }
