@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+import server from "./vitest.config.js";
 
 // The server's files that read stored or absolute times, run again with the processes' clock 60
 // days ahead: stored absolute times (the upgrade fixture's, a test's literal date) broke tests
@@ -30,16 +31,12 @@ for (const file of FILES) {
     throw new Error(`vitest.later.config.ts: ${file} is gone`);
 }
 
+// The server project's settings (its database, setup file, timeouts), on these files and this clock.
 export default defineConfig({
   test: {
+    ...server.test,
     name: "server-later",
     include: FILES,
-    // As the server project's own settings (vitest.config.ts).
-    globalSetup: ["test/global-setup.ts"],
-    isolate: false,
-    setupFiles: ["test/setup/file-end.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 180_000,
     execArgv: ["--import", preload],
     env: {
       DESKLINE_TEST_DATE_OFFSET_MS: String(
