@@ -33,7 +33,14 @@ vi.setConfig({ testTimeout: 120_000 });
  * plus the margin; the timeout twice the slowest answer a receiver gives, so that on a loaded
  * machine no attempt times out after its answer came (a retry is not what these tests measure).
  */
-const SHORT_LEASE = { WEBHOOK_TIMEOUT_MS: "3000", WEBHOOK_LEASE_MS: "5000", WEBHOOK_LEASE_MARGIN_MS: "500" };
+const SHORT_LEASE = {
+  WEBHOOK_TIMEOUT_MS: "3000",
+  WEBHOOK_LEASE_MS: "5000",
+  WEBHOOK_LEASE_MARGIN_MS: "500",
+  // The quick rounds these hand-offs were timed with: at the test deliveries' 200 ms, a CI run saw
+  // the kill test's lane pass to B and never come back to A.
+  WEBHOOK_POLL_INTERVAL_MS: "50",
+};
 /** The longest a test waits for its deliveries; a guarantee that holds needs seconds. */
 const SLOW = 60_000;
 /** Five attempts in flight to an endpoint at most. */
