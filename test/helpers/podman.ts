@@ -1,7 +1,7 @@
 // podman as the container test drives it, with the settings of scripts/container/containers.conf
 // (runc and cgroupfs: what works on our CI machines) unless
 // CONTAINERS_CONF chooses others. Every call has a timeout; failures carry podman's own words.
-import { execFile, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -115,7 +115,16 @@ function runClock(): { env: Record<string, string>; mounts: Record<string, strin
   };
 }
 
-/** Starts `image` detached on the host's network, with `env` and read-only `mounts` (host → container). */
+/**
+ * Starts `image` on the host's network, with `env` and read-only `mounts` (host → container), and
+ * returns once it runs.
+ *
+ * Its output comes straight to this process: `podman run` stays attached with the `passthrough`
+ * log driver, so the server's stdout and stderr are pipes this process reads. Through podman's
+ * log collector (conmon 2.1 on our CI machines), a container's last line once never reached
+ * `podman logs`, though the process had exited 0 after writing it. Read from the pipes, the
+ * output is whole once `podman run` has exited.
+ */
 export async function runContainer(
   image: string,
   name: string,
@@ -123,30 +132,84 @@ export async function runContainer(
   mounts: Record<string, string> = {},
 ): Promise<Container> {
   await run("podman", ["rm", "--force", "--ignore", name]);
-  const args = ["run", "--detach", "--name", name, "--network", "host"];
+  const args = ["run", "--name", name, "--network", "host", "--log-driver", "passthrough"];
   const clock = runClock();
   for (const [key, value] of Object.entries({ ...clock.env, ...env })) args.push("--env", `${key}=${value}`);
   for (const [from, to] of Object.entries({ ...clock.mounts, ...mounts })) {
     args.push("--volume", `${from}:${to}:ro`);
   }
-  await podman([...args, image]);
-  const logs = async () => {
-    const result = await run("podman", ["logs", name]);
-    return result.stdout + result.stderr;
-  };
+  const attached = attach([...args, image]);
+  await runningOrExited(name, attached);
+  const exitCode = async () =>
+    Number((await podman(["inspect", "--format", "{{.State.ExitCode}}", name])).trim());
   return {
     name,
-    logs,
+    logs: async () => attached.output(),
     exec: (args) => podman(["exec", name, ...args]),
     async stop(timeoutS) {
       const started = Date.now();
       await podman(["stop", "--time", String(timeoutS), name], (timeoutS + 60) * 1000);
       const ms = Date.now() - started;
-      const exitCode = Number((await podman(["inspect", "--format", "{{.State.ExitCode}}", name])).trim());
-      return { ms, exitCode };
+      await attached.ended(60_000);
+      return { ms, exitCode: await exitCode() };
     },
     async remove() {
       await run("podman", ["rm", "--force", "--ignore", name]);
+      await attached.ended(60_000).catch(() => attached.kill());
     },
   };
+}
+
+/** `podman run` attached: what the container wrote (stdout, then stderr) and when it ended. */
+interface Attached {
+  output(): string;
+  exited: Promise<number>;
+  /** Resolves once `podman run` has exited and its pipes are drained; throws after `ms`. */
+  ended(ms: number): Promise<void>;
+  kill(): void;
+}
+
+function attach(args: string[]): Attached {
+  const child = spawn("podman", args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  // "close": the process exited and both pipes reached their end.
+  const exited = new Promise<number>((done) => {
+    child.once("close", (code) => done(code ?? -1));
+    child.once("error", () => done(-1));
+  });
+  return {
+    output: () => stdout + stderr,
+    exited,
+    async ended(ms) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, fail) => {
+        timer = setTimeout(() => fail(new Error(`podman ${args[0]} still attached after ${ms} ms`)), ms);
+      });
+      await Promise.race([exited, late]).finally(() => clearTimeout(timer));
+    },
+    kill: () => child.kill("SIGKILL"),
+  };
+}
+
+/** Waits until podman says the container runs; throws with its output if `podman run` ended first. */
+async function runningOrExited(name: string, attached: Attached): Promise<void> {
+  let ended = false;
+  void attached.exited.then(() => {
+    ended = true;
+  });
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline && !ended) {
+    const state = await run("podman", ["inspect", "--format", "{{.State.Running}}", name]);
+    if (state.code === 0 && state.stdout.trim() === "true") return;
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  const why = ended ? `exited with ${await attached.exited}` : "did not start within 120 s";
+  throw new Error(`container ${name} ${why}:\n${attached.output().slice(-4000)}`);
 }
