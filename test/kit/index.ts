@@ -18,6 +18,7 @@ export {
 } from "../../apps/server/test/helpers/api.js";
 export { sendJson } from "../../apps/server/test/helpers/bearer-json.js";
 export { findOperation, specOperations, specScopes } from "../../apps/server/test/helpers/contract.js";
+export { TEST_DELIVERY_ENV } from "../../apps/server/test/helpers/delivery-env.js";
 export { type Receiver, startReceiver } from "../../apps/server/test/helpers/https-receiver.js";
 export { walkPages } from "../../apps/server/test/helpers/paging.js";
 export type { TestServer } from "../../apps/server/test/helpers/server.js";

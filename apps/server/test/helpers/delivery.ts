@@ -5,6 +5,7 @@ import { type EventType, newEvent, type StoredEvent } from "../../src/events/mod
 import { pushEvent } from "../../src/events/outbox-relay.js";
 import { newId } from "../../src/platform/ids.js";
 import { api } from "./api.js";
+import { TEST_DELIVERY_ENV } from "./delivery-env.js";
 import { scopeEnd } from "./file-end.js";
 import { testCertificate } from "./https-receiver.js";
 import { type InProcessServer, startInProcess } from "./in-process.js";
@@ -23,20 +24,7 @@ import { type MainProcess, startMain } from "./main-process.js";
  * middle of an attempt, SIGTERM's graceful stop).
  */
 
-/**
- * Retries in milliseconds, and polls and sweeps often enough that a test waits a fraction of a
- * second for what another process queued or left, yet seldom enough that an idle server costs
- * little: at 50 ms and 100 ms, one idle ROLE=all server took a fifth of a core (docs/development.md,
- * "How it is built").
- */
-export const TEST_DELIVERY_ENV = {
-  WEBHOOK_RETRY_DELAYS: "50ms,50ms,50ms,50ms",
-  WEBHOOK_POLL_INTERVAL_MS: "200",
-  WEBHOOK_TIMEOUT_MS: "1000",
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-  EVENT_RELAY_INTERVAL_MS: "500",
-};
-
+export { TEST_DELIVERY_ENV } from "./delivery-env.js";
 export type { InProcessServer } from "./in-process.js";
 
 type Role = "all" | "api" | "worker";
