@@ -171,21 +171,19 @@ interface Attached {
 
 function attach(args: string[]): Attached {
   const child = spawn("podman", args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
+  const written = { stdout: "", stderr: "" };
+  for (const stream of ["stdout", "stderr"] as const) {
+    child[stream].setEncoding("utf8").on("data", (chunk: string) => {
+      written[stream] += chunk;
+    });
+  }
   // "close": the process exited and both pipes reached their end.
   const exited = new Promise<number>((done) => {
     child.once("close", (code) => done(code ?? -1));
     child.once("error", () => done(-1));
   });
   return {
-    output: () => stdout + stderr,
+    output: () => written.stdout + written.stderr,
     exited,
     async ended(ms) {
       let timer: NodeJS.Timeout | undefined;
