@@ -11,6 +11,8 @@ import { createStore, ensureIndexes, type Store } from "../src/store.js";
 import { INTERRUPTED_ATTEMPT } from "../src/webhooks/deliveries/attempts.js";
 import { countHealth, sweepHealth } from "../src/webhooks/delivery/health-count.js";
 import { createDeliveryAgent, postWebhook } from "../src/webhooks/delivery/http-client.js";
+import { eventually } from "./helpers/main-process.js";
+import { createTcpProxy } from "./helpers/tcp-proxy.js";
 
 /**
  * The pieces that keep delivery's promises when workers pause, die or drift, each on the real
@@ -179,6 +181,32 @@ describe("an endpoint's health", () => {
 });
 
 describe("the database's clock", () => {
+  it("started while its answers came back slowly, corrects itself within seconds, not at the next 30 s ask", async () => {
+    const proxy = await createTcpProxy(inject("mongodbUri"));
+    await proxy.open();
+    const slow = await new MongoClient(proxy.uri).connect();
+    const databaseClock = new DatabaseClock(slow.db(db.databaseName));
+    try {
+      // As on a busy machine, which reads each answer late: every answer looks 150 ms old.
+      proxy.delayAnswers(300);
+      await databaseClock.start();
+      proxy.delayAnswers(0);
+      expect(databaseClock.offsetMs(), "answers that came back late put the database behind").toBeGreaterThan(
+        100,
+      );
+      await eventually(
+        async () => databaseClock.offsetMs(),
+        (offset) => Math.abs(offset) < 25,
+        "the clock to ask again and keep a prompt answer",
+        5_000,
+      );
+    } finally {
+      databaseClock.stop();
+      await slow.close();
+      await proxy.cut();
+    }
+  });
+
   it("keeps the database's time when this process's wall clock jumps a minute", async () => {
     const databaseClock = new DatabaseClock(db);
     await databaseClock.start(60_000);

@@ -1,9 +1,10 @@
 import { connect, createServer, type Server, type Socket } from "node:net";
+import { Transform } from "node:stream";
 
 /**
  * A loopback TCP proxy in front of the run's database, so a test can make the database vanish
- * (refused connections, dropped sockets) and come back on the same address without touching the
- * database itself or what is stored in it.
+ * (refused connections, dropped sockets) and come back on the same address, or its answers slow,
+ * without touching the database itself or what is stored in it.
  */
 export interface TcpProxy {
   /** The database's URI rewritten to go through the proxy. */
@@ -13,6 +14,8 @@ export interface TcpProxy {
   open(): Promise<void>;
   /** Refuses new connections and cuts the open ones, as a database that went down would. */
   cut(): Promise<void>;
+  /** Holds each of the database's answers `ms` before passing it on (0: at once), as a slow way back would. */
+  delayAnswers(ms: number): void;
 }
 
 /** `mongodb://[auth@]host:port[,more]/rest`: the first host is the target. */
@@ -37,6 +40,15 @@ export async function createTcpProxy(databaseUri: string): Promise<TcpProxy> {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   };
+  let answerDelayMs = 0;
+  // In order: the next chunk waits for the one before it.
+  const answers = () =>
+    new Transform({
+      transform(chunk, _encoding, done) {
+        if (answerDelayMs === 0) done(null, chunk);
+        else setTimeout(() => done(null, chunk), answerDelayMs);
+      },
+    });
   const rest = target.rest.startsWith("/") ? target.rest : `/${target.rest}`;
   const separator = rest.includes("?") ? "&" : "?";
   return {
@@ -49,7 +61,7 @@ export async function createTcpProxy(databaseUri: string): Promise<TcpProxy> {
         const upstream = connect(target.port, target.host);
         track(client);
         track(upstream);
-        client.pipe(upstream).pipe(client);
+        client.pipe(upstream).pipe(answers()).pipe(client);
         client.once("error", () => upstream.destroy());
         upstream.once("error", () => client.destroy());
       });
@@ -63,6 +75,9 @@ export async function createTcpProxy(databaseUri: string): Promise<TcpProxy> {
       server = undefined;
       for (const socket of sockets) socket.destroy();
       if (closing) await new Promise<void>((done) => closing.close(() => done()));
+    },
+    delayAnswers(ms) {
+      answerDelayMs = ms;
     },
   };
 }

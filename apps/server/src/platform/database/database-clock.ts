@@ -1,4 +1,4 @@
-import type { Db } from "mongodb";
+import type { Db, Document } from "mongodb";
 import type { Clock } from "../clock.js";
 
 /**
@@ -9,6 +9,9 @@ import type { Clock } from "../clock.js";
  * answer as the time halfway through the round trip, and counts on from there with
  * `performance.now()`, which no change of the wall clock moves. It asks again every `refreshMs`,
  * keeping the answer whose round trip was shortest (the least uncertain) unless it is stale.
+ * The first times it asks again come sooner (FIRST_REFRESH_MS, doubling up to `refreshMs`): a
+ * process that starts on a busy machine reads the answers late, and an answer read late puts the
+ * database's time that much behind (half the round trip).
  */
 
 interface Sample {
@@ -26,10 +29,20 @@ const REFRESH_MS = 30_000;
 const FIRST_SAMPLES = 3;
 /** A fresh sample whose round trip is at most this much worse than the kept one's replaces it. */
 const ROUND_TRIP_SLACK_MS = 20;
+/**
+ * The first ask after start: then 2, 4, 8 and 16 s, then every `refreshMs`. In a CI run, a server
+ * started while the machine was busy kept answers of 800 ms round trips, its clock 390 ms behind,
+ * for the 30 s until it asked again: a recovery started meanwhile ended its window ("until now")
+ * before the events just recorded.
+ */
+const FIRST_REFRESH_MS = 1_000;
 
 export class DatabaseClock implements Clock {
   private sample: Sample | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  /** `hello`, or `isMaster` once the database refused `hello` (mongo-java-server). */
+  private command: "hello" | "isMaster" = "hello";
 
   constructor(
     private readonly db: Db,
@@ -50,19 +63,29 @@ export class DatabaseClock implements Clock {
 
   /** Reads the database's time (a few times), then again every `refreshMs`; again: starts over. */
   async start(refreshMs = REFRESH_MS): Promise<void> {
+    this.stopped = false;
     for (let i = 0; i < FIRST_SAMPLES; i++) this.keep(await this.read());
-    clearInterval(this.timer);
-    this.timer = setInterval(() => {
-      this.read().then(
-        (sample) => this.keep(sample, true),
-        () => {}, // the database is away: count on from the last answer
-      );
-    }, refreshMs);
-    this.timer.unref();
+    this.refreshIn(Math.min(FIRST_REFRESH_MS, refreshMs), refreshMs);
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /** Asks again in `delayMs`, and after that twice as late each time, up to `refreshMs`. */
+  private refreshIn(delayMs: number, refreshMs: number): void {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.read()
+        .then(
+          (sample) => this.keep(sample, true),
+          () => {}, // the database is away: count on from the last answer
+        )
+        .finally(() => this.refreshIn(Math.min(delayMs * 2, refreshMs), refreshMs));
+    }, delayMs);
+    this.timer.unref();
   }
 
   private keep(fresh: Sample, refresh = false): void {
@@ -74,10 +97,16 @@ export class DatabaseClock implements Clock {
 
   private async read(): Promise<Sample> {
     const start = performance.now();
-    const reply = await this.db.command({ hello: 1 }).catch((err: { code?: number }) => {
-      if (err.code === 59) return this.db.command({ isMaster: 1 }); // CommandNotFound: before `hello`
-      throw err;
-    });
+    let reply: Document;
+    try {
+      reply = await this.db.command({ [this.command]: 1 });
+    } catch (err) {
+      // CommandNotFound: a server before `hello`. Asked again, timed alone: counting the refused
+      // `hello` in the round trip would put the database's time one way's latency ahead.
+      if ((err as { code?: number }).code !== 59 || this.command === "isMaster") throw err;
+      this.command = "isMaster";
+      return this.read();
+    }
     const end = performance.now();
     const local = reply.localTime;
     if (!(local instanceof Date)) throw new Error("the database did not say its time (localTime)");
