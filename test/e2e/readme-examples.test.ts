@@ -37,6 +37,14 @@ const FIXTURES: Record<string, string> = {
   "new.jsonl": `${JSON.stringify({ name: "Grace Hopper", email: "grace@example.com", tags: ["vip"] })}\n`,
 };
 
+/**
+ * How long a section's session may run before it is killed, so the failure says after which
+ * example it stopped. The CLI's sections take 23–28 s of a CI run (a process per `deskline`);
+ * with two busy loops beside a CI run on its two cores, one ran past 50 s. Their tests get a
+ * minute more.
+ */
+const SESSION_LIMIT_MS = 100_000;
+
 let world: World | undefined;
 afterEach(async () => {
   await world?.close();
@@ -107,7 +115,7 @@ async function runSession(script: string, w: World): Promise<Session> {
   child.stderr.on("data", (chunk: Buffer) => {
     stderr += chunk;
   });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 50_000);
+  const timer = setTimeout(() => child.kill("SIGKILL"), SESSION_LIMIT_MS);
   const code = await new Promise<number | null>((done) => child.once("close", done));
   clearTimeout(timer);
   return { code, stdout, stderr };
@@ -185,6 +193,7 @@ describe("README and docs examples", () => {
         expect(await world.sdk.webhookEndpoints.listAttempts(endpoint.id).toArray()).toEqual([]);
       }
     },
+    SESSION_LIMIT_MS + 60_000,
   );
 
   // The receivers' code (Express and Koa) cannot listen on a reader's port here, but it must at
