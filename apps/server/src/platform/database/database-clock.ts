@@ -73,14 +73,18 @@ export class DatabaseClock implements Clock {
     clearTimeout(this.timer);
   }
 
-  /** Asks again in `delayMs`, and after that twice as late each time, up to `refreshMs`. */
+  /**
+   * Asks again in `delayMs`, and after that twice as late each time, up to `refreshMs`. The early
+   * asks only ever tighten the clock (a shorter round trip); the regular ones also follow the
+   * database's time as the monotonic clock drifts from it, taking an answer a little less certain.
+   */
   private refreshIn(delayMs: number, refreshMs: number): void {
     clearTimeout(this.timer);
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.read()
         .then(
-          (sample) => this.keep(sample, true),
+          (sample) => this.keep(sample, delayMs >= refreshMs),
           () => {}, // the database is away: count on from the last answer
         )
         .finally(() => this.refreshIn(Math.min(delayMs * 2, refreshMs), refreshMs));
@@ -88,9 +92,9 @@ export class DatabaseClock implements Clock {
     this.timer.unref();
   }
 
-  private keep(fresh: Sample, refresh = false): void {
+  private keep(fresh: Sample, followDrift = false): void {
     const kept = this.sample;
-    if (!kept || fresh.roundTripMs <= kept.roundTripMs + (refresh ? ROUND_TRIP_SLACK_MS : 0)) {
+    if (!kept || fresh.roundTripMs <= kept.roundTripMs + (followDrift ? ROUND_TRIP_SLACK_MS : 0)) {
       this.sample = fresh;
     }
   }
