@@ -170,9 +170,11 @@ async function createContacts(
   { until }: { until?: Promise<unknown> } = {},
 ) {
   let settled = until === undefined;
-  void until?.finally(() => {
+  const markSettled = () => {
     settled = true;
-  });
+  };
+  // Settled either way; a rejection is the caller's to report, not an unhandled one here.
+  void until?.then(markSettled, markSettled);
   const contacts: string[] = [];
   const createdAt: number[] = [];
   for (let after = 0; after < count; ) {
@@ -317,9 +319,13 @@ describe("webhook delivery under faults: a worker killed", () => {
     // Slow until the kill, so that it strikes with a full batch in flight; quick after.
     w.receiver.answer = () => ({ status: 200, delayMs: killed ? 300 : 1_500 });
     const a = fleet.main;
-    // A backlog first: A's lane stays busy while B starts, so the batch in flight is A's.
+    // A backlog first: A's lane stays busy while B starts, so the batch in flight is A's. B looks
+    // for lanes once a second where A looks every 50 ms: should A's run end before the kill, A
+    // takes its lane again before B sees it free (two CI runs saw B take it and keep it, fed).
     const backlog = await createContacts(fleet, w.key, 10);
-    const b = afterFirstRequest(w.receiver, () => startB(fleet, context, env));
+    const b = afterFirstRequest(w.receiver, () =>
+      startB(fleet, context, { ...env, WEBHOOK_POLL_INTERVAL_MS: "1000" }),
+    );
     // Events keep coming until A has a full batch in flight, and after the kill. A's, told by its
     // connections: the lane may change hands before (a lane whose queue ran dry ends), and a
     // batch of B's in flight would make the kill strike a worker that held nothing.
