@@ -31,10 +31,16 @@ async function main(): Promise<void> {
   const logger = await startLogging(config);
   const ephemeral = process.argv.includes("--ephemeral");
   const { database, embedded } = await openDatabase(config, logger, ephemeral ? undefined : config.dataDir);
-  const server = await startServer(config, { database, logger });
-  // From here on, before the demo's banner too: a Ctrl-C in the first seconds of `pnpm start`
-  // stops as gracefully as a later one (status 0, the database closed), not by the signal.
-  const stopping = stopOnSignals({ config, logger }, { server, embedded });
+  const starting = startServer(config, { database, logger });
+  // From here on, before the server says it listens and before the demo's banner: a Ctrl-C in
+  // the first seconds of `pnpm start` stops as gracefully as a later one (status 0, the database
+  // closed), not by the signal. Registered after "listening" was logged, a SIGINT sent on that
+  // line could land first on a busy machine, and end the process by the signal.
+  const running = starting.then((server) => ({ server, embedded }));
+  // A failed start is main's to report (the await below), not this copy's.
+  running.catch(() => {});
+  const stopping = stopOnSignals({ config, logger }, running);
+  const server = await starting;
   server.deliveryReady.catch((err: unknown) => {
     if (!(err instanceof ServerStopped)) exitOnStartFailure(logger, err);
   });
@@ -103,7 +109,7 @@ interface Running {
 }
 
 /** SIGTERM and SIGINT stop the process gracefully, once; the answer tells whether one has. */
-function stopOnSignals(core: { config: Config; logger: Logger }, running: Running): () => boolean {
+function stopOnSignals(core: { config: Config; logger: Logger }, running: Promise<Running>): () => boolean {
   let shuttingDown = false;
   const onSignal = (signal: string) => {
     if (shuttingDown) return;
@@ -118,7 +124,7 @@ function stopOnSignals(core: { config: Config; logger: Logger }, running: Runnin
 /** In-flight requests and running attempts finish, then the database closes and the process exits 0. */
 async function shutdown(
   { config, logger }: { config: Config; logger: Logger },
-  running: Running,
+  running: Promise<Running>,
   signal: string,
 ): Promise<never> {
   logger.info({ signal }, "shutting down: finishing in-flight requests and delivery attempts");
@@ -129,8 +135,10 @@ async function shutdown(
     logger.error({ signal }, "shutdown did not finish in time (is the database answering?); exiting");
     process.exit(1);
   }, config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS).unref();
-  await running.server.stop(config.shutdownTimeoutMs);
-  await running.embedded?.stop();
+  // A signal while the server was starting: it stops once started.
+  const { server, embedded } = await running;
+  await server.stop(config.shutdownTimeoutMs);
+  await embedded?.stop();
   // Exports the spans still buffered.
   await stopTelemetry().catch((err: unknown) => logger.warn({ err }, "tracing: final export failed"));
   logger.info("stopped");
