@@ -4,6 +4,7 @@
 import { execFile, spawn, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { eventually } from "@deskline/test-kit";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const env = {
@@ -198,16 +199,19 @@ function attach(args: string[]): Attached {
 
 /** Waits until podman says the container runs; throws with its output if `podman run` ended first. */
 async function runningOrExited(name: string, attached: Attached): Promise<void> {
-  let ended = false;
-  void attached.exited.then(() => {
-    ended = true;
+  let exitCode: number | undefined;
+  void attached.exited.then((code) => {
+    exitCode = code;
   });
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline && !ended) {
-    const state = await run("podman", ["inspect", "--format", "{{.State.Running}}", name]);
-    if (state.code === 0 && state.stdout.trim() === "true") return;
-    await new Promise((done) => setTimeout(done, 200));
-  }
-  const why = ended ? `exited with ${await attached.exited}` : "did not start within 120 s";
-  throw new Error(`container ${name} ${why}:\n${attached.output().slice(-4000)}`);
+  const state = async () =>
+    exitCode === undefined
+      ? (await run("podman", ["inspect", "--format", "{{.State.Running}}", name])).stdout.trim()
+      : `exited with ${exitCode}`;
+  const last = await eventually(
+    state,
+    (said) => said === "true" || said.startsWith("exited"),
+    `container ${name} to run`,
+    120_000,
+  ).catch((error: Error) => error.message);
+  if (last !== "true") throw new Error(`container ${name}: ${last}:\n${attached.output().slice(-4000)}`);
 }

@@ -43,7 +43,7 @@ export async function startInProcess(
     database: new DatabaseConnection(config.mongodbUri as string, config.databaseName),
     logger: pino({ level: "info", base: { service: "deskline-server" } }, log.stream),
     listen: { host: "127.0.0.1", port: 0 },
-    ca: [...trustedCertificates(undefined), readFileSync(testCertificate().certFile, "utf8")],
+    ca: testServersCa(),
     // Node's process metrics are the test process's, not a server's.
     processMetrics: false,
   });
@@ -63,6 +63,17 @@ export async function startInProcess(
   // A server left with a hanging attempt must not hold its test's or file's end: its stop is bounded.
   atEnd(() => running.stop(1_000));
   return running;
+}
+
+let trusted: string[] | undefined;
+
+/**
+ * What every in-process server trusts: the system's certificates and the receivers'. Read once per
+ * worker, not at each of the hundred-odd starts of a run.
+ */
+function testServersCa(): string[] {
+  trusted ??= [...trustedCertificates(undefined), readFileSync(testCertificate().certFile, "utf8")];
+  return trusted;
 }
 
 /** A log kept in memory, and a way to wait for a line. */
