@@ -1,5 +1,15 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { afterAll, beforeAll, describe, type ExpectStatic, expect, it, type TestContext, vi } from "vitest";
+import {
+  afterAll,
+  beforeAll,
+  describe,
+  type ExpectStatic,
+  expect,
+  it,
+  onTestFinished,
+  type TestContext,
+  vi,
+} from "vitest";
 import { type JavaMongoServer, startMongoJavaServer } from "../src/platform/database/mongo-java-server.js";
 import { api, newWorkspace } from "./helpers/api.js";
 import { createEndpoint, type Deployment, startDeployment } from "./helpers/delivery.js";
@@ -18,8 +28,8 @@ import { createTcpProxy } from "./helpers/tcp-proxy.js";
 // interrupted sent again before any later event, no other duplicate, failures counted once, a
 // hand-off within 3 s, nothing lost. Each prints one `[delivery-faults]` line with its figures.
 //
-// Only what a fault strikes is a process (a signal needs one, a skewed clock a preload), and those
-// start together before the tests, each on a database of its own; the healthy worker beside it,
+// Only what a fault strikes is a process (a signal needs one, a skewed clock a preload), started
+// by its test before what it times, each on a database of its own; the healthy worker beside it,
 // the API and the change stream's server run in the test's process. The tests run one after
 // another: run at once, the slow answers and hand-offs they time came late on a loaded machine.
 //
@@ -64,40 +74,37 @@ interface Fleet {
 }
 
 /**
- * Each test's fleet, started together before the tests: a process start costs seconds of CPU,
- * which, spent while the tests run, would slow the answers and hand-offs they time.
+ * Each test starts its fleet before anything it times, and stops it when it ends: a worker
+ * process idles at a seventh of a core with these quick rounds, so five started together before
+ * the tests cost more CPU, while the tests ran, than their starts one at a time.
  */
-let fleets: Record<
-  "kill" | "apiClock" | "failures" | "pause" | "sigterm",
-  Promise<Fleet & { main: MainProcess }>
->;
-const mains: Promise<MainProcess>[] = [];
+const FLEETS = {
+  kill: () => startFleet("worker", FIVE),
+  apiClock: () => startFleet("api", clockMovedBy(60_000), SHIFTED),
+  failures: () => startFleet("worker", FIVE),
+  pause: () => startFleet("worker", TWO),
+  sigterm: () => startFleet("worker", TWO),
+};
 
-beforeAll(async () => {
+beforeAll(() => {
   oplogServer = startMongoJavaServer({ oplog: true });
   oplogServer.catch(() => undefined);
-  fleets = {
-    kill: startFleet("worker", FIVE),
-    apiClock: startFleet("api", clockMovedBy(60_000), SHIFTED),
-    failures: startFleet("worker", FIVE),
-    pause: startFleet("worker", TWO),
-    sigterm: startFleet("worker", TWO),
-  };
-  await Promise.all(Object.values(fleets));
 });
 
 afterAll(async () => {
   if (summaries.length > 0) console.log(summaries.join("\n"));
-  for (const started of mains) {
-    const main = await started.catch(() => undefined);
-    if (!main || main.child.exitCode !== null || main.child.signalCode !== null) continue;
-    if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-4000));
-    main.child.kill("SIGCONT"); // a paused process could not act on SIGKILL's aftermath otherwise
-    main.child.kill("SIGKILL");
-    await main.exited;
-  }
   await (await oplogServer.catch(() => undefined))?.stop();
 });
+
+/** Kills a process the test started, once it has started (a paused one is woken to die). */
+async function killMain(started: Promise<MainProcess>): Promise<void> {
+  const main = await started.catch(() => undefined);
+  if (!main || main.child.exitCode !== null || main.child.signalCode !== null) return;
+  if (process.env.DEBUG_DELIVERY) console.log(main.output().slice(-4000));
+  main.child.kill("SIGCONT"); // a paused process could not act on SIGKILL's aftermath otherwise
+  main.child.kill("SIGKILL");
+  await main.exited;
+}
 
 /** A database of its own with an API server in this process, and one server process on it (short leases). */
 async function startFleet(
@@ -111,7 +118,7 @@ async function startFleet(
   return { deployment, baseUrl, main: await main };
 }
 
-/** A server process on `deployment`'s database with short leases, killed after the file. */
+/** A server process on `deployment`'s database with short leases, killed after the test. */
 function startServerProcess(
   deployment: Deployment,
   role: "api" | "worker",
@@ -119,7 +126,7 @@ function startServerProcess(
   args?: string[],
 ): Promise<MainProcess> {
   const main = deployment.startProcess(role, { ...SHORT_LEASE, ...env }, args);
-  mains.push(main);
+  onTestFinished(() => killMain(main));
   return main;
 }
 
@@ -312,7 +319,7 @@ function report(fault: string, figures: Record<string, number | string | undefin
 describe("webhook delivery under faults: a worker killed", () => {
   it("a worker killed with requests in flight (SIGKILL): what it left goes first, once", async (context) => {
     const env = FIVE;
-    const fleet = await fleets.kill;
+    const fleet = await FLEETS.kill();
     const { expect } = context;
     const w = await world(fleet);
     let killed = false;
@@ -408,7 +415,7 @@ describe("webhook delivery under faults: clocks that run ahead", () => {
   });
 
   it("an API process whose clock runs 60 s ahead: its writes' deliveries are not held back", async (context) => {
-    const fleet = await fleets.apiClock;
+    const fleet = await FLEETS.apiClock();
     const skewed = { ...fleet, baseUrl: await fleet.main.baseUrl };
     const w = await world(fleet);
     await startB(fleet, context, FIVE);
@@ -428,7 +435,7 @@ describe("webhook delivery under faults: clocks that run ahead", () => {
 describe("webhook delivery under faults: failures while a worker is paused", () => {
   it("deliveries that fail for good while their worker is paused count once each", async (context) => {
     const env = FIVE;
-    const fleet = await fleets.failures;
+    const fleet = await FLEETS.failures();
     const { baseUrl } = fleet;
     const { expect } = context;
     const w = await world(fleet);
@@ -489,7 +496,7 @@ describe("webhook delivery under faults: failures while a worker is paused", () 
 describe("webhook delivery under faults: a worker paused past its lease", () => {
   it("a worker paused past its lease (SIGSTOP, SIGCONT) sends nothing more once another took its lane", async (context) => {
     const env = TWO;
-    const fleet = await fleets.pause;
+    const fleet = await FLEETS.pause();
     const { expect } = context;
     const w = await world(fleet, { rate_limit: 2 });
     let a: MainProcess | undefined;
@@ -566,7 +573,7 @@ describe("webhook delivery under faults: a worker paused past its lease", () => 
 describe("webhook delivery under faults: a rolling restart", () => {
   it("a worker stopped with SIGTERM hands its lane to a waiting worker within 3 s", async (context) => {
     const env = TWO;
-    const fleet = await fleets.sigterm;
+    const fleet = await FLEETS.sigterm();
     const { expect } = context;
     const w = await world(fleet);
     let quick = false;
