@@ -81,10 +81,12 @@ export class ConsoleSessions {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ link_hash: 1 }, { name: "link", unique: true });
-    await this.collection.createIndex({ session_hash: 1 }, { name: "session", unique: true });
-    // Real MongoDB removes expired sessions itself; elsewhere the sweep does (see the module comment).
-    await this.collection.createIndex({ expires_at: 1 }, { name: "expiry", expireAfterSeconds: 0 });
+    await this.collection.createIndexes([
+      { key: { link_hash: 1 }, name: "link", unique: true },
+      { key: { session_hash: 1 }, name: "session", unique: true },
+      // Real MongoDB removes expired sessions itself; elsewhere the sweep does (see the module comment).
+      { key: { expires_at: 1 }, name: "expiry", expireAfterSeconds: 0 },
+    ]);
   }
 
   /** A new session for `workspaceId`, lasting `ttlMs`; answers the link token (shown once). */

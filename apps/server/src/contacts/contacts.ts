@@ -19,7 +19,7 @@ import type { Tombstones } from "../records/tombstones.js";
 import type { QueryOf, Schema } from "../spec/types.js";
 import { type PhoneFields, type PhoneRules, phoneFields, phoneFilter } from "./phone.js";
 import { contactSearchKeys, searchFilter } from "./search-keys.js";
-import { ensureUniqueKeysIndex, type UniqueKey, uniqueKey, writeUnique } from "./unique-keys.js";
+import { UNIQUE_KEYS_INDEX, type UniqueKey, uniqueKey, writeUnique } from "./unique-keys.js";
 
 /** The contact fields a client sets (the spec's `ContactCreate`); the response lists all of them, null when unset. */
 export const CONTACT_FIELDS = schemaProperties.ContactCreate;
@@ -136,16 +136,10 @@ export class Contacts extends PulledRecords<ContactDoc, ContactFilters> {
   }
 
   async ensureIndexes(): Promise<void> {
-    await ensureUniqueKeysIndex(this.collection);
-    await this.ensureRecordIndexes([
-      "email_lc",
-      "phone_e164",
-      "phone",
-      "tags",
-      "segments",
-      "lifecycle_stage",
-      "search_keys",
-    ]);
+    await this.ensureRecordIndexes(
+      ["email_lc", "phone_e164", "phone", "tags", "segments", "lifecycle_stage", "search_keys"],
+      [UNIQUE_KEYS_INDEX],
+    );
   }
 
   /** Creates a contact; `phoneRules` read its phone (contacts/phone.ts), as on every write. */

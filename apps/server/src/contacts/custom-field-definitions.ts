@@ -71,12 +71,11 @@ export class CustomFieldDefinitions {
 
   /** One definition per key and workspace; and the contact index of every key marked searchable. */
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex(
-      { workspace_id: 1, key: 1 },
-      { unique: true, name: "workspace_key_unique" },
-    );
-    // Whether any workspace still marks a key searchable, across workspaces (its index is shared).
-    await this.collection.createIndex({ key: 1, searchable: 1 }, { name: "key_searchable" });
+    await this.collection.createIndexes([
+      { key: { workspace_id: 1, key: 1 }, unique: true, name: "workspace_key_unique" },
+      // Whether any workspace still marks a key searchable, across workspaces (its index is shared).
+      { key: { key: 1, searchable: 1 }, name: "key_searchable" },
+    ]);
     const searchable = await this.collection.distinct("key", { searchable: true });
     for (const key of searchable) await this.ensureSearchIndex(key);
   }

@@ -1,4 +1,4 @@
-import type { Collection } from "mongodb";
+import type { Collection, IndexDescription } from "mongodb";
 import { isDuplicateKey } from "../platform/database/errors.js";
 import { DomainError, type ErrorCode } from "../platform/errors.js";
 
@@ -33,10 +33,13 @@ export const uniqueKey = (
   param,
 });
 
-export function ensureUniqueKeysIndex<T extends WithUniqueKeys>(collection: Collection<T>): Promise<string> {
-  // Sparse, not partial: mongo-java-server treats a partial unique index as a full one.
-  return collection.createIndex({ unique_keys: 1 }, { unique: true, sparse: true, name: "unique_keys" });
-}
+/** The index that holds the keys unique. Sparse, not partial: mongo-java-server treats a partial unique index as a full one. */
+export const UNIQUE_KEYS_INDEX: IndexDescription = {
+  key: { unique_keys: 1 },
+  unique: true,
+  sparse: true,
+  name: "unique_keys",
+};
 
 // A write refused for a key whose holder is gone by the time we look is simply tried again; a few
 // rounds cover any realistic churn, and then the driver's error is the honest answer.

@@ -44,9 +44,11 @@ export class Events {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ workspace_id: 1, _id: -1 }, { name: "workspace_newest" });
-    await this.collection.createIndex({ workspace_id: 1, type: 1, _id: -1 }, { name: "workspace_type" });
-    await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
+    await this.collection.createIndexes([
+      { key: { workspace_id: 1, _id: -1 }, name: "workspace_newest" },
+      { key: { workspace_id: 1, type: 1, _id: -1 }, name: "workspace_type" },
+      { key: { created_at: 1 }, name: "retention_sweep" },
+    ]);
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { IndexDescription } from "mongodb";
 import type { EventRelay } from "../events/outbox-relay.js";
 import { newestFirst, oldestChangeFirst, type Page, type PullWindow } from "../platform/database/lists.js";
 import { notFound } from "../platform/errors.js";
@@ -26,10 +27,14 @@ export abstract class PulledRecords<T extends RecordDoc, Filters> extends Mutabl
   protected abstract filterOf(filters: Filters): Record<string, unknown>;
 
   /** The record indexes (records/record.ts), then the pull's order, read as one index range. */
-  protected override async ensureRecordIndexes(listFields: readonly string[]): Promise<void> {
-    await super.ensureRecordIndexes([]);
-    await this.collection.createIndex({ workspace_id: 1, updated_at: 1, _id: 1 }, { name: "workspace_pull" });
-    await this.ensureListIndexes(listFields);
+  protected override async ensureRecordIndexes(
+    listFields: readonly string[],
+    others: readonly IndexDescription[] = [],
+  ): Promise<void> {
+    await super.ensureRecordIndexes(listFields, [
+      { key: { workspace_id: 1, updated_at: 1, _id: 1 }, name: "workspace_pull" },
+      ...others,
+    ]);
   }
 
   /** A page of the workspace's records, newest first, one more than asked for `has_more`. */

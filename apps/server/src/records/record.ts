@@ -1,4 +1,11 @@
-import type { Collection, Db, Filter, OptionalUnlessRequiredId, UpdateFilter } from "mongodb";
+import type {
+  Collection,
+  Db,
+  Filter,
+  IndexDescription,
+  OptionalUnlessRequiredId,
+  UpdateFilter,
+} from "mongodb";
 import type { StoredEvent } from "../events/model.js";
 import { type EventRelay, pushEvent, type WithPendingEvents } from "../events/outbox-relay.js";
 import { AGAIN, type BackoffPolicy, giveUpAfter, retry } from "../platform/backoff.js";
@@ -137,13 +144,11 @@ export class WorkspaceRecords<T extends Owned> {
   }
 
   /** One index per list filter, `{workspace_id, <field>, _id}`, so a page is read in index order. */
-  protected async ensureListIndexes(fields: readonly string[]): Promise<void> {
-    for (const field of fields) {
-      await this.collection.createIndex(
-        { workspace_id: 1, [field]: 1, _id: -1 },
-        { name: `workspace_${field}_newest` },
-      );
-    }
+  protected listIndexes(fields: readonly string[]): IndexDescription[] {
+    return fields.map((field) => ({
+      key: { workspace_id: 1, [field]: 1, _id: -1 },
+      name: `workspace_${field}_newest`,
+    }));
   }
 }
 
@@ -160,18 +165,19 @@ export class MutableRecords<T extends RecordDoc> extends WorkspaceRecords<T> {
    * costs its upkeep; on mongo-java-server, which uses an index only for a query on exactly its
    * fields, it turns every PATCH's update from a scan of the collection into a hash probe.
    *
-   * Then one index per list filter (`ensureListIndexes`; docs/decisions.md lists them).
+   * Then one index per list filter (`listIndexes`; docs/decisions.md lists them). All of them in
+   * one `createIndexes`, with `others` the store adds: one round trip per collection at start.
    */
-  protected async ensureRecordIndexes(listFields: readonly string[]): Promise<void> {
-    await this.collection.createIndex(
-      { workspace_id: 1, _id: 1 },
-      { unique: true, name: "workspace_id_unique" },
-    );
-    await this.collection.createIndex(
-      { workspace_id: 1, _id: 1, version: 1 },
-      { unique: true, name: "version_check_unique" },
-    );
-    await this.ensureListIndexes(listFields);
+  protected async ensureRecordIndexes(
+    listFields: readonly string[],
+    others: readonly IndexDescription[] = [],
+  ): Promise<void> {
+    await this.collection.createIndexes([
+      { key: { workspace_id: 1, _id: 1 }, unique: true, name: "workspace_id_unique" },
+      { key: { workspace_id: 1, _id: 1, version: 1 }, unique: true, name: "version_check_unique" },
+      ...others,
+      ...this.listIndexes(listFields),
+    ]);
   }
 
   /**

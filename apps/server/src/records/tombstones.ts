@@ -56,11 +56,10 @@ export class Tombstones {
 
   async ensureIndexes(): Promise<void> {
     // The pull reads one kind of a workspace in (updated_at, _id) order from a position.
-    await this.collection.createIndex(
-      { workspace_id: 1, object: 1, updated_at: 1, _id: 1 },
-      { name: "workspace_object_pull" },
-    );
-    await this.collection.createIndex({ updated_at: 1 }, { name: "retention_sweep" });
+    await this.collection.createIndexes([
+      { key: { workspace_id: 1, object: 1, updated_at: 1, _id: 1 }, name: "workspace_object_pull" },
+      { key: { updated_at: 1 }, name: "retention_sweep" },
+    ]);
   }
 
   /** Records (or stamps anew) the deletion of a record; call it before deleting the record. */

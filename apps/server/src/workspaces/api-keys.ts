@@ -111,11 +111,10 @@ export class ApiKeys {
     // Unique per workspace, the workspace first, as every unique index (docs/operations.md,
     // "Indexes"); it also serves the workspace's list, newest first. The admin API revokes a key
     // by its id alone, hence the plain index on `id`.
-    await this.collection.createIndex(
-      { workspace_id: 1, id: -1 },
-      { unique: true, name: "workspace_newest_unique" },
-    );
-    await this.collection.createIndex({ id: 1 }, { name: "public_id" });
+    await this.collection.createIndexes([
+      { key: { workspace_id: 1, id: -1 }, unique: true, name: "workspace_newest_unique" },
+      { key: { id: 1 }, name: "public_id" },
+    ]);
   }
 
   /** Issues a key (`newApiKeyText`). Returns the plaintext once. */

@@ -74,19 +74,19 @@ export class DeliveryAttempts {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex(
-      { workspace_id: 1, endpoint_id: 1, _id: -1 },
-      { name: "endpoint_newest" },
-    );
-    // One record per attempt number of a delivery: the database refuses a second one, whatever
-    // two workers believe (the lease of a claimed batch, webhooks/delivery/lane.ts, already keeps
-    // them apart). Per delivery, not per event and endpoint, so a resend's or a recovery's attempts
-    // are logged beside the first delivery's; the workspace first, so a sharded cluster can keep it.
-    await this.collection.createIndex(
-      { workspace_id: 1, delivery_id: 1, attempt: 1 },
-      { name: "one_per_delivery_attempt", unique: true },
-    );
-    await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
+    await this.collection.createIndexes([
+      { key: { workspace_id: 1, endpoint_id: 1, _id: -1 }, name: "endpoint_newest" },
+      // One record per attempt number of a delivery: the database refuses a second one, whatever
+      // two workers believe (the lease of a claimed batch, webhooks/delivery/lane.ts, already keeps
+      // them apart). Per delivery, not per event and endpoint, so a resend's or a recovery's attempts
+      // are logged beside the first delivery's; the workspace first, so a sharded cluster can keep it.
+      {
+        key: { workspace_id: 1, delivery_id: 1, attempt: 1 },
+        name: "one_per_delivery_attempt",
+        unique: true,
+      },
+      { key: { created_at: 1 }, name: "retention_sweep" },
+    ]);
   }
 
   /**

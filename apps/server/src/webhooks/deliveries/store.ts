@@ -165,35 +165,22 @@ export class WebhookDeliveries {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex(
-      { workspace_id: 1, pending_key: 1 },
-      { name: "one_pending_in_workspace", unique: true },
-    );
-    await this.collection.createIndex(
-      { workspace_id: 1, endpoint_id: 1, _id: -1 },
-      { name: "endpoint_newest" },
-    );
-    await this.collection.createIndex({ workspace_id: 1, event_id: 1, _id: -1 }, { name: "event_newest" });
-    // A recovery's deliveries (listed by `recovery_id`, counted for getWebhookRecovery). Not sparse:
-    // a sparse compound index holds every document anyway, as `_id` is in all of them.
-    await this.collection.createIndex(
-      { workspace_id: 1, recovery_id: 1, _id: -1 },
-      { name: "recovery_newest" },
-    );
-    // Recovery asks which events have a pending or succeeded delivery to the endpoint since a time.
-    await this.collection.createIndex(
-      { endpoint_id: 1, status: 1, created_at: 1 },
-      { name: "endpoint_status_created" },
-    );
-    await this.collection.createIndex({ created_at: 1 }, { name: "retention_sweep" });
-    // The queue: a lane claims its endpoint's due deliveries in QUEUE_ORDER; the dispatcher finds
-    // due deliveries of every endpoint in that order (the endpoint id rides along in the key, so
-    // leaving out the endpoints it is not looking for reads no document).
-    await this.collection.createIndex(
-      { endpoint_id: 1, due_at: 1, event_id: 1, _id: 1 },
-      { name: "endpoint_queue" },
-    );
-    await this.collection.createIndex({ due_at: 1, event_id: 1, _id: 1, endpoint_id: 1 }, { name: "queue" });
+    await this.collection.createIndexes([
+      { key: { workspace_id: 1, pending_key: 1 }, name: "one_pending_in_workspace", unique: true },
+      { key: { workspace_id: 1, endpoint_id: 1, _id: -1 }, name: "endpoint_newest" },
+      { key: { workspace_id: 1, event_id: 1, _id: -1 }, name: "event_newest" },
+      // A recovery's deliveries (listed by `recovery_id`, counted for getWebhookRecovery). Not sparse:
+      // a sparse compound index holds every document anyway, as `_id` is in all of them.
+      { key: { workspace_id: 1, recovery_id: 1, _id: -1 }, name: "recovery_newest" },
+      // Recovery asks which events have a pending or succeeded delivery to the endpoint since a time.
+      { key: { endpoint_id: 1, status: 1, created_at: 1 }, name: "endpoint_status_created" },
+      { key: { created_at: 1 }, name: "retention_sweep" },
+      // The queue: a lane claims its endpoint's due deliveries in QUEUE_ORDER; the dispatcher finds
+      // due deliveries of every endpoint in that order (the endpoint id rides along in the key, so
+      // leaving out the endpoints it is not looking for reads no document).
+      { key: { endpoint_id: 1, due_at: 1, event_id: 1, _id: 1 }, name: "endpoint_queue" },
+      { key: { due_at: 1, event_id: 1, _id: 1, endpoint_id: 1 }, name: "queue" },
+    ]);
   }
 
   /**

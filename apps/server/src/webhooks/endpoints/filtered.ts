@@ -29,8 +29,10 @@ export class FilteredCounts {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ endpoint_id: 1, at: 1 }, { name: "endpoint_at" });
-    await this.collection.createIndex({ at: 1 }, { name: "at" });
+    await this.collection.createIndexes([
+      { key: { endpoint_id: 1, at: 1 }, name: "endpoint_at" },
+      { key: { at: 1 }, name: "at" },
+    ]);
   }
 
   /** Records that these endpoints' filters kept these events from them, at `at`; a pair once. */

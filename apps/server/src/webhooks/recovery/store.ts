@@ -117,9 +117,11 @@ export class WebhookRecoveries {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.collection.createIndex({ slot: 1 }, { name: "one_per_slot", unique: true, sparse: true });
-    // Only finished recoveries have a `completed_at` to compare, so the sweep never meets a running one.
-    await this.collection.createIndex({ completed_at: 1 }, { name: "retention_sweep" });
+    await this.collection.createIndexes([
+      { key: { slot: 1 }, name: "one_per_slot", unique: true, sparse: true },
+      // Only finished recoveries have a `completed_at` to compare, so the sweep never meets a running one.
+      { key: { completed_at: 1 }, name: "retention_sweep" },
+    ]);
   }
 
   /**
