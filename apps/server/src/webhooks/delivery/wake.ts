@@ -13,9 +13,10 @@ import type { Logger } from "../../platform/logger.js";
  *   oplog): a round every `WEBHOOK_WAKE_INTERVAL_MS`, one indexed read that finds nothing when
  *   nothing is due, five times as seldom after a quiet second.
  *
- * Either way a round also runs every `WEBHOOK_POLL_INTERVAL_MS`: it finds retries another process
- * scheduled and deliveries whose worker died (their lease ran out). Waking decides only how soon
- * a delivery is found, never whether.
+ * Either way a round also runs every `WEBHOOK_POLL_INTERVAL_MS` (the quick poll's rounds count,
+ * when even relaxed it is the more frequent): it finds retries another process scheduled and
+ * deliveries whose worker died (their lease ran out). Waking decides only how soon a delivery is
+ * found, never whether.
  */
 
 /** What a wake source asks for rounds from. */
@@ -59,6 +60,9 @@ export async function startWake(
       },
     };
   }
+  // Where the quick poll, even relaxed, runs a round at least as often, the regular one would
+  // only add reads to an idle worker's.
+  if (options.wakeIntervalMs * RELAXED_FACTOR <= options.pollIntervalMs) clearInterval(regular);
   const busy = pollWhileBusy(dispatcher, options.wakeIntervalMs);
   // Said once, in words: how delivery wakes here. The server's own refusal only where it says
   // something (a mongod's code: a replica set was perhaps expected); the embedded fallback has no
