@@ -4,10 +4,11 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
+import { eventually } from "./helpers/main-process.js";
 
 /** A logger whose lines this test reads. */
 function recordingLogger() {
-  const lines: { msg: string; uri?: string }[] = [];
+  const lines: { msg: string; uri?: string; trace?: string }[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
       lines.push(JSON.parse(String(chunk)));
@@ -41,6 +42,22 @@ describe("the embedded database", () => {
         ),
       );
       expect(results.map((r) => r.modifiedCount).sort()).toEqual([...Array(15).fill(0), 1]);
+
+      // A command the library fails with an exception of its own answers only "Unknown error":
+      // its trace is logged. Not the change-stream probe a worker makes at every start.
+      await expect(counters.aggregate([{ $changeStream: {} }]).toArray()).rejects.toThrow(/Unknown error/);
+      const pipelineUpdate = { update: "c", updates: [{ q: { _id: "x" }, u: [{ $set: { b: 1 } }] }] };
+      await expect(client.db("embedded_test").command(pipelineUpdate)).rejects.toThrow(/Unknown error/);
+      const failed = await eventually(
+        async () =>
+          lines.filter((line) => line.msg === "embedded database: mongo-java-server failed a command"),
+        (found) => found.length > 0,
+        "the failed command's log line",
+      );
+      expect(failed).toHaveLength(1);
+      expect(failed[0]?.trace).toMatch(
+        /Unknown error!\njava\.lang\.ClassCastException: [\s\S]*\n\tat de\.bwaldvogel\./,
+      );
     } finally {
       await client.close();
       await database.stop();

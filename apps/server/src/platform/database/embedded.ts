@@ -63,7 +63,12 @@ export async function startEmbeddedDatabase(
       }
     }
     const file = dataDir && join(dataDir, "mongo-java-server", "data.mv.db");
-    const server = await startMongoJavaServer({ file });
+    const server = await startMongoJavaServer({
+      file,
+      // The request it failed answers 500; its cause is only in the launcher's log.
+      onInternalError: (trace) =>
+        logger.error({ trace }, "embedded database: mongo-java-server failed a command"),
+    });
     logger.info(
       { uri: server.uri, dataDir },
       `embedded database: mongo-java-server ${MONGO_JAVA_SERVER_VERSION} (${where(file)}), because ${reason}`,

@@ -57,6 +57,12 @@ export interface MongoJavaServerOptions {
    * that oplog grows without bound and every getMore of a stream scans it.
    */
   oplog?: boolean;
+  /**
+   * Told of each command the library failed with an exception of its own (its log's
+   * `Unknown error!` and the stack trace after it), which the client sees only as
+   * "Unknown error: <message>": a fallback bug, whose trace says where.
+   */
+  onInternalError?: (trace: string) => void;
 }
 
 /**
@@ -118,13 +124,44 @@ async function launch(dir: string, options: MongoJavaServerOptions): Promise<Jav
     { stdio: ["pipe", "pipe", "pipe"] },
   );
   let stderr = "";
+  const traces = options.onInternalError && internalErrors(options.onInternalError);
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-2000);
+    traces?.(chunk.toString());
   });
   const port = await listeningPort(child, () => stderr);
   // Nothing else is read from stdout; draining it keeps a chatty JVM from blocking.
   child.stdout?.resume();
   return { uri: `mongodb://127.0.0.1:${port}/`, port, stop: () => stopChild(child) };
+}
+
+/**
+ * Reads the launcher's log for the library's `Unknown error!` entries: each is that line, then
+ * the exception and its stack, up to the next entry (a line opening with its thread, `[…]`) or
+ * a quiet 100 ms. `apps/server/test/embedded.test.ts` provokes one.
+ */
+function internalErrors(report: (trace: string) => void): (chunk: string) => void {
+  let partial = "";
+  let trace: string[] | undefined;
+  let quiet: NodeJS.Timeout | undefined;
+  const flush = () => {
+    if (trace) report(trace.join("\n"));
+    trace = undefined;
+  };
+  return (chunk) => {
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.startsWith("[")) flush();
+      // The change-stream probe a worker makes at start (webhooks/delivery/wake.ts) fails so on
+      // purpose where the oplog is off: its answer is how the server learns there is none.
+      if (trace && line.includes("commandChangeStreamPipeline")) trace = undefined;
+      if (line.includes("Unknown error!")) trace = [];
+      trace?.push(line);
+    }
+    clearTimeout(quiet);
+    if (trace) quiet = setTimeout(flush, 100).unref();
+  };
 }
 
 /** Waits for the launcher's `listening <port>` line. */
