@@ -144,7 +144,7 @@ export class WorkspaceRecords<T extends Owned> {
   }
 
   /** One index per list filter, `{workspace_id, <field>, _id}`, so a page is read in index order. */
-  protected listIndexes(fields: readonly string[]): IndexDescription[] {
+  protected listFilterIndexes(fields: readonly string[]): IndexDescription[] {
     return fields.map((field) => ({
       key: { workspace_id: 1, [field]: 1, _id: -1 },
       name: `workspace_${field}_newest`,
@@ -165,7 +165,7 @@ export class MutableRecords<T extends RecordDoc> extends WorkspaceRecords<T> {
    * costs its upkeep; on mongo-java-server, which uses an index only for a query on exactly its
    * fields, it turns every PATCH's update from a scan of the collection into a hash probe.
    *
-   * Then one index per list filter (`listIndexes`; docs/decisions.md lists them). All of them in
+   * Then one index per list filter (`listFilterIndexes`; docs/decisions.md lists them). All of them in
    * one `createIndexes`, with `others` the store adds: one round trip per collection at start.
    */
   protected async ensureRecordIndexes(
@@ -176,7 +176,7 @@ export class MutableRecords<T extends RecordDoc> extends WorkspaceRecords<T> {
       { key: { workspace_id: 1, _id: 1 }, unique: true, name: "workspace_id_unique" },
       { key: { workspace_id: 1, _id: 1, version: 1 }, unique: true, name: "version_check_unique" },
       ...others,
-      ...this.listIndexes(listFields),
+      ...this.listFilterIndexes(listFields),
     ]);
   }
 

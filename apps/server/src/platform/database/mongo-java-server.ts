@@ -126,8 +126,9 @@ async function launch(dir: string, options: MongoJavaServerOptions): Promise<Jav
   let stderr = "";
   const traces = options.onInternalError && internalErrors(options.onInternalError);
   child.stderr?.on("data", (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-2000);
-    traces?.(chunk.toString());
+    const text = chunk.toString();
+    stderr = (stderr + text).slice(-2000);
+    traces?.(text);
   });
   const port = await listeningPort(child, () => stderr);
   // Nothing else is read from stdout; draining it keeps a chatty JVM from blocking.
