@@ -4,6 +4,7 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { startEmbeddedDatabase } from "../src/platform/database/embedded.js";
+import { rememberedFailure } from "../src/platform/database/embedded-mongod.js";
 import { eventually } from "./helpers/main-process.js";
 
 /** A logger whose lines this test reads. */
@@ -85,5 +86,18 @@ describe("the embedded database", () => {
       embeddedDatabase: "off",
       mongodbUri: uri,
     });
+  });
+
+  it("a failed mongod download is remembered for the hour after it, and not while its time is still to come", () => {
+    const url = "https://fastdl.mongodb.org/linux/mongodb-linux-x86_64-debian12-8.0.4.tgz";
+    const now = Date.now();
+    const failed = (agoMs: number) => ({ url, failedAt: now - agoMs, reason: "unreachable" });
+    expect(rememberedFailure(failed(0), url, now)).toBe(true);
+    expect(rememberedFailure(failed(59 * 60_000), url, now)).toBe(true);
+    expect(rememberedFailure(failed(60 * 60_000), url, now)).toBe(false);
+    expect(rememberedFailure(failed(0), `${url}.other`, now)).toBe(false);
+    // Written by a process whose clock ran 60 days ahead: it would otherwise hold for 60 days.
+    expect(rememberedFailure(failed(-60 * 86_400_000), url, now)).toBe(false);
+    expect(rememberedFailure(failed(-1), url, now)).toBe(false);
   });
 });

@@ -22,7 +22,7 @@ export interface EmbeddedMongod {
 /** Why no mongod could be had; the caller falls back and logs this as the reason. */
 export class MongodUnavailable extends Error {}
 
-interface Memo {
+export interface Memo {
   url: string;
   failedAt: number;
   reason: string;
@@ -84,7 +84,7 @@ async function downloadUrl(binaryOptions: {
 /** Throws MongodUnavailable when a recent attempt failed or the URL does not answer quickly. */
 async function assertDownloadable(url: string): Promise<void> {
   const memo = await recall();
-  if (memo && memo.url === url && Date.now() - memo.failedAt < REMEMBER_FAILURE_MS) {
+  if (memo && rememberedFailure(memo, url, Date.now())) {
     const minutes = Math.round((Date.now() - memo.failedAt) / 60_000);
     throw new MongodUnavailable(
       `${memo.reason} ${minutes} min ago (remembered for an hour in ${MEMO_FILE}; delete it to retry now)`,
@@ -99,6 +99,16 @@ async function assertDownloadable(url: string): Promise<void> {
     await remember({ url, failedAt: Date.now(), reason });
     throw new MongodUnavailable(reason);
   }
+}
+
+/**
+ * Whether `memo` still stands for `url` at `now`: a failure of the last hour. One stamped after
+ * `now` does not: a process whose clock ran ahead wrote it (the tests run servers and whole
+ * files 60 days on), or the clock went back since; it would hold until that time came.
+ */
+export function rememberedFailure(memo: Memo, url: string, now: number): boolean {
+  const age = now - memo.failedAt;
+  return memo.url === url && age >= 0 && age < REMEMBER_FAILURE_MS;
 }
 
 async function recall(): Promise<Memo | undefined> {
