@@ -10,6 +10,9 @@ export default defineConfig({
     // what a file's helpers start stops after it (docs/development.md, "How it is built").
     isolate: false,
     setupFiles: ["test/setup/file-end.ts"],
+    // The run's number (the root vitest.config.ts), so that the project run from this directory
+    // gets it too; a different one would make vitest run this project apart from the others.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 180_000,
   },
