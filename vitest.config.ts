@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import { SlowFirst } from "./scripts/slow-first.js";
 
 // One vitest run covers every package; each project keeps its own config
 // (the server's starts the embedded database once for all its files).
@@ -19,8 +18,6 @@ export default defineConfig({
     // would be one: a worker fewer than the cores). apps/server/vitest.config.ts names the same
     // number (docs/development.md, "How it is built": three files at a time).
     maxWorkers: 3,
-    // The longest files first, whatever their project (scripts/slow-first.ts).
-    sequence: { sequencer: SlowFirst },
     // The JSON report lets .ci/run print one plain "N passed, N failed" line.
     reporters: ["default", "json"],
     outputFile: { json: ".tmp/vitest-report.json" },

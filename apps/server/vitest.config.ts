@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import { SlowFirst } from "../../scripts/slow-first.js";
 
 export default defineConfig({
   test: {
@@ -14,8 +13,6 @@ export default defineConfig({
     // The run's number (the root vitest.config.ts), so that the project run from this directory
     // gets it too; a different one would make vitest run this project apart from the others.
     maxWorkers: 3,
-    // The run's order too (the root's, in a run of every project); see scripts/slow-first.ts.
-    sequence: { sequencer: SlowFirst },
     testTimeout: 30_000,
     hookTimeout: 180_000,
   },
