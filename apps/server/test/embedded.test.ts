@@ -87,7 +87,9 @@ describe("the embedded database", () => {
       mongodbUri: uri,
     });
   });
+});
 
+describe("the mongod download's memo", () => {
   it("a failed mongod download is remembered for the hour after it, and not while its time is still to come", () => {
     const url = "https://fastdl.mongodb.org/linux/mongodb-linux-x86_64-debian12-8.0.4.tgz";
     const now = Date.now();
