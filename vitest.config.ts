@@ -13,11 +13,11 @@ export default defineConfig({
       "test/vitest.config.ts",
       "test/repo/vitest.config.ts",
     ],
-    // Three files at a time on CI's two cores: most of the slow files' time is waiting on servers,
-    // receivers, leases and timers, and at two the cores stood idle beside them (vitest's default
-    // would be one: a worker fewer than the cores). apps/server/vitest.config.ts names the same
-    // number (docs/development.md, "How it is built": three files at a time).
-    maxWorkers: 3,
+    // Two files at a time on CI's two cores: most of a file's time is spent waiting on servers,
+    // receivers and timers rather than computing (vitest's default would be one: a worker fewer than
+    // the cores). apps/server/vitest.config.ts names the same number (docs/development.md, "How it
+    // is built": two files at a time).
+    maxWorkers: 2,
     // The JSON report lets .ci/run print one plain "N passed, N failed" line.
     reporters: ["default", "json"],
     outputFile: { json: ".tmp/vitest-report.json" },

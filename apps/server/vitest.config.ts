@@ -12,7 +12,7 @@ export default defineConfig({
     setupFiles: ["test/setup/file-end.ts"],
     // The run's number (the root vitest.config.ts), so that the project run from this directory
     // gets it too; a different one would make vitest run this project apart from the others.
-    maxWorkers: 3,
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 180_000,
   },
