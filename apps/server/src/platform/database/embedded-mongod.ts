@@ -84,8 +84,9 @@ async function downloadUrl(binaryOptions: {
 /** Throws MongodUnavailable when a recent attempt failed or the URL does not answer quickly. */
 async function assertDownloadable(url: string): Promise<void> {
   const memo = await recall();
-  if (memo && rememberedFailure(memo, url, Date.now())) {
-    const minutes = Math.round((Date.now() - memo.failedAt) / 60_000);
+  const now = Date.now();
+  if (memo && rememberedFailure(memo, url, now)) {
+    const minutes = Math.round((now - memo.failedAt) / 60_000);
     throw new MongodUnavailable(
       `${memo.reason} ${minutes} min ago (remembered for an hour in ${MEMO_FILE}; delete it to retry now)`,
     );
